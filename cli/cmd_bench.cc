@@ -1,0 +1,61 @@
+// `lockstep bench`: runs the benchmarks of docs/performance.md and prints one JSON object per
+// benchmark on stdout (progress goes to stderr), so figures can be compared between commits.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "bench/bench.h"
+#include "cli/commands.h"
+
+namespace lockstep::cli {
+namespace {
+
+struct BenchArgs {
+  std::vector<std::string> only;
+  bench::BenchOptions options;
+};
+
+int run_benchmarks(const BenchArgs& args) {
+  struct Entry {
+    const char* id;
+    nlohmann::json (*run)(const bench::BenchOptions&);
+  };
+  const Entry entries[] = {{"B1", bench::run_b1_script},
+                           {"B2", bench::run_b2_sim},
+                           {"B3", bench::run_b3_check},
+                           {"B4", bench::run_b4_explore},
+                           {"B5", bench::run_b5_memory}};
+  for (const std::string& id : args.only) {
+    bool known = false;
+    for (const Entry& e : entries) known = known || id == e.id;
+    if (!known) {
+      std::fprintf(stderr, "lockstep bench: unknown benchmark '%s' (expected B1..B5)\n", id.c_str());
+      return kExitBadInput;
+    }
+  }
+  for (const Entry& e : entries) {
+    bool chosen = args.only.empty();
+    for (const std::string& id : args.only) chosen = chosen || id == e.id;
+    if (!chosen) continue;
+    std::fprintf(stderr, "lockstep bench: running %s...\n", e.id);
+    std::cout << e.run(args.options).dump() << std::endl;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void register_bench(CLI::App& app, Action& action) {
+  auto args = std::make_shared<BenchArgs>();
+  CLI::App* sub = app.add_subcommand("bench", "Run the performance benchmarks (JSON, one line each)");
+  sub->add_option("--only", args->only, "Run only these benchmarks (B1..B5)");
+  sub->add_option("--repeat", args->options.repeats, "Runs per figure; the median is reported")
+      ->check(CLI::Range(1, 101));
+  sub->add_flag("--quick", args->options.quick, "Small sizes: a smoke test, not a measurement");
+  sub->callback([&action, args] { action = [args] { return run_benchmarks(*args); }; });
+}
+
+}  // namespace lockstep::cli

@@ -1,0 +1,125 @@
+// One Redis 7.0 node: keyspace, expiry, pub/sub, scripting on the real Lua 5.1 VM.
+//
+// The node is a passive state machine: the caller hands it one command at a time and it answers
+// synchronously, exactly as a single-threaded redis-server processes one command after another.
+// It never reads a real clock; its local time comes from the clock function it is given, which
+// the simulator derives from the node's simulated local clock and `lockstep serve` derives from
+// the real clock. Everything the world outside the node must learn about (pub/sub deliveries,
+// the replication/AOF stream, key expiries, WAIT) leaves through NodeHooks.
+//
+// Organisation follows Redis's source: one file per data type (t_string, t_hash, t_list, t_set,
+// t_zset), expiry in one place (expire), reply conversion for Lua in one place (script_lua).
+#ifndef LOCKSTEP_SIM_REDIS_NODE_H_
+#define LOCKSTEP_SIM_REDIS_NODE_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/redis/reply.h"
+
+namespace lockstep::redis {
+
+using ConnectionId = uint64_t;
+
+struct NodeHooks {
+  // A pub/sub message (the RESP2 array ["message", channel, payload] or
+  // ["pmessage", pattern, channel, payload]) for a subscribed connection.
+  std::function<void(ConnectionId, const Reply&)> on_message;
+  // One write as Redis propagates it to replicas and the AOF: relative expiries rewritten as
+  // PEXPIREAT, key expiry as DEL, a script's writes as the individual commands it ran
+  // (effects replication, the only mode in 7.0). `atomic_group` is the same number for all
+  // effects of one top-level command, so a replica can apply a script's effects together.
+  std::function<void(std::span<const std::string> effect, uint64_t atomic_group)> on_propagate;
+  // A key was removed because its TTL passed (lazily on access or by the active cycle).
+  std::function<void(std::string_view key, int64_t local_ms)> on_expire;
+  // WAIT numreplicas timeout_ms arrived. When set, the hook owns the reply: the node appends
+  // nothing and the caller answers later (the simulator knows replica acknowledgements).
+  // When unset, WAIT answers at once with the number of replicas (always 0 here).
+  std::function<void(ConnectionId, int64_t numreplicas, int64_t timeout_ms)> on_wait;
+};
+
+struct NodeConfig {
+  // The node's local clock in microseconds. Expiry uses milliseconds (local_us / 1000).
+  std::function<int64_t()> clock_us;
+  // Lua instructions one script may run before it is stopped with an error (checked by a count
+  // hook every 1000 instructions). Deterministic, unlike Redis's wall-clock busy limit.
+  uint64_t lua_instruction_budget = 100'000'000;
+  NodeHooks hooks;
+};
+
+// A copy of a node's data: what an RDB snapshot or a restart with persistence keeps.
+class Dataset;
+
+// What one key holds, for recording node state in histories and for tests.
+struct KeyDump {
+  std::string type;                  // "string", "hash", "list", "set", "zset"
+  std::vector<std::string> strings;  // string: {value}; list/set: members in order;
+                                     // hash: field, value, field, value...;
+                                     // zset: member, score, member, score... (score as Redis prints it)
+  int64_t expire_at_ms = -1;         // absolute local ms, -1 for none
+};
+
+class Node {
+ public:
+  explicit Node(NodeConfig config);
+  ~Node();
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+
+  // Opens a client connection (its pub/sub subscriptions and protocol state).
+  ConnectionId connect();
+  // Closes a connection; its subscriptions are dropped. Unknown ids are ignored.
+  void disconnect(ConnectionId id);
+
+  // Runs one command. Appends its reply to `out` — several replies for (P)SUBSCRIBE and
+  // (P)UNSUBSCRIBE with several channels, none for WAIT when hooks.on_wait is set.
+  // Never throws; bad input gets Redis's own error reply.
+  // REQUIRES: `id` was returned by connect() and not disconnected.
+  void execute(ConnectionId id, std::span<const std::string_view> argv, std::vector<Reply>& out);
+
+  // Convenience for tests and for callers with exactly one reply.
+  Reply execute_one(ConnectionId id, std::span<const std::string_view> argv);
+
+  // Deletes every key whose TTL has passed (Redis's active expire cycle, made deterministic:
+  // all expired keys, in expiry-time order, ties by key). Returns how many were deleted.
+  // Replicas never expire keys themselves.
+  size_t active_expire_cycle();
+
+  // Replica mode: client writes get READONLY, keys are not expired locally, and the master's
+  // stream is applied with apply_replicated().
+  void set_replica(bool replica);
+  bool is_replica() const;
+  // Applies one propagated effect (as produced by on_propagate) without producing a reply.
+  void apply_replicated(std::span<const std::string> effect);
+
+  // Persistence and restart.
+  std::unique_ptr<Dataset> snapshot() const;
+  void restore(const Dataset& data);
+  // Empties the keyspace and the script cache and drops all connections: a restart without
+  // persistence (restore() may follow for one with persistence).
+  void reset();
+
+  // Introspection (never changes state, never expires anything).
+  std::optional<KeyDump> inspect(std::string_view key) const;
+  std::vector<std::string> keys_sorted() const;
+  size_t dbsize() const;
+  // Commands and scripts executed so far (a per-node sequence number for histories).
+  uint64_t commands_executed() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// SHA-1 of a script body as lowercase hex, as EVALSHA and SCRIPT LOAD name it.
+std::string sha1_hex(std::string_view data);
+
+}  // namespace lockstep::redis
+
+#endif  // LOCKSTEP_SIM_REDIS_NODE_H_
