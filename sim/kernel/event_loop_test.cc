@@ -1,0 +1,82 @@
+#include "sim/kernel/event_loop.h"
+
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <algorithm>
+#include <vector>
+
+namespace lockstep::kernel {
+namespace {
+
+struct Recorder : EventHandler {
+  EventLoop* loop = nullptr;
+  std::vector<std::pair<TimeUs, uint64_t>> seen;
+  void on_event(uint64_t arg) override { seen.emplace_back(loop->now(), arg); }
+};
+
+TEST(EventLoopTest, RunsInTimeOrderAndBreaksTiesByScheduleOrder) {
+  EventLoop loop;
+  Recorder r;
+  r.loop = &loop;
+  loop.at(30, &r, 1);
+  loop.at(10, &r, 2);
+  loop.at(30, &r, 3);
+  loop.at(10, &r, 4);
+  loop.at(20, &r, 5);
+  ASSERT_TRUE(loop.run_until(100, 1000).ok());
+  const std::vector<std::pair<TimeUs, uint64_t>> expected = {
+      {10, 2}, {10, 4}, {20, 5}, {30, 1}, {30, 3}};
+  EXPECT_EQ(r.seen, expected);
+  EXPECT_EQ(loop.now(), 100);
+  EXPECT_EQ(loop.events_run(), 5u);
+}
+
+TEST(EventLoopTest, StopsAtEndAndKeepsLaterEvents) {
+  EventLoop loop;
+  Recorder r;
+  r.loop = &loop;
+  loop.at(5, &r, 1);
+  loop.at(50, &r, 2);
+  ASSERT_TRUE(loop.run_until(49, 1000).ok());
+  EXPECT_EQ(r.seen.size(), 1u);
+  EXPECT_EQ(loop.pending(), 1u);
+  EXPECT_EQ(loop.now(), 49);
+  ASSERT_TRUE(loop.run_until(50, 1000).ok());
+  EXPECT_EQ(r.seen.size(), 2u);
+}
+
+// An event that always schedules another one at the same instant never lets time advance.
+struct Runaway : EventHandler {
+  EventLoop* loop = nullptr;
+  void on_event(uint64_t) override { loop->at(loop->now(), this, 0); }
+};
+
+TEST(EventLoopTest, EventBudgetEndsARunawayRunWithAnError) {
+  EventLoop loop;
+  Runaway r;
+  r.loop = &loop;
+  loop.at(7, &r, 0);
+  Status s = loop.run_until(1000, 100);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("budget of 100 events"), std::string::npos);
+  EXPECT_NE(s.message().find("t=7"), std::string::npos);
+}
+
+RC_GTEST_PROP(EventLoopProp, OrderIsByTimeThenInsertion, (std::vector<uint8_t> times)) {
+  EventLoop loop;
+  Recorder r;
+  r.loop = &loop;
+  for (size_t i = 0; i < times.size(); ++i) loop.at(times[i], &r, i);
+  RC_ASSERT(loop.run_until(1000, 100000).ok());
+  RC_ASSERT(r.seen.size() == times.size());
+  for (size_t i = 1; i < r.seen.size(); ++i) {
+    const auto& a = r.seen[i - 1];
+    const auto& b = r.seen[i];
+    RC_ASSERT(a.first <= b.first);
+    if (a.first == b.first) RC_ASSERT(a.second < b.second);
+  }
+}
+
+}  // namespace
+}  // namespace lockstep::kernel
