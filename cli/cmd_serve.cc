@@ -1,21 +1,73 @@
-// `lockstep serve`: placeholder until the subcommand lands.
+// `lockstep serve [--port P] [--nodes N] [--bind ADDR]`: the Redis node model over RESP2.
+//
+// N independent model nodes on consecutive ports P..P+N-1, real time as their clock, on
+// 127.0.0.1 unless told otherwise. Prints one line per listening node, serves until SIGINT or
+// SIGTERM, then exits 0. Bad options or a port in use exit 2 with a message.
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <memory>
 
 #include "cli/commands.h"
+#include "cli/serve/server.h"
+#ifdef LOCKSTEP_SERVE_HAVE_MODEL
+#include "cli/serve/model_backend.h"
+#endif
 
 namespace lockstep::cli {
+namespace {
+
+struct ServeArgs {
+  serve::ServeOptions options;
+  size_t max_output_mb = 32;
+};
+
+int run_serve(ServeArgs& args) {
+#ifdef LOCKSTEP_SERVE_HAVE_MODEL
+  args.options.backend = serve::model_backend_factory();
+#else
+  std::fprintf(stderr, "lockstep serve: this build has no Redis node model (sim/redis/node.cc)\n");
+  return kExitBadInput;
+#endif
+  args.options.max_output_bytes = args.max_output_mb * 1024 * 1024;
+  auto server = serve::Server::create(args.options);
+  if (!server.ok()) {
+    std::fprintf(stderr, "%s\n", server.status().message().c_str());
+    return kExitBadInput;
+  }
+  const auto& ports = server.value()->ports();
+  for (size_t i = 0; i < ports.size(); i++) {
+    std::printf("lockstep serve: node %zu listening on %s:%u\n", i,
+                args.options.bind_address.c_str(), static_cast<unsigned>(ports[i]));
+  }
+  std::fflush(stdout);
+  server.value()->run(/*handle_signals=*/true);
+  std::printf("lockstep serve: stopped\n");
+  return kExitOk;
+}
+
+}  // namespace
 
 void register_serve(CLI::App& app, Action& action) {
-  CLI::App* sub = app.add_subcommand("serve", "(not implemented yet)");
-  sub->allow_extras();
-  sub->callback([&action] {
-    action = [] {
-      std::fprintf(stderr, "lockstep serve: not implemented yet\n");
-      return static_cast<int>(kExitBadInput);
-    };
-  });
+  auto args = std::make_shared<ServeArgs>();
+  CLI::App* sub = app.add_subcommand(
+      "serve", "Serve the Redis node model over RESP2 (one node per port, real-time clock)");
+  sub->add_option("--port", args->options.port, "First port (node i listens on port+i)")
+      ->default_val(6379)
+      ->check(CLI::Range(0, 65535));
+  sub->add_option("--nodes", args->options.nodes, "Number of independent nodes")
+      ->default_val(1)
+      ->check(CLI::Range(1, 1024));
+  sub->add_option("--bind", args->options.bind_address, "Address to listen on")
+      ->default_val("127.0.0.1");
+  sub->add_option("--maxclients", args->options.max_connections, "Connections per node")
+      ->default_val(10000)
+      ->check(CLI::Range(1, 1000000));
+  sub->add_option("--max-output-mb", args->max_output_mb,
+                  "Pending reply bytes per connection before it is dropped (MiB)")
+      ->default_val(32)
+      ->check(CLI::Range(1, 4096));
+  sub->callback([&action, args] { action = [args] { return run_serve(*args); }; });
 }
 
 }  // namespace lockstep::cli

@@ -1,0 +1,44 @@
+// What `lockstep serve` serves: one command-executing node behind each listening port.
+//
+// The server owns the sockets and the RESP codec; a Backend owns the data. The real backend is
+// the Redis node model (model_backend.h); tests of the network layer may use a small fake so
+// they do not depend on the model's progress. Everything runs on the server's single thread, so
+// a Backend needs no locking and every command is atomic, as on a real redis-server.
+#ifndef LOCKSTEP_CLI_SERVE_BACKEND_H_
+#define LOCKSTEP_CLI_SERVE_BACKEND_H_
+
+#include <functional>
+#include <memory>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "sim/redis/node.h"
+#include "sim/redis/reply.h"
+
+namespace lockstep::serve {
+
+// Delivers a message the backend pushes to a connection outside a reply (pub/sub).
+using PushFn = std::function<void(redis::ConnectionId, const redis::Reply&)>;
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  // A new client connection.
+  virtual redis::ConnectionId connect() = 0;
+  // The connection is gone; forget its state (subscriptions).
+  virtual void disconnect(redis::ConnectionId id) = 0;
+  // Runs one request and appends its replies (possibly none, possibly several) to `out`.
+  // REQUIRES: argv is non-empty; `id` came from connect() and was not disconnected.
+  virtual void execute(redis::ConnectionId id, std::span<const std::string_view> argv,
+                       std::vector<redis::Reply>& out) = 0;
+  // Periodic work (active expiry), called every ServeOptions::tick_interval_ms.
+  virtual void tick() = 0;
+};
+
+// Makes the backend of node `index`; `push` reaches that node's connections.
+using BackendFactory = std::function<std::unique_ptr<Backend>(int index, PushFn push)>;
+
+}  // namespace lockstep::serve
+
+#endif  // LOCKSTEP_CLI_SERVE_BACKEND_H_

@@ -1,0 +1,145 @@
+#include "cli/serve/connection.h"
+
+#include <strings.h>
+
+#include "sim/core/assert.h"
+#include "sim/resp/writer.h"
+
+namespace lockstep::serve {
+
+namespace asio = boost::asio;
+using redis::Reply;
+
+Connection::Connection(tcp::socket socket, NodeSlot& slot)
+    : socket_(std::move(socket)), slot_(slot), parser_(slot.request_limits) {}
+
+void Connection::start() {
+  LS_ASSERT(slot_.backend != nullptr);
+  id_ = slot_.backend->connect();
+  LS_ASSERT(slot_.connections.count(id_) == 0);
+  slot_.connections[id_] = shared_from_this();
+  slot_.open_connections++;
+  boost::system::error_code ignored;
+  socket_.set_option(tcp::no_delay(true), ignored);
+  do_read();
+}
+
+void Connection::close() {
+  if (closed_) return;
+  closed_ = true;
+  boost::system::error_code ignored;
+  socket_.shutdown(tcp::socket::shutdown_both, ignored);
+  socket_.close(ignored);
+  slot_.backend->disconnect(id_);
+  slot_.open_connections--;
+  // Erasing drops the slot's reference; handlers in flight hold their own until they finish.
+  slot_.connections.erase(id_);
+}
+
+void Connection::do_read() {
+  LS_ASSERT(!closed_);
+  socket_.async_read_some(asio::buffer(read_buf_),
+                          [self = shared_from_this()](const boost::system::error_code& ec,
+                                                      size_t n) { self->on_read(ec, n); });
+}
+
+void Connection::on_read(const boost::system::error_code& ec, size_t n) {
+  if (closed_) return;
+  if (ec) {
+    close();  // EOF, reset, or cancelled: a client that vanishes mid-request just goes away
+    return;
+  }
+  LS_ASSERT(n <= read_buf_.size());
+  parser_.feed(std::string_view(read_buf_.data(), n));
+  if (process_requests() && !closed_) do_read();
+}
+
+bool Connection::process_requests() {
+  // Bounded: each round consumes one complete request from the bytes already read.
+  while (!closed_) {
+    switch (parser_.next()) {
+      case resp::ParseStatus::kNeedMore: return true;
+      case resp::ParseStatus::kRequest:
+        if (!run_request()) return false;
+        break;
+      case resp::ParseStatus::kProtocolError:
+        queue_reply(Reply::error(parser_.error()));
+        close_after_write_ = true;
+        if (!writing_ && !closed_) close();
+        return false;
+      case resp::ParseStatus::kQueryLimit:
+        close();  // Redis drops such a client without a reply
+        return false;
+    }
+  }
+  return false;
+}
+
+bool Connection::run_request() {
+  const std::vector<std::string>& argv = parser_.argv();
+  LS_ASSERT(!argv.empty());
+  // Redis 7.0 handles QUIT before looking the command up: any arguments, +OK, then close.
+  if (strcasecmp(argv[0].c_str(), "quit") == 0 && argv[0].size() == 4) {
+    queue(std::string_view("+OK\r\n"));
+    close_after_write_ = true;
+    if (!writing_ && !closed_) close();
+    return false;
+  }
+  argv_views_.assign(argv.begin(), argv.end());
+  replies_.clear();
+  slot_.backend->execute(id_, argv_views_, replies_);
+  for (const Reply& r : replies_) queue_reply(r);
+  return !closed_;
+}
+
+void Connection::push(const Reply& message) {
+  if (closed_) return;
+  queue_reply(message);
+}
+
+void Connection::queue_reply(const Reply& reply) {
+  std::string bytes;
+  resp::append_reply(reply, bytes);
+  queue(bytes);
+}
+
+void Connection::queue(std::string_view bytes) {
+  if (closed_) return;
+  pending_.append(bytes);
+  if (pending_.size() + inflight_.size() > slot_.max_output_bytes) {
+    close();  // the client does not read its replies: Redis's output buffer limit
+    return;
+  }
+  if (!writing_) do_write();
+}
+
+void Connection::do_write() {
+  LS_ASSERT(!writing_);
+  LS_ASSERT(!closed_);
+  if (pending_.empty()) return;
+  inflight_.swap(pending_);
+  pending_.clear();
+  writing_ = true;
+  asio::async_write(socket_, asio::buffer(inflight_),
+                    [self = shared_from_this()](const boost::system::error_code& ec, size_t) {
+                      self->on_write(ec);
+                    });
+}
+
+void Connection::on_write(const boost::system::error_code& ec) {
+  LS_ASSERT(writing_);
+  writing_ = false;
+  inflight_.clear();
+  if (closed_) return;
+  if (ec) {
+    close();
+    return;
+  }
+  if (!pending_.empty()) {
+    do_write();
+  } else if (close_after_write_) {
+    close();
+  }
+}
+
+}  // namespace lockstep::serve

@@ -1,0 +1,81 @@
+// One client connection of `lockstep serve` (internal to the server).
+//
+// Reads bytes, feeds the RESP request parser, runs each complete request on the node's
+// backend, and queues the encoded replies; pub/sub pushes are queued through push(). At most
+// one write is in flight; replies produced meanwhile wait in a pending buffer whose size, with
+// the in-flight bytes, may not exceed the output limit. The connection closes itself after a
+// protocol error (once the error is written), after QUIT, on EOF or an I/O error, and at once
+// when the output limit is passed.
+#ifndef LOCKSTEP_CLI_SERVE_CONNECTION_H_
+#define LOCKSTEP_CLI_SERVE_CONNECTION_H_
+
+#include <utility>  // before Boost.Asio: Boost 1.74 + GCC 12 need std::exchange declared
+
+#include <array>
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+
+#include <boost/asio.hpp>
+
+#include "cli/serve/backend.h"
+#include "sim/resp/request_parser.h"
+
+namespace lockstep::serve {
+
+using tcp = boost::asio::ip::tcp;
+
+class Connection;
+
+// What the connections of one node share.
+struct NodeSlot {
+  int index = 0;
+  std::unique_ptr<Backend> backend;
+  std::map<redis::ConnectionId, std::shared_ptr<Connection>> connections;
+  std::atomic<size_t> open_connections{0};
+  resp::RequestLimits request_limits;
+  size_t max_output_bytes = 0;
+};
+
+class Connection : public std::enable_shared_from_this<Connection> {
+ public:
+  Connection(tcp::socket socket, NodeSlot& slot);
+  // Registers with the backend and starts reading.
+  void start();
+  // Queues a pub/sub message.
+  void push(const redis::Reply& message);
+  // Closes at once (server shutdown, output limit); idempotent.
+  void close();
+
+ private:
+  static constexpr size_t kReadChunkBytes = 16 * 1024;  // as Redis's PROTO_IOBUF_LEN
+
+  void do_read();
+  void on_read(const boost::system::error_code& ec, size_t n);
+  // Runs every complete request buffered. Returns false once the connection must stop reading.
+  bool process_requests();
+  bool run_request();
+  void queue(std::string_view bytes);
+  void queue_reply(const redis::Reply& reply);
+  void do_write();
+  void on_write(const boost::system::error_code& ec);
+
+  tcp::socket socket_;
+  NodeSlot& slot_;
+  redis::ConnectionId id_ = 0;
+  resp::RequestParser parser_;
+  std::array<char, kReadChunkBytes> read_buf_;
+  std::string pending_;   // replies not yet handed to the socket
+  std::string inflight_;  // bytes of the write in progress
+  bool writing_ = false;
+  bool close_after_write_ = false;
+  bool closed_ = false;
+  std::vector<redis::Reply> replies_;  // scratch, reused across requests
+  std::vector<std::string_view> argv_views_;
+};
+
+}  // namespace lockstep::serve
+
+#endif  // LOCKSTEP_CLI_SERVE_CONNECTION_H_
