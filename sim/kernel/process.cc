@@ -71,6 +71,15 @@ void Process::on_event(uint64_t arg) {
     return;
   }
   LS_ASSERT(kind_of(arg) == kKindWork);
+  accept_work(payload, stale);
+}
+
+void Process::deliver(uint64_t payload, uint32_t sent_epoch) {
+  LS_ASSERT(payload <= kMaxPayload);
+  accept_work(payload, crashed_ || sent_epoch != epoch_);
+}
+
+void Process::accept_work(uint64_t payload, bool stale) {
   if (stale) {
     drop_work(payload);
   } else if (paused()) {

@@ -60,6 +60,11 @@ class Process : public EventHandler {
   void post(uint64_t payload) { post_at(loop_.now(), payload); }
   void post_at(TimeUs t, uint64_t payload);
 
+  // A delivery from the network at the current time: runs handle_work(payload) unless the
+  // message was sent to an older incarnation (sent_epoch) or the process is down; queued while
+  // paused.
+  void deliver(uint64_t payload, uint32_t sent_epoch);
+
   // Stop-the-world. Pauses nest: the process runs again when every pause has ended.
   void pause();
   // REQUIRES: paused().
@@ -103,6 +108,7 @@ class Process : public EventHandler {
                                                        : a.seq > b.seq;
   }
   uint64_t encode(uint64_t kind, uint64_t payload) const;
+  void accept_work(uint64_t payload, bool stale);
   void arm_wake();
   void fire_one_timer();
   void after_clock_change();

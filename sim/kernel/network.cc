@@ -1,0 +1,238 @@
+#include "sim/kernel/network.h"
+
+#include <algorithm>
+#include <string>
+
+#include "sim/core/assert.h"
+
+namespace lockstep::kernel {
+
+bool LinkFilter::matches(ProcessId from, ProcessId to) const {
+  switch (kind) {
+    case Kind::kAll:
+      return true;
+    case Kind::kProcess:
+      return from == a || to == a;
+    case Kind::kDirected:
+      return from == a && to == b;
+  }
+  return false;
+}
+
+Network::Network(EventLoop& loop, const Rng& rng) : loop_(loop), rng_(rng) {
+  LS_ASSERT(default_link_.latency.valid());
+  LS_ASSERT(processes_.empty());
+}
+
+void Network::add_process(Process* process) {
+  LS_ASSERT(process != nullptr);
+  LS_ASSERT(process->id() == processes_.size());
+  processes_.push_back(process);
+}
+
+void Network::set_default_link(const LinkSpec& spec) {
+  LS_ASSERT(spec.latency.valid());
+  LS_ASSERT(channels_.empty());
+  default_link_ = spec;
+}
+
+void Network::set_link(ProcessId from, ProcessId to, const LinkSpec& spec) {
+  LS_ASSERT(spec.latency.valid());
+  LS_ASSERT(spec.loss_ppm <= 1'000'000);
+  links_[{from, to}] = spec;
+}
+
+const LinkSpec* Network::link_spec(ProcessId from, ProcessId to) {
+  auto it = links_.find({from, to});
+  return it == links_.end() ? &default_link_ : &it->second;
+}
+
+ChannelId Network::open_channel(ProcessId from, ProcessId to, std::string_view label,
+                                const LatencyDist* replication_lag) {
+  LS_ASSERT(from < processes_.size() && to < processes_.size());
+  LS_ASSERT(channels_.size() < 2 * size_t{kMaxConnections});
+  const LinkSpec* spec = link_spec(from, to);
+  const LatencyDist* latency = replication_lag != nullptr ? replication_lag : &spec->latency;
+  LS_ASSERT(latency->valid());
+  channels_.push_back(Channel{from, to, 0, spec, latency, replication_lag != nullptr,
+                              rng_.stream(std::string("net/") + std::string(label))});
+  return static_cast<ChannelId>(channels_.size() - 1);
+}
+
+ConnId Network::connect(ProcessId client, ProcessId server, std::string_view label,
+                        uint32_t client_tag, const LatencyDist* replication_lag) {
+  LS_ASSERT(connections_.size() < kMaxConnections);
+  LS_ASSERT(client != server);
+  Connection c;
+  c.client = client;
+  c.server = server;
+  c.client_tag = client_tag;
+  c.up = open_channel(client, server, std::string(label) + "/up", replication_lag);
+  c.down = open_channel(server, client, std::string(label) + "/down", nullptr);
+  connections_.push_back(c);
+  return static_cast<ConnId>(connections_.size() - 1);
+}
+
+uint32_t Network::alloc() {
+  uint32_t slot;
+  if (!free_.empty()) {
+    slot = free_.back();
+    free_.pop_back();
+  } else {
+    LS_ASSERT(pool_.size() < kMaxInFlight);
+    slot = static_cast<uint32_t>(pool_.size());
+    pool_.emplace_back();
+  }
+  LS_ASSERT(pool_[slot].argc == 0);
+  return slot;
+}
+
+void Network::release(uint32_t slot) {
+  LS_ASSERT(slot < pool_.size());
+  pool_[slot].clear();
+  free_.push_back(slot);
+  LS_ASSERT(free_.size() <= pool_.size());
+}
+
+bool Network::lost_at_send(Channel& ch) {
+  if (ch.replication) return false;
+  bool lost = false;
+  if (ch.spec->loss_ppm > 0) lost = ch.rng.chance_ppm(ch.spec->loss_ppm);
+  for (const Window& w : windows_) {
+    if (w.kind == Window::Kind::kDrop && w.filter.matches(ch.from, ch.to)) {
+      // Always draw, so whether an earlier rule hit does not shift the stream.
+      lost = ch.rng.chance_ppm(w.loss_ppm) || lost;
+    }
+  }
+  return lost;
+}
+
+int64_t Network::extra_delay(const Channel& ch) const {
+  int64_t extra = 0;
+  for (const Window& w : windows_) {
+    const bool delay = w.kind == Window::Kind::kDelay && w.filter.matches(ch.from, ch.to);
+    const bool lag = w.kind == Window::Kind::kReplicationLag && ch.replication && ch.to == w.filter.a;
+    if (delay || lag) extra += w.extra_us;
+  }
+  LS_ASSERT(extra >= 0);
+  return extra;
+}
+
+bool Network::send(ConnId conn, bool up, uint32_t slot) {
+  LS_ASSERT(conn < connections_.size());
+  LS_ASSERT(slot < pool_.size());
+  Channel& ch = channels_[up ? connections_[conn].up : connections_[conn].down];
+  Message& m = pool_[slot];
+  m.conn = conn;
+  m.channel = up ? connections_[conn].up : connections_[conn].down;
+  m.to_epoch = processes_[ch.to]->epoch();
+  ++sent_;
+  const bool force = m.kind == MsgKind::kClose;
+  const int64_t latency = ch.latency->draw(ch.rng);  // drawn even if lost: stable streams
+  if (!force && (lost_at_send(ch) || (!ch.replication && blocked(ch.from, ch.to)))) {
+    ++lost_;
+    release(slot);
+    return false;
+  }
+  const TimeUs t = std::max(loop_.now() + latency + extra_delay(ch), ch.last_delivery);
+  ch.last_delivery = t;
+  loop_.at(t, this, slot);
+  return true;
+}
+
+void Network::on_event(uint64_t slot64) {
+  const uint32_t slot = static_cast<uint32_t>(slot64);
+  LS_ASSERT(slot < pool_.size());
+  Message& m = pool_[slot];
+  const Channel& ch = channels_[m.channel];
+  const bool force = m.kind == MsgKind::kClose;
+  if (!force && !ch.replication && blocked(ch.from, ch.to)) {
+    ++lost_;
+    release(slot);
+    return;
+  }
+  processes_[ch.to]->deliver(slot, m.to_epoch);
+}
+
+WindowId Network::add_delay(const LinkFilter& filter, int64_t extra_us) {
+  LS_ASSERT(extra_us >= 0 && extra_us <= LatencyDist::kMaxUs);
+  Window w;
+  w.id = next_window_++;
+  w.kind = Window::Kind::kDelay;
+  w.filter = filter;
+  w.extra_us = extra_us;
+  windows_.push_back(std::move(w));
+  return windows_.back().id;
+}
+
+WindowId Network::add_drop(const LinkFilter& filter, uint32_t loss_ppm) {
+  LS_ASSERT(loss_ppm <= 1'000'000);
+  Window w;
+  w.id = next_window_++;
+  w.kind = Window::Kind::kDrop;
+  w.filter = filter;
+  w.loss_ppm = loss_ppm;
+  windows_.push_back(std::move(w));
+  return windows_.back().id;
+}
+
+WindowId Network::add_replication_lag(ProcessId replica, int64_t extra_us) {
+  LS_ASSERT(extra_us >= 0 && extra_us <= LatencyDist::kMaxUs);
+  LS_ASSERT(replica < processes_.size());
+  Window w;
+  w.id = next_window_++;
+  w.kind = Window::Kind::kReplicationLag;
+  w.filter = LinkFilter{LinkFilter::Kind::kProcess, replica, 0};
+  w.extra_us = extra_us;
+  windows_.push_back(std::move(w));
+  return windows_.back().id;
+}
+
+WindowId Network::add_partition(const std::vector<std::vector<ProcessId>>& groups, bool one_way) {
+  LS_ASSERT(groups.size() >= 2);
+  LS_ASSERT(!one_way || groups.size() == 2);
+  Window w;
+  w.id = next_window_++;
+  w.kind = Window::Kind::kPartition;
+  w.one_way = one_way;
+  w.group_of.assign(processes_.size(), -1);
+  for (size_t g = 0; g < groups.size(); ++g) {
+    for (ProcessId p : groups[g]) {
+      LS_ASSERT(p < processes_.size());
+      LS_ASSERT(w.group_of[p] == -1);
+      w.group_of[p] = static_cast<int32_t>(g);
+    }
+  }
+  windows_.push_back(std::move(w));
+  return windows_.back().id;
+}
+
+void Network::remove(WindowId id) {
+  auto it = std::find_if(windows_.begin(), windows_.end(),
+                         [id](const Window& w) { return w.id == id; });
+  LS_ASSERT(it != windows_.end());
+  const bool healed = it->kind == Window::Kind::kPartition;
+  windows_.erase(it);
+  if (healed) {
+    for (auto& listener : heal_listeners_) listener();
+  }
+}
+
+void Network::add_heal_listener(std::function<void()> listener) {
+  LS_ASSERT(listener != nullptr);
+  heal_listeners_.push_back(std::move(listener));
+}
+
+bool Network::blocked(ProcessId from, ProcessId to) const {
+  for (const Window& w : windows_) {
+    if (w.kind != Window::Kind::kPartition) continue;
+    if (from >= w.group_of.size() || to >= w.group_of.size()) continue;
+    const int32_t gf = w.group_of[from];
+    const int32_t gt = w.group_of[to];
+    if (gf < 0 || gt < 0) continue;
+    if (w.one_way ? (gf == 0 && gt == 1) : gf != gt) return true;
+  }
+  return false;
+}
+
+}  // namespace lockstep::kernel
