@@ -1,0 +1,91 @@
+#include "sim/history/json_text.h"
+
+#include <charconv>
+
+#include "sim/core/assert.h"
+
+namespace lockstep::history {
+namespace {
+
+const char kHex[] = "0123456789abcdef";
+
+void append_u00(std::string& out, unsigned char c) {
+  out += "\\u00";
+  out += kHex[c >> 4];
+  out += kHex[c & 15];
+}
+
+// Length of the valid UTF-8 sequence starting at s[i], or 0 if it is not valid.
+size_t utf8_length(std::string_view s, size_t i) {
+  const unsigned char c = static_cast<unsigned char>(s[i]);
+  size_t n = 0;
+  uint32_t min = 0;
+  if (c >= 0xc2 && c <= 0xdf) {
+    n = 2;
+    min = 0x80;
+  } else if (c >= 0xe0 && c <= 0xef) {
+    n = 3;
+    min = 0x800;
+  } else if (c >= 0xf0 && c <= 0xf4) {
+    n = 4;
+    min = 0x10000;
+  } else {
+    return 0;
+  }
+  if (i + n > s.size()) return 0;
+  uint32_t cp = c & (0xff >> (n + 1));
+  for (size_t k = 1; k < n; ++k) {
+    const unsigned char cc = static_cast<unsigned char>(s[i + k]);
+    if ((cc & 0xc0) != 0x80) return 0;
+    cp = (cp << 6) | (cc & 0x3f);
+  }
+  if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
+  return n;
+}
+
+}  // namespace
+
+void append_json_string(std::string& out, std::string_view s) {
+  out += '"';
+  size_t i = 0;
+  while (i < s.size()) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+      out += static_cast<char>(c);
+      ++i;
+      continue;
+    }
+    switch (c) {
+      case '"': out += "\\\""; ++i; continue;
+      case '\\': out += "\\\\"; ++i; continue;
+      case '\n': out += "\\n"; ++i; continue;
+      case '\r': out += "\\r"; ++i; continue;
+      case '\t': out += "\\t"; ++i; continue;
+      default: break;
+    }
+    if (c < 0x80) {
+      append_u00(out, c);
+      ++i;
+      continue;
+    }
+    const size_t n = utf8_length(s, i);
+    if (n == 0) {
+      append_u00(out, c);
+      ++i;
+    } else {
+      out.append(s.data() + i, n);
+      i += n;
+    }
+  }
+  LS_ASSERT(i == s.size());
+  out += '"';
+}
+
+void append_json_int(std::string& out, int64_t v) {
+  char buf[24];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v);
+  LS_ASSERT(ec == std::errc());
+  out.append(buf, end);
+}
+
+}  // namespace lockstep::history

@@ -1,0 +1,47 @@
+#include "sim/history/json_text.h"
+
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+namespace lockstep::history {
+namespace {
+
+std::string as_json(std::string_view s) {
+  std::string out;
+  append_json_string(out, s);
+  return out;
+}
+
+TEST(JsonTextTest, EscapesWhatJsonRequires) {
+  EXPECT_EQ(as_json("plain"), "\"plain\"");
+  EXPECT_EQ(as_json("a\"b\\c"), "\"a\\\"b\\\\c\"");
+  EXPECT_EQ(as_json("l1\nl2\t\r"), "\"l1\\nl2\\t\\r\"");
+  EXPECT_EQ(as_json(std::string("\x01\x1f", 2)), "\"\\u0001\\u001f\"");
+  EXPECT_EQ(as_json("caf\xc3\xa9"), "\"caf\xc3\xa9\"");  // valid UTF-8 kept
+  EXPECT_EQ(as_json("\xff\xc3"), "\"\\u00ff\\u00c3\"");   // invalid bytes as Latin-1
+}
+
+TEST(JsonTextTest, IntegersIncludingExtremes) {
+  std::string out;
+  append_json_int(out, INT64_MIN);
+  out += ' ';
+  append_json_int(out, 0);
+  out += ' ';
+  append_json_int(out, 42);
+  EXPECT_EQ(out, "-9223372036854775808 0 42");
+}
+
+RC_GTEST_PROP(JsonTextProp, AnyBytesGiveParseableJsonAndValidUtf8RoundTrips,
+              (std::string bytes)) {
+  const std::string text = as_json(bytes);
+  nlohmann::json parsed = nlohmann::json::parse(text);  // throws (fails the test) if invalid
+  RC_ASSERT(parsed.is_string());
+  bool ascii = true;
+  for (unsigned char c : bytes) ascii = ascii && c < 0x80;
+  if (ascii) RC_ASSERT(parsed.get<std::string>() == bytes);
+}
+
+}  // namespace
+}  // namespace lockstep::history

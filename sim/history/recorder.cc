@@ -1,0 +1,242 @@
+#include "sim/history/recorder.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+
+#include "sim/core/assert.h"
+#include "sim/history/json_text.h"
+
+namespace lockstep::history {
+namespace {
+
+void maybe_bool(Writer& w, std::string_view key, int8_t v) {
+  if (v >= 0) w.boolean(key, v == 1);
+}
+
+void maybe_num(Writer& w, std::string_view key, int64_t v) {
+  if (v != kAbsent) w.num(key, v);
+}
+
+bool is_script_command(std::string_view cmd) {
+  auto eq = [&](std::string_view want) {
+    return cmd.size() == want.size() &&
+           std::equal(cmd.begin(), cmd.end(), want.begin(), [](char a, char b) {
+             return std::toupper(static_cast<unsigned char>(a)) == b;
+           });
+  };
+  return eq("EVAL") || eq("EVALSHA");
+}
+
+std::string upper(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// numkeys of an EVAL/EVALSHA argv, clamped to what is there (bad input gets Redis's error reply
+// from the node; the history still records what was sent).
+size_t script_numkeys(std::span<const std::string> argv) {
+  if (argv.size() < 3) return 0;
+  char* end = nullptr;
+  const long long n = std::strtoll(argv[2].c_str(), &end, 10);
+  if (end == argv[2].c_str() || *end != '\0' || n < 0) return 0;
+  return std::min(static_cast<size_t>(n), argv.size() - 3);
+}
+
+}  // namespace
+
+void append_reply_json(std::string& out, const redis::Reply& r) {
+  using T = redis::Reply::Type;
+  switch (r.type) {
+    case T::kNil:
+    case T::kNilArray:
+      out += "null";
+      return;
+    case T::kInteger:
+      append_json_int(out, r.integer);
+      return;
+    case T::kBulk:
+      append_json_string(out, r.str);
+      return;
+    case T::kStatus:
+      out += "{\"ok\": ";
+      append_json_string(out, r.str);
+      out += '}';
+      return;
+    case T::kError:
+      out += "{\"err\": ";
+      append_json_string(out, r.str);
+      out += '}';
+      return;
+    case T::kArray:
+      out += '[';
+      for (size_t i = 0; i < r.elements.size(); ++i) {
+        if (i > 0) out += ", ";
+        append_reply_json(out, r.elements[i]);
+      }
+      out += ']';
+      return;
+  }
+  LS_ASSERT(false);
+}
+
+void append_key_json(std::string& out, const std::optional<redis::KeyDump>& value) {
+  if (!value.has_value()) {
+    out += "null";
+    return;
+  }
+  out += "{\"type\": ";
+  append_json_string(out, value->type);
+  out += ", \"strings\": [";
+  for (size_t i = 0; i < value->strings.size(); ++i) {
+    if (i > 0) out += ", ";
+    append_json_string(out, value->strings[i]);
+  }
+  out += "], \"expire_at_ms\": ";
+  append_json_int(out, value->expire_at_ms);
+  out += '}';
+}
+
+int64_t Recorder::invoke(TimeUs t, const Invoke& e) {
+  const int64_t id = next_op_++;
+  LS_ASSERT(id > 0);
+  if (writer_ == nullptr) return id;
+  Writer& w = writer_->begin(t, "invoke");
+  w.num("id", id).str("thread", e.thread).str("owner", e.owner).str("lock", e.lock);
+  w.str("op", to_string(e.op)).str("mode", to_string(e.mode));
+  maybe_num(w, "lease_ms", e.lease_ms);
+  maybe_num(w, "wait_ms", e.wait_ms);
+  maybe_num(w, "watchdog_ms", e.watchdog_ms);
+  w.end();
+  return id;
+}
+
+void Recorder::complete(TimeUs t, int64_t id, const Completion& c) {
+  LS_ASSERT(id > 0 && id < next_op_);
+  if (writer_ == nullptr) return;
+  Writer& w = writer_->begin(t, "complete");
+  w.num("id", id).str("outcome", to_string(c.outcome));
+  maybe_bool(w, "acquired", c.acquired);
+  maybe_bool(w, "released", c.released);
+  maybe_bool(w, "renewed", c.renewed);
+  maybe_num(w, "count", c.count);
+  maybe_num(w, "token", c.token);
+  maybe_num(w, "validity_ms", c.validity_ms);
+  if (c.outcome != Outcome::kOk && !c.error.empty()) w.str("error", c.error);
+  w.end();
+}
+
+void Recorder::hold_begin(TimeUs t, std::string_view thread, std::string_view owner,
+                          std::string_view lock, LockMode mode, int64_t op, int64_t token) {
+  if (writer_ == nullptr) return;
+  Writer& w = writer_->begin(t, "hold_begin");
+  w.str("thread", thread).str("owner", owner).str("lock", lock).str("mode", to_string(mode));
+  w.num("op", op);
+  maybe_num(w, "token", token);
+  w.end();
+}
+
+void Recorder::hold_end(TimeUs t, std::string_view thread, std::string_view lock,
+                        HoldEnd reason) {
+  if (writer_ == nullptr) return;
+  writer_->begin(t, "hold_end")
+      .str("thread", thread)
+      .str("lock", lock)
+      .str("reason", to_string(reason))
+      .end();
+}
+
+void Recorder::write(TimeUs t, std::string_view thread, std::string_view owner,
+                     std::string_view lock, std::string_view resource, int64_t token,
+                     bool fenced, bool accepted) {
+  if (writer_ == nullptr) return;
+  Writer& w = writer_->begin(t, "write");
+  w.str("thread", thread).str("owner", owner).str("lock", lock).str("resource", resource);
+  maybe_num(w, "token", token);
+  w.boolean("fenced", fenced).boolean("accepted", accepted).end();
+}
+
+void Recorder::exec(TimeUs t, const Exec& e) {
+  LS_ASSERT(!e.argv.empty());
+  if (writer_ == nullptr) return;
+  Writer& w = writer_->begin(t, "exec");
+  w.str("node", e.node).num("seq", static_cast<int64_t>(e.seq)).num("local_ms", e.local_ms);
+  w.str("conn", e.conn).str("command", upper(e.argv[0]));
+  if (is_script_command(e.argv[0])) {
+    if (e.script != nullptr) w.str("script", e.script);
+    if (e.op > 0) w.num("op", e.op);
+    const size_t n = script_numkeys(e.argv);
+    w.strings("keys", e.argv.subspan(std::min<size_t>(3, e.argv.size()), n));
+    w.strings("args", e.argv.subspan(std::min<size_t>(3 + n, e.argv.size())));
+  } else {
+    if (e.op > 0) w.num("op", e.op);
+    w.strings("args", e.argv.subspan(1));
+  }
+  std::string& out = w.value("reply");
+  if (e.reply != nullptr) {
+    append_reply_json(out, *e.reply);
+  } else {
+    out += "null";
+  }
+  w.end();
+}
+
+void Recorder::expire(TimeUs t, std::string_view node, std::string_view key, int64_t local_ms) {
+  if (writer_ == nullptr) return;
+  writer_->begin(t, "expire").str("node", node).str("key", key).num("local_ms", local_ms).end();
+}
+
+void Recorder::data_loss(TimeUs t, std::string_view node, std::string_view reason,
+                         std::span<const std::string> keys) {
+  if (writer_ == nullptr) return;
+  writer_->begin(t, "data_loss").str("node", node).str("reason", reason).strings("keys", keys).end();
+}
+
+void Recorder::publish(TimeUs t, std::string_view node, std::string_view channel,
+                       std::string_view message, int64_t receivers) {
+  if (writer_ == nullptr) return;
+  writer_->begin(t, "publish")
+      .str("node", node)
+      .str("channel", channel)
+      .str("message", message)
+      .num("receivers", receivers)
+      .end();
+}
+
+void Recorder::deliver(TimeUs t, std::string_view thread, std::string_view channel,
+                       std::string_view message) {
+  if (writer_ == nullptr) return;
+  writer_->begin(t, "deliver").str("thread", thread).str("channel", channel).str("message", message).end();
+}
+
+void Recorder::state(TimeUs t, std::string_view node, uint64_t seq, std::string_view key,
+                     const std::optional<redis::KeyDump>& value) {
+  if (writer_ == nullptr) return;
+  Writer& w = writer_->begin(t, "state");
+  w.str("node", node).num("seq", static_cast<int64_t>(seq)).str("key", key);
+  append_key_json(w.value("value"), value);
+  w.end();
+}
+
+void Recorder::node_event(TimeUs t, std::string_view node, std::string_view event) {
+  if (writer_ == nullptr) return;
+  writer_->begin(t, "node").str("node", node).str("event", event).end();
+}
+
+void Recorder::fault(TimeUs t, int64_t fault_id, std::string_view kind, std::string_view target,
+                     std::string_view phase, std::string_view params_json) {
+  LS_ASSERT(fault_id >= 0);
+  if (writer_ == nullptr) return;
+  Writer& w = writer_->begin(t, "fault");
+  w.num("fault", fault_id).str("kind", kind).str("target", target).str("phase", phase);
+  if (!params_json.empty()) w.value("params") += params_json;
+  w.end();
+}
+
+void Recorder::end(TimeUs t, bool complete) {
+  if (writer_ == nullptr) return;
+  writer_->begin(t, "end").boolean("complete", complete).end();
+}
+
+}  // namespace lockstep::history

@@ -1,0 +1,102 @@
+// Recorder: the typed door through which the simulation writes its history.
+//
+// One method per event type of docs/history-format.md, each writing exactly the fields that page
+// names, in a fixed order. The recorder assigns operation ids. A recorder without a writer
+// records nothing (benchmarks that measure the simulation alone).
+#ifndef LOCKSTEP_SIM_HISTORY_RECORDER_H_
+#define LOCKSTEP_SIM_HISTORY_RECORDER_H_
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "sim/core/time.h"
+#include "sim/history/events.h"
+#include "sim/history/writer.h"
+#include "sim/redis/node.h"
+#include "sim/redis/reply.h"
+
+namespace lockstep::history {
+
+struct Invoke {
+  std::string_view thread;
+  std::string_view owner;
+  std::string_view lock;
+  OpKind op = OpKind::kLock;
+  LockMode mode = LockMode::kExclusive;
+  int64_t lease_ms = kAbsent;
+  int64_t wait_ms = kAbsent;
+  int64_t watchdog_ms = kAbsent;
+};
+
+struct Completion {
+  Outcome outcome = Outcome::kOk;
+  int8_t acquired = -1;  // -1 absent, 0 false, 1 true
+  int8_t released = -1;
+  int8_t renewed = -1;
+  int64_t count = kAbsent;
+  int64_t token = kAbsent;
+  int64_t validity_ms = kAbsent;
+  std::string_view error;  // written when outcome is fail or unknown and non-empty
+};
+
+struct Exec {
+  std::string_view node;
+  uint64_t seq = 0;
+  int64_t local_ms = 0;
+  std::string_view conn;
+  std::span<const std::string> argv;  // the command as sent
+  const char* script = nullptr;       // name, for EVAL/EVALSHA
+  int64_t op = -1;
+  const redis::Reply* reply = nullptr;  // null while a reply is pending (not recorded then)
+};
+
+class Recorder {
+ public:
+  explicit Recorder(Writer* writer) : writer_(writer) {}
+
+  bool enabled() const { return writer_ != nullptr; }
+  Writer* writer() const { return writer_; }
+
+  // Returns the new operation's id (ids count from 1 even when not recording).
+  int64_t invoke(TimeUs t, const Invoke& e);
+  void complete(TimeUs t, int64_t id, const Completion& c);
+  void hold_begin(TimeUs t, std::string_view thread, std::string_view owner,
+                  std::string_view lock, LockMode mode, int64_t op, int64_t token);
+  void hold_end(TimeUs t, std::string_view thread, std::string_view lock, HoldEnd reason);
+  void write(TimeUs t, std::string_view thread, std::string_view owner, std::string_view lock,
+             std::string_view resource, int64_t token, bool fenced, bool accepted);
+  void exec(TimeUs t, const Exec& e);
+  void expire(TimeUs t, std::string_view node, std::string_view key, int64_t local_ms);
+  void data_loss(TimeUs t, std::string_view node, std::string_view reason,
+                 std::span<const std::string> keys);
+  void publish(TimeUs t, std::string_view node, std::string_view channel,
+               std::string_view message, int64_t receivers);
+  void deliver(TimeUs t, std::string_view thread, std::string_view channel,
+               std::string_view message);
+  void state(TimeUs t, std::string_view node, uint64_t seq, std::string_view key,
+             const std::optional<redis::KeyDump>& value);
+  void node_event(TimeUs t, std::string_view node, std::string_view event);
+  // `params_json` is a JSON object's text (or empty for none).
+  void fault(TimeUs t, int64_t fault_id, std::string_view kind, std::string_view target,
+             std::string_view phase, std::string_view params_json);
+  void end(TimeUs t, bool complete);
+
+  int64_t ops_invoked() const { return next_op_ - 1; }
+
+ private:
+  Writer* writer_;
+  int64_t next_op_ = 1;
+};
+
+// Appends a reply as history JSON: null for nil, numbers, strings, arrays, {"ok": ..} for a
+// status, {"err": ..} for an error.
+void append_reply_json(std::string& out, const redis::Reply& reply);
+// Appends a key's value as history JSON ({"type", "strings", "expire_at_ms"}) or null.
+void append_key_json(std::string& out, const std::optional<redis::KeyDump>& value);
+
+}  // namespace lockstep::history
+
+#endif  // LOCKSTEP_SIM_HISTORY_RECORDER_H_

@@ -1,0 +1,165 @@
+#include "sim/history/writer.h"
+
+#include <cerrno>
+#include <cstring>
+
+#include "sim/core/assert.h"
+#include "sim/history/json_text.h"
+
+namespace lockstep::history {
+namespace {
+constexpr size_t kFlushBytes = size_t{1} << 20;
+}
+
+Writer::Writer(Mode mode, uint64_t max_bytes) : mode_(mode), max_bytes_(max_bytes) {
+  LS_ASSERT(buf_.empty());
+  LS_ASSERT(max_bytes > 0);
+}
+
+Result<std::unique_ptr<Writer>> Writer::to_file(const std::string& path, uint64_t max_bytes) {
+  auto w = std::make_unique<Writer>(Mode::kFile, max_bytes);
+  w->path_ = path;
+  w->tmp_path_ = path + ".tmp";
+  w->file_ = std::fopen(w->tmp_path_.c_str(), "wb");
+  if (w->file_ == nullptr) {
+    return Status::error(w->tmp_path_ + ": cannot create the history file: " +
+                         std::strerror(errno));
+  }
+  return w;
+}
+
+Writer::~Writer() {
+  if (file_ != nullptr) abandon();
+}
+
+void Writer::key(std::string_view k) {
+  LS_ASSERT(in_line_);
+  buf_ += ", ";
+  append_json_string(buf_, k);
+  buf_ += ": ";
+}
+
+Writer& Writer::begin_header() {
+  LS_ASSERT(!in_line_);
+  LS_ASSERT(lines_ == 0);
+  in_line_ = true;
+  buf_ += "{\"lockstep_history\": 1";
+  return *this;
+}
+
+Writer& Writer::begin(TimeUs t, std::string_view type) {
+  LS_ASSERT(!in_line_);
+  LS_ASSERT(t >= last_t_);
+  last_t_ = t;
+  in_line_ = true;
+  buf_ += "{\"t\": ";
+  append_json_int(buf_, t);
+  buf_ += ", \"type\": ";
+  append_json_string(buf_, type);
+  return *this;
+}
+
+Writer& Writer::str(std::string_view k, std::string_view v) {
+  key(k);
+  append_json_string(buf_, v);
+  return *this;
+}
+
+Writer& Writer::num(std::string_view k, int64_t v) {
+  key(k);
+  append_json_int(buf_, v);
+  return *this;
+}
+
+Writer& Writer::boolean(std::string_view k, bool v) {
+  key(k);
+  buf_ += v ? "true" : "false";
+  return *this;
+}
+
+Writer& Writer::null(std::string_view k) {
+  key(k);
+  buf_ += "null";
+  return *this;
+}
+
+Writer& Writer::strings(std::string_view k, std::span<const std::string> values) {
+  key(k);
+  buf_ += '[';
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) buf_ += ", ";
+    append_json_string(buf_, values[i]);
+  }
+  buf_ += ']';
+  return *this;
+}
+
+Writer& Writer::strings(std::string_view k, std::span<const std::string_view> values) {
+  key(k);
+  buf_ += '[';
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) buf_ += ", ";
+    append_json_string(buf_, values[i]);
+  }
+  buf_ += ']';
+  return *this;
+}
+
+std::string& Writer::value(std::string_view k) {
+  key(k);
+  return buf_;
+}
+
+void Writer::end() {
+  LS_ASSERT(in_line_);
+  buf_ += "}\n";
+  in_line_ = false;
+  ++lines_;
+  if (mode_ != Mode::kMemory && buf_.size() >= kFlushBytes) flush();
+}
+
+void Writer::flush() {
+  LS_ASSERT(!in_line_);
+  if (mode_ == Mode::kMemory) return;
+  bytes_ += buf_.size();
+  if (mode_ == Mode::kFile && !io_error_ && !over_limit()) {
+    if (std::fwrite(buf_.data(), 1, buf_.size(), file_) != buf_.size()) io_error_ = true;
+  }
+  buf_.clear();
+}
+
+Status Writer::finish() {
+  LS_ASSERT(!in_line_);
+  flush();
+  if (mode_ == Mode::kMemory) bytes_ = buf_.size();
+  if (over_limit()) {
+    abandon();
+    return Status::error("the history exceeded its limit of " + std::to_string(max_bytes_) +
+                         " bytes (raise limits.max_history_bytes or shorten the run)");
+  }
+  if (mode_ != Mode::kFile) return Status::ok_status();
+  LS_ASSERT(file_ != nullptr);
+  const bool close_failed = std::fclose(file_) != 0;
+  file_ = nullptr;
+  if (io_error_ || close_failed) {
+    std::remove(tmp_path_.c_str());
+    return Status::error(tmp_path_ + ": writing the history failed: " + std::strerror(errno));
+  }
+  if (std::rename(tmp_path_.c_str(), path_.c_str()) != 0) {
+    std::remove(tmp_path_.c_str());
+    return Status::error(path_ + ": cannot move the history into place: " +
+                         std::strerror(errno));
+  }
+  return Status::ok_status();
+}
+
+void Writer::abandon() {
+  if (file_ != nullptr) {
+    std::fclose(file_);
+    file_ = nullptr;
+    std::remove(tmp_path_.c_str());
+  }
+  buf_.clear();
+}
+
+}  // namespace lockstep::history

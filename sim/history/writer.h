@@ -1,0 +1,83 @@
+// Writer: writes a history (docs/history-format.md) as JSON Lines, fast.
+//
+// Each line is built field by field straight into a buffer (no JSON objects), flushed to the file
+// in large blocks. The file is written under a temporary name and renamed by finish(), so a run
+// that dies half-way never leaves a history that looks complete. Lines must come in
+// non-decreasing true time; the writer asserts it. A size limit turns a runaway history into a
+// clear error instead of a full disk.
+#ifndef LOCKSTEP_SIM_HISTORY_WRITER_H_
+#define LOCKSTEP_SIM_HISTORY_WRITER_H_
+
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "sim/core/status.h"
+#include "sim/core/time.h"
+
+namespace lockstep::history {
+
+class Writer {
+ public:
+  enum class Mode : uint8_t { kMemory, kDiscard, kFile };
+  static constexpr uint64_t kDefaultMaxBytes = uint64_t{4} << 30;
+
+  // A writer that keeps everything in memory (text()) or throws it away (counting bytes).
+  explicit Writer(Mode mode = Mode::kMemory, uint64_t max_bytes = kDefaultMaxBytes);
+  // A writer to `path`, through `path`.tmp until finish().
+  static Result<std::unique_ptr<Writer>> to_file(const std::string& path, uint64_t max_bytes);
+  ~Writer();
+  Writer(const Writer&) = delete;
+  Writer& operator=(const Writer&) = delete;
+
+  // Starts the header line: {"lockstep_history": 1
+  Writer& begin_header();
+  // Starts an event line: {"t": t, "type": "<type>". REQUIRES: t >= the previous event's t.
+  Writer& begin(TimeUs t, std::string_view type);
+  Writer& str(std::string_view key, std::string_view value);
+  Writer& num(std::string_view key, int64_t value);
+  Writer& boolean(std::string_view key, bool value);
+  Writer& null(std::string_view key);
+  Writer& strings(std::string_view key, std::span<const std::string> values);
+  Writer& strings(std::string_view key, std::span<const std::string_view> values);
+  // Appends `"key": ` and returns the buffer: the caller appends one JSON value.
+  std::string& value(std::string_view key);
+  // Ends the line.
+  void end();
+
+  // Flushes, closes and renames the file into place. Returns an error naming the file if any
+  // write failed, or if the size limit was exceeded.
+  Status finish();
+  // Closes and deletes the temporary file (a run that failed).
+  void abandon();
+
+  bool over_limit() const { return bytes_ > max_bytes_; }
+  uint64_t bytes() const { return bytes_; }
+  uint64_t lines() const { return lines_; }
+  TimeUs last_t() const { return last_t_; }
+  // Memory mode: everything written so far.
+  const std::string& text() const { return buf_; }
+
+ private:
+  void key(std::string_view k);
+  void flush();
+
+  Mode mode_;
+  uint64_t max_bytes_;
+  std::string buf_;
+  std::FILE* file_ = nullptr;
+  std::string path_;
+  std::string tmp_path_;
+  uint64_t bytes_ = 0;
+  uint64_t lines_ = 0;
+  TimeUs last_t_ = 0;
+  bool in_line_ = false;
+  bool io_error_ = false;
+};
+
+}  // namespace lockstep::history
+
+#endif  // LOCKSTEP_SIM_HISTORY_WRITER_H_
