@@ -1,10 +1,267 @@
-// Benchmark B1: placeholder until it lands (reports itself as not implemented, never a figure).
+// Benchmark B1 (docs/performance.md): the seed's RLock acquire script, three ways, in one run.
+//
+//  model  — the Redis node model's EVALSHA path: Node::execute with an EVALSHA argv, one core.
+//  redis  — a real redis-server 7.0 started on a free loopback port, EVALSHA pipelined 32 deep
+//           through hiredis (32 appends, then 32 reads).
+//  floor  — a bare Lua 5.1 VM running the same script text with redis.call stubbed to return
+//           constants (exists -> 0, so the script takes its acquire branch every time) and fresh
+//           KEYS/ARGV tables per call, as Redis builds them: what running the script costs with
+//           no data structure behind it.
+// All three use the same pre-generated arguments: lock names drawn from a seeded lockstep::Rng
+// (100,000 names) and 8 owner ids, so the model and Redis see a mix of first acquisitions,
+// re-entries and contended attempts. Each figure is the median of `repeats` runs.
+// Targets: model >= 4x redis, and floor <= 2x model.
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <lauxlib.h>
+#include <lua.h>
+#include <lualib.h>
+
 #include "bench/bench.h"
+#include "sim/core/assert.h"
+#include "sim/core/rng.h"
+#include "tests/differential/redis_client.h"
+#include "tests/differential/redis_process.h"
+#include "tests/differential/seed_scripts.h"
+#ifdef LOCKSTEP_HAVE_NODE_MODEL
+#include "sim/redis/node.h"
+#endif
 
 namespace lockstep::bench {
+namespace {
 
-nlohmann::json run_b1_script(const BenchOptions&) {
-  return {{"id", "B1"}, {"status", "not_implemented"}};
+using Clock = std::chrono::steady_clock;
+constexpr std::string_view kScript = differential::kRlockAcquire;
+constexpr uint64_t kSeed = 20260101;
+constexpr uint64_t kLockNames = 100'000;
+constexpr uint64_t kOwners = 8;
+constexpr size_t kPipelineDepth = 32;
+
+struct Args {
+  std::vector<std::string> names;
+  std::vector<std::string> owners;
+};
+
+Args make_args(size_t count) {
+  Rng rng = Rng(kSeed).stream("b1-lock-names");
+  Args a;
+  for (size_t i = 0; i < count; i++) {
+    a.names.push_back("lock:" + std::to_string(rng.below(kLockNames)));
+    a.owners.push_back("8a9649f5-f5b5-48b4-beaa-d0c24855f9ab:" + std::to_string(rng.below(kOwners)));
+  }
+  return a;
+}
+
+double ops_per_s(size_t ops, Clock::duration elapsed) {
+  const double s = std::chrono::duration<double>(elapsed).count();
+  return s > 0 ? static_cast<double>(ops) / s : 0.0;
+}
+
+double median(std::vector<double> v) {
+  LS_ASSERT(!v.empty());
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// --- floor: bare Lua with redis.call stubbed --------------------------------------------------
+
+int stub_call(lua_State* L) {
+  const char* cmd = luaL_checkstring(L, 1);
+  // The acquire script's commands: exists -> 0 (free lock), hexists -> 0, others succeed.
+  if (std::string_view(cmd) == "pttl") {
+    lua_pushinteger(L, 30000);
+  } else {
+    lua_pushinteger(L, std::string_view(cmd) == "exists" || std::string_view(cmd) == "hexists" ? 0 : 1);
+  }
+  return 1;
+}
+
+void set_array(lua_State* L, const char* global, std::initializer_list<std::string_view> items) {
+  lua_createtable(L, static_cast<int>(items.size()), 0);
+  int i = 1;
+  for (std::string_view s : items) {
+    lua_pushlstring(L, s.data(), s.size());
+    lua_rawseti(L, -2, i++);
+  }
+  lua_setglobal(L, global);
+}
+
+double run_floor(const Args& a, size_t ops) {
+  lua_State* L = luaL_newstate();
+  luaL_openlibs(L);
+  lua_newtable(L);
+  lua_pushcfunction(L, stub_call);
+  lua_setfield(L, -2, "call");
+  lua_setglobal(L, "redis");
+  LS_ASSERT(luaL_loadbuffer(L, kScript.data(), kScript.size(), "@user_script") == 0);
+  const int fn = luaL_ref(L, LUA_REGISTRYINDEX);
+  const auto start = Clock::now();
+  for (size_t i = 0; i < ops; i++) {
+    const size_t k = i % a.names.size();
+    set_array(L, "KEYS", {a.names[k]});
+    set_array(L, "ARGV", {"30000", a.owners[k]});
+    lua_rawgeti(L, LUA_REGISTRYINDEX, fn);
+    LS_ASSERT(lua_pcall(L, 0, 1, 0) == 0);
+    lua_pop(L, 1);
+  }
+  const auto elapsed = Clock::now() - start;
+  lua_close(L);
+  return ops_per_s(ops, elapsed);
+}
+
+// --- redis: real redis-server, pipelined EVALSHA ----------------------------------------------
+
+struct RedisRun {
+  double ops_per_s = 0;
+  std::string error;
+};
+
+RedisRun run_redis(differential::RedisClient& c, const std::string& sha, const Args& a, size_t ops) {
+  RedisRun out;
+  if (!c.command({"FLUSHALL"}).ok()) return {0, "FLUSHALL failed"};
+  const auto start = Clock::now();
+  for (size_t done = 0; done < ops; done += kPipelineDepth) {
+    const size_t batch = std::min(kPipelineDepth, ops - done);
+    for (size_t j = 0; j < batch; j++) {
+      const size_t k = (done + j) % a.names.size();
+      std::string_view argv[] = {"EVALSHA", sha, "1", a.names[k], "30000", a.owners[k]};
+      c.append(argv);
+    }
+    for (size_t j = 0; j < batch; j++) {
+      auto r = c.read_reply();
+      if (!r.ok() || r.value().is_error()) {
+        return {0, r.ok() ? describe(r.value()) : r.status().message()};
+      }
+    }
+  }
+  out.ops_per_s = ops_per_s(ops, Clock::now() - start);
+  return out;
+}
+
+// --- model: Node::execute with EVALSHA --------------------------------------------------------
+
+#ifdef LOCKSTEP_HAVE_NODE_MODEL
+double run_model(const Args& a, size_t ops, std::string* error) {
+  // A clock that advances 1 us per reading: cheap, deterministic, and keys never expire.
+  int64_t now_us = 1'700'000'000'000'000;
+  redis::NodeConfig config;
+  config.clock_us = [&now_us] { return now_us++; };
+  redis::Node node(std::move(config));
+  const redis::ConnectionId id = node.connect();
+  std::string_view load[] = {"SCRIPT", "LOAD", kScript};
+  const redis::Reply sha = node.execute_one(id, load);
+  if (sha.type != redis::Reply::Type::kBulk) {
+    *error = "SCRIPT LOAD on the model: " + describe(sha);
+    return 0;
+  }
+  std::vector<redis::Reply> out;
+  const auto start = Clock::now();
+  for (size_t i = 0; i < ops; i++) {
+    const size_t k = i % a.names.size();
+    std::string_view argv[] = {"EVALSHA", sha.str, "1", a.names[k], "30000", a.owners[k]};
+    out.clear();
+    node.execute(id, argv, out);
+  }
+  const auto elapsed = Clock::now() - start;
+  if (out.empty() || out.back().is_error()) {
+    *error = "EVALSHA on the model: " + (out.empty() ? std::string("no reply") : describe(out.back()));
+    return 0;
+  }
+  return ops_per_s(ops, elapsed);
+}
+#endif
+
+nlohmann::json machine() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line, model = "unknown";
+  while (std::getline(cpuinfo, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      model = line.substr(line.find(':') + 2);
+      break;
+    }
+  }
+  return {{"cores", std::thread::hardware_concurrency()}, {"cpu", model}};
+}
+
+}  // namespace
+
+nlohmann::json run_b1_script(const BenchOptions& options) {
+  const int repeats = std::max(1, options.repeats);
+  const size_t model_ops = options.quick ? 2'000 : 300'000;
+  const size_t redis_ops = options.quick ? 2'000 : 200'000;
+  const size_t floor_ops = options.quick ? 2'000 : 1'000'000;
+  const Args args = make_args(options.quick ? 2'000 : 1u << 18);
+  nlohmann::json errors = nlohmann::json::array();
+
+  std::vector<double> floor_v, redis_v, model_v;
+  for (int r = 0; r < repeats; r++) floor_v.push_back(run_floor(args, floor_ops));
+
+  auto server = differential::RedisProcess::start();
+  if (!server.ok()) {
+    errors.push_back("redis: " + server.status().message());
+  } else {
+    auto client = differential::RedisClient::connect(server.value()->port());
+    auto sha = client.ok() ? client.value()->command({"SCRIPT", "LOAD", kScript})
+                           : Result<redis::Reply>(client.status());
+    if (!sha.ok() || sha.value().type != redis::Reply::Type::kBulk) {
+      errors.push_back("redis: cannot load the script");
+    } else {
+      for (int r = 0; r < repeats; r++) {
+        RedisRun run = run_redis(*client.value(), sha.value().str, args, redis_ops);
+        if (!run.error.empty()) {
+          errors.push_back("redis: " + run.error);
+          break;
+        }
+        redis_v.push_back(run.ops_per_s);
+      }
+    }
+  }
+
+#ifdef LOCKSTEP_HAVE_NODE_MODEL
+  for (int r = 0; r < repeats; r++) {
+    std::string error;
+    const double v = run_model(args, model_ops, &error);
+    if (!error.empty()) {
+      errors.push_back("model: " + error);
+      break;
+    }
+    model_v.push_back(v);
+  }
+#else
+  errors.push_back("model: this build has no Redis node model (sim/redis/node.cc)");
+#endif
+
+  nlohmann::json results = {{"floor_ops_per_s", median(floor_v)},
+                            {"ops_per_run", {{"model", model_ops}, {"redis", redis_ops}, {"floor", floor_ops}}},
+                            {"pipeline_depth", kPipelineDepth},
+                            {"repeats", repeats}};
+  results["redis_ops_per_s"] = redis_v.empty() ? nlohmann::json() : nlohmann::json(median(redis_v));
+  results["model_ops_per_s"] = model_v.empty() ? nlohmann::json() : nlohmann::json(median(model_v));
+  bool met = false;
+  if (!model_v.empty() && !redis_v.empty()) {
+    const double model = median(model_v);
+    const double over_redis = model / median(redis_v);
+    const double floor_over_model = median(floor_v) / model;
+    results["model_over_redis"] = over_redis;
+    results["floor_over_model"] = floor_over_model;
+    met = over_redis >= 4.0 && floor_over_model <= 2.0;
+  }
+  nlohmann::json out = {
+      {"id", "B1"},
+      {"what", "seed 001 RLock acquire script: model EVALSHA vs redis-server 7.0 pipelined EVALSHA "
+               "(depth 32) vs bare Lua 5.1 with redis.call stubbed"},
+      {"results", results},
+      {"target", {{"model_over_redis_min", 4.0}, {"floor_over_model_max", 2.0}}},
+      {"met", met},
+      {"quick", options.quick},
+      {"machine", machine()}};
+  if (!errors.empty()) out["errors"] = errors;
+  return out;
 }
 
 }  // namespace lockstep::bench
