@@ -1,21 +1,84 @@
-// `lockstep check`: placeholder until the subcommand lands.
+// `lockstep check HISTORY`: runs the checkers on a history file (docs/checker.md) and prints one
+// line per property, then the explanation of each violation. Exit codes: 0 all ok or not
+// applicable, 1 a violation, 2 bad usage or a malformed history, 3 unknown and no violation.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdio>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
 
+#include "checker/check.h"
 #include "cli/commands.h"
 
 namespace lockstep::cli {
+namespace {
+
+struct CheckArgs {
+  std::string history;
+  std::string json_out;
+  int64_t budget = checker::CheckOptions{}.search_budget;
+  std::vector<std::string> properties;
+  bool no_exec_order = false;
+};
+
+// Writes `text` to `path` through a temporary name, so a half-written file never looks valid.
+bool write_atomically(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) return false;
+    out << text;
+    if (!out.flush()) return false;
+  }
+  return std::rename(tmp.c_str(), path.c_str()) == 0;
+}
+
+int run_check(const CheckArgs& args) {
+  const std::vector<std::string>& names = checker::property_names();
+  for (const std::string& p : args.properties) {
+    if (std::find(names.begin(), names.end(), p) == names.end()) {
+      std::fprintf(stderr, "lockstep check: unknown property '%s' (expected one of:", p.c_str());
+      for (const std::string& n : names) std::fprintf(stderr, " %s", n.c_str());
+      std::fprintf(stderr, ")\n");
+      return kExitBadInput;
+    }
+  }
+  Result<checker::History> history = checker::parse_history_file(args.history);
+  if (!history.ok()) {
+    std::fprintf(stderr, "lockstep check: %s\n", history.status().message().c_str());
+    return kExitBadInput;
+  }
+  checker::CheckOptions options;
+  options.search_budget = args.budget;
+  options.properties = args.properties;
+  options.use_exec_order = !args.no_exec_order;
+  const checker::CheckResult result = checker::check_history(history.value(), options);
+  std::fputs(result.to_text().c_str(), stdout);
+  if (!args.json_out.empty() && !write_atomically(args.json_out, result.to_json().dump(2) + "\n")) {
+    std::fprintf(stderr, "lockstep check: cannot write %s\n", args.json_out.c_str());
+    return kExitBadInput;
+  }
+  return result.exit_code();
+}
+
+}  // namespace
 
 void register_check(CLI::App& app, Action& action) {
-  CLI::App* sub = app.add_subcommand("check", "(not implemented yet)");
-  sub->allow_extras();
-  sub->callback([&action] {
-    action = [] {
-      std::fprintf(stderr, "lockstep check: not implemented yet\n");
-      return static_cast<int>(kExitBadInput);
-    };
-  });
+  auto args = std::make_shared<CheckArgs>();
+  CLI::App* sub = app.add_subcommand(
+      "check", "Check a history (JSONL, docs/history-format.md): mutual exclusion, linearizability, "
+               "fairness, quorum, liveness, fencing, script invariants");
+  sub->add_option("HISTORY", args->history, "The history file")->required();
+  sub->add_option("--json", args->json_out, "Also write the result as JSON to this file");
+  sub->add_option("--budget", args->budget, "Linearizability search budget: states per lock")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
+  sub->add_option("--property", args->properties, "Check only these properties (repeatable)");
+  sub->add_flag("--no-exec-order", args->no_exec_order,
+                "Ignore the logged execution order; always search (for testing the search)");
+  sub->callback([&action, args] { action = [args] { return run_check(*args); }; });
 }
 
 }  // namespace lockstep::cli

@@ -1,0 +1,64 @@
+#include "checker/check.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "sim/core/assert.h"
+
+namespace lockstep::checker {
+
+const std::vector<std::string>& property_names() {
+  static const std::vector<std::string> names = {
+      "mutual_exclusion", "linearizability", "fairness",         "quorum",
+      "liveness",         "fencing",         "script_invariants"};
+  return names;
+}
+
+PropertyResult make_result(std::string name, Verdict verdict, std::string reason) {
+  PropertyResult r;
+  r.name = std::move(name);
+  r.verdict = verdict;
+  r.reason = std::move(reason);
+  return r;
+}
+
+bool is_timeout_error(const History& history, const Operation& op) {
+  if (op.outcome != Outcome::kFail || op.error == kNoSym) return false;
+  std::string text(history.str(op.error));
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
+  return text.find("timeout") != std::string::npos || text.find("timed out") != std::string::npos;
+}
+
+std::vector<std::vector<uint32_t>> execs_by_op(const History& history) {
+  std::vector<std::vector<uint32_t>> out(history.ops.size());
+  for (uint32_t i = 0; i < history.execs.size(); ++i) {
+    if (history.execs[i].op_id == kAbsent) continue;
+    const int64_t index = history.op_index(history.execs[i].op_id);
+    if (index >= 0) out[index].push_back(i);
+  }
+  return out;
+}
+
+CheckResult check_history(const History& history, const CheckOptions& options) {
+  using Fn = PropertyResult (*)(const History&, const CheckOptions&);
+  static const Fn fns[] = {check_mutual_exclusion, check_linearizability, check_fairness,
+                           check_quorum,           check_liveness,        check_fencing,
+                           check_script_invariants};
+  const std::vector<std::string>& names = property_names();
+  for (const std::string& n : options.properties) {
+    LS_ASSERT(std::find(names.begin(), names.end(), n) != names.end());
+  }
+  CheckResult result;
+  result.source = history.source;
+  for (size_t i = 0; i < names.size(); ++i) {
+    const bool chosen = options.properties.empty() ||
+                        std::find(options.properties.begin(), options.properties.end(), names[i]) !=
+                            options.properties.end();
+    if (!chosen) continue;
+    result.properties.push_back(fns[i](history, options));
+    LS_ASSERT(result.properties.back().name == names[i]);
+  }
+  return result;
+}
+
+}  // namespace lockstep::checker

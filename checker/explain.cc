@@ -1,0 +1,205 @@
+#include "checker/explain.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "sim/core/assert.h"
+
+namespace lockstep::checker {
+namespace {
+
+// One event of the story.
+struct Item {
+  TimeUs t = 0;
+  bool cause = false;  // could have made the violation inevitable (a fault, a loss, a failure)
+  std::string text;
+  nlohmann::json fact;
+};
+
+std::string seconds(int64_t ms) {
+  if (ms % 1000 == 0) return std::to_string(ms / 1000) + " s";
+  return std::to_string(ms) + " ms";
+}
+
+class Story {
+ public:
+  Story(const History& h, const Conflict& c) : h_(h), c_(c) {
+    first_client_ = std::string(h.client_of(c.first_thread));
+    second_client_ = std::string(h.client_of(c.second_thread));
+  }
+  Explanation build();
+
+ private:
+  bool relevant_target(std::string_view target) const;
+  void add_faults();
+  void add_server_events();
+  void add_renewals();
+  std::string name(Sym s) const { return std::string(h_.str(s)); }
+
+  const History& h_;
+  const Conflict& c_;
+  std::string first_client_, second_client_;
+  std::vector<Item> chain_;  // between the first hold's start and the second's acquisition
+  std::vector<Item> after_;  // after it, until the first holder learned or the run ended
+};
+
+bool Story::relevant_target(std::string_view target) const {
+  if (target.empty() || target == "all") return true;
+  if (target == h_.str(c_.first_thread) || target == first_client_) return true;
+  if (target == second_client_) return false;
+  // Nodes, links and partition groups naming the first holder's process or any node.
+  for (const std::string& node : h_.header.nodes) {
+    if (target.find(node) != std::string_view::npos) return true;
+  }
+  return target.find(first_client_) != std::string_view::npos ||
+         target.rfind("node", 0) == 0;
+}
+
+void Story::add_faults() {
+  const SymbolTable& syms = h_.syms;
+  for (const FaultEvent& f : h_.faults) {
+    const std::string kind = name(f.kind);
+    const std::string target = name(f.target);
+    if (!relevant_target(target)) continue;
+    const int64_t duration_ms = f.param(syms, "duration_ms");
+    // A fault that began before the first hold and still lasted counts too.
+    if (f.t > (c_.first_end == kTimeNever ? h_.end_t : std::max(c_.first_end, c_.second_begin))) continue;
+    Item item;
+    item.t = f.t;
+    item.fact = {{"event", "fault"}, {"fault", f.fault}, {"kind", kind}, {"target", target},
+                 {"t_us", f.t}};
+    const std::string ref = " (fault #" + std::to_string(f.fault) + ")";
+    if (f.phase == FaultPhase::kEnd) {
+      if (f.t < c_.first_begin) continue;
+      item.text = kind == "pause" ? target + " resumed at " + format_time(f.t)
+                                  : kind + " on " + target + " ended at " + format_time(f.t);
+      item.fact["phase"] = "end";
+    } else {
+      if (f.t < c_.first_begin && (duration_ms == kAbsent || f.t + duration_ms * kUsPerMs < c_.first_begin)) continue;
+      item.cause = true;
+      item.fact["phase"] = f.phase == FaultPhase::kStart ? "start" : "instant";
+      if (kind == "pause") {
+        item.text = target + " paused at " + format_time(f.t);
+        if (duration_ms != kAbsent) {
+          item.text += " for " + seconds(duration_ms);
+          item.fact["duration_ms"] = duration_ms;
+          if (c_.lease_ms != kAbsent && duration_ms > c_.lease_ms) item.text += " > lease " + seconds(c_.lease_ms);
+        }
+      } else if (kind == "clock_jump") {
+        const int64_t jump = f.param(syms, "jump_ms");
+        item.text = target + "'s clock jumped" + (jump == kAbsent ? "" : " by " + std::to_string(jump) + " ms") + " at " + format_time(f.t);
+      } else if (kind == "crash") {
+        item.text = target + " crashed at " + format_time(f.t);
+      } else if (kind == "lose_reply") {
+        item.text = "a reply to " + target + " was lost at " + format_time(f.t);
+      } else {
+        item.text = kind + " on " + target + " at " + format_time(f.t);
+        if (duration_ms != kAbsent) item.text += " for " + seconds(duration_ms);
+      }
+      item.text += ref;
+    }
+    (f.t <= c_.second_begin ? chain_ : after_).push_back(std::move(item));
+  }
+}
+
+void Story::add_server_events() {
+  const std::string_view lock = h_.str(c_.lock);
+  const TimeUs from = c_.first_begin, to = c_.second_begin;
+  for (const Expire& e : h_.expires) {
+    if (e.t < from || e.t > to || !key_of_lock(h_.str(e.key), lock)) continue;
+    Item item{e.t, false, name(e.key) + " expired on " + name(e.node) + " at " + format_time(e.t), {}};
+    if (e.local_ms != kAbsent) item.text += " (node-local " + format_time(e.local_ms * kUsPerMs) + ")";
+    item.fact = {{"event", "expire"}, {"node", name(e.node)}, {"key", name(e.key)}, {"t_us", e.t}, {"local_ms", e.local_ms}};
+    chain_.push_back(std::move(item));
+  }
+  for (const DataLoss& d : h_.data_losses) {
+    if (d.t < from || d.t > to) continue;
+    for (uint32_t i = 0; i < d.keys_count; ++i) {
+      const Sym key = h_.key_pool[d.keys_begin + i];
+      if (!key_of_lock(h_.str(key), lock)) continue;
+      Item item{d.t, true, name(d.node) + " lost " + name(key) + " at " + format_time(d.t) + " (" + name(d.reason) + ")", {}};
+      item.fact = {{"event", "data_loss"}, {"node", name(d.node)}, {"key", name(key)}, {"reason", name(d.reason)}, {"t_us", d.t}};
+      chain_.push_back(std::move(item));
+      break;
+    }
+  }
+  for (const NodeEvent& n : h_.node_events) {
+    if (n.t < from || n.t > to) continue;
+    Item item{n.t, true, name(n.node) + " " + name(n.event) + " at " + format_time(n.t), {}};
+    item.fact = {{"event", "node"}, {"node", name(n.node)}, {"what", name(n.event)}, {"t_us", n.t}};
+    chain_.push_back(std::move(item));
+  }
+}
+
+void Story::add_renewals() {
+  for (const Operation& op : h_.ops) {
+    if (op.kind != OpKind::kRenew || op.thread != c_.first_thread || op.lock != c_.lock) continue;
+    if (op.invoke_t < c_.first_begin || op.invoke_t > c_.second_begin) continue;
+    if (op.outcome == Outcome::kOk && op.renewed != Tri::kFalse) continue;
+    std::string how = op.outcome == Outcome::kUnknown ? "got no reply"
+                      : op.outcome == Outcome::kFail  ? "failed (" + name(op.error) + ")"
+                                                      : "returned false";
+    Item item{op.invoke_t, true, name(op.thread) + "'s renewal at " + format_time(op.invoke_t) + " " + how, {}};
+    item.fact = {{"event", "renewal_failed"}, {"op", op.id}, {"t_us", op.invoke_t}, {"outcome", outcome_name(op.outcome)}};
+    chain_.push_back(std::move(item));
+  }
+}
+
+Explanation Story::build() {
+  add_faults();
+  add_server_events();
+  add_renewals();
+  auto by_time = [](const Item& a, const Item& b) { return a.t < b.t; };
+  std::stable_sort(chain_.begin(), chain_.end(), by_time);
+  std::stable_sort(after_.begin(), after_.end(), by_time);
+  const std::string first = name(c_.first_thread), second = name(c_.second_thread), lock = name(c_.lock);
+  std::string text = first + " held " + lock + " from " + format_time(c_.first_begin);
+  if (c_.lease_ms != kAbsent) text += " (lease " + seconds(c_.lease_ms) + ")";
+  nlohmann::json chain = nlohmann::json::array();
+  for (const Item& item : chain_) {
+    text += "; " + item.text;
+    chain.push_back(item.fact);
+  }
+  text += "; " + second + " acquired " + lock + " at " + format_time(c_.second_begin) + " while " +
+          first + " still believed it held it";
+  if (c_.first_end != kTimeNever) text += " (until " + format_time(c_.first_end) + ")";
+  for (const Item& item : after_) {
+    text += "; " + item.text;
+    chain.push_back(item.fact);
+  }
+  const Item* cause = nullptr;
+  for (const Item& item : chain_) {
+    if (item.cause) { cause = &item; break; }
+  }
+  if (cause == nullptr && !chain_.empty()) cause = &chain_.front();  // an expiry
+  nlohmann::json facts = {{"lock", lock},
+                          {"first", {{"thread", first}, {"begin_us", c_.first_begin}, {"end_us", c_.first_end == kTimeNever ? nlohmann::json(nullptr) : nlohmann::json(c_.first_end)}}},
+                          {"second", {{"thread", second}, {"begin_us", c_.second_begin}}},
+                          {"chain", chain}};
+  if (cause != nullptr) {
+    text += ". First inevitable event: " + cause->text + ".";
+    facts["first_inevitable"] = cause->fact;
+  } else {
+    text += ". No fault, expiry or loss explains it: the algorithm itself let the second "
+            "acquisition in while the first hold was live.";
+    facts["first_inevitable"] = nullptr;
+  }
+  return Explanation{text, facts};
+}
+
+}  // namespace
+
+bool key_of_lock(std::string_view key, std::string_view lock) {
+  if (key == lock) return true;
+  if (key.size() > lock.size() && key.compare(0, lock.size(), lock) == 0 && key[lock.size()] == ':') return true;
+  const std::string tagged = "{" + std::string(lock) + "}";
+  return key.find(tagged) != std::string_view::npos;
+}
+
+Explanation explain_conflict(const History& history, const Conflict& conflict) {
+  LS_ASSERT(conflict.lock != kNoSym);
+  LS_ASSERT(conflict.first_begin <= conflict.second_begin);
+  return Story(history, conflict).build();
+}
+
+}  // namespace lockstep::checker

@@ -1,0 +1,40 @@
+// Causal explanations of violations (docs/checker.md, "Explanations").
+//
+// Given a conflict — a first owner that held (or believed it held) a lock and a second owner that
+// acquired it while the first still believed so — the builder collects, from the history, the
+// events that let the second in: pauses, crashes and clock jumps of the first holder's process,
+// expiries of the lock's key on a node (with the node's local time), restarts and data loss,
+// failovers, lost replies, failed renewals. It tells them as a short story in true time and names
+// the first event that made the violation inevitable. The same facts go into a JSON object.
+#ifndef LOCKSTEP_CHECKER_EXPLAIN_H_
+#define LOCKSTEP_CHECKER_EXPLAIN_H_
+
+#include <string>
+
+#include "checker/history.h"
+#include "checker/result.h"
+
+namespace lockstep::checker {
+
+// The two sides of a conflict on one lock.
+struct Conflict {
+  Sym lock = kNoSym;
+  Sym first_thread = kNoSym;       // the earlier holder
+  TimeUs first_begin = 0;          // when it started to hold
+  TimeUs first_end = kTimeNever;   // when it stopped believing it held (kTimeNever: never)
+  Sym second_thread = kNoSym;      // the later acquirer
+  TimeUs second_begin = 0;         // when its acquisition took effect or returned
+  int64_t lease_ms = kAbsent;      // the first holder's lease, when known
+  std::string what;                // optional: "held" phrase override, e.g. "held L (write)"
+};
+
+// Builds the story and the facts of `conflict` from `history`.
+Explanation explain_conflict(const History& history, const Conflict& conflict);
+
+// True when the key `key` belongs to lock `lock`: the lock's own key or a key naming it in a
+// Redis hash tag ({L}) or as a prefix (L:...).
+bool key_of_lock(std::string_view key, std::string_view lock);
+
+}  // namespace lockstep::checker
+
+#endif  // LOCKSTEP_CHECKER_EXPLAIN_H_

@@ -1,0 +1,159 @@
+// Property 3, fair-lock FIFO. The server-side enqueue order is read from the `exec` events of each
+// acquisition: a waiter enqueued at its first attempt that did not get the lock (an acquisition
+// with more than one attempt, or whose first attempt replied a TTL); a grant happened at the last
+// attempt of a successful acquisition. Whenever an owner was granted the lock while another owner
+// that enqueued earlier was still waiting, that reordering is classified:
+//  - allowed, "evicted after threadWaitTime": the overtaken waiter had not retried for
+//    thread_wait_ms (the stale-waiter eviction at the head of the queue);
+//  - allowed, "acquireFailed": the overtaken waiter's own wait budget had run out (it gave up and
+//    removed itself);
+//  - otherwise a violation.
+#include <algorithm>
+#include <set>
+
+#include "checker/check.h"
+#include "sim/core/assert.h"
+
+namespace lockstep::checker {
+namespace {
+
+constexpr int64_t kClassicThreadWaitMs = 5000;
+
+struct Entry {
+  uint32_t op = 0;
+  TimeUs enqueue_t = 0;    // first failed attempt, or the grant for a direct acquisition
+  TimeUs wait_end_t = 0;   // grant, give-up or end of history
+  TimeUs grant_t = kTimeNever;
+  std::vector<TimeUs> attempts;  // times of its attempts
+  bool waited = false;
+};
+
+// The latest attempt of `e` no later than `t`.
+TimeUs last_attempt(const Entry& e, TimeUs t) {
+  TimeUs last = e.enqueue_t;
+  for (TimeUs a : e.attempts) {
+    if (a <= t) last = std::max(last, a);
+  }
+  return last;
+}
+
+std::vector<Entry> entries_of(const History& h, const std::vector<uint32_t>& ops,
+                              const std::vector<std::vector<uint32_t>>& execs) {
+  std::vector<Entry> out;
+  for (uint32_t i : ops) {
+    const Operation& op = h.ops[i];
+    if (!op.is_acquire() || execs[i].empty()) continue;
+    if (op.count > 1) continue;  // a reentrant acquisition: not a grant
+    Entry e;
+    e.op = i;
+    for (uint32_t x : execs[i]) e.attempts.push_back(h.execs[x].t);
+    const Exec& first = h.execs[execs[i].front()];
+    const bool granted = op.outcome == Outcome::kOk && op.acquired == Tri::kTrue;
+    e.waited = execs[i].size() > 1 || first.reply == ReplyKind::kInt || !granted;
+    if (granted) e.grant_t = e.attempts.back();
+    e.enqueue_t = e.waited ? e.attempts.front() : e.grant_t;
+    e.wait_end_t = granted ? e.grant_t : (op.complete_t == kTimeNever ? h.end_t : op.complete_t);
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+struct Reordering {
+  uint32_t granted, overtaken;  // indices into entries
+  std::string rule;             // "" for a violation
+};
+
+}  // namespace
+
+PropertyResult check_fairness(const History& h, const CheckOptions&) {
+  const std::string name = "fairness";
+  if (!h.header.fair) return make_result(name, Verdict::kNotApplicable, "not a fair lock (header fair is not true)");
+  const std::vector<std::vector<uint32_t>> execs = execs_by_op(h);
+  const int64_t wait_ms = h.header.thread_wait_ms != kAbsent ? h.header.thread_wait_ms : kClassicThreadWaitMs;
+  const TimeUs tol = h.header.drift_tolerance_us;
+  std::vector<Reordering> found;
+  int64_t grants = 0;
+  bool have_execs = false;
+  std::vector<Entry> all;
+  for (const auto& [lock, ops] : group_by_lock(h.ops)) {
+    std::vector<Entry> entries = entries_of(h, ops, execs);
+    have_execs = have_execs || !entries.empty();
+    std::vector<uint32_t> by_grant;
+    for (uint32_t i = 0; i < entries.size(); ++i) {
+      if (entries[i].grant_t != kTimeNever) by_grant.push_back(i);
+    }
+    std::stable_sort(by_grant.begin(), by_grant.end(), [&](uint32_t a, uint32_t b) { return entries[a].grant_t < entries[b].grant_t; });
+    // Sweep the grants in time order over the set of waiters still waiting, in enqueue order.
+    std::vector<uint32_t> by_enqueue(entries.size());
+    for (uint32_t i = 0; i < entries.size(); ++i) by_enqueue[i] = i;
+    std::stable_sort(by_enqueue.begin(), by_enqueue.end(), [&](uint32_t a, uint32_t b) { return entries[a].enqueue_t < entries[b].enqueue_t; });
+    std::set<std::pair<TimeUs, uint32_t>> waiting;  // (enqueue time, entry)
+    size_t next_enqueue = 0;
+    for (uint32_t w : by_grant) {
+      ++grants;
+      const Entry& g = entries[w];
+      for (; next_enqueue < by_enqueue.size() && entries[by_enqueue[next_enqueue]].enqueue_t < g.grant_t; ++next_enqueue) {
+        const uint32_t v = by_enqueue[next_enqueue];
+        if (entries[v].waited) waiting.insert({entries[v].enqueue_t, v});
+      }
+      std::erase_if(waiting, [&](const auto& item) { return entries[item.second].wait_end_t <= g.grant_t && item.second != w; });
+      for (const auto& [enqueued, v] : waiting) {
+        if (enqueued >= g.enqueue_t) break;
+        const Entry& e = entries[v];
+        if (v == w || h.ops[e.op].owner == h.ops[g.op].owner) continue;
+        Reordering r{static_cast<uint32_t>(all.size() + w), static_cast<uint32_t>(all.size() + v), ""};
+        const Operation& vop = h.ops[e.op];
+        if (g.grant_t - last_attempt(e, g.grant_t) >= wait_ms * kUsPerMs - tol) {
+          r.rule = "evicted after threadWaitTime";
+        } else if (vop.wait_ms >= 0 && g.grant_t >= vop.invoke_t + vop.wait_ms * kUsPerMs - tol) {
+          r.rule = "acquireFailed";
+        }
+        found.push_back(r);
+      }
+      waiting.erase({g.enqueue_t, w});
+    }
+    all.insert(all.end(), std::make_move_iterator(entries.begin()), std::make_move_iterator(entries.end()));
+  }
+  if (!have_execs) return make_result(name, Verdict::kUnknown, "the history lacks exec events with op ids, so the enqueue order is unknown");
+  nlohmann::json list = nlohmann::json::array();
+  int64_t allowed = 0;
+  const Reordering* bad = nullptr;
+  for (const Reordering& r : found) {
+    allowed += !r.rule.empty();
+    if (r.rule.empty() && bad == nullptr) bad = &r;
+    if (list.size() < 100) {
+      const Entry& g = all[r.granted];
+      const Entry& v = all[r.overtaken];
+      list.push_back({{"granted", h.str(h.ops[g.op].thread)}, {"granted_op", h.ops[g.op].id}, {"grant_us", g.grant_t},
+                      {"overtaken", h.str(h.ops[v.op].thread)}, {"overtaken_op", h.ops[v.op].id}, {"enqueued_us", v.enqueue_t},
+                      {"verdict", r.rule.empty() ? "violation" : "allowed"}, {"rule", r.rule}});
+    }
+  }
+  PropertyResult res;
+  if (bad == nullptr) {
+    res = make_result(name, h.complete ? Verdict::kOk : Verdict::kUnknown,
+                      std::string(h.complete ? "" : "history incomplete; ") + std::to_string(grants) + " grant(s) in FIFO order; " +
+                          std::to_string(allowed) + " reordering(s), all allowed");
+  } else {
+    const Entry& g = all[bad->granted];
+    const Entry& v = all[bad->overtaken];
+    const Operation& gop = h.ops[g.op];
+    const Operation& vop = h.ops[v.op];
+    const std::string text = std::string(h.str(gop.thread)) + " was granted " + std::string(h.str(gop.lock)) + " at " +
+                             format_time(g.grant_t) + " ahead of " + std::string(h.str(vop.thread)) + ", which enqueued at " +
+                             format_time(v.enqueue_t) + " and was still waiting (last attempt at " +
+                             format_time(last_attempt(v, g.grant_t)) + ", less than threadWaitTime " + std::to_string(wait_ms) +
+                             " ms before; its wait had not run out)";
+    res = make_result(name, Verdict::kViolation, "FIFO inversion: " + text);
+    res.counterexample = {{"granted", {{"op", gop.id}, {"thread", h.str(gop.thread)}, {"grant_us", g.grant_t}, {"enqueued_us", g.enqueue_t}}},
+                          {"overtaken", {{"op", vop.id}, {"thread", h.str(vop.thread)}, {"enqueued_us", v.enqueue_t}}}};
+    res.explanation.text = text + ".";
+    res.explanation.facts = res.counterexample;
+  }
+  res.details = {{"grants", grants}, {"reorderings", list}, {"allowed", allowed},
+                 {"violations", static_cast<int64_t>(found.size()) - allowed}, {"thread_wait_ms", wait_ms}};
+  LS_ASSERT(res.name == name);
+  return res;
+}
+
+}  // namespace lockstep::checker

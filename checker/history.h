@@ -1,0 +1,239 @@
+// A recorded history, held compactly in memory for the checkers.
+//
+// A History is what one run recorded (docs/history-format.md): lock operations (an invoke merged
+// with its complete), holds, resource writes, the server side (script executions, expiries, data
+// loss, pub/sub, key states, node lifecycle) and faults. Strings that repeat millions of times
+// (threads, owners, lock names, nodes) are interned into a SymbolTable and stored as 32-bit ids,
+// so a 1,000,000-operation history fits in a few hundred megabytes.
+//
+// Histories come from parse_history_file (a JSONL file) or parse_history_text (the same bytes in
+// memory, e.g. what a recorder just produced): see history_parse.h.
+#ifndef LOCKSTEP_CHECKER_HISTORY_H_
+#define LOCKSTEP_CHECKER_HISTORY_H_
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "sim/core/time.h"
+
+namespace lockstep::checker {
+
+// Interned string id. kNoSym stands for an absent field.
+using Sym = uint32_t;
+constexpr Sym kNoSym = 0;
+
+// Maps strings to dense ids and back. Id 0 is the empty string and means "absent".
+class SymbolTable {
+ public:
+  SymbolTable();
+  // Returns the id of `text`, adding it if new.
+  Sym intern(std::string_view text);
+  // Returns the id of `text` or kNoSym when it was never interned.
+  Sym find(std::string_view text) const;
+  // REQUIRES: sym < size().
+  std::string_view name(Sym sym) const;
+  size_t size() const { return names_.size(); }
+
+ private:
+  std::deque<std::string> names_;  // ids index it; a deque never moves its elements
+  std::unordered_map<std::string_view, Sym> ids_;  // views into names_ (lookup only)
+};
+
+enum class LockKind : uint8_t { kReentrant, kRwlock, kSimple, kRedlock };
+enum class OpKind : uint8_t { kLock, kTryLock, kUnlock, kForceUnlock, kRenew };
+enum class Mode : uint8_t { kExclusive, kRead, kWrite };
+// kUnknown: the client could not know (reply lost, timed out, never completed).
+enum class Outcome : uint8_t { kOk, kFail, kUnknown };
+// An optional boolean result field.
+enum class Tri : int8_t { kAbsent = -1, kFalse = 0, kTrue = 1 };
+
+constexpr int64_t kAbsent = INT64_MIN;  // marker for absent integer fields
+
+const char* lock_kind_name(LockKind kind);
+const char* op_kind_name(OpKind kind);
+const char* mode_name(Mode mode);
+const char* outcome_name(Outcome outcome);
+
+// The header line.
+struct HistoryHeader {
+  int version = 1;
+  LockKind lock_kind = LockKind::kReentrant;
+  std::string algorithm;
+  std::string scenario;
+  int64_t seed = kAbsent;
+  std::vector<std::string> nodes;
+  int64_t quorum = kAbsent;              // default len(nodes)/2+1
+  int64_t drift_tolerance_us = 0;
+  int64_t liveness_bound_ms = kAbsent;   // absent: no liveness check
+  bool fair = false;
+  int64_t thread_wait_ms = kAbsent;
+};
+
+// One lock call: an invoke merged with its complete (if any).
+struct Operation {
+  int64_t id = 0;
+  TimeUs invoke_t = 0;
+  TimeUs complete_t = kTimeNever;  // kTimeNever when it never completed
+  Sym thread = kNoSym;
+  Sym owner = kNoSym;
+  Sym lock = kNoSym;
+  Sym error = kNoSym;
+  OpKind kind = OpKind::kLock;
+  Mode mode = Mode::kExclusive;
+  Outcome outcome = Outcome::kUnknown;
+  bool completed = false;
+  Tri acquired = Tri::kAbsent;
+  Tri released = Tri::kAbsent;
+  Tri renewed = Tri::kAbsent;
+  int32_t count = -1;               // hold count after, -1 absent
+  int64_t token = kAbsent;
+  int64_t lease_ms = -1;            // -1: watchdog
+  int64_t watchdog_ms = 30000;
+  int64_t wait_ms = -1;             // -1: unbounded
+  int64_t validity_ms = kAbsent;
+  uint32_t invoke_line = 0;
+  uint32_t complete_line = 0;
+
+  // The lease the server set for an acquire or renewal, in microseconds.
+  int64_t effective_lease_us() const { return (lease_ms >= 0 ? lease_ms : watchdog_ms) * kUsPerMs; }
+  bool is_acquire() const { return kind == OpKind::kLock || kind == OpKind::kTryLock; }
+};
+
+// An interval in which a thread believed it held a lock.
+struct Hold {
+  Sym thread = kNoSym;
+  Sym owner = kNoSym;
+  Sym lock = kNoSym;
+  Sym end_reason = kNoSym;   // unlock, crash, lost, end; kNoSym while open
+  Mode mode = Mode::kExclusive;
+  int64_t op_id = kAbsent;
+  int64_t token = kAbsent;
+  TimeUs begin_t = 0;
+  TimeUs end_t = kTimeNever;  // kTimeNever when the history ends while it is held
+  uint32_t begin_line = 0;
+  uint32_t end_line = 0;
+};
+
+struct Write {
+  TimeUs t = 0;
+  Sym thread = kNoSym, owner = kNoSym, lock = kNoSym, resource = kNoSym;
+  int64_t token = kAbsent;
+  bool fenced = false;
+  bool accepted = true;
+  uint32_t line = 0;
+};
+
+enum class ReplyKind : uint8_t { kNil, kInt, kString, kArray, kStatus, kError, kOther };
+
+struct Exec {
+  TimeUs t = 0;
+  Sym node = kNoSym, conn = kNoSym, command = kNoSym, script = kNoSym;
+  int64_t seq = 0;
+  int64_t local_ms = kAbsent;
+  int64_t op_id = kAbsent;
+  uint32_t keys_begin = 0, keys_count = 0;  // range in History::key_pool
+  ReplyKind reply = ReplyKind::kNil;
+  int64_t reply_int = 0;
+  uint32_t line = 0;
+};
+
+struct Expire {
+  TimeUs t = 0;
+  Sym node = kNoSym, key = kNoSym;
+  int64_t local_ms = kAbsent;
+  uint32_t line = 0;
+};
+
+struct DataLoss {
+  TimeUs t = 0;
+  Sym node = kNoSym, reason = kNoSym;
+  uint32_t keys_begin = 0, keys_count = 0;
+  uint32_t line = 0;
+};
+
+struct Publish {
+  TimeUs t = 0;
+  Sym node = kNoSym, channel = kNoSym, message = kNoSym;
+  int64_t receivers = kAbsent;
+  uint32_t line = 0;
+};
+
+struct Deliver {
+  TimeUs t = 0;
+  Sym thread = kNoSym, channel = kNoSym, message = kNoSym;
+  uint32_t line = 0;
+};
+
+// A key's value after a script ran. `members` holds list elements (in order), zset members (in
+// score order), set members, or hash fields; `values` holds hash values / zset scores as text
+// (parallel to members), empty for lists and sets.
+struct StateRecord {
+  TimeUs t = 0;
+  Sym node = kNoSym, key = kNoSym, type = kNoSym;  // type kNoSym: the key does not exist
+  int64_t seq = kAbsent;
+  std::vector<Sym> members;
+  std::vector<Sym> values;
+  uint32_t line = 0;
+};
+
+struct NodeEvent {
+  TimeUs t = 0;
+  Sym node = kNoSym, event = kNoSym;
+  uint32_t line = 0;
+};
+
+enum class FaultPhase : uint8_t { kStart, kEnd, kInstant };
+
+// One fault event. Numeric params are kept (duration_ms, jump_ms, ...), others dropped.
+struct FaultEvent {
+  TimeUs t = 0;
+  int64_t fault = 0;
+  Sym kind = kNoSym, target = kNoSym;
+  FaultPhase phase = FaultPhase::kInstant;
+  std::vector<std::pair<Sym, int64_t>> params;
+  uint32_t line = 0;
+
+  // Returns the numeric parameter `name`, or kAbsent.
+  int64_t param(const class SymbolTable& syms, std::string_view name) const;
+};
+
+// The whole history. Vectors are in file order (non-decreasing t).
+struct History {
+  std::string source;  // file name or "<memory>", for messages
+  HistoryHeader header;
+  SymbolTable syms;
+  std::vector<Operation> ops;
+  std::vector<Hold> holds;
+  std::vector<Write> writes;
+  std::vector<Exec> execs;
+  std::vector<Expire> expires;
+  std::vector<DataLoss> data_losses;
+  std::vector<Publish> publishes;
+  std::vector<Deliver> delivers;
+  std::vector<StateRecord> states;
+  std::vector<NodeEvent> node_events;
+  std::vector<FaultEvent> faults;
+  std::vector<Sym> key_pool;
+  bool complete = false;  // the footer was present with complete: true
+  TimeUs end_t = 0;       // the footer's t, or the last event's t
+  uint64_t lines = 0;
+
+  // The index of the operation with `id` in ops, or -1.
+  int64_t op_index(int64_t id) const;
+  std::string_view str(Sym sym) const { return syms.name(sym); }
+  // The client (process) name of a thread "c1/t0" → "c1".
+  std::string_view client_of(Sym thread) const;
+
+  std::unordered_map<int64_t, uint32_t> op_by_id;  // id → index in ops (lookup only)
+};
+
+// Formats a true time in seconds with millisecond precision: "40.002 s".
+std::string format_time(TimeUs t);
+
+}  // namespace lockstep::checker
+
+#endif  // LOCKSTEP_CHECKER_HISTORY_H_

@@ -1,0 +1,32 @@
+// Reading a history file (docs/history-format.md) into a History.
+//
+// The reader is strict, because a checker that guesses could call a broken history `ok`: every
+// malformed line (not JSON, not an object, a missing or wrongly typed field, an unknown event
+// type, time going backwards, a complete or hold_end without its start) is an error naming the
+// source, the line number, the field, what was expected and what was found. Unknown extra fields
+// inside known events are ignored, as the format promises. A history without its footer parses
+// (History::complete is false): the checkers then say `unknown` where the missing part matters.
+//
+// Limits: a line is at most 1 MiB; a history at most 2^32-1 lines.
+#ifndef LOCKSTEP_CHECKER_HISTORY_PARSE_H_
+#define LOCKSTEP_CHECKER_HISTORY_PARSE_H_
+
+#include <string>
+#include <string_view>
+
+#include "checker/history.h"
+#include "sim/core/status.h"
+
+namespace lockstep::checker {
+
+constexpr size_t kMaxHistoryLineBytes = 1 << 20;
+
+// Reads and parses the JSONL history at `path`.
+Result<History> parse_history_file(const std::string& path);
+
+// Parses a history held in memory (e.g. what a recorder just wrote); `source` names it in errors.
+Result<History> parse_history_text(std::string_view text, std::string source = "<memory>");
+
+}  // namespace lockstep::checker
+
+#endif  // LOCKSTEP_CHECKER_HISTORY_PARSE_H_

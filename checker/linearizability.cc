@@ -1,0 +1,396 @@
+// Property 2, lease-aware linearizability against the sequential models of model.h.
+//
+// Per lock (P-compositionality: locks are independent objects), first the cheap witness: where
+// the history logged which node executed which operation's script and when (`exec` events with
+// `op`), replay the operations in that order, each at its execution time, in linear time. If the
+// replay is legal the lock is linearizable. Otherwise (or without execs) the Wing–Gong/Lowe
+// search: a depth-first search over which pending operation takes effect next, with operations
+// whose deadline is earliest tried first, unknown outcomes tried both ways, and a cache of
+// visited (linearized set, model state, time) fingerprints. A budget of states per lock turns a
+// blow-up into `unknown`.
+#include <algorithm>
+#include <unordered_set>
+
+#include "checker/explain.h"
+#include "checker/model.h"
+#include "checker/properties.h"
+#include "sim/core/assert.h"
+#include "sim/core/rng.h"
+
+namespace lockstep::checker {
+namespace {
+
+// One operation as the search sees it.
+struct LinOp {
+  uint32_t op = 0;              // index into History::ops
+  TimeUs invoke_t = 0;
+  TimeUs deadline_t = kTimeNever;  // complete time for observed ops; never for unknown ones
+  bool required = true;         // observed (outcome ok): must take effect
+};
+
+// Builds the operations of one lock that the model must account for, in invoke order.
+std::vector<LinOp> lin_ops(const History& h, const std::vector<uint32_t>& indices) {
+  std::vector<LinOp> out;
+  out.reserve(indices.size());
+  for (uint32_t i : indices) {
+    const Operation& op = h.ops[i];
+    LinOp x{i, op.invoke_t, op.complete_t, true};
+    if (op.outcome == Outcome::kFail && !is_timeout_error(h, op)) continue;  // had no effect
+    if (op.outcome != Outcome::kOk) {
+      // May have taken effect or not. An unknown renewal is skipped: taking effect would only
+      // extend a lease, which never makes a history more legal.
+      if (op.kind == OpKind::kRenew) continue;
+      x.required = false;
+      x.deadline_t = kTimeNever;
+    }
+    out.push_back(x);
+  }
+  return out;
+}
+
+struct Fingerprint {
+  uint64_t a, b;
+  bool operator==(const Fingerprint& o) const { return a == o.a && b == o.b; }
+};
+struct FingerprintHash {
+  size_t operator()(const Fingerprint& f) const { return static_cast<size_t>(f.a); }
+};
+
+// Where the search got deepest, for the report.
+struct Deepest {
+  int64_t linearized = -1;
+  std::string state;
+  int64_t stuck_op = -1;  // index into ops of the most urgent op that could not take effect
+  std::string why;
+  TimeUs now = 0;
+  LockState model_state;
+};
+
+class Search {
+ public:
+  enum class Answer { kLinearizable, kNotLinearizable, kBudget };
+
+  Search(const History& h, const Model& model, std::vector<LinOp> ops, int64_t budget)
+      : h_(h), model_(model), ops_(std::move(ops)), budget_(budget) {}
+  Answer run();
+  int64_t states() const { return states_; }
+  const Deepest& deepest() const { return deepest_; }
+
+ private:
+  struct Frame {
+    LockState state;
+    TimeUs now = 0;
+    uint64_t set_a = 0, set_b = 0;
+    int32_t via = -1;        // the op applied to reach this frame
+    int64_t done = 0;        // required ops linearized
+    std::vector<uint32_t> cands;
+    uint32_t next = 0;
+    bool optional_added = false;
+    TimeUs limit = kTimeNever;
+  };
+  void link_all();
+  void unlink(uint32_t i);
+  void relink(uint32_t i);
+  void fill_required(Frame& f);
+  void fill_optional(Frame& f);
+  bool try_candidate(Frame& f, uint32_t c, Frame* child);
+  void note_deepest(const Frame& f);
+
+  const History& h_;
+  const Model& model_;
+  std::vector<LinOp> ops_;
+  int64_t budget_;
+  int64_t states_ = 0;
+  int64_t required_total_ = 0;
+  // Doubly linked lists (by index; ops_.size() is the head sentinel) of pending ops.
+  std::vector<uint32_t> next_, prev_;
+  uint32_t req_head_ = 0, opt_head_ = 0;
+  std::vector<uint64_t> zob_a_, zob_b_;
+  std::unordered_set<Fingerprint, FingerprintHash> visited_;
+  Deepest deepest_;
+};
+
+void Search::link_all() {
+  const uint32_t n = static_cast<uint32_t>(ops_.size());
+  next_.assign(n + 2, 0);
+  prev_.assign(n + 2, 0);
+  req_head_ = n;
+  opt_head_ = n + 1;
+  uint32_t last_req = req_head_, last_opt = opt_head_;
+  for (uint32_t i = 0; i < n; ++i) {
+    uint32_t& last = ops_[i].required ? last_req : last_opt;
+    next_[last] = i;
+    prev_[i] = last;
+    last = i;
+    required_total_ += ops_[i].required;
+  }
+  next_[last_req] = n + 2;  // end marker
+  next_[last_opt] = n + 2;
+  zob_a_.resize(n);
+  zob_b_.resize(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    zob_a_[i] = mix64(i * 2 + 0x9e37ULL);
+    zob_b_[i] = mix64(i * 2 + 1 + 0x7f4aULL);
+  }
+}
+
+void Search::unlink(uint32_t i) {
+  next_[prev_[i]] = next_[i];
+  if (next_[i] < ops_.size()) prev_[next_[i]] = prev_[i];
+}
+
+void Search::relink(uint32_t i) {
+  next_[prev_[i]] = i;
+  if (next_[i] < ops_.size()) prev_[next_[i]] = i;
+}
+
+// Candidates among required ops: those invoked no later than the earliest pending deadline,
+// earliest deadline first. `limit` is that deadline: no op may take effect after it.
+void Search::fill_required(Frame& f) {
+  const uint32_t end = static_cast<uint32_t>(ops_.size()) + 2;
+  TimeUs min_deadline = kTimeNever;
+  for (uint32_t i = next_[req_head_]; i != end && ops_[i].invoke_t <= min_deadline; i = next_[i]) {
+    f.cands.push_back(i);
+    min_deadline = std::min(min_deadline, ops_[i].deadline_t);
+  }
+  std::erase_if(f.cands, [&](uint32_t i) { return ops_[i].invoke_t > min_deadline; });
+  std::stable_sort(f.cands.begin(), f.cands.end(), [&](uint32_t a, uint32_t b) {
+    return ops_[a].deadline_t < ops_[b].deadline_t;
+  });
+  f.limit = min_deadline;
+}
+
+// Unknown-outcome ops that may take effect now, the most recently invoked first.
+void Search::fill_optional(Frame& f) {
+  const uint32_t end = static_cast<uint32_t>(ops_.size()) + 2;
+  const size_t first = f.cands.size();
+  for (uint32_t i = next_[opt_head_]; i != end && ops_[i].invoke_t <= f.limit; i = next_[i]) {
+    f.cands.push_back(i);
+  }
+  std::reverse(f.cands.begin() + static_cast<ptrdiff_t>(first), f.cands.end());
+  f.optional_added = true;
+}
+
+bool Search::try_candidate(Frame& f, uint32_t c, Frame* child) {
+  const LinOp& x = ops_[c];
+  const Operation& op = h_.ops[x.op];
+  TimeUs at = std::max(f.now, x.invoke_t);
+  std::string why;
+  const bool urgent = x.required && f.cands.front() == c;
+  if (at > f.limit) return false;
+  if (!model_.step(f.state, op, x.required ? Effect::kObserved : Effect::kAssumedDone, f.limit,
+                   &at, &child->state, urgent ? &why : nullptr)) {
+    if (urgent && f.done >= deepest_.linearized) {
+      deepest_.linearized = f.done;
+      deepest_.stuck_op = x.op;
+      deepest_.why = why;
+      deepest_.now = f.now;
+      deepest_.model_state = f.state;
+    }
+    return false;
+  }
+  child->now = at;
+  child->set_a = f.set_a ^ zob_a_[c];
+  child->set_b = f.set_b ^ zob_b_[c];
+  const uint64_t sh = Model::hash(child->state);
+  const Fingerprint key{child->set_a ^ mix64(sh ^ static_cast<uint64_t>(at)),
+                        child->set_b ^ mix64(sh + 0x632be59bd9b4e019ULL * static_cast<uint64_t>(at + 1))};
+  if (!visited_.insert(key).second) return false;
+  child->via = static_cast<int32_t>(c);
+  child->done = f.done + (x.required ? 1 : 0);
+  return true;
+}
+
+Search::Answer Search::run() {
+  link_all();
+  std::vector<Frame> stack;
+  stack.reserve(std::min<size_t>(ops_.size() + 1, 1 << 20));
+  stack.emplace_back();
+  stack.back().state = model_.init();
+  fill_required(stack.back());
+  while (!stack.empty()) {
+    Frame& f = stack.back();
+    if (f.done == required_total_) return Answer::kLinearizable;
+    if (f.next == f.cands.size() && !f.optional_added) fill_optional(f);
+    if (f.next == f.cands.size()) {
+      if (f.via >= 0) relink(static_cast<uint32_t>(f.via));
+      stack.pop_back();
+      continue;
+    }
+    const uint32_t c = f.cands[f.next++];
+    Frame child;
+    if (!try_candidate(f, c, &child)) continue;
+    if (++states_ > budget_) return Answer::kBudget;
+    unlink(c);
+    stack.push_back(std::move(child));
+    fill_required(stack.back());
+  }
+  return Answer::kNotLinearizable;
+}
+
+// The execution-order witness: each op at the time its script ran on a node. Returns true when
+// that order is a legal linearization; otherwise `*why` says why it could not be used.
+bool verify_exec_order(const History& h, const Model& model, const std::vector<LinOp>& ops,
+                       const std::vector<std::vector<uint32_t>>& execs_of, std::string* why) {
+  struct Point {
+    TimeUs t;
+    int64_t seq;
+    uint32_t lin;
+  };
+  std::vector<Point> points;
+  points.reserve(ops.size());
+  for (uint32_t i = 0; i < ops.size(); ++i) {
+    const Operation& op = h.ops[ops[i].op];
+    const std::vector<uint32_t>& ex = execs_of[ops[i].op];
+    if (ex.empty()) {
+      if (ops[i].required) {
+        *why = "operation " + std::to_string(op.id) + " has no exec event";
+        return false;
+      }
+      continue;  // never reached a node: it had no effect
+    }
+    // Acquisitions retry until the last attempt succeeds; other ops retried after a lost reply
+    // may have taken effect at any of their attempts.
+    if (ex.size() > 1 && !op.is_acquire()) {
+      *why = "operation " + std::to_string(op.id) + " ran " + std::to_string(ex.size()) + " times";
+      return false;
+    }
+    const Exec& e = h.execs[ex.back()];
+    points.push_back({e.t, e.seq, i});
+  }
+  std::stable_sort(points.begin(), points.end(), [](const Point& a, const Point& b) {
+    return a.t != b.t ? a.t < b.t : a.seq < b.seq;
+  });
+  LockState state = model.init();
+  LockState next;
+  for (const Point& p : points) {
+    const LinOp& x = ops[p.lin];
+    const Operation& op = h.ops[x.op];
+    TimeUs at = p.t;
+    std::string step_why;
+    if (model.step(state, op, x.required ? Effect::kObserved : Effect::kAssumedDone, p.t, &at, &next, &step_why)) {
+      state = std::move(next);
+    } else if (x.required) {
+      *why = "operation " + std::to_string(op.id) + " at its execution time: " + step_why;
+      return false;
+    }
+    // An unknown op whose precondition failed when its script ran (an acquisition that found the
+    // lock held, an unlock by a non-holder) did nothing: the scripts change nothing then.
+  }
+  return true;
+}
+
+nlohmann::json op_json(const History& h, const Operation& op) {
+  nlohmann::json j = {{"id", op.id}, {"thread", h.str(op.thread)}, {"op", op_kind_name(op.kind)},
+                      {"lock", h.str(op.lock)}, {"invoke_us", op.invoke_t}, {"outcome", outcome_name(op.outcome)},
+                      {"line", op.invoke_line}};
+  j["complete_us"] = op.complete_t == kTimeNever ? nlohmann::json(nullptr) : nlohmann::json(op.complete_t);
+  if (op.mode != Mode::kExclusive) j["mode"] = mode_name(op.mode);
+  if (op.acquired != Tri::kAbsent) j["acquired"] = op.acquired == Tri::kTrue;
+  if (op.released != Tri::kAbsent) j["released"] = op.released == Tri::kTrue;
+  if (op.renewed != Tri::kAbsent) j["renewed"] = op.renewed == Tri::kTrue;
+  if (op.count >= 0) j["count"] = op.count;
+  if (op.token != kAbsent) j["token"] = op.token;
+  return j;
+}
+
+// The explanation of a failed search: the op that could not take effect and the holder in its way.
+Explanation explain_search(const History& h, const Model& model, const Deepest& d) {
+  const Operation& op = h.ops[d.stuck_op];
+  Explanation e;
+  e.text = "no linearization: after " + std::to_string(d.linearized) + " operation(s) took effect (lock " +
+           model.describe(d.model_state, h.syms) + "), " + std::string(h.str(op.thread)) + "'s " +
+           op_kind_name(op.kind) + " (#" + std::to_string(op.id) + ", " + format_time(op.invoke_t) + " → " +
+           format_time(op.complete_t) + ", " + outcome_name(op.outcome) + ") cannot take effect: " + d.why;
+  e.facts = {{"linearized", d.linearized}, {"state", model.describe(d.model_state, h.syms)},
+             {"stuck_op", op_json(h, op)}, {"why", d.why}};
+  if (op.is_acquire() && !d.model_state.holders.empty()) {
+    const Holder& holder = d.model_state.holders.front();
+    Conflict c;
+    c.lock = op.lock;
+    c.first_thread = holder.owner;
+    // The holder's hold began no later than its lease was last armed.
+    c.first_begin = std::min(op.invoke_t, std::max<TimeUs>(0, holder.lapse_at_us - holder.lease_us));
+    c.second_thread = op.thread;
+    c.second_begin = op.complete_t == kTimeNever ? op.invoke_t : op.complete_t;
+    c.lease_ms = holder.lease_us / kUsPerMs;
+    for (const Hold& hold : h.holds) {
+      if (hold.lock == op.lock && hold.owner == holder.owner && hold.begin_t <= c.second_begin) {
+        c.first_thread = hold.thread;
+        c.first_begin = hold.begin_t;
+        c.first_end = hold.end_t;
+      }
+    }
+    if (c.first_begin <= c.second_begin) {
+      Explanation story = explain_conflict(h, c);
+      e.text += ". " + story.text;
+      e.facts["story"] = story.facts;
+    }
+  }
+  return e;
+}
+
+}  // namespace
+
+PropertyResult check_linearizability(const History& h, const CheckOptions& options) {
+  const std::string name = "linearizability";
+  if (h.ops.empty()) {
+    return make_result(name, h.complete ? Verdict::kOk : Verdict::kUnknown,
+                       h.complete ? "no operations recorded" : "history incomplete and no operations recorded");
+  }
+  const Model model(h.header.lock_kind, h.header.drift_tolerance_us, h.header.fair, &h.syms);
+  std::vector<std::vector<uint32_t>> execs_of;
+  if (options.use_exec_order && !h.execs.empty()) {
+    execs_of.resize(h.ops.size());
+    for (uint32_t i = 0; i < h.execs.size(); ++i) {
+      if (h.execs[i].op_id == kAbsent) continue;
+      const int64_t index = h.op_index(h.execs[i].op_id);
+      if (index >= 0) execs_of[index].push_back(i);
+    }
+  }
+  int64_t by_order = 0, by_search = 0, states = 0;
+  std::string budget_lock;
+  nlohmann::json locks = nlohmann::json::array();
+  for (const auto& [lock, indices] : group_by_lock(h.ops)) {
+    std::vector<LinOp> ops = lin_ops(h, indices);
+    std::string order_why = "no exec events with op ids";
+    if (!execs_of.empty() && verify_exec_order(h, model, ops, execs_of, &order_why)) {
+      ++by_order;
+      continue;
+    }
+    Search search(h, model, std::move(ops), options.search_budget);
+    const Search::Answer answer = search.run();
+    states += search.states();
+    ++by_search;
+    if (answer == Search::Answer::kBudget && budget_lock.empty()) budget_lock = std::string(h.str(lock));
+    if (answer != Search::Answer::kNotLinearizable) continue;
+    const Deepest& d = search.deepest();
+    PropertyResult r = make_result(name, Verdict::kViolation,
+                                   "lock " + std::string(h.str(lock)) + " is not linearizable: " + d.why);
+    if (d.stuck_op >= 0) {
+      r.counterexample = {{"lock", h.str(lock)}, {"stuck_op", op_json(h, h.ops[d.stuck_op])}};
+      r.explanation = explain_search(h, model, d);
+    } else {
+      r.reason = "lock " + std::string(h.str(lock)) + " is not linearizable";
+      r.counterexample = {{"lock", h.str(lock)}};
+      r.explanation.text = r.reason;
+    }
+    if (!order_why.empty()) r.details["exec_order"] = "not usable: " + order_why;
+    r.details["search_states"] = states;
+    return r;
+  }
+  const std::string summary = std::to_string(by_order) + " lock(s) verified by execution order, " +
+                              std::to_string(by_search) + " by search (" + std::to_string(states) + " states)";
+  PropertyResult r = make_result(name, Verdict::kOk, "linearizable: " + summary);
+  r.details = {{"locks_by_exec_order", by_order}, {"locks_by_search", by_search}, {"search_states", states}};
+  if (!budget_lock.empty()) {
+    r.verdict = Verdict::kUnknown;
+    r.reason = "search budget of " + std::to_string(options.search_budget) + " states exhausted on lock " + budget_lock;
+  } else if (!h.complete) {
+    r.verdict = Verdict::kUnknown;
+    r.reason = "history incomplete; the recorded part is " + r.reason;
+  }
+  return r;
+}
+
+}  // namespace lockstep::checker

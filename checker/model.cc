@@ -1,0 +1,241 @@
+#include "checker/model.h"
+
+#include <algorithm>
+
+#include "sim/core/assert.h"
+#include "sim/core/rng.h"
+
+namespace lockstep::checker {
+namespace {
+
+Holder* find_holder(LockState& s, Sym owner) {
+  for (Holder& h : s.holders) {
+    if (h.owner == owner) return &h;
+  }
+  return nullptr;
+}
+
+Holder& add_holder(LockState& s, Sym owner) {
+  auto it = std::lower_bound(s.holders.begin(), s.holders.end(), owner,
+                             [](const Holder& h, Sym o) { return h.owner < o; });
+  LS_ASSERT(it == s.holders.end() || it->owner != owner);
+  it = s.holders.insert(it, Holder{});
+  it->owner = owner;
+  return *it;
+}
+
+void remove_empty(LockState& s) {
+  std::erase_if(s.holders, [](const Holder& h) { return h.count == 0 && h.read_count == 0; });
+}
+
+}  // namespace
+
+Model::Model(LockKind kind, int64_t tolerance_us, bool fair, const SymbolTable* syms)
+    : kind_(kind), tolerance_us_(tolerance_us), fair_(fair), syms_(syms) {
+  LS_ASSERT(tolerance_us >= 0);
+  LS_ASSERT(syms != nullptr);
+}
+
+std::string Model::owner(Sym sym) const { return std::string(syms_->name(sym)); }
+
+Mode Model::mode_of(const Operation& op) const {
+  if (kind_ != LockKind::kRwlock) return Mode::kExclusive;
+  return op.mode == Mode::kRead ? Mode::kRead : Mode::kWrite;
+}
+
+bool Model::conflicts(const Holder& h, Sym owner, Mode mode) const {
+  if (kind_ == LockKind::kSimple) return true;  // not reentrant: even the holder itself
+  if (kind_ != LockKind::kRwlock) return h.owner != owner;
+  if (h.owner == owner) {
+    // Seed 004: write→read reentry is allowed, read→write is not.
+    return mode == Mode::kWrite && h.count == 0 && h.read_count > 0;
+  }
+  return mode == Mode::kWrite || h.count > 0;
+}
+
+template <typename Pred>
+bool Model::lapse(LockState& s, Pred pred, TimeUs limit_us, TimeUs* at_us, std::string* why) const {
+  TimeUs at = *at_us;
+  const Holder* latest = nullptr;
+  for (const Holder& h : s.holders) {
+    if (!pred(h)) continue;
+    if (h.lapse_at_us > at) {
+      at = h.lapse_at_us;
+      latest = &h;
+    }
+  }
+  if (at > limit_us) {
+    if (why) {
+      *why = "held by " + owner(latest->owner) + ", whose lease cannot lapse before " +
+             format_time(latest->lapse_at_us) + " (after " + format_time(limit_us) +
+             ", the latest time the operation can take effect)";
+    }
+    return false;
+  }
+  std::erase_if(s.holders, pred);
+  *at_us = at;
+  return true;
+}
+
+bool Model::acquire(LockState& s, const Operation& op, Effect effect, TimeUs limit_us,
+                    TimeUs* at_us, std::string* why) const {
+  const Mode mode = mode_of(op);
+  if (!lapse(s, [&](const Holder& h) { return conflicts(h, op.owner, mode); }, limit_us, at_us, why)) {
+    return false;
+  }
+  Holder* h = find_holder(s, op.owner);
+  const bool fresh = h == nullptr;
+  if (fresh) h = &add_holder(s, op.owner);
+  int32_t& count = mode == Mode::kRead ? h->read_count : h->count;
+  ++count;
+  h->lease_us = op.effective_lease_us();
+  h->lapse_at_us = std::max<TimeUs>(0, *at_us + h->lease_us - tolerance_us_);
+  if (effect != Effect::kObserved) return true;
+  if (op.count >= 0 && op.count != count) {
+    if (why) *why = "recorded hold count " + std::to_string(op.count) + ", but it is " + std::to_string(count);
+    return false;
+  }
+  if (op.token != kAbsent) {
+    const int64_t floor = fresh ? s.max_token : h->token;
+    if (floor != kAbsent && (fresh ? op.token <= floor : op.token < floor)) {
+      if (why) *why = "fencing token " + std::to_string(op.token) + " is not above " + std::to_string(floor) + ", already granted";
+      return false;
+    }
+    h->token = op.token;
+    s.max_token = std::max(s.max_token, op.token);
+  }
+  return true;
+}
+
+bool Model::try_fail(const LockState& s, const Operation& op, std::string* why) const {
+  if (fair_) return true;  // a fair lock also refuses while waiters are queued ahead
+  const Mode mode = mode_of(op);
+  for (const Holder& h : s.holders) {
+    if (conflicts(h, op.owner, mode)) return true;
+  }
+  if (why) *why = "the acquisition failed although nothing blocked it (" + describe(s, *syms_) + ")";
+  return false;
+}
+
+bool Model::release(LockState& s, const Operation& op, Effect effect, std::string* why) const {
+  const Mode mode = mode_of(op);
+  Holder* h = find_holder(s, op.owner);
+  int32_t* count = h == nullptr ? nullptr : (mode == Mode::kRead ? &h->read_count : &h->count);
+  if (count == nullptr || *count == 0) {
+    if (why) *why = owner(op.owner) + " does not hold it (" + describe(s, *syms_) + ")";
+    return false;
+  }
+  --*count;
+  if (effect == Effect::kObserved) {
+    if (op.released != Tri::kAbsent && (op.released == Tri::kTrue) != (*count == 0)) {
+      if (why) *why = std::string("recorded released=") + (op.released == Tri::kTrue ? "true" : "false") +
+                      ", but the hold count is now " + std::to_string(*count);
+      return false;
+    }
+    if (op.count >= 0 && op.count != *count) {
+      if (why) *why = "recorded hold count " + std::to_string(op.count) + ", but it is " + std::to_string(*count);
+      return false;
+    }
+  }
+  remove_empty(s);
+  return true;
+}
+
+bool Model::force_release(LockState& s, const Operation& op, TimeUs limit_us, TimeUs* at_us,
+                          std::string* why) const {
+  if (op.released == Tri::kTrue && s.holders.empty()) {
+    if (why) *why = "force_unlock reported a lock that existed, but nobody held it";
+    return false;
+  }
+  if (op.released == Tri::kFalse) {
+    return lapse(s, [](const Holder&) { return true; }, limit_us, at_us, why);
+  }
+  s.holders.clear();
+  return true;
+}
+
+bool Model::renew(LockState& s, const Operation& op, TimeUs limit_us, TimeUs* at_us,
+                  std::string* why) const {
+  Holder* h = find_holder(s, op.owner);
+  if (op.renewed == Tri::kTrue) {
+    if (h == nullptr) {
+      if (why) *why = "renewed, but " + owner(op.owner) + " does not hold it (" + describe(s, *syms_) + ")";
+      return false;
+    }
+    h->lapse_at_us = std::max<TimeUs>(0, *at_us + op.effective_lease_us() - tolerance_us_);
+    return true;
+  }
+  if (op.renewed == Tri::kFalse && h != nullptr) {
+    return lapse(s, [&](const Holder& x) { return x.owner == op.owner; }, limit_us, at_us, why);
+  }
+  return true;
+}
+
+bool Model::step(const LockState& state, const Operation& op, Effect effect, TimeUs limit_us,
+                 TimeUs* at_us, LockState* next, std::string* why) const {
+  LS_ASSERT(next != nullptr && at_us != nullptr);
+  LS_ASSERT(effect == Effect::kAssumedDone || op.outcome == Outcome::kOk);
+  *next = state;
+  switch (op.kind) {
+    case OpKind::kLock:
+    case OpKind::kTryLock:
+      if (effect == Effect::kObserved && op.acquired == Tri::kFalse) return try_fail(*next, op, why);
+      return acquire(*next, op, effect, limit_us, at_us, why);
+    case OpKind::kUnlock:
+      // A partial unlock re-arms the lease from the time it took effect (the script's pexpire);
+      // the rwlock's read unlock recomputes it from the remaining holds, so it keeps theirs.
+      if (!release(*next, op, effect, why)) return false;
+      if (Holder* h = find_holder(*next, op.owner); h && kind_ != LockKind::kRwlock) {
+        h->lapse_at_us = std::max<TimeUs>(0, *at_us + h->lease_us - tolerance_us_);
+      }
+      return true;
+    case OpKind::kForceUnlock:
+      return force_release(*next, op, limit_us, at_us, why);
+    case OpKind::kRenew:
+      return effect == Effect::kAssumedDone || renew(*next, op, limit_us, at_us, why);
+  }
+  return false;
+}
+
+bool Model::equal(const LockState& a, const LockState& b) {
+  if (a.max_token != b.max_token || a.holders.size() != b.holders.size()) return false;
+  for (size_t i = 0; i < a.holders.size(); ++i) {
+    const Holder& x = a.holders[i];
+    const Holder& y = b.holders[i];
+    if (x.owner != y.owner || x.count != y.count || x.read_count != y.read_count ||
+        x.lease_us != y.lease_us || x.lapse_at_us != y.lapse_at_us || x.token != y.token) {
+      return false;
+    }
+  }
+  return true;
+}
+
+uint64_t Model::hash(const LockState& state) {
+  uint64_t h = mix64(static_cast<uint64_t>(state.max_token) ^ 0x5bd1e995ULL);
+  for (const Holder& x : state.holders) {
+    h = mix64(h ^ x.owner);
+    h = mix64(h ^ (static_cast<uint64_t>(x.count) << 32 | static_cast<uint32_t>(x.read_count)));
+    h = mix64(h ^ static_cast<uint64_t>(x.lapse_at_us));
+    h = mix64(h ^ static_cast<uint64_t>(x.lease_us) ^ (static_cast<uint64_t>(x.token) << 1));
+  }
+  return h;
+}
+
+std::string Model::describe(const LockState& state, const SymbolTable& syms) const {
+  if (state.holders.empty()) return "free";
+  std::string out;
+  for (const Holder& h : state.holders) {
+    if (!out.empty()) out += "; ";
+    out += "held by " + std::string(syms.name(h.owner)) + " (";
+    if (kind_ == LockKind::kRwlock) {
+      out += "write×" + std::to_string(h.count) + ", read×" + std::to_string(h.read_count);
+    } else {
+      out += "count " + std::to_string(h.count);
+    }
+    if (h.token != kAbsent) out += ", token " + std::to_string(h.token);
+    out += ", may lapse from " + format_time(h.lapse_at_us) + ")";
+  }
+  return out;
+}
+
+}  // namespace lockstep::checker

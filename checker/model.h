@@ -1,0 +1,93 @@
+// Sequential specifications of the lock kinds, for the linearizability checker.
+//
+// A Model is pure (Porcupine style): init() gives the state of a lock nobody holds, step() applies
+// one operation at a linearization time and says whether the operation's observed result is
+// legal there, equal()/hash() compare states for the search cache, describe() renders a state.
+//
+// The state is the set of holders of one lock (owner, hold counts, lease) and the highest fencing
+// token granted. Kinds: reentrant (RLock, fair lock, fenced lock, Redisson's RedLock: one owner,
+// a hold count); simple (non-reentrant: an acquire by the holder itself fails); rwlock (seed 004:
+// readers share; a writer excludes everyone else; write→read reentry by the same owner is
+// allowed, read→write is not).
+//
+// Leases. Every grant, reentry, renewal or partial unlock by holder h at time τ restarts h's
+// lease; h may lapse (its key expire) only at a time ≥ τ + lease − tolerance (`lapse_at_us`).
+// Lapses are not operations: step() lets a holder lapse lazily, exactly when the operation's
+// observed result needs it gone (another owner's grant, a renewal or unlock that found nothing),
+// and moves the linearization time forward to the lapse time if needed. Earliest linearization
+// times dominate (every lease bound only gets looser), so the caller always passes the earliest
+// time the operation can take effect and step() reports the time it actually used.
+#ifndef LOCKSTEP_CHECKER_MODEL_H_
+#define LOCKSTEP_CHECKER_MODEL_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "checker/history.h"
+
+namespace lockstep::checker {
+
+struct Holder {
+  Sym owner = kNoSym;
+  int32_t count = 0;       // exclusive or write hold count
+  int32_t read_count = 0;  // rwlock read holds
+  int64_t lease_us = 0;    // the lease of the last grant, reused by partial unlocks
+  TimeUs lapse_at_us = 0;  // the earliest true time this hold may lapse
+  int64_t token = kAbsent;
+};
+
+// The state of one lock. Holders are sorted by owner, so equal states compare equal.
+struct LockState {
+  std::vector<Holder> holders;
+  int64_t max_token = kAbsent;
+};
+
+// How step() treats the operation's recorded result.
+enum class Effect : uint8_t {
+  kObserved,    // outcome ok: the recorded result must match
+  kAssumedDone  // outcome unknown, in the branch where it took effect: results are unconstrained
+};
+
+class Model {
+ public:
+  // `fair`: a fair lock's acquire may also fail while the lock is free (waiters queued ahead).
+  Model(LockKind kind, int64_t tolerance_us, bool fair, const SymbolTable* syms);
+
+  LockState init() const { return LockState{}; }
+  // Applies `op` at the earliest time `*at_us` (updated if lapses push it later, never past
+  // `limit_us`, the latest time the op may take effect). Returns false when the op's result is
+  // illegal in `state` by then; `*why` (if not null) then says why, naming owners via `syms`.
+  bool step(const LockState& state, const Operation& op, Effect effect, TimeUs limit_us,
+            TimeUs* at_us, LockState* next, std::string* why) const;
+  static bool equal(const LockState& a, const LockState& b);
+  static uint64_t hash(const LockState& state);
+  std::string describe(const LockState& state, const SymbolTable& syms) const;
+
+ private:
+  bool acquire(LockState& s, const Operation& op, Effect effect, TimeUs limit_us, TimeUs* at_us,
+               std::string* why) const;
+  bool try_fail(const LockState& s, const Operation& op, std::string* why) const;
+  bool release(LockState& s, const Operation& op, Effect effect, std::string* why) const;
+  bool force_release(LockState& s, const Operation& op, TimeUs limit_us, TimeUs* at_us,
+                     std::string* why) const;
+  bool renew(LockState& s, const Operation& op, TimeUs limit_us, TimeUs* at_us,
+             std::string* why) const;
+  Mode mode_of(const Operation& op) const;
+  // Whether holder `h` blocks a grant of `mode` to `owner`.
+  bool conflicts(const Holder& h, Sym owner, Mode mode) const;
+  // Lets every holder matching `pred` lapse, moving *at_us to the latest lapse time; false (and
+  // nothing changed) when that would pass `limit_us`.
+  template <typename Pred>
+  bool lapse(LockState& s, Pred pred, TimeUs limit_us, TimeUs* at_us, std::string* why) const;
+  std::string owner(Sym sym) const;
+
+  LockKind kind_;
+  int64_t tolerance_us_;
+  bool fair_;
+  const SymbolTable* syms_;
+};
+
+}  // namespace lockstep::checker
+
+#endif  // LOCKSTEP_CHECKER_MODEL_H_

@@ -1,0 +1,45 @@
+// The seven properties of docs/checker.md, one checker per file, each a pure function of the
+// history. check_history (check.h) runs them; tests and tools may call one directly.
+#ifndef LOCKSTEP_CHECKER_PROPERTIES_H_
+#define LOCKSTEP_CHECKER_PROPERTIES_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "checker/history.h"
+#include "checker/result.h"
+
+namespace lockstep::checker {
+
+struct CheckOptions {
+  // The linearizability search gives up (verdict unknown) after this many states on one lock.
+  int64_t search_budget = 2'000'000;
+  // Properties to run, by name; empty runs all seven.
+  std::vector<std::string> properties;
+  // Verify the per-node execution order first, when the history logged it (docs/checker.md).
+  bool use_exec_order = true;
+};
+
+PropertyResult check_mutual_exclusion(const History& history, const CheckOptions& options);
+PropertyResult check_linearizability(const History& history, const CheckOptions& options);
+PropertyResult check_fairness(const History& history, const CheckOptions& options);
+PropertyResult check_quorum(const History& history, const CheckOptions& options);
+PropertyResult check_liveness(const History& history, const CheckOptions& options);
+PropertyResult check_fencing(const History& history, const CheckOptions& options);
+PropertyResult check_script_invariants(const History& history, const CheckOptions& options);
+
+// Helpers shared by the checkers.
+// Indices of `items` grouped by lock, locks in order of first appearance (Sym order).
+template <typename T>
+std::vector<std::pair<Sym, std::vector<uint32_t>>> group_by_lock(const std::vector<T>& items);
+// True when a fail outcome's error says the call timed out (so it may have taken effect).
+bool is_timeout_error(const History& history, const Operation& op);
+// A result with `verdict` and `reason`.
+PropertyResult make_result(std::string name, Verdict verdict, std::string reason);
+
+}  // namespace lockstep::checker
+
+#include "checker/properties_inl.h"
+
+#endif  // LOCKSTEP_CHECKER_PROPERTIES_H_

@@ -1,0 +1,150 @@
+// Property 4, RedLock quorum and validity. For every successful acquisition, its grants are read
+// from the per-node `exec` events of the operation (a lock script that replied nil — Redisson's
+// convention — or a SET that replied OK). A grant's key dies at the first expiry of that key on
+// its node, data loss of it (restart, failover) or crash of the node after the grant. Checked:
+//  - at the instant the client declared success (complete), at least `quorum` grants were live;
+//  - the validity window the client used (validity_ms) did not outlast the quorum: fewer than
+//    `quorum` keys live before complete + validity is a violation;
+//  - during the hold, the quorum was not lost to a restart, failover, crash or node clock jump
+//    (plain lease expiry is the lease's business, judged by the other properties).
+#include <algorithm>
+#include <cctype>
+
+#include "checker/check.h"
+#include "checker/explain.h"
+#include "sim/core/assert.h"
+
+namespace lockstep::checker {
+namespace {
+
+bool is_grant(const History& h, const Exec& e) {
+  std::string command(h.str(e.command));
+  std::transform(command.begin(), command.end(), command.begin(), [](unsigned char c) { return std::toupper(c); });
+  if (command == "SET" || command == "SETNX") return e.reply == ReplyKind::kStatus || (e.reply == ReplyKind::kInt && e.reply_int == 1);
+  return e.reply == ReplyKind::kNil;
+}
+
+// A key's death on a node after `after`: time and cause (kTimeNever if it lived on).
+struct Death {
+  TimeUs t = kTimeNever;
+  std::string cause;
+  bool abnormal = false;  // data loss, crash, or an expiry after a clock jump of the node
+};
+
+bool node_clock_jumped(const History& h, Sym node, TimeUs from, TimeUs to) {
+  for (const FaultEvent& f : h.faults) {
+    if (f.t >= from && f.t <= to && f.target == node && h.str(f.kind) == "clock_jump") return true;
+  }
+  return false;
+}
+
+Death death_of(const History& h, Sym node, Sym key, TimeUs after) {
+  Death d;
+  for (const Expire& e : h.expires) {
+    if (e.t > after && e.node == node && e.key == key && e.t < d.t) {
+      d = {e.t, "expired on " + std::string(h.str(node)) + " at " + format_time(e.t), node_clock_jumped(h, node, after, e.t)};
+      break;
+    }
+  }
+  for (const DataLoss& l : h.data_losses) {
+    if (l.t <= after || l.node != node || l.t >= d.t) continue;
+    for (uint32_t i = 0; i < l.keys_count; ++i) {
+      if (h.key_pool[l.keys_begin + i] == key) {
+        d = {l.t, std::string(h.str(node)) + " lost it at " + format_time(l.t) + " (" + std::string(h.str(l.reason)) + ")", true};
+        break;
+      }
+    }
+  }
+  for (const NodeEvent& n : h.node_events) {
+    if (n.t > after && n.t < d.t && n.node == node && h.str(n.event) == "crashed") {
+      d = {n.t, std::string(h.str(node)) + " crashed at " + format_time(n.t), true};
+      break;
+    }
+  }
+  return d;
+}
+
+struct Finding {
+  std::string kind, text;
+  nlohmann::json facts;
+};
+
+}  // namespace
+
+PropertyResult check_quorum(const History& h, const CheckOptions&) {
+  const std::string name = "quorum";
+  const bool redlock = h.header.lock_kind == LockKind::kRedlock || h.header.algorithm.rfind("redlock", 0) == 0;
+  if (!redlock) return make_result(name, Verdict::kNotApplicable, "not a RedLock history (single-node lock)");
+  const std::vector<std::vector<uint32_t>> execs = execs_by_op(h);
+  const bool any = std::any_of(execs.begin(), execs.end(), [](const auto& v) { return !v.empty(); });
+  if (!any) return make_result(name, Verdict::kUnknown, "the history lacks per-node exec events with op ids");
+  const int64_t nodes = static_cast<int64_t>(h.header.nodes.size());
+  const int64_t quorum = h.header.quorum != kAbsent ? h.header.quorum : nodes / 2 + 1;
+  int64_t checked = 0;
+  std::vector<Finding> findings;
+  for (uint32_t i = 0; i < h.ops.size(); ++i) {
+    const Operation& op = h.ops[i];
+    if (!op.is_acquire() || op.outcome != Outcome::kOk || op.acquired != Tri::kTrue) continue;
+    ++checked;
+    const TimeUs declared = op.complete_t;
+    std::vector<Death> live;  // deaths of grants live at `declared`
+    int64_t grants = 0;
+    for (uint32_t e : execs[i]) {
+      const Exec& x = h.execs[e];
+      if (!is_grant(h, x) || x.keys_count == 0) continue;
+      ++grants;
+      Death d = death_of(h, x.node, h.key_pool[x.keys_begin], x.t);
+      if (d.t > declared) live.push_back(std::move(d));
+    }
+    std::sort(live.begin(), live.end(), [](const Death& a, const Death& b) { return a.t < b.t; });
+    const int64_t n_live = static_cast<int64_t>(live.size());
+    const std::string who = std::string(h.str(op.thread)) + "'s acquisition #" + std::to_string(op.id) + " of " +
+                            std::string(h.str(op.lock)) + " declared at " + format_time(declared);
+    nlohmann::json facts = {{"op", op.id}, {"thread", h.str(op.thread)}, {"declared_us", declared},
+                            {"grants", grants}, {"live_at_declare", n_live}, {"quorum", quorum}};
+    if (n_live < quorum) {
+      findings.push_back({"invalid_when_declared", who + " had " + std::to_string(n_live) + " live grant(s) of " +
+                          std::to_string(grants) + " (quorum " + std::to_string(quorum) + ")", facts});
+      continue;
+    }
+    // The quorum is lost when the (n_live - quorum + 1)-th key dies.
+    const Death& lost = live[n_live - quorum];
+    facts["quorum_lost_us"] = lost.t == kTimeNever ? nlohmann::json(nullptr) : nlohmann::json(lost.t);
+    if (op.validity_ms != kAbsent && lost.t < declared + op.validity_ms * kUsPerMs) {
+      facts["validity_ms"] = op.validity_ms;
+      findings.push_back({"validity_outlasted_quorum", who + " with validity " + std::to_string(op.validity_ms) +
+                          " ms lost its quorum at " + format_time(lost.t) + ": a key " + lost.cause, facts});
+      continue;
+    }
+    TimeUs hold_end = declared;
+    for (const Hold& x : h.holds) {
+      if (x.op_id == op.id) hold_end = x.end_t == kTimeNever ? h.end_t : x.end_t;
+    }
+    if (lost.abnormal && lost.t < hold_end) {
+      findings.push_back({"lost_during_hold", who + " lost its quorum during the hold at " + format_time(lost.t) +
+                          ": a key " + lost.cause, facts});
+    }
+  }
+  if (findings.empty()) {
+    PropertyResult r = make_result(name, h.complete ? Verdict::kOk : Verdict::kUnknown,
+                                   std::string(h.complete ? "" : "history incomplete; ") + std::to_string(checked) +
+                                       " acquisition(s) held a live quorum of " + std::to_string(quorum) + " for their validity and hold");
+    r.details["acquisitions"] = checked;
+    return r;
+  }
+  PropertyResult r = make_result(name, Verdict::kViolation, std::to_string(findings.size()) + " acquisition(s) without a valid quorum; first: " + findings.front().text);
+  nlohmann::json all = nlohmann::json::array();
+  for (const Finding& f : findings) {
+    nlohmann::json j = f.facts;
+    j["kind"] = f.kind;
+    all.push_back(j);
+  }
+  r.counterexample = all.front();
+  r.details = {{"acquisitions", checked}, {"findings", all}};
+  r.explanation.text = findings.front().text + ".";
+  r.explanation.facts = all.front();
+  LS_ASSERT(r.verdict == Verdict::kViolation);
+  return r;
+}
+
+}  // namespace lockstep::checker
