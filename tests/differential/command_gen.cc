@@ -1,0 +1,324 @@
+#include "tests/differential/command_gen.h"
+
+#include <openssl/sha.h>
+
+#include <functional>
+#include <map>
+
+#include "tests/differential/lua_gen.h"
+#include "tests/differential/seed_scripts.h"
+
+namespace lockstep::differential {
+namespace {
+
+using Strings = std::vector<std::string>;
+
+// RapidCheck scales inRange/elementOf by the current size, which would favour the first
+// options of every list in short sequences; choices here use the full range at any size (they
+// still shrink towards the first option).
+constexpr int kFullSize = rc::kNominalSize;
+int uniform(int lo, int hi) { return *rc::gen::resize(kFullSize, rc::gen::inRange(lo, hi)); }
+rc::Gen<std::string> pick(Strings options) {
+  return rc::gen::resize(kFullSize, rc::gen::elementOf(std::move(options)));
+}
+std::string one(Strings options) { return *pick(std::move(options)); }
+
+// --- alphabets -------------------------------------------------------------------------------
+
+std::string key() { return one({"a", "b", "c", "{lk}", "a"}); }
+std::string field() { return one({"f1", "f2", "mode", "u1:1"}); }
+std::string member() { return one({"m1", "m2", "1", "2", "-3", "x y"}); }
+std::string value() {
+  return one({"v", "1", "-1", "0", "10", "abc", "3.5", " 1", "", "9223372036854775807",
+              "-9223372036854775808", "9223372036854775808", "1e3", "007",
+              std::string(100, 'L')});  // longer than 64 bytes: a hash leaves listpack
+}
+std::string integer() {
+  return one({"0", "1", "-1", "2", "10", "-5", "abc", "1.5", "", "9223372036854775807",
+              "-9223372036854775808", "9223372036854775808", "99999999999999999999", " 1"});
+}
+std::string score() {
+  return one({"1", "2.5", "-1", "0", "inf", "-inf", "+inf", "nan", "abc", "1e400", "3", "1.0e1",
+              "-0", "", "(1"});
+}
+std::string ttl_s() {
+  return one({"0", "-1", "100", "86400", "9223372036854775807", "abc", "1.5",
+              "-9223372036854775808", "4611686018427387904", "10"});
+}
+std::string ttl_ms() {
+  return one({"0", "-5", "10000", "30000", "600000", "abc", "9223372036854775807",
+              "-9223372036854775808", "1.5"});
+}
+std::string abs_ms() { return one({"$PAST_MS", "$FUTURE_MS", "0", "1", "abc", "9223372036854775807"}); }
+std::string count() { return one({"0", "1", "2", "3", "-1", "abc", "10"}); }
+std::string index() { return one({"0", "1", "-1", "2", "-3", "100", "abc"}); }
+std::string pattern() { return one({"*", "a*", "?", "[ab]*", "{*", "\\*", ""}); }
+std::string channel() { return one({"ch", "redisson_lock__channel:{a}", "c2"}); }
+std::string owner() { return one({"u1:1", "u1:2", "u2:1"}); }
+
+Step cmd(Strings argv, CompareRule rule = CompareRule::kExact) {
+  return Step{0, std::move(argv), rule};
+}
+
+// Appends 0..n arguments from `gen`.
+void add_some(Strings& argv, int n, const std::function<std::string()>& gen) {
+  const int k = uniform(0, n + 1);
+  for (int i = 0; i < k; i++) argv.push_back(gen());
+}
+
+// --- command families -------------------------------------------------------------------------
+
+using StepGen = std::function<Step()>;
+struct Weighted {
+  int weight;
+  StepGen gen;
+};
+
+std::vector<Weighted> keys_and_strings() {
+  return {
+      {2, [] { Strings a{one({"DEL", "UNLINK", "EXISTS"}), key()}; add_some(a, 2, key); return cmd(a); }},
+      {1, [] { return cmd({"TYPE", key()}); }},
+      {2, [] { return cmd({one({"EXPIRE", "PEXPIRE"}), key(), ttl_ms()}); }},
+      {1, [] { return cmd({"EXPIRE", key(), ttl_s()}); }},
+      {1, [] { return cmd({one({"PEXPIREAT", "EXPIREAT"}), key(), abs_ms()}); }},
+      {1, [] { return cmd({"EXPIREAT", key(), "$FUTURE_S"}); }},
+      {1, [] { return cmd({"PTTL", key()}, CompareRule::kTtl); }},
+      {1, [] { return cmd({"TTL", key()}, CompareRule::kTtlSeconds); }},
+      {1, [] { return cmd({"PERSIST", key()}); }},
+      {1, [] { return cmd({"KEYS", pattern()}, CompareRule::kUnordered); }},
+      {1, [] { return cmd({"DBSIZE"}); }},
+      {1, [] { return cmd({"TIME"}, CompareRule::kTime); }},
+      {1, [] { Strings a{"PING"}; add_some(a, 1, value); return cmd(a); }},
+      {1, [] { return cmd({"ECHO", value()}); }},
+      {3, [] { return cmd({"GET", key()}); }},
+      {4, [] {
+         Strings a{"SET", key(), value()};
+         const int n = uniform(0, 3);
+         for (int i = 0; i < n; i++) {
+           const std::string opt = one({"NX", "XX", "EX", "PX", "KEEPTTL", "GET", "ex", "EXAT", "PXAT"});
+           a.push_back(opt);
+           if (opt == "EX" || opt == "ex") a.push_back(ttl_s());
+           if (opt == "PX") a.push_back(ttl_ms());
+           if (opt == "EXAT") a.push_back("$FUTURE_S");
+           if (opt == "PXAT") a.push_back(abs_ms());
+         }
+         return cmd(a);
+       }},
+      {1, [] { return cmd({"SETNX", key(), value()}); }},
+      {2, [] { return cmd({one({"INCR", "DECR"}), key()}); }},
+      {2, [] { return cmd({one({"INCRBY", "DECRBY"}), key(), integer()}); }},
+      {1, [] { return cmd({"WAIT", "0", "0"}); }},
+      {1, [] { return cmd({one({"NOSUCHCMD", "hget", "Get", "sEt"}), key(), value()}); }},
+  };
+}
+
+std::vector<Weighted> collections() {
+  return {
+      {3, [] { Strings a{"HSET", key(), field(), value()}; if (uniform(0, 3) == 0) { a.push_back(field()); a.push_back(value()); } return cmd(a); }},
+      {1, [] { return cmd({"HSETNX", key(), field(), value()}); }},
+      {2, [] { return cmd({"HGET", key(), field()}); }},
+      {1, [] { Strings a{"HMGET", key(), field()}; add_some(a, 2, field); return cmd(a); }},
+      {1, [] { return cmd({"HEXISTS", key(), field()}); }},
+      {1, [] { Strings a{"HDEL", key(), field()}; add_some(a, 1, field); return cmd(a); }},
+      {2, [] { return cmd({"HINCRBY", key(), field(), integer()}); }},
+      {1, [] { return cmd({"HLEN", key()}); }},
+      {1, [] { return cmd({one({"HKEYS", "HVALS"}), key()}, CompareRule::kUnordered); }},
+      {1, [] { return cmd({"HGETALL", key()}, CompareRule::kUnorderedPairs); }},
+      {2, [] { Strings a{one({"LPUSH", "RPUSH"}), key(), member()}; add_some(a, 2, member); return cmd(a); }},
+      {2, [] { Strings a{one({"LPOP", "RPOP"}), key()}; add_some(a, 1, count); return cmd(a); }},
+      {1, [] { return cmd({"LINDEX", key(), index()}); }},
+      {1, [] { return cmd({"LRANGE", key(), index(), index()}); }},
+      {1, [] { return cmd({"LLEN", key()}); }},
+      {1, [] { return cmd({"LREM", key(), index(), member()}); }},
+      {2, [] { Strings a{"SADD", key(), member()}; add_some(a, 2, member); return cmd(a); }},
+      {1, [] { Strings a{"SREM", key(), member()}; add_some(a, 1, member); return cmd(a); }},
+      {1, [] { return cmd({"SISMEMBER", key(), member()}); }},
+      {1, [] { return cmd({"SMEMBERS", key()}, CompareRule::kUnordered); }},
+      {1, [] { return cmd({"SCARD", key()}); }},
+      {3, [] {
+         Strings a{"ZADD", key()};
+         add_some(a, 2, [] { return one({"NX", "XX", "GT", "LT", "CH", "INCR"}); });
+         a.push_back(score());
+         a.push_back(member());
+         if (uniform(0, 3) == 0) { a.push_back(score()); a.push_back(member()); }
+         return cmd(a);
+       }},
+      {1, [] { return cmd({"ZINCRBY", key(), score(), member()}); }},
+      {1, [] { return cmd({"ZSCORE", key(), member()}); }},
+      {1, [] { Strings a{"ZREM", key(), member()}; add_some(a, 1, member); return cmd(a); }},
+      {2, [] {
+         Strings a{"ZRANGE", key()};
+         if (uniform(0, 2) == 0) {
+           a.push_back(one({"-inf", "0", "1", "(1", "2.5", "abc"}));
+           a.push_back(one({"+inf", "3", "(3", "1", "abc"}));
+           a.push_back("BYSCORE");
+         } else {
+           a.push_back(index());
+           a.push_back(index());
+         }
+         add_some(a, 1, [] { return one({"WITHSCORES", "REV"}); });
+         if (uniform(0, 4) == 0) { a.push_back("LIMIT"); a.push_back(count()); a.push_back(count()); }
+         return cmd(a);
+       }},
+      {1, [] {
+         Strings a{"ZRANGEBYSCORE", key(), one({"-inf", "0", "(1", "1", "abc"}), one({"+inf", "2", "(3"})};
+         add_some(a, 1, [] { return std::string("WITHSCORES"); });
+         return cmd(a);
+       }},
+      {1, [] { return cmd({"ZCARD", key()}); }},
+      {1, [] { return cmd({"ZRANK", key(), member()}); }},
+  };
+}
+
+std::string sha1_hex(std::string_view s) {
+  unsigned char digest[SHA_DIGEST_LENGTH];
+  SHA1(reinterpret_cast<const unsigned char*>(s.data()), s.size(), digest);
+  static const char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char b : digest) {
+    out.push_back(kHex[b >> 4]);
+    out.push_back(kHex[b & 0xf]);
+  }
+  return out;
+}
+
+// EVAL, or EVALSHA by digest (NOSCRIPT until some step loaded it), or SCRIPT LOAD first.
+Step eval_step(std::string_view script, Strings keys_and_args, int numkeys, CompareRule rule) {
+  const int how = uniform(0, 4);
+  if (how == 3) return cmd({"SCRIPT", "LOAD", std::string(script)});
+  Strings a{how == 0 ? "EVAL" : "EVALSHA", how == 0 ? std::string(script) : sha1_hex(script),
+            std::to_string(numkeys)};
+  a.insert(a.end(), keys_and_args.begin(), keys_and_args.end());
+  return cmd(a, rule);
+}
+
+std::vector<Weighted> seed_scripts() {
+  auto lease = [] { return one({"30000", "10000", "abc", "-1", "0"}); };
+  return {
+      {4, [=] { return eval_step(kRlockAcquire, {key(), lease(), owner()}, 1, CompareRule::kTtl); }},
+      {3, [=] { return eval_step(kRlockUnlock, {key(), channel(), "0", lease(), owner()}, 2, CompareRule::kTtl); }},
+      {3, [=] {
+         return eval_step(kFairAcquire, {key(), "q", "z", lease(), owner(), one({"6000", "7000", "300000"}),
+                                         one({"1000", "2000", "10000"})}, 3, CompareRule::kTtl);
+       }},
+      {3, [=] {
+         const std::string k = key(), o = owner();
+         return eval_step(kReadAcquire, {k, "{" + k + "}:" + o + ":rwlock_timeout", lease(), o, o + ":write"}, 2,
+                          CompareRule::kTtl);
+       }},
+      {3, [=] { return eval_step(kWriteAcquire, {key(), lease(), owner() + ":write"}, 1, CompareRule::kTtl); }},
+      {3, [=] {
+         const std::string k = key(), o = owner();
+         return eval_step(kReadUnlock, {k, "redisson_rwlock:{" + k + "}", "{" + k + "}:" + o + ":rwlock_timeout",
+                                        "{" + k + "}", "0", o}, 4, CompareRule::kTtl);
+       }},
+      {3, [=] {
+         const std::string k = key();
+         return eval_step(kWriteUnlock, {k, "redisson_rwlock:{" + k + "}", "0", lease(), owner() + ":write"}, 2,
+                          CompareRule::kTtl);
+       }},
+      {1, [] { Strings a{"SCRIPT", "EXISTS", sha1_hex(kRlockAcquire)}; add_some(a, 1, [] { return std::string("0000"); }); return cmd(a); }},
+      {1, [] { return cmd({"SCRIPT", "FLUSH"}); }},
+      {1, [] { return cmd({"PTTL", key()}, CompareRule::kTtl); }},
+      {1, [] { return cmd({"HGETALL", key()}, CompareRule::kUnorderedPairs); }},
+  };
+}
+
+std::vector<Weighted> scripts() {
+  return {
+      {6, [] {
+         const LuaScript s = *gen_lua_script();
+         Strings rest{key(), key(), value()};
+         Step step = eval_step(s.text, rest, 2, s.returns_ttl ? CompareRule::kTtl : CompareRule::kExact);
+         return step;
+       }},
+      {1, [] { return cmd({"EVAL", "return 1", one({"-1", "3", "abc", "1"})}); }},
+      {1, [] { return cmd({"EVALSHA", one({"abc", "0000000000000000000000000000000000000000"}), "0"}); }},
+      {1, [] { return cmd({"SCRIPT", one({"EXISTS", "FLUSH", "LOAD", "NOPE"})}); }},
+  };
+}
+
+std::vector<Weighted> pubsub() {
+  return {
+      {3, [] { Step s = cmd({"SUBSCRIBE", channel()}); add_some(s.argv, 1, channel); s.conn = 1; return s; }},
+      {2, [] { Step s = cmd({"PSUBSCRIBE", one({"ch*", "redisson_lock__channel:*", "*"})}); s.conn = 1; return s; }},
+      {2, [] { Step s = cmd({"UNSUBSCRIBE"}); add_some(s.argv, 2, channel); s.conn = 1; return s; }},
+      {4, [] { return cmd({"PUBLISH", channel(), value()}); }},
+      {1, [] { Step s = cmd({one({"PING", "GET", "SET"}), key()}); s.conn = 1; return s; }},
+      {1, [] { Step s = cmd({"PING"}); s.conn = 1; return s; }},
+      {2, [] { return eval_step(kRlockUnlock, {key(), channel(), "0", "30000", owner()}, 2, CompareRule::kExact); }},
+  };
+}
+
+std::vector<Weighted> family_table(Family f) {
+  switch (f) {
+    case Family::kKeysAndStrings: return keys_and_strings();
+    case Family::kCollections: return collections();
+    case Family::kScripts: return scripts();
+    case Family::kSeedScripts: return seed_scripts();
+    case Family::kPubSub: return pubsub();
+    case Family::kEverything: break;
+  }
+  std::vector<Weighted> all;
+  for (Family g : {Family::kKeysAndStrings, Family::kCollections, Family::kScripts, Family::kSeedScripts,
+                   Family::kPubSub}) {
+    for (Weighted& w : family_table(g)) all.push_back(std::move(w));
+  }
+  return all;
+}
+
+rc::Gen<Step> gen_step(Family family) {
+  return rc::gen::exec([family] {
+    static thread_local std::map<Family, std::vector<Weighted>> tables;
+    auto& table = tables[family];
+    if (table.empty()) table = family_table(family);
+    int total = 0;
+    for (const Weighted& w : table) total += w.weight;
+    int r = uniform(0, total);
+    size_t i = 0;
+    while (r >= table[i].weight) r -= table[i++].weight;
+    Step step = table[i].gen();
+    // Wrong arity now and then: drop the last argument or add one.
+    const int arity = uniform(0, 20);
+    if (arity == 0 && step.argv.size() > 1) step.argv.pop_back();
+    if (arity == 1) step.argv.push_back(value());
+    return step;
+  });
+}
+
+}  // namespace
+
+rc::Gen<std::vector<Step>> gen_sequence(Family family) {
+  return rc::gen::scale(0.3, rc::gen::nonEmpty(rc::gen::container<std::vector<Step>>(gen_step(family))));
+}
+
+std::string show_step(const Step& step) {
+  std::string s = "conn" + std::to_string(step.conn) + "> ";
+  for (size_t i = 0; i < step.argv.size(); i++) {
+    const std::string& a = step.argv[i];
+    bool plain = !a.empty();
+    for (char c : a) plain = plain && c > ' ' && c < 127 && c != '"' && c != '\\' && c != '\'';
+    if (i > 0) s += ' ';
+    if (plain) {
+      s += a;
+      continue;
+    }
+    s += '"';
+    for (char c : a) {
+      if (c == '"' || c == '\\') s += '\\';
+      if (c == '\n') { s += "\\n"; continue; }
+      s += c;
+    }
+    s += '"';
+  }
+  return s;
+}
+
+std::string resolve_placeholders(const std::string& arg, int64_t now_ms) {
+  if (arg == "$PAST_MS") return std::to_string(now_ms - 60'000);
+  if (arg == "$FUTURE_MS") return std::to_string(now_ms + 600'000);
+  if (arg == "$FUTURE_S") return std::to_string(now_ms / 1000 + 600);
+  return arg;
+}
+
+}  // namespace lockstep::differential

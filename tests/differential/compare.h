@@ -1,0 +1,29 @@
+// How the differential test decides that the model's reply and Redis's reply are the same.
+//
+// Exact equality (type, value, and for arrays order and length), except:
+//  (a) TTLs depend on real elapsed time, and the two servers run each step a fraction of a
+//      millisecond apart: for PTTL and the lock scripts that return a PTTL, integers may differ
+//      by at most kTtlToleranceMs; for TTL by at most 1 (whole seconds, rounded). Negative
+//      values (-1 no TTL, -2 no key) must match exactly.
+//  (b) Where Redis leaves the order unspecified — KEYS; SMEMBERS of a set not encoded as an
+//      intset; HKEYS/HVALS/HGETALL of a hash no longer encoded as a listpack (the runner asks
+//      the real server with OBJECT ENCODING) — arrays are compared as multisets (HGETALL as a
+//      multiset of field/value pairs). Small hashes and integer sets are compared in order.
+//  (c) TIME: both replies are two integer bulks and the seconds differ by at most 2.
+#ifndef LOCKSTEP_TESTS_DIFFERENTIAL_COMPARE_H_
+#define LOCKSTEP_TESTS_DIFFERENTIAL_COMPARE_H_
+
+#include <cstdint>
+
+#include "sim/redis/reply.h"
+#include "tests/differential/command_gen.h"
+
+namespace lockstep::differential {
+
+inline constexpr int64_t kTtlToleranceMs = 250;
+
+bool replies_match(const redis::Reply& model, const redis::Reply& real, CompareRule rule);
+
+}  // namespace lockstep::differential
+
+#endif  // LOCKSTEP_TESTS_DIFFERENTIAL_COMPARE_H_

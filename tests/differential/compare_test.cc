@@ -1,0 +1,50 @@
+// The comparison rules of the differential test: each exception is as narrow as stated.
+#include "tests/differential/compare.h"
+
+#include <gtest/gtest.h>
+
+namespace lockstep::differential {
+namespace {
+
+using redis::Reply;
+
+TEST(Compare, ExactByDefault) {
+  EXPECT_TRUE(replies_match(Reply::nil(), Reply::nil(), CompareRule::kExact));
+  EXPECT_FALSE(replies_match(Reply::nil(), Reply::nil_array(), CompareRule::kExact));
+  EXPECT_FALSE(replies_match(Reply::integer_of(1), Reply::bulk("1"), CompareRule::kExact));
+  EXPECT_FALSE(replies_match(Reply::array({Reply::bulk("a"), Reply::bulk("b")}),
+                             Reply::array({Reply::bulk("b"), Reply::bulk("a")}), CompareRule::kExact));
+}
+
+TEST(Compare, TtlToleranceOnlyForNonNegativeIntegers) {
+  EXPECT_TRUE(replies_match(Reply::integer_of(29990), Reply::integer_of(30000), CompareRule::kTtl));
+  EXPECT_FALSE(replies_match(Reply::integer_of(29000), Reply::integer_of(30000), CompareRule::kTtl));
+  EXPECT_FALSE(replies_match(Reply::integer_of(-1), Reply::integer_of(0), CompareRule::kTtl));
+  EXPECT_FALSE(replies_match(Reply::integer_of(-2), Reply::integer_of(-1), CompareRule::kTtl));
+  EXPECT_FALSE(replies_match(Reply::nil(), Reply::integer_of(5), CompareRule::kTtl));
+  EXPECT_TRUE(replies_match(Reply::integer_of(99), Reply::integer_of(100), CompareRule::kTtlSeconds));
+  EXPECT_FALSE(replies_match(Reply::integer_of(98), Reply::integer_of(100), CompareRule::kTtlSeconds));
+}
+
+TEST(Compare, MultisetsForUnspecifiedOrder) {
+  const Reply ab = Reply::array({Reply::bulk("a"), Reply::bulk("b")});
+  const Reply ba = Reply::array({Reply::bulk("b"), Reply::bulk("a")});
+  const Reply aa = Reply::array({Reply::bulk("a"), Reply::bulk("a")});
+  EXPECT_TRUE(replies_match(ab, ba, CompareRule::kUnordered));
+  EXPECT_FALSE(replies_match(ab, aa, CompareRule::kUnordered));
+  const Reply pairs1 = Reply::array({Reply::bulk("f1"), Reply::bulk("1"), Reply::bulk("f2"), Reply::bulk("2")});
+  const Reply pairs2 = Reply::array({Reply::bulk("f2"), Reply::bulk("2"), Reply::bulk("f1"), Reply::bulk("1")});
+  const Reply crossed = Reply::array({Reply::bulk("f1"), Reply::bulk("2"), Reply::bulk("f2"), Reply::bulk("1")});
+  EXPECT_TRUE(replies_match(pairs1, pairs2, CompareRule::kUnorderedPairs));
+  EXPECT_FALSE(replies_match(pairs1, crossed, CompareRule::kUnorderedPairs));
+}
+
+TEST(Compare, TimeWithinTwoSeconds) {
+  auto t = [](const char* s, const char* us) { return Reply::array({Reply::bulk(s), Reply::bulk(us)}); };
+  EXPECT_TRUE(replies_match(t("1700000000", "5"), t("1700000001", "999999"), CompareRule::kTime));
+  EXPECT_FALSE(replies_match(t("1700000000", "5"), t("1700000009", "5"), CompareRule::kTime));
+  EXPECT_FALSE(replies_match(Reply::integer_of(1), t("1700000000", "5"), CompareRule::kTime));
+}
+
+}  // namespace
+}  // namespace lockstep::differential

@@ -1,0 +1,43 @@
+// Runs the same command sequence on the node model and on a real redis-server, step by step,
+// and reports the first step whose replies differ.
+//
+// Each side has two client connections (conn0, conn1). After every step, each connection on
+// each side is synchronised with a barrier "PING <token>": on the real server, everything read
+// before the barrier's reply belongs to the step (its replies, in order, and any pub/sub
+// messages that arrived), so replies and pushes are compared in the order a client sees them,
+// even for commands with several replies (SUBSCRIBE a b). Before each sequence both sides get
+// FLUSHALL and SCRIPT FLUSH and fresh connections. The model's clock is the real clock.
+#ifndef LOCKSTEP_TESTS_DIFFERENTIAL_DIFF_RUNNER_H_
+#define LOCKSTEP_TESTS_DIFFERENTIAL_DIFF_RUNNER_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/core/status.h"
+#include "tests/differential/command_gen.h"
+
+namespace lockstep::differential {
+
+class DiffRunner {
+ public:
+  // Starts a redis-server and a model node.
+  static Result<std::unique_ptr<DiffRunner>> create();
+  ~DiffRunner();
+
+  // Runs `steps` on both sides. Returns "" when every step matched, otherwise a report: the
+  // sequence up to the first mismatch with both sides' replies.
+  std::string run(const std::vector<Step>& steps);
+
+  // Steps run so far (for the test's summary line).
+  uint64_t steps_run() const;
+
+ private:
+  struct Impl;
+  explicit DiffRunner(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace lockstep::differential
+
+#endif  // LOCKSTEP_TESTS_DIFFERENTIAL_DIFF_RUNNER_H_
