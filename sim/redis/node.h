@@ -21,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/redis/dataset.h"
 #include "sim/redis/reply.h"
 
 namespace lockstep::redis {
@@ -50,6 +51,9 @@ struct NodeConfig {
   // Lua instructions one script may run before it is stopped with an error (checked by a count
   // hook every 1000 instructions). Deterministic, unlike Redis's wall-clock busy limit.
   uint64_t lua_instruction_budget = 100'000'000;
+  // Bytes the node's Lua state may hold while a script runs; beyond it the script fails with
+  // "not enough memory" (Redis has no such limit).
+  size_t lua_memory_limit_bytes = 256u << 20;
   NodeHooks hooks;
 };
 

@@ -1,0 +1,184 @@
+#include "sim/redis/commands.h"
+
+#include <algorithm>
+#include <string>
+#include <unordered_map>
+
+#include "sim/core/assert.h"
+#include "sim/redis/util.h"
+
+namespace lockstep::redis {
+
+namespace {
+
+constexpr uint32_t W = kCmdWrite;
+constexpr uint32_t R = kCmdReadOnly;
+constexpr uint32_t NS = kCmdNoScript;
+constexpr uint32_t PS = kCmdPubSub;
+constexpr uint32_t F = kCmdFast;
+constexpr uint32_t A = kCmdAdmin;
+constexpr uint32_t S = kCmdStale;
+
+// Arity, flags and key positions as Redis 7.0's command table has them.
+const Command kCommands[] = {
+    // strings
+    {"get", 2, R | F, cmd_get, 1, 1, 1},
+    {"set", -3, W, cmd_set, 1, 1, 1},
+    {"setnx", 3, W | F, cmd_setnx, 1, 1, 1},
+    {"setex", 4, W, cmd_setex, 1, 1, 1},
+    {"psetex", 4, W, cmd_psetex, 1, 1, 1},
+    {"incr", 2, W | F, cmd_incr, 1, 1, 1},
+    {"decr", 2, W | F, cmd_decr, 1, 1, 1},
+    {"incrby", 3, W | F, cmd_incrby, 1, 1, 1},
+    {"decrby", 3, W | F, cmd_decrby, 1, 1, 1},
+    {"mget", -2, R | F, cmd_mget, 1, -1, 1},
+    {"mset", -3, W, cmd_mset, 1, -1, 2},
+    {"append", 3, W, cmd_append, 1, 1, 1},
+    {"strlen", 2, R | F, cmd_strlen, 1, 1, 1},
+    {"getdel", 2, W | F, cmd_getdel, 1, 1, 1},
+    // hashes
+    {"hset", -4, W | F, cmd_hset, 1, 1, 1},
+    {"hmset", -4, W | F, cmd_hmset, 1, 1, 1},
+    {"hsetnx", 4, W | F, cmd_hsetnx, 1, 1, 1},
+    {"hget", 3, R | F, cmd_hget, 1, 1, 1},
+    {"hmget", -3, R | F, cmd_hmget, 1, 1, 1},
+    {"hexists", 3, R | F, cmd_hexists, 1, 1, 1},
+    {"hdel", -3, W | F, cmd_hdel, 1, 1, 1},
+    {"hincrby", 4, W | F, cmd_hincrby, 1, 1, 1},
+    {"hlen", 2, R | F, cmd_hlen, 1, 1, 1},
+    {"hkeys", 2, R, cmd_hkeys, 1, 1, 1},
+    {"hvals", 2, R, cmd_hvals, 1, 1, 1},
+    {"hgetall", 2, R, cmd_hgetall, 1, 1, 1},
+    // lists
+    {"lpush", -3, W | F, cmd_lpush, 1, 1, 1},
+    {"rpush", -3, W | F, cmd_rpush, 1, 1, 1},
+    {"lpop", -2, W | F, cmd_lpop, 1, 1, 1},
+    {"rpop", -2, W | F, cmd_rpop, 1, 1, 1},
+    {"lindex", 3, R, cmd_lindex, 1, 1, 1},
+    {"lrange", 4, R, cmd_lrange, 1, 1, 1},
+    {"llen", 2, R | F, cmd_llen, 1, 1, 1},
+    {"lrem", 4, W, cmd_lrem, 1, 1, 1},
+    // sets
+    {"sadd", -3, W | F, cmd_sadd, 1, 1, 1},
+    {"srem", -3, W | F, cmd_srem, 1, 1, 1},
+    {"sismember", 3, R | F, cmd_sismember, 1, 1, 1},
+    {"smembers", 2, R, cmd_smembers, 1, 1, 1},
+    {"scard", 2, R | F, cmd_scard, 1, 1, 1},
+    // sorted sets
+    {"zadd", -4, W | F, cmd_zadd, 1, 1, 1},
+    {"zincrby", 4, W | F, cmd_zincrby, 1, 1, 1},
+    {"zscore", 3, R | F, cmd_zscore, 1, 1, 1},
+    {"zrem", -3, W | F, cmd_zrem, 1, 1, 1},
+    {"zrange", -4, R, cmd_zrange, 1, 1, 1},
+    {"zrangebyscore", -4, R, cmd_zrangebyscore, 1, 1, 1},
+    {"zcard", 2, R | F, cmd_zcard, 1, 1, 1},
+    {"zrank", 3, R | F, cmd_zrank, 1, 1, 1},
+    // keyspace
+    {"del", -2, W, cmd_del, 1, -1, 1},
+    {"unlink", -2, W | F, cmd_del, 1, -1, 1},
+    {"exists", -2, R | F, cmd_exists, 1, -1, 1},
+    {"type", 2, R | F, cmd_type, 1, 1, 1},
+    {"keys", 2, R, cmd_keys},
+    {"dbsize", 1, R | F, cmd_dbsize},
+    {"flushall", -1, W, cmd_flushall},
+    {"flushdb", -1, W, cmd_flushdb},
+    {"select", 2, F | S, cmd_select},
+    // expiry
+    {"expire", -3, W | F, cmd_expire, 1, 1, 1},
+    {"pexpire", -3, W | F, cmd_pexpire, 1, 1, 1},
+    {"expireat", -3, W | F, cmd_expireat, 1, 1, 1},
+    {"pexpireat", -3, W | F, cmd_pexpireat, 1, 1, 1},
+    {"ttl", 2, R | F, cmd_ttl, 1, 1, 1},
+    {"pttl", 2, R | F, cmd_pttl, 1, 1, 1},
+    {"persist", 2, W | F, cmd_persist, 1, 1, 1},
+    // pub/sub
+    {"publish", 3, PS | F | S | kCmdMayReplicate, cmd_publish},
+    {"subscribe", -2, PS | NS | S, cmd_subscribe},
+    {"unsubscribe", -1, PS | NS | S, cmd_unsubscribe},
+    {"psubscribe", -2, PS | NS | S, cmd_psubscribe},
+    {"punsubscribe", -1, PS | NS | S, cmd_punsubscribe},
+    // scripting
+    {"eval", -3, NS | S, cmd_eval, 0, 0, 0, eval_flags},
+    {"evalsha", -3, NS | S, cmd_evalsha, 0, 0, 0, evalsha_flags},
+    {"eval_ro", -3, NS | S | R, cmd_eval_ro, 0, 0, 0, eval_flags},
+    {"evalsha_ro", -3, NS | S | R, cmd_evalsha_ro, 0, 0, 0, evalsha_flags},
+    {"script", -2, NS, cmd_script},
+    // server and connection
+    {"ping", -1, F | S | PS, cmd_ping},
+    {"echo", 2, F, cmd_echo},
+    {"time", 1, F | S, cmd_time},
+    {"wait", 3, NS, cmd_wait},
+    {"command", -1, S, cmd_command},
+    {"hello", -1, NS | F | S, cmd_hello},
+    {"client", -2, NS | S, cmd_client},
+    {"config", -2, NS | A | S, cmd_config},
+    {"info", -1, S, cmd_info},
+    {"quit", -1, NS | F | S | PS, cmd_quit},
+    {"reset", 1, NS | F | S | PS, cmd_reset},
+};
+
+constexpr size_t kMaxNameLength = 31;
+
+const std::unordered_map<std::string_view, const Command*>& command_index() {
+  static const auto* index = [] {
+    auto* m = new std::unordered_map<std::string_view, const Command*>();
+    for (const Command& c : kCommands) {
+      LS_ASSERT(c.name.size() <= kMaxNameLength);
+      bool inserted = m->emplace(c.name, &c).second;
+      LS_ASSERT(inserted);
+    }
+    return m;
+  }();
+  return *index;
+}
+
+}  // namespace
+
+const Command* lookup_command(std::string_view name) {
+  if (name.empty() || name.size() > kMaxNameLength) return nullptr;
+  char lower[kMaxNameLength];
+  for (size_t i = 0; i < name.size(); i++) lower[i] = ascii_lower(name[i]);
+  const auto& index = command_index();
+  auto it = index.find(std::string_view(lower, name.size()));
+  return it == index.end() ? nullptr : it->second;
+}
+
+std::span<const Command> all_commands() { return kCommands; }
+
+uint32_t command_flags(const Command& cmd, Server& srv, Args argv) {
+  return cmd.flags_fn != nullptr ? cmd.flags_fn(srv, cmd, argv) : cmd.flags;
+}
+
+std::string sanitize_error(std::string text) {
+  while (!text.empty() && (text.back() == '\r' || text.back() == '\n')) text.pop_back();
+  std::replace(text.begin(), text.end(), '\r', ' ');
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  return text;
+}
+
+std::string unknown_command_error(Args argv) {
+  // Redis prints the name cut at 128 bytes and the arguments until 128 bytes of them are shown.
+  constexpr size_t kLimit = 128;
+  std::string args;
+  for (size_t i = 1; i < argv.size() && args.size() < kLimit; i++) {
+    std::string_view shown = argv[i].substr(0, kLimit - args.size());
+    args += '\'';
+    args += shown;
+    args += "' ";
+  }
+  std::string_view name = argv.empty() ? std::string_view() : argv[0].substr(0, kLimit);
+  return sanitize_error("ERR unknown command '" + std::string(name) +
+                        "', with args beginning with: " + args);
+}
+
+void Call::wrong_type() { error(kWrongTypeError); }
+void Call::syntax_error() { error(kSyntaxError); }
+void Call::not_integer() { error(kNotIntegerError); }
+void Call::arity_error() {
+  std::string text = "ERR wrong number of arguments for '";
+  text += cmd != nullptr ? cmd->name : std::string_view("?");
+  text += "' command";
+  error(text);
+}
+
+}  // namespace lockstep::redis

@@ -1,0 +1,160 @@
+// The command table: name, arity, flags and handler of every command the model implements.
+//
+// Mirrors Redis's command table. Arity follows Redis: N > 0 means exactly N arguments (the
+// command name included), -N means at least N. Lookup is case-insensitive and allocation-free
+// (the name is lower-cased into a stack buffer), because it sits on the scripting hot path.
+#ifndef LOCKSTEP_SIM_REDIS_COMMANDS_H_
+#define LOCKSTEP_SIM_REDIS_COMMANDS_H_
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "sim/redis/server.h"
+
+namespace lockstep::redis {
+
+enum CommandFlag : uint32_t {
+  kCmdWrite = 1u << 0,     // changes data: refused on replicas and in read-only scripts
+  kCmdReadOnly = 1u << 1,  // reads data
+  kCmdNoScript = 1u << 2,  // not allowed from scripts
+  kCmdPubSub = 1u << 3,    // allowed while the connection is subscribed (RESP2)
+  kCmdFast = 1u << 4,
+  kCmdAdmin = 1u << 5,
+  kCmdStale = 1u << 6,
+  kCmdMayReplicate = 1u << 7,  // may propagate without writing (PUBLISH): refused in RO scripts
+};
+
+struct Command;
+using CommandHandler = void (*)(Call&);
+// Flags that depend on the arguments (EVAL with a shebang declaring writes). Returns the flags.
+using CommandFlagsFn = uint32_t (*)(Server&, const Command&, Args);
+
+struct Command {
+  std::string_view name;  // lower case, as in error messages
+  int arity;
+  uint32_t flags;
+  CommandHandler handler;
+  int first_key = 0;  // for COMMAND INFO; 0 when the command takes no keys
+  int last_key = 0;
+  int key_step = 0;
+  CommandFlagsFn flags_fn = nullptr;
+};
+
+// The command named `name` (any case), or nullptr.
+const Command* lookup_command(std::string_view name);
+// Every command, in table order.
+std::span<const Command> all_commands();
+// True when argc satisfies `arity`.
+inline bool arity_ok(int arity, size_t argc) {
+  return arity > 0 ? argc == static_cast<size_t>(arity) : argc >= static_cast<size_t>(-arity);
+}
+// The effective flags of a command call (flags_fn applied).
+uint32_t command_flags(const Command& cmd, Server& srv, Args argv);
+
+// Redis's reply to an unknown command, e.g. "ERR unknown command 'foo', with args beginning
+// with: 'a' 'b' ".
+std::string unknown_command_error(Args argv);
+// Drops trailing CR/LF and replaces inner CR/LF by spaces, as Redis does for formatted errors.
+std::string sanitize_error(std::string text);
+
+// ---- Handlers, one file per group as in Redis -------------------------------------------------
+// t_string.cc
+void cmd_get(Call&);
+void cmd_set(Call&);
+void cmd_setnx(Call&);
+void cmd_setex(Call&);
+void cmd_psetex(Call&);
+void cmd_incr(Call&);
+void cmd_decr(Call&);
+void cmd_incrby(Call&);
+void cmd_decrby(Call&);
+void cmd_mget(Call&);
+void cmd_mset(Call&);
+void cmd_append(Call&);
+void cmd_strlen(Call&);
+void cmd_getdel(Call&);
+// t_hash.cc
+void cmd_hset(Call&);
+void cmd_hmset(Call&);
+void cmd_hsetnx(Call&);
+void cmd_hget(Call&);
+void cmd_hmget(Call&);
+void cmd_hexists(Call&);
+void cmd_hdel(Call&);
+void cmd_hincrby(Call&);
+void cmd_hlen(Call&);
+void cmd_hkeys(Call&);
+void cmd_hvals(Call&);
+void cmd_hgetall(Call&);
+// t_list.cc
+void cmd_lpush(Call&);
+void cmd_rpush(Call&);
+void cmd_lpop(Call&);
+void cmd_rpop(Call&);
+void cmd_lindex(Call&);
+void cmd_lrange(Call&);
+void cmd_llen(Call&);
+void cmd_lrem(Call&);
+// t_set.cc
+void cmd_sadd(Call&);
+void cmd_srem(Call&);
+void cmd_sismember(Call&);
+void cmd_smembers(Call&);
+void cmd_scard(Call&);
+// t_zset.cc
+void cmd_zadd(Call&);
+void cmd_zincrby(Call&);
+void cmd_zscore(Call&);
+void cmd_zrem(Call&);
+void cmd_zrange(Call&);
+void cmd_zrangebyscore(Call&);
+void cmd_zcard(Call&);
+void cmd_zrank(Call&);
+// t_keys.cc
+void cmd_del(Call&);
+void cmd_exists(Call&);
+void cmd_type(Call&);
+void cmd_keys(Call&);
+void cmd_dbsize(Call&);
+void cmd_flushall(Call&);
+void cmd_flushdb(Call&);
+void cmd_select(Call&);
+// expire.cc
+void cmd_expire(Call&);
+void cmd_pexpire(Call&);
+void cmd_expireat(Call&);
+void cmd_pexpireat(Call&);
+void cmd_ttl(Call&);
+void cmd_pttl(Call&);
+void cmd_persist(Call&);
+// pubsub.cc
+void cmd_publish(Call&);
+void cmd_subscribe(Call&);
+void cmd_unsubscribe(Call&);
+void cmd_psubscribe(Call&);
+void cmd_punsubscribe(Call&);
+// eval.cc
+void cmd_eval(Call&);
+void cmd_evalsha(Call&);
+void cmd_eval_ro(Call&);
+void cmd_evalsha_ro(Call&);
+void cmd_script(Call&);
+uint32_t eval_flags(Server&, const Command&, Args);
+uint32_t evalsha_flags(Server&, const Command&, Args);
+// t_server.cc
+void cmd_ping(Call&);
+void cmd_echo(Call&);
+void cmd_time(Call&);
+void cmd_wait(Call&);
+void cmd_command(Call&);
+void cmd_hello(Call&);
+void cmd_client(Call&);
+void cmd_config(Call&);
+void cmd_info(Call&);
+void cmd_quit(Call&);
+void cmd_reset(Call&);
+
+}  // namespace lockstep::redis
+
+#endif  // LOCKSTEP_SIM_REDIS_COMMANDS_H_

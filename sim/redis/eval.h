@@ -1,0 +1,77 @@
+// EVAL, EVALSHA, their _RO forms and SCRIPT: the script cache and the rules around a run.
+//
+// Scripts are cached by the SHA-1 of their body (sha1_hex). A body may start with a shebang
+// ("#!lua flags=no-writes,..."), parsed as Redis 7.0 does; without one the script runs in
+// compatibility mode. SCRIPT FLUSH and a node restart replace the Lua state; the math.random
+// generator survives SCRIPT FLUSH (it is process state in Redis) and is reset by a restart.
+#ifndef LOCKSTEP_SIM_REDIS_EVAL_H_
+#define LOCKSTEP_SIM_REDIS_EVAL_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "sim/redis/ordered_map.h"
+#include "sim/redis/rand48.h"
+#include "sim/redis/server.h"
+
+namespace lockstep::redis {
+
+class LuaHost;
+
+enum ScriptFlag : uint32_t {
+  kScriptCompat = 1u << 0,  // no shebang: Redis's EVAL compatibility mode
+  kScriptNoWrites = 1u << 1,
+  kScriptAllowOom = 1u << 2,
+  kScriptAllowStale = 1u << 3,
+  kScriptNoCluster = 1u << 4,
+  kScriptAllowCrossSlot = 1u << 5,
+};
+
+// Parses a script's shebang line. Sets *flags and *shebang_len (0 without a shebang). Returns
+// false with Redis's error text (without "ERR ") in *error.
+bool parse_shebang(std::string_view body, uint32_t* flags, size_t* shebang_len, std::string* error);
+
+class Scripting {
+ public:
+  static constexpr size_t kMaxCachedScripts = 1'000'000;
+
+  Scripting(Server& server, uint64_t instruction_budget, size_t memory_limit_bytes);
+  ~Scripting();
+
+  // EVAL / EVALSHA / EVAL_RO / EVALSHA_RO.
+  void eval(Call& c, bool by_sha, bool read_only_command);
+  // SCRIPT LOAD / EXISTS / FLUSH / KILL / HELP.
+  void script_command(Call& c);
+  // The command flags of an EVAL call (WRITE unless a shebang declares no-writes).
+  uint32_t eval_command_flags(Args argv, bool by_sha, uint32_t base_flags);
+
+  // SCRIPT FLUSH: empties the cache and starts a new Lua state.
+  void flush();
+  // Node restart: flush() and the math.random generator back to its start state.
+  void reset();
+  size_t cached_scripts() const { return cache_.size(); }
+  LuaHost& lua() { return *lua_; }
+
+ private:
+  struct Script {
+    int ref = 0;        // the compiled function in the Lua registry
+    uint32_t flags = 0;
+  };
+  // Finds or compiles `body`. Returns nullptr after replying an error.
+  const Script* load(Call& c, std::string_view body, std::string* sha);
+  const Script* find(std::string_view sha) const;
+
+  Server& server_;
+  const uint64_t budget_;
+  const size_t memory_limit_;
+  Rand48 rand_;
+  std::unique_ptr<LuaHost> lua_;
+  std::unordered_map<std::string, Script, StringHash, StringEq> cache_;
+};
+
+}  // namespace lockstep::redis
+
+#endif  // LOCKSTEP_SIM_REDIS_EVAL_H_

@@ -1,0 +1,269 @@
+// Node (the public face) and the Server core it wraps: dispatch, propagation, lifecycle.
+#include "sim/redis/node.h"
+
+#include <utility>
+
+#include "sim/core/assert.h"
+#include "sim/core/time.h"
+#include "sim/redis/commands.h"
+#include "sim/redis/eval.h"
+#include "sim/redis/pubsub.h"
+#include "sim/redis/server.h"
+#include "sim/redis/util.h"
+
+namespace lockstep::redis {
+
+// ---- Server -------------------------------------------------------------------------------
+
+Server::Server(NodeConfig config) : config_(std::move(config)) {
+  LS_ASSERT(static_cast<bool>(config_.clock_us));
+  LS_ASSERT(config_.lua_instruction_budget > 0);
+  pubsub_ = std::make_unique<PubSub>(*this);
+  scripting_ = std::make_unique<Scripting>(*this, config_.lua_instruction_budget,
+                                           config_.lua_memory_limit_bytes);
+}
+
+Server::~Server() = default;
+
+int64_t Server::ustime() const { return config_.clock_us(); }
+int64_t Server::mstime() const { return us_to_ms_floor(config_.clock_us()); }
+
+Keyspace& Server::db(int index) {
+  LS_ASSERT(index >= 0 && index < kDatabases);
+  return dbs_[static_cast<size_t>(index)];
+}
+
+const Keyspace& Server::db(int index) const {
+  LS_ASSERT(index >= 0 && index < kDatabases);
+  return dbs_[static_cast<size_t>(index)];
+}
+
+Client* Server::client(ConnectionId id) {
+  auto it = clients_.find(id);
+  return it == clients_.end() ? nullptr : &it->second;
+}
+
+void Server::begin_top_level() {
+  LS_ASSERT(!script_running_);
+  command_time_ms_ = mstime();
+  group_open_ = false;
+}
+
+void Server::propagate(int db_index, std::span<const std::string> effect) {
+  LS_ASSERT(!effect.empty());
+  LS_ASSERT(db_index >= 0 && db_index < kDatabases);
+  if (!propagating()) return;
+  if (!group_open_) {
+    atomic_group_++;
+    group_open_ = true;
+  }
+  if (db_index != propagated_db_) {
+    // Like Redis's replication stream, a change of database is announced with SELECT.
+    const std::string select[] = {"SELECT", int_to_string(db_index)};
+    config_.hooks.on_propagate(select, atomic_group_);
+    propagated_db_ = db_index;
+  }
+  config_.hooks.on_propagate(effect, atomic_group_);
+}
+
+void Server::propagate(int db_index, Args effect) {
+  if (!propagating()) return;
+  // effect_buf_ keeps its strings' capacity, so steady-state propagation does not allocate.
+  std::vector<std::string> buf = std::move(effect_buf_);
+  buf.resize(effect.size());
+  for (size_t i = 0; i < effect.size(); i++) buf[i].assign(effect[i].data(), effect[i].size());
+  propagate(db_index, std::span<const std::string>(buf));
+  effect_buf_ = std::move(buf);
+}
+
+void Server::call(Call& c) {
+  LS_ASSERT(c.cmd != nullptr);
+  LS_ASSERT(arity_ok(c.cmd->arity, c.argv.size()));
+  c.cmd->handler(c);
+  if (!c.propagate || (c.dirty == 0 && !c.force_propagate) || !propagating()) return;
+  if (!c.rewrite.empty()) {
+    propagate(c.client.db, std::span<const std::string>(c.rewrite));
+  } else {
+    propagate(c.client.db, c.argv);
+  }
+}
+
+void Server::flush_all() {
+  for (Keyspace& ks : dbs_) ks.clear();
+}
+
+void Server::drop_clients() {
+  for (auto& [id, client] : clients_) pubsub_->drop(client);
+  clients_.clear();
+  pubsub_->clear();
+}
+
+void Server::restart() {
+  LS_ASSERT(!script_running_);
+  flush_all();
+  drop_clients();
+  scripting_->reset();
+  replication_db_ = 0;
+  propagated_db_ = 0;
+  group_open_ = false;
+}
+
+Keyspace& Call::db() { return srv.db(client.db); }
+Entry* Call::lookup(std::string_view key) { return srv.lookup(client.db, key); }
+
+// ---- Node ---------------------------------------------------------------------------------
+
+struct Node::Impl {
+  explicit Impl(NodeConfig config) : server(std::move(config)) {}
+  Server server;
+  Client master_link;  // the pseudo-client applying the master's stream
+};
+
+struct Dataset::Data {
+  std::array<Keyspace, kDatabases> dbs;
+};
+
+Dataset::Dataset(std::unique_ptr<Data> data) : data_(std::move(data)) { LS_ASSERT(data_ != nullptr); }
+Dataset::~Dataset() = default;
+Dataset::Dataset(const Dataset& other) : data_(std::make_unique<Data>(*other.data_)) {}
+
+size_t Dataset::key_count() const {
+  size_t n = 0;
+  for (const Keyspace& ks : data_->dbs) n += ks.size();
+  return n;
+}
+
+Node::Node(NodeConfig config) : impl_(std::make_unique<Impl>(std::move(config))) {}
+Node::~Node() = default;
+
+ConnectionId Node::connect() {
+  Server& s = impl_->server;
+  ConnectionId id = s.next_client_id++;
+  Client client;
+  client.id = id;
+  bool inserted = s.clients().emplace(id, std::move(client)).second;
+  LS_ASSERT(inserted);
+  return id;
+}
+
+void Node::disconnect(ConnectionId id) {
+  Server& s = impl_->server;
+  Client* client = s.client(id);
+  if (client == nullptr) return;
+  s.pubsub().drop(*client);
+  s.clients().erase(id);
+}
+
+namespace {
+
+void dispatch(Server& s, Client& client, Args argv, std::vector<Reply>& out) {
+  if (argv.empty()) {
+    out.push_back(Reply::error(unknown_command_error(argv)));
+    return;
+  }
+  const Command* cmd = lookup_command(argv[0]);
+  if (cmd == nullptr) {
+    out.push_back(Reply::error(unknown_command_error(argv)));
+    return;
+  }
+  Call c{s, client, argv, out, cmd};
+  if (!arity_ok(cmd->arity, argv.size())) return c.arity_error();
+  if (s.replica() && (command_flags(*cmd, s, argv) & kCmdWrite)) return c.error(kReadOnlyError);
+  if (client.subscription_count() > 0 && !(cmd->flags & kCmdPubSub)) {
+    return c.error("ERR Can't execute '" + std::string(cmd->name) +
+                   "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed "
+                   "in this context");
+  }
+  s.call(c);
+}
+
+}  // namespace
+
+void Node::execute(ConnectionId id, std::span<const std::string_view> argv, std::vector<Reply>& out) {
+  Server& s = impl_->server;
+  Client* client = s.client(id);
+  LS_ASSERT(client != nullptr);
+  s.commands_executed++;
+  s.begin_top_level();
+  dispatch(s, *client, argv, out);
+}
+
+Reply Node::execute_one(ConnectionId id, std::span<const std::string_view> argv) {
+  std::vector<Reply> out;
+  execute(id, argv, out);
+  LS_ASSERT(out.size() == 1);
+  return std::move(out.front());
+}
+
+size_t Node::active_expire_cycle() { return impl_->server.active_expire_cycle(); }
+
+void Node::set_replica(bool replica) { impl_->server.set_replica(replica); }
+bool Node::is_replica() const { return impl_->server.replica(); }
+
+void Node::apply_replicated(std::span<const std::string> effect) {
+  Server& s = impl_->server;
+  if (effect.empty()) return;
+  std::vector<std::string_view> argv(effect.begin(), effect.end());
+  if (iequals(argv[0], "select") && argv.size() == 2) {
+    int64_t db = 0;
+    if (parse_int64(argv[1], &db) && db >= 0 && db < kDatabases) s.set_replication_db(static_cast<int>(db));
+    return;
+  }
+  const Command* cmd = lookup_command(argv[0]);
+  // The stream comes from another model node, so it is well formed; anything else is ignored.
+  if (cmd == nullptr || !arity_ok(cmd->arity, argv.size())) return;
+  s.begin_top_level();
+  s.set_applying_replicated(true);
+  Client& master = impl_->master_link;
+  master.db = s.replication_db();
+  std::vector<Reply> replies;
+  Call c{s, master, argv, replies, cmd};
+  c.propagate = false;
+  s.call(c);
+  s.set_applying_replicated(false);
+}
+
+std::unique_ptr<Dataset> Node::snapshot() const {
+  auto data = std::make_unique<Dataset::Data>();
+  for (int i = 0; i < kDatabases; i++) data->dbs[static_cast<size_t>(i)] = impl_->server.db(i);
+  return std::make_unique<Dataset>(std::move(data));
+}
+
+void Node::restore(const Dataset& data) {
+  for (int i = 0; i < kDatabases; i++) impl_->server.db(i) = data.data().dbs[static_cast<size_t>(i)];
+}
+
+void Node::reset() { impl_->server.restart(); }
+
+std::optional<KeyDump> Node::inspect(std::string_view key) const {
+  const Entry* e = impl_->server.db(0).find(key);
+  if (e == nullptr) return std::nullopt;
+  KeyDump dump;
+  dump.type = kTypeNames[e->value.index()];
+  dump.expire_at_ms = e->has_expire() ? e->expire_at_ms : -1;
+  std::vector<std::string>& out = dump.strings;
+  if (const auto* s = std::get_if<std::string>(&e->value)) {
+    out.push_back(*s);
+  } else if (const auto* h = std::get_if<HashValue>(&e->value)) {
+    h->for_each([&](std::string_view f, const std::string& v) {
+      out.emplace_back(f);
+      out.push_back(v);
+    });
+  } else if (const auto* l = std::get_if<ListValue>(&e->value)) {
+    out.assign(l->begin(), l->end());
+  } else if (const auto* set = std::get_if<SetValue>(&e->value)) {
+    set->for_each([&](std::string_view m) { out.emplace_back(m); });
+  } else if (const auto* z = std::get_if<ZSetValue>(&e->value)) {
+    for (const auto& item : z->ordered()) {
+      out.push_back(item.member);
+      out.push_back(format_double(item.score));
+    }
+  }
+  return dump;
+}
+
+std::vector<std::string> Node::keys_sorted() const { return impl_->server.db(0).sorted_keys(); }
+size_t Node::dbsize() const { return impl_->server.db(0).size(); }
+uint64_t Node::commands_executed() const { return impl_->server.commands_executed; }
+
+}  // namespace lockstep::redis

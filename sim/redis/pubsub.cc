@@ -1,0 +1,163 @@
+#include "sim/redis/pubsub.h"
+
+#include <algorithm>
+
+#include "sim/core/assert.h"
+#include "sim/redis/commands.h"
+#include "sim/redis/util.h"
+
+namespace lockstep::redis {
+
+bool PubSub::add(Subscribers& subs, std::string_view name, ConnectionId id) {
+  auto it = subs.find(name);
+  if (it == subs.end()) it = subs.emplace(std::string(name), std::vector<ConnectionId>{}).first;
+  LS_ASSERT(std::find(it->second.begin(), it->second.end(), id) == it->second.end());
+  it->second.push_back(id);
+  return true;
+}
+
+bool PubSub::remove(Subscribers& subs, std::string_view name, ConnectionId id) {
+  auto it = subs.find(name);
+  if (it == subs.end()) return false;
+  auto pos = std::find(it->second.begin(), it->second.end(), id);
+  if (pos == it->second.end()) return false;
+  it->second.erase(pos);
+  if (it->second.empty()) subs.erase(it);
+  return true;
+}
+
+bool PubSub::subscribe(Client& client, std::string_view channel) {
+  if (!client.channels.emplace(channel).second) return false;
+  return add(channels_, channel, client.id);
+}
+
+bool PubSub::psubscribe(Client& client, std::string_view pattern) {
+  if (!client.patterns.emplace(pattern).second) return false;
+  return add(patterns_, pattern, client.id);
+}
+
+bool PubSub::unsubscribe(Client& client, std::string_view channel) {
+  auto it = client.channels.find(channel);
+  if (it == client.channels.end()) return false;
+  client.channels.erase(it);
+  bool removed = remove(channels_, channel, client.id);
+  LS_ASSERT(removed);
+  return true;
+}
+
+bool PubSub::punsubscribe(Client& client, std::string_view pattern) {
+  auto it = client.patterns.find(pattern);
+  if (it == client.patterns.end()) return false;
+  client.patterns.erase(it);
+  bool removed = remove(patterns_, pattern, client.id);
+  LS_ASSERT(removed);
+  return true;
+}
+
+void PubSub::drop(Client& client) {
+  for (const std::string& ch : client.channels) remove(channels_, ch, client.id);
+  for (const std::string& p : client.patterns) remove(patterns_, p, client.id);
+  client.channels.clear();
+  client.patterns.clear();
+  LS_ASSERT(client.subscription_count() == 0);
+}
+
+void PubSub::clear() {
+  channels_.clear();
+  patterns_.clear();
+}
+
+int64_t PubSub::publish(std::string_view channel, std::string_view message) {
+  int64_t receivers = 0;
+  const auto& hook = server_.hooks().on_message;
+  if (auto it = channels_.find(channel); it != channels_.end()) {
+    for (ConnectionId id : it->second) {
+      if (hook) hook(id, Reply::array({Reply::bulk("message"), Reply::bulk(channel), Reply::bulk(message)}));
+      receivers++;
+    }
+  }
+  for (const auto& [pattern, ids] : patterns_) {
+    if (!glob_match(pattern, channel)) continue;
+    for (ConnectionId id : ids) {
+      if (hook) {
+        hook(id, Reply::array({Reply::bulk("pmessage"), Reply::bulk(pattern), Reply::bulk(channel),
+                               Reply::bulk(message)}));
+      }
+      receivers++;
+    }
+  }
+  LS_ASSERT(receivers >= 0);
+  return receivers;
+}
+
+// ---- Commands ----------------------------------------------------------------------------
+
+namespace {
+
+Reply notice(std::string_view kind, std::string_view name, size_t count) {
+  return Reply::array(
+      {Reply::bulk(kind), Reply::bulk(name), Reply::integer_of(static_cast<int64_t>(count))});
+}
+
+Reply notice_nil(std::string_view kind, size_t count) {
+  return Reply::array(
+      {Reply::bulk(kind), Reply::nil(), Reply::integer_of(static_cast<int64_t>(count))});
+}
+
+}  // namespace
+
+void cmd_publish(Call& c) {
+  int64_t receivers = c.srv.pubsub().publish(c.argv[1], c.argv[2]);
+  // Redis propagates PUBLISH to replicas so that their subscribers get the message too.
+  c.force_propagate = true;
+  c.reply(Reply::integer_of(receivers));
+}
+
+void cmd_subscribe(Call& c) {
+  for (size_t j = 1; j < c.argv.size(); j++) {
+    c.srv.pubsub().subscribe(c.client, c.argv[j]);
+    c.reply(notice("subscribe", c.argv[j], c.client.subscription_count()));
+  }
+}
+
+void cmd_psubscribe(Call& c) {
+  for (size_t j = 1; j < c.argv.size(); j++) {
+    c.srv.pubsub().psubscribe(c.client, c.argv[j]);
+    c.reply(notice("psubscribe", c.argv[j], c.client.subscription_count()));
+  }
+}
+
+void cmd_unsubscribe(Call& c) {
+  if (c.argv.size() == 1) {
+    if (c.client.channels.empty()) return c.reply(notice_nil("unsubscribe", c.client.subscription_count()));
+    // Redis's order here is its dict's; the model's is sorted.
+    std::vector<std::string> all(c.client.channels.begin(), c.client.channels.end());
+    for (const std::string& ch : all) {
+      c.srv.pubsub().unsubscribe(c.client, ch);
+      c.reply(notice("unsubscribe", ch, c.client.subscription_count()));
+    }
+    return;
+  }
+  for (size_t j = 1; j < c.argv.size(); j++) {
+    c.srv.pubsub().unsubscribe(c.client, c.argv[j]);
+    c.reply(notice("unsubscribe", c.argv[j], c.client.subscription_count()));
+  }
+}
+
+void cmd_punsubscribe(Call& c) {
+  if (c.argv.size() == 1) {
+    if (c.client.patterns.empty()) return c.reply(notice_nil("punsubscribe", c.client.subscription_count()));
+    std::vector<std::string> all(c.client.patterns.begin(), c.client.patterns.end());
+    for (const std::string& p : all) {
+      c.srv.pubsub().punsubscribe(c.client, p);
+      c.reply(notice("punsubscribe", p, c.client.subscription_count()));
+    }
+    return;
+  }
+  for (size_t j = 1; j < c.argv.size(); j++) {
+    c.srv.pubsub().punsubscribe(c.client, c.argv[j]);
+    c.reply(notice("punsubscribe", c.argv[j], c.client.subscription_count()));
+  }
+}
+
+}  // namespace lockstep::redis

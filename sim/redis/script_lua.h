@@ -1,0 +1,93 @@
+// The Lua 5.1 host: one sandboxed lua_State per node, the redis.* API, and the conversion of
+// replies between Redis and Lua — in both directions, in this one place.
+//
+// The sandbox reproduces what Redis 7.0.15 gives scripts: the base, table, string, math and
+// coroutine libraries without dofile/loadfile/print/setfenv/getfenv/newproxy; globals and
+// library tables are read-only ("Attempt to modify a readonly table"), reading an undeclared
+// global raises "Script attempted to access nonexistent global variable 'x'"; math.random uses
+// Redis's 48-bit generator (rand48.h); pcall returns the `err` string of Redis error tables.
+// Stock Lua 5.1 has no read-only tables, so scripts see read-only proxies (empty tables whose
+// metatable forwards reads and refuses writes); next/pairs/rawget/rawset/setmetatable know them.
+// The host counts instructions with a count hook and stops a script that exceeds its budget,
+// and caps the memory of the Lua state. Lua errors are C++ exceptions (lua5.1-c++), so C++
+// destructors run when a script error unwinds through redis.call.
+#ifndef LOCKSTEP_SIM_REDIS_SCRIPT_LUA_H_
+#define LOCKSTEP_SIM_REDIS_SCRIPT_LUA_H_
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/redis/rand48.h"
+#include "sim/redis/reply.h"
+#include "sim/redis/server.h"
+
+struct lua_State;
+
+namespace lockstep::redis {
+
+// How a script runs: its digest (for error messages), whether it may write.
+struct ScriptRun {
+  std::string_view sha;  // 40 lowercase hex digits
+  bool read_only = false;
+};
+
+class LuaHost {
+ public:
+  // REQUIRES: `server` and `rand` outlive the host.
+  LuaHost(Server& server, Rand48& rand, uint64_t instruction_budget, size_t memory_limit_bytes);
+  ~LuaHost();
+  LuaHost(const LuaHost&) = delete;
+  LuaHost& operator=(const LuaHost&) = delete;
+
+  // Compiles a script body (chunk name "@user_script") and keeps the function. On success
+  // returns true and sets *ref; otherwise sets *error to Lua's message.
+  bool compile(std::string_view body, int* ref, std::string* error);
+  // Forgets a compiled function.
+  void release(int ref);
+
+  // Runs a compiled function with KEYS and ARGV, as the caller `caller` (whose database the
+  // script starts in). Returns the script's reply, or the error reply Redis would send.
+  Reply run(int ref, const ScriptRun& how, Client& caller, Args keys, Args args);
+
+  // Instructions the last run executed (a multiple of the hook period).
+  uint64_t last_instructions() const { return instructions_; }
+  // Bytes currently held by the Lua state.
+  size_t memory_bytes() const { return bytes_; }
+
+  // ---- Used by the Lua C functions (script_lua.cc) -----------------------------------------
+  struct Internal;
+
+ private:
+  friend struct Internal;
+  void open_sandbox();
+  // The reply for a failed run whose error object (on top of the stack) is a table.
+  Reply script_error(lua_State* L, std::string_view sha);
+
+  Server& server_;
+  Rand48& rand_;
+  lua_State* L_ = nullptr;
+  const uint64_t budget_;
+  const size_t memory_limit_;
+  size_t bytes_ = 0;
+  bool limit_memory_ = false;     // enforced only while a script runs (see the allocator)
+  uint64_t instructions_ = 0;
+  bool killed_ = false;
+  int error_handler_ref_ = 0;
+  int real_globals_ref_ = 0;
+  int readonly_index_ref_ = 0;    // weak table: proxy -> the real table it guards
+  // State of the running script.
+  bool running_ = false;
+  const ScriptRun* run_ = nullptr;
+  Client script_client_;          // the script's own connection (its SELECTed database)
+  bool propagate_effects_ = true;  // redis.set_repl(REPL_NONE) turns it off
+  std::vector<Reply> call_replies_;
+  std::vector<std::string_view> call_args_;
+  std::vector<std::array<char, 32>> number_buffers_;
+};
+
+}  // namespace lockstep::redis
+
+#endif  // LOCKSTEP_SIM_REDIS_SCRIPT_LUA_H_

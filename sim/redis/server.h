@@ -1,0 +1,179 @@
+// The node's internals (Node::Impl): databases, clients, time, lazy expiry, propagation.
+//
+// Command handlers (t_*.cc, expire.cc, pubsub.cc, eval.cc, t_server.cc) receive a Call naming the
+// server, the client and the arguments; they follow Redis's shape
+// `lookup -> type check -> operation -> reply -> side effects` and report writes through
+// Call::dirty (and Call::rewrite when Redis propagates a different command than the one run).
+// Nothing here reads a real clock: time comes from NodeConfig::clock_us.
+#ifndef LOCKSTEP_SIM_REDIS_SERVER_H_
+#define LOCKSTEP_SIM_REDIS_SERVER_H_
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <set>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/redis/db.h"
+#include "sim/redis/node.h"
+#include "sim/redis/reply.h"
+
+namespace lockstep::redis {
+
+class Scripting;
+class PubSub;
+class Server;
+struct Command;
+
+inline constexpr int kDatabases = 16;
+using Args = std::span<const std::string_view>;
+
+// One connection's state.
+struct Client {
+  ConnectionId id = 0;
+  int db = 0;
+  std::string name;
+  // Ordered sets: UNSUBSCRIBE without arguments replies in this (sorted) order.
+  std::set<std::string, std::less<>> channels;
+  std::set<std::string, std::less<>> patterns;
+  size_t subscription_count() const { return channels.size() + patterns.size(); }
+};
+
+// One command being executed: who runs it, its arguments, where replies go, what it changed.
+struct Call {
+  Server& srv;
+  Client& client;
+  Args argv;
+  std::vector<Reply>& out;
+  const Command* cmd = nullptr;
+  bool from_script = false;
+  // False inside a script after redis.set_repl(redis.REPL_NONE): its writes are not propagated.
+  bool propagate = true;
+  // Number of changes; a command that changed something is propagated.
+  uint64_t dirty = 0;
+  // Propagate even without changes (PUBLISH, as Redis does towards replicas).
+  bool force_propagate = false;
+  // When non-empty, propagated instead of argv (PEXPIREAT for EXPIRE, DEL for an expiry in the
+  // past, SET ... PXAT for SET EX). Only filled when something listens (see Server::propagating).
+  std::vector<std::string> rewrite;
+
+  Keyspace& db();
+  // The live entry of `key` in the client's database (lazy expiry applied), or nullptr.
+  Entry* lookup(std::string_view key);
+  void reply(Reply r) { out.push_back(std::move(r)); }
+  void error(std::string_view text) { out.push_back(Reply::error(text)); }
+  // Replies WRONGTYPE.
+  void wrong_type();
+  // Replies "ERR wrong number of arguments for '<cmd>' command".
+  void arity_error();
+  // Replies "ERR syntax error".
+  void syntax_error();
+  // Replies "ERR value is not an integer or out of range".
+  void not_integer();
+};
+
+// Common error texts of Redis 7.0.
+inline constexpr std::string_view kWrongTypeError =
+    "WRONGTYPE Operation against a key holding the wrong kind of value";
+inline constexpr std::string_view kNotIntegerError = "ERR value is not an integer or out of range";
+inline constexpr std::string_view kSyntaxError = "ERR syntax error";
+inline constexpr std::string_view kReadOnlyError =
+    "READONLY You can't write against a read only replica.";
+
+class Server {
+ public:
+  explicit Server(NodeConfig config);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // ---- Time -------------------------------------------------------------------------------
+  // The node clock now, in ms (Redis's mstime()): used by TTL arithmetic, PTTL and TIME.
+  int64_t mstime() const;
+  int64_t ustime() const;
+  // The time key-expiry checks compare against: frozen at script start while a script runs,
+  // otherwise cached at the start of the top-level command.
+  int64_t expiry_time_ms() const { return script_running_ ? script_time_ms_ : command_time_ms_; }
+
+  // ---- Keys (expiry.cc) ---------------------------------------------------------------------
+  // The live entry of `key` in database `db`, after lazy expiry: a logically expired key is
+  // absent; on a master it is also deleted (hooks.on_expire, a DEL propagated).
+  Entry* lookup(int db, std::string_view key);
+  // True when `entry` has an expiry that has passed (now > expire_at) for normal clients.
+  bool logically_expired(const Entry& entry) const;
+  // Deletes an expired key as Redis's deleteExpiredKeyAndPropagate does.
+  void expire_key(int db, std::string_view key, int64_t now_ms);
+  size_t active_expire_cycle();
+
+  // ---- Propagation ------------------------------------------------------------------------
+  // True when a write's effect must be built (an on_propagate hook is set).
+  bool propagating() const { return static_cast<bool>(config_.hooks.on_propagate); }
+  // Emits one effect in database `db`, preceded by SELECT when the stream's database differs.
+  void propagate(int db, Args effect);
+  void propagate(int db, std::span<const std::string> effect);
+
+  // ---- Command execution (node.cc) --------------------------------------------------------
+  // Runs a parsed, arity-checked command and propagates it if it wrote.
+  void call(Call& c);
+  // Starts a top-level command: caches the command time and opens a new atomic group.
+  void begin_top_level();
+
+  // ---- State ------------------------------------------------------------------------------
+  const NodeConfig& config() const { return config_; }
+  NodeHooks& hooks() { return config_.hooks; }
+  Keyspace& db(int index);
+  const Keyspace& db(int index) const;
+  std::map<ConnectionId, Client>& clients() { return clients_; }
+  Client* client(ConnectionId id);
+  PubSub& pubsub() { return *pubsub_; }
+  Scripting& scripting() { return *scripting_; }
+
+  bool replica() const { return replica_; }
+  void set_replica(bool replica) { replica_ = replica; }
+  // True while applying the master's stream: keys never look expired, as for Redis's master link.
+  bool applying_replicated() const { return applying_replicated_; }
+  void set_applying_replicated(bool on) { applying_replicated_ = on; }
+  int replication_db() const { return replication_db_; }
+  void set_replication_db(int db) { replication_db_ = db; }
+
+  void set_script_running(bool running, int64_t time_ms) {
+    script_running_ = running;
+    script_time_ms_ = time_ms;
+  }
+  bool script_running() const { return script_running_; }
+
+  uint64_t commands_executed = 0;
+  ConnectionId next_client_id = 1;
+
+  // Empties every database (FLUSHALL, restart).
+  void flush_all();
+  // A restart without persistence: no keys, no scripts, no connections, fresh replication state.
+  void restart();
+  // Drops all connections and their subscriptions.
+  void drop_clients();
+
+ private:
+  NodeConfig config_;
+  std::array<Keyspace, kDatabases> dbs_;
+  std::map<ConnectionId, Client> clients_;
+  std::unique_ptr<PubSub> pubsub_;
+  std::unique_ptr<Scripting> scripting_;
+  bool replica_ = false;
+  bool applying_replicated_ = false;
+  int replication_db_ = 0;      // the replica side: database the master stream is writing to
+  int propagated_db_ = 0;       // the master side: database of the last propagated effect
+  uint64_t atomic_group_ = 0;   // number of the last group handed out
+  bool group_open_ = false;     // the current top-level command already has a group number
+  int64_t command_time_ms_ = 0;
+  bool script_running_ = false;
+  int64_t script_time_ms_ = 0;
+  std::vector<std::string> effect_buf_;  // reused to build effects without reallocating
+};
+
+}  // namespace lockstep::redis
+
+#endif  // LOCKSTEP_SIM_REDIS_SERVER_H_

@@ -1,0 +1,89 @@
+// Keyspace commands (Redis's db.c): DEL/UNLINK, EXISTS, TYPE, KEYS, DBSIZE, FLUSHALL, FLUSHDB,
+// SELECT. Expiry commands are in expire.cc.
+#include <string>
+
+#include "sim/core/assert.h"
+#include "sim/redis/commands.h"
+#include "sim/redis/server.h"
+#include "sim/redis/util.h"
+
+namespace lockstep::redis {
+
+void cmd_del(Call& c) {
+  int64_t deleted = 0;
+  for (size_t j = 1; j < c.argv.size(); j++) {
+    // lookup() first expires the key lazily (an expired key is not counted as deleted).
+    if (c.lookup(c.argv[j]) != nullptr && c.db().remove(c.argv[j])) deleted++;
+  }
+  c.dirty += static_cast<uint64_t>(deleted);
+  c.reply(Reply::integer_of(deleted));
+}
+
+void cmd_exists(Call& c) {
+  int64_t count = 0;
+  for (size_t j = 1; j < c.argv.size(); j++) {
+    if (c.lookup(c.argv[j]) != nullptr) count++;
+  }
+  c.reply(Reply::integer_of(count));
+}
+
+void cmd_type(Call& c) {
+  Entry* e = c.lookup(c.argv[1]);
+  c.reply(Reply::status(e == nullptr ? "none" : kTypeNames[e->value.index()]));
+}
+
+void cmd_keys(Call& c) {
+  // Redis's order is the dict's (unspecified); the model returns keys sorted bytewise.
+  std::string_view pattern = c.argv[1];
+  bool all = pattern == "*";
+  std::vector<Reply> keys;
+  const Keyspace& db = c.db();
+  for (const std::string& key : db.sorted_keys()) {
+    if (!all && !glob_match(pattern, key)) continue;
+    const Entry* e = db.find(key);
+    LS_ASSERT(e != nullptr);
+    // Like Redis, KEYS skips logically expired keys without deleting them.
+    if (c.srv.logically_expired(*e)) continue;
+    keys.push_back(Reply::bulk(key));
+  }
+  c.reply(Reply::array(std::move(keys)));
+}
+
+void cmd_dbsize(Call& c) {
+  // Counts keys not yet deleted, expired or not, as Redis's dictSize does.
+  c.reply(Reply::integer_of(static_cast<int64_t>(c.db().size())));
+}
+
+namespace {
+// FLUSHALL/FLUSHDB accept one optional SYNC or ASYNC.
+bool flush_args_ok(Call& c) {
+  if (c.argv.size() > 2) return false;
+  return c.argv.size() == 1 || iequals(c.argv[1], "sync") || iequals(c.argv[1], "async");
+}
+}  // namespace
+
+void cmd_flushall(Call& c) {
+  if (!flush_args_ok(c)) return c.syntax_error();
+  c.srv.flush_all();
+  c.force_propagate = true;
+  c.reply(Reply::ok());
+}
+
+void cmd_flushdb(Call& c) {
+  if (!flush_args_ok(c)) return c.syntax_error();
+  c.db().clear();
+  c.force_propagate = true;
+  c.reply(Reply::ok());
+}
+
+void cmd_select(Call& c) {
+  int64_t index = 0;
+  if (!parse_int64(c.argv[1], &index) || index < INT32_MIN || index > INT32_MAX) {
+    return c.not_integer();
+  }
+  if (index < 0 || index >= kDatabases) return c.error("ERR DB index is out of range");
+  c.client.db = static_cast<int>(index);
+  c.reply(Reply::ok());
+}
+
+}  // namespace lockstep::redis

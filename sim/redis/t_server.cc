@@ -1,0 +1,280 @@
+// Server and connection commands: PING, ECHO, TIME, WAIT, COMMAND, HELLO, CLIENT, CONFIG, INFO,
+// QUIT, RESET — what redis-cli, redis-benchmark and client libraries send, answered honestly
+// for a model (no persistence settings to report, no replicas of its own).
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "sim/core/assert.h"
+#include "sim/redis/commands.h"
+#include "sim/redis/pubsub.h"
+#include "sim/redis/server.h"
+#include "sim/redis/util.h"
+
+namespace lockstep::redis {
+
+namespace {
+
+constexpr std::string_view kVersion = "7.0.15";
+
+void unknown_subcommand(Call& c, std::string_view container) {
+  c.error(sanitize_error("ERR unknown subcommand '" + std::string(c.argv[1].substr(0, 128)) +
+                         "'. Try " + std::string(container) + " HELP."));
+}
+
+bool sub_arity(Call& c, std::string_view full_name, int arity) {
+  if (arity_ok(arity, c.argv.size())) return true;
+  c.error("ERR wrong number of arguments for '" + std::string(full_name) + "' command");
+  return false;
+}
+
+// Client names: printable ASCII without spaces (validateClientName).
+bool valid_client_name(std::string_view name) {
+  return std::all_of(name.begin(), name.end(), [](char ch) { return ch >= '!' && ch <= '~'; });
+}
+
+constexpr std::string_view kBadClientName =
+    "ERR Client names cannot contain spaces, newlines or special characters.";
+
+}  // namespace
+
+void cmd_ping(Call& c) {
+  if (c.argv.size() > 2) return c.arity_error();
+  if (c.client.subscription_count() > 0) {
+    // RESP2 subscribed mode answers with a pub/sub-shaped array.
+    c.reply(Reply::array({Reply::bulk("pong"), Reply::bulk(c.argv.size() == 2 ? c.argv[1] : "")}));
+    return;
+  }
+  c.reply(c.argv.size() == 1 ? Reply::status("PONG") : Reply::bulk(c.argv[1]));
+}
+
+void cmd_echo(Call& c) { c.reply(Reply::bulk(c.argv[1])); }
+
+void cmd_time(Call& c) {
+  int64_t us = c.srv.ustime();
+  int64_t sec = us >= 0 ? us / 1'000'000 : -((-us + 999'999) / 1'000'000);
+  int64_t usec = us - sec * 1'000'000;
+  c.reply(Reply::array({Reply::bulk(int_to_string(sec)), Reply::bulk(int_to_string(usec))}));
+}
+
+void cmd_wait(Call& c) {
+  if (c.srv.replica()) {
+    return c.error(
+        "ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if "
+        "a replica is configured to be writable (which is not the default) writes to replicas are "
+        "just local and are not propagated.");
+  }
+  int64_t numreplicas = 0, timeout_ms = 0;
+  if (!parse_int64(c.argv[1], &numreplicas)) return c.not_integer();
+  if (!parse_int64(c.argv[2], &timeout_ms)) return c.error("ERR timeout is not an integer or out of range");
+  if (timeout_ms < 0) return c.error("ERR timeout is negative");
+  int64_t now = c.srv.mstime();
+  if (timeout_ms > 0 && now > 0 && timeout_ms > INT64_MAX - now) return c.error("ERR timeout is out of range");
+  if (c.srv.hooks().on_wait) {
+    // The simulator knows the replicas' acknowledgements and answers later.
+    c.srv.hooks().on_wait(c.client.id, numreplicas, timeout_ms);
+    return;
+  }
+  c.reply(Reply::integer_of(0));
+}
+
+namespace {
+
+Reply command_entry(const Command& cmd) {
+  std::vector<Reply> flags;
+  struct FlagName {
+    uint32_t flag;
+    std::string_view name;
+  };
+  static constexpr FlagName kNames[] = {
+      {kCmdWrite, "write"}, {kCmdReadOnly, "readonly"}, {kCmdAdmin, "admin"},
+      {kCmdPubSub, "pubsub"}, {kCmdNoScript, "noscript"}, {kCmdStale, "stale"},
+      {kCmdFast, "fast"},   {kCmdMayReplicate, "may_replicate"},
+  };
+  for (const FlagName& f : kNames) {
+    if (cmd.flags & f.flag) flags.push_back(Reply::status(f.name));
+  }
+  return Reply::array({Reply::bulk(cmd.name), Reply::integer_of(cmd.arity), Reply::array(std::move(flags)),
+                       Reply::integer_of(cmd.first_key), Reply::integer_of(cmd.last_key),
+                       Reply::integer_of(cmd.key_step), Reply::array({}), Reply::array({}),
+                       Reply::array({}), Reply::array({})});
+}
+
+}  // namespace
+
+void cmd_command(Call& c) {
+  if (c.argv.size() == 1) {
+    std::vector<Reply> all;
+    for (const Command& cmd : all_commands()) all.push_back(command_entry(cmd));
+    return c.reply(Reply::array(std::move(all)));
+  }
+  std::string_view sub = c.argv[1];
+  if (iequals(sub, "count")) {
+    if (!sub_arity(c, "command|count", 2)) return;
+    c.reply(Reply::integer_of(static_cast<int64_t>(all_commands().size())));
+  } else if (iequals(sub, "docs")) {
+    // The model carries no documentation; an empty reply is valid for every client.
+    c.reply(Reply::array({}));
+  } else if (iequals(sub, "info")) {
+    std::vector<Reply> entries;
+    if (c.argv.size() == 2) {
+      for (const Command& cmd : all_commands()) entries.push_back(command_entry(cmd));
+    }
+    for (size_t j = 2; j < c.argv.size(); j++) {
+      const Command* cmd = lookup_command(c.argv[j]);
+      entries.push_back(cmd != nullptr ? command_entry(*cmd) : Reply::nil());
+    }
+    c.reply(Reply::array(std::move(entries)));
+  } else if (iequals(sub, "list")) {
+    if (c.argv.size() > 2) return c.syntax_error();  // FILTERBY is not modelled
+    std::vector<Reply> names;
+    for (const Command& cmd : all_commands()) names.push_back(Reply::bulk(cmd.name));
+    c.reply(Reply::array(std::move(names)));
+  } else {
+    unknown_subcommand(c, "COMMAND");
+  }
+}
+
+void cmd_hello(Call& c) {
+  size_t next = 1;
+  if (c.argv.size() >= 2) {
+    int64_t version = 0;
+    if (!parse_int64(c.argv[1], &version)) {
+      return c.error("ERR Protocol version is not an integer or out of range");
+    }
+    next = 2;
+    // Redis accepts 2 and 3; the model speaks RESP2 only and answers 3 as Redis answers any
+    // version it does not support.
+    if (version != 2) return c.error("NOPROTO unsupported protocol version");
+  }
+  std::string_view user, name;
+  bool auth = false, set_name = false;
+  for (size_t j = next; j < c.argv.size(); j++) {
+    size_t more = c.argv.size() - 1 - j;
+    if (iequals(c.argv[j], "auth") && more >= 2) {
+      auth = true;
+      user = c.argv[j + 1];
+      j += 2;
+    } else if (iequals(c.argv[j], "setname") && more >= 1) {
+      set_name = true;
+      name = c.argv[j + 1];
+      if (!valid_client_name(name)) return c.error(kBadClientName);
+      j += 1;
+    } else {
+      return c.error(sanitize_error("ERR Syntax error in HELLO option '" + std::string(c.argv[j]) + "'"));
+    }
+  }
+  // The model has only the default user, without a password.
+  if (auth && user != "default") {
+    return c.error("WRONGPASS invalid username-password pair or user is disabled.");
+  }
+  if (set_name) c.client.name = std::string(name);
+  c.reply(Reply::array({Reply::bulk("server"), Reply::bulk("redis"), Reply::bulk("version"),
+                        Reply::bulk(kVersion), Reply::bulk("proto"), Reply::integer_of(2),
+                        Reply::bulk("id"), Reply::integer_of(static_cast<int64_t>(c.client.id)),
+                        Reply::bulk("mode"), Reply::bulk("standalone"), Reply::bulk("role"),
+                        Reply::bulk(c.srv.replica() ? "replica" : "master"), Reply::bulk("modules"),
+                        Reply::array({})}));
+}
+
+void cmd_client(Call& c) {
+  std::string_view sub = c.argv[1];
+  if (iequals(sub, "id")) {
+    if (!sub_arity(c, "client|id", 2)) return;
+    c.reply(Reply::integer_of(static_cast<int64_t>(c.client.id)));
+  } else if (iequals(sub, "setname")) {
+    if (!sub_arity(c, "client|setname", 3)) return;
+    if (!valid_client_name(c.argv[2])) return c.error(kBadClientName);
+    c.client.name = std::string(c.argv[2]);
+    c.reply(Reply::ok());
+  } else if (iequals(sub, "getname")) {
+    if (!sub_arity(c, "client|getname", 2)) return;
+    c.reply(c.client.name.empty() ? Reply::nil() : Reply::bulk(c.client.name));
+  } else {
+    unknown_subcommand(c, "CLIENT");
+  }
+}
+
+void cmd_config(Call& c) {
+  // The few parameters clients ask about, with the values of a node without persistence.
+  static constexpr std::pair<std::string_view, std::string_view> kParams[] = {
+      {"appendonly", "no"}, {"databases", "16"}, {"save", ""},
+  };
+  std::string_view sub = c.argv[1];
+  if (iequals(sub, "get")) {
+    if (!sub_arity(c, "config|get", -3)) return;
+    std::vector<Reply> pairs;
+    for (const auto& [name, value] : kParams) {
+      bool match = false;
+      for (size_t j = 2; j < c.argv.size() && !match; j++) match = glob_match(c.argv[j], name, true);
+      if (!match) continue;
+      pairs.push_back(Reply::bulk(name));
+      pairs.push_back(Reply::bulk(value));
+    }
+    c.reply(Reply::array(std::move(pairs)));
+  } else if (iequals(sub, "set")) {
+    if (!sub_arity(c, "config|set", -4)) return;
+    c.error(sanitize_error("ERR lockstep model: configuration is fixed, CONFIG SET is not supported - '" +
+                           std::string(c.argv[2]) + "'"));
+  } else if (iequals(sub, "resetstat")) {
+    if (!sub_arity(c, "config|resetstat", 2)) return;
+    c.reply(Reply::ok());
+  } else {
+    unknown_subcommand(c, "CONFIG");
+  }
+}
+
+void cmd_info(Call& c) {
+  bool all = c.argv.size() == 1;
+  auto wanted = [&](std::string_view section) {
+    if (all) return true;
+    for (size_t j = 1; j < c.argv.size(); j++) {
+      if (iequals(c.argv[j], section) || iequals(c.argv[j], "all") || iequals(c.argv[j], "default") ||
+          iequals(c.argv[j], "everything")) {
+        return true;
+      }
+    }
+    return false;
+  };
+  std::string text;
+  auto section = [&](std::string_view title, const std::string& body) {
+    if (!text.empty()) text += "\r\n";
+    text += "# ";
+    text += title;
+    text += "\r\n";
+    text += body;
+  };
+  if (wanted("server")) {
+    section("Server", "redis_version:" + std::string(kVersion) +
+                          "\r\nredis_mode:standalone\r\nlockstep_model:1\r\ntcp_port:0\r\n");
+  }
+  if (wanted("clients")) {
+    section("Clients", "connected_clients:" + std::to_string(c.srv.clients().size()) + "\r\n");
+  }
+  if (wanted("replication")) {
+    section("Replication", std::string("role:") + (c.srv.replica() ? "slave" : "master") +
+                               "\r\nconnected_slaves:0\r\n");
+  }
+  if (wanted("keyspace")) {
+    std::string body;
+    for (int i = 0; i < kDatabases; i++) {
+      const Keyspace& ks = c.srv.db(i);
+      if (ks.size() == 0) continue;
+      body += "db" + std::to_string(i) + ":keys=" + std::to_string(ks.size()) +
+              ",expires=" + std::to_string(ks.volatile_count()) + ",avg_ttl=0\r\n";
+    }
+    section("Keyspace", body);
+  }
+  c.reply(Reply::bulk(text));
+}
+
+void cmd_quit(Call& c) { c.reply(Reply::ok()); }
+
+void cmd_reset(Call& c) {
+  c.srv.pubsub().drop(c.client);
+  c.client.db = 0;
+  c.client.name.clear();
+  c.reply(Reply::status("RESET"));
+}
+
+}  // namespace lockstep::redis

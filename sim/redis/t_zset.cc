@@ -1,0 +1,392 @@
+// Sorted set commands (Redis's t_zset.c) and ZSetValue, the sorted set storage.
+#include <cmath>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "sim/core/assert.h"
+#include "sim/redis/commands.h"
+#include "sim/redis/server.h"
+#include "sim/redis/util.h"
+
+namespace lockstep::redis {
+
+const double* ZSetValue::score(std::string_view member) const {
+  auto it = scores_.find(member);
+  return it == scores_.end() ? nullptr : &it->second;
+}
+
+void ZSetValue::set(std::string_view member, double score) {
+  LS_ASSERT(!std::isnan(score));
+  auto it = scores_.find(member);
+  if (it != scores_.end()) {
+    size_t erased = ordered_.erase(Item{it->second, it->first});
+    LS_ASSERT(erased == 1);
+    it->second = score;
+  } else {
+    it = scores_.emplace(std::string(member), score).first;
+  }
+  bool inserted = ordered_.insert(Item{score, it->first}).second;
+  LS_ASSERT(inserted);
+}
+
+bool ZSetValue::remove(std::string_view member) {
+  auto it = scores_.find(member);
+  if (it == scores_.end()) return false;
+  size_t erased = ordered_.erase(Item{it->second, it->first});
+  LS_ASSERT(erased == 1);
+  scores_.erase(it);
+  return true;
+}
+
+size_t ZSetValue::rank(std::string_view member) const {
+  const double* s = score(member);
+  LS_ASSERT(s != nullptr);
+  auto it = ordered_.find(Item{*s, std::string(member)});
+  LS_ASSERT(it != ordered_.end());
+  return static_cast<size_t>(std::distance(ordered_.begin(), it));
+}
+
+namespace {
+
+// The sorted set at `key` for reading: *zset is nullptr when absent. False after WRONGTYPE.
+bool zset_for_read(Call& c, std::string_view key, ZSetValue** zset) {
+  *zset = nullptr;
+  Entry* e = c.lookup(key);
+  if (e == nullptr) return true;
+  *zset = std::get_if<ZSetValue>(&e->value);
+  if (*zset == nullptr) {
+    c.wrong_type();
+    return false;
+  }
+  return true;
+}
+
+constexpr std::string_view kNotFloat = "ERR value is not a valid float";
+constexpr std::string_view kNanResult = "ERR resulting score is not a number (NaN)";
+
+struct ZaddOptions {
+  bool nx = false, xx = false, gt = false, lt = false, ch = false, incr = false;
+};
+
+// Parses ZADD's leading options; returns the index of the first score.
+size_t parse_zadd_options(Args argv, ZaddOptions* o) {
+  size_t i = 2;
+  for (; i < argv.size(); i++) {
+    std::string_view opt = argv[i];
+    if (iequals(opt, "nx")) o->nx = true;
+    else if (iequals(opt, "xx")) o->xx = true;
+    else if (iequals(opt, "ch")) o->ch = true;
+    else if (iequals(opt, "incr")) o->incr = true;
+    else if (iequals(opt, "gt")) o->gt = true;
+    else if (iequals(opt, "lt")) o->lt = true;
+    else break;
+  }
+  return i;
+}
+
+// What zsetAdd did to one element.
+enum class AddResult { kAdded, kUpdated, kUnchanged, kNop, kNan };
+
+AddResult zset_add(ZSetValue& zset, const ZaddOptions& o, std::string_view member, double score,
+                   double* new_score) {
+  const double* current = zset.score(member);
+  if (current != nullptr) {
+    if (o.nx) return AddResult::kNop;
+    if (o.incr) {
+      score += *current;
+      if (std::isnan(score)) return AddResult::kNan;
+    }
+    if ((o.lt && score >= *current) || (o.gt && score <= *current)) return AddResult::kNop;
+    *new_score = score;
+    // -0 and 0 compare equal: the stored score stays as it was, as in Redis.
+    if (score == *current) return AddResult::kUnchanged;
+    zset.set(member, score);
+    return AddResult::kUpdated;
+  }
+  if (o.xx) return AddResult::kNop;
+  zset.set(member, score);
+  *new_score = score;
+  return AddResult::kAdded;
+}
+
+void zadd_generic(Call& c, bool incr_command) {
+  ZaddOptions o;
+  o.incr = incr_command;
+  size_t first = parse_zadd_options(c.argv, &o);
+  size_t elements = c.argv.size() - first;
+  if (elements % 2 != 0 || elements == 0) return c.syntax_error();
+  elements /= 2;
+  if (o.nx && o.xx) return c.error("ERR XX and NX options at the same time are not compatible");
+  if ((o.gt && o.nx) || (o.lt && o.nx) || (o.gt && o.lt)) {
+    return c.error("ERR GT, LT, and/or NX options at the same time are not compatible");
+  }
+  if (o.incr && elements > 1) {
+    return c.error("ERR INCR option supports a single increment-element pair");
+  }
+  // All scores are parsed before anything changes: the command runs fully or not at all.
+  std::vector<double> scores(elements);
+  for (size_t j = 0; j < elements; j++) {
+    if (!parse_double(c.argv[first + 2 * j], &scores[j])) return c.error(kNotFloat);
+  }
+  std::string_view key = c.argv[1];
+  ZSetValue* zset = nullptr;
+  if (!zset_for_read(c, key, &zset)) return;
+  int64_t added = 0, updated = 0, processed = 0;
+  double score = 0;
+  if (zset == nullptr && !o.xx) {
+    zset = &std::get<ZSetValue>(c.db().add(key, Value(ZSetValue{})).value);
+  }
+  for (size_t j = 0; zset != nullptr && j < elements; j++) {
+    double new_score = 0;
+    AddResult r = zset_add(*zset, o, c.argv[first + 2 * j + 1], scores[j], &new_score);
+    if (r == AddResult::kNan) {
+      c.dirty += static_cast<uint64_t>(added + updated);
+      return c.error(kNanResult);
+    }
+    if (r == AddResult::kAdded) added++;
+    if (r == AddResult::kUpdated) updated++;
+    if (r != AddResult::kNop) {
+      processed++;
+      score = new_score;
+    }
+  }
+  c.dirty += static_cast<uint64_t>(added + updated);
+  if (o.incr) {
+    c.reply(processed > 0 ? Reply::bulk(format_double(score)) : Reply::nil());
+  } else {
+    c.reply(Reply::integer_of(o.ch ? added + updated : added));
+  }
+}
+
+// A score bound of ZRANGEBYSCORE: "(" prefix for exclusive; strtod on the rest, which must be
+// consumed entirely (leading spaces allowed, as strtod skips them) and not NaN.
+bool parse_score_bound(std::string_view text, double* value, bool* exclusive) {
+  *exclusive = !text.empty() && text[0] == '(';
+  if (*exclusive) text.remove_prefix(1);
+  std::string buf(text);  // NUL-terminated for strtod
+  char* end = nullptr;
+  *value = std::strtod(buf.c_str(), &end);
+  return *end == '\0' && !std::isnan(*value);
+}
+
+struct ScoreRange {
+  double min = 0, max = 0;
+  bool minex = false, maxex = false;
+  bool gte_min(double v) const { return minex ? v > min : v >= min; }
+  bool lte_max(double v) const { return maxex ? v < max : v <= max; }
+};
+
+// A lexicographic bound: "-", "+", "(member" or "[member".
+struct LexBound {
+  enum Kind { kMin, kMax, kValue } kind = kValue;
+  bool exclusive = false;
+  std::string value;
+};
+
+bool parse_lex_bound(std::string_view text, LexBound* b) {
+  if (text == "-") {
+    b->kind = LexBound::kMin;
+  } else if (text == "+") {
+    b->kind = LexBound::kMax;
+  } else if (!text.empty() && (text[0] == '(' || text[0] == '[')) {
+    b->kind = LexBound::kValue;
+    b->exclusive = text[0] == '(';
+    b->value = std::string(text.substr(1));
+  } else {
+    return false;
+  }
+  return true;
+}
+
+bool lex_gte_min(std::string_view v, const LexBound& min) {
+  if (min.kind != LexBound::kValue) return min.kind == LexBound::kMin;
+  return min.exclusive ? v > min.value : v >= min.value;
+}
+bool lex_lte_max(std::string_view v, const LexBound& max) {
+  if (max.kind != LexBound::kValue) return max.kind == LexBound::kMax;
+  return max.exclusive ? v < max.value : v <= max.value;
+}
+
+struct RangeOptions {
+  enum Type { kAuto, kRank, kScore, kLex } type = kAuto;
+  bool reverse = false;
+  bool reverse_allowed = true;
+  bool withscores = false;
+  int64_t offset = 0;
+  int64_t limit = -1;
+};
+
+void emit(std::vector<Reply>& out, const ZSetValue::Item& item, bool withscores) {
+  out.push_back(Reply::bulk(item.member));
+  if (withscores) out.push_back(Reply::bulk(format_double(item.score)));
+}
+
+// genericZrangebyscore/bylex as Redis runs them on a listpack: from the head (tail when
+// reversed) find the first element meeting the near bound; if it also meets the far bound, skip
+// `offset` elements, then emit while the far bound holds, at most `limit` (negative: no limit).
+template <typename It, typename Near, typename Far>
+void range_walk(It it, It end, const RangeOptions& o, Near near, Far far, std::vector<Reply>& out) {
+  while (it != end && !near(*it)) ++it;
+  if (it == end || !far(*it)) return;
+  // A negative offset skips everything, as Redis's `while (eptr && offset--)` does.
+  int64_t offset = o.offset;
+  while (it != end && offset-- != 0) ++it;
+  int64_t limit = o.limit;
+  while (it != end && limit-- != 0) {
+    if (!far(*it)) break;
+    emit(out, *it, o.withscores);
+    ++it;
+  }
+}
+
+template <typename Min, typename Max>
+void range_by_bounds(const ZSetValue& z, const RangeOptions& o, Min gte_min, Max lte_max,
+                     std::vector<Reply>& out) {
+  if (o.reverse) {
+    range_walk(z.ordered().rbegin(), z.ordered().rend(), o, lte_max, gte_min, out);
+  } else {
+    range_walk(z.ordered().begin(), z.ordered().end(), o, gte_min, lte_max, out);
+  }
+}
+
+void range_by_rank(const ZSetValue& z, int64_t start, int64_t end, const RangeOptions& o,
+                   std::vector<Reply>& out) {
+  int64_t len = static_cast<int64_t>(z.size());
+  if (start < 0) start = len + start;
+  if (end < 0) end = len + end;
+  if (start < 0) start = 0;
+  if (start > end || start >= len) return;
+  if (end >= len) end = len - 1;
+  int64_t i = 0;
+  auto take = [&](const ZSetValue::Item& item) {
+    if (i >= start && i <= end) emit(out, item, o.withscores);
+    i++;
+  };
+  if (o.reverse) {
+    for (auto it = z.ordered().rbegin(); it != z.ordered().rend() && i <= end; ++it) take(*it);
+  } else {
+    for (auto it = z.ordered().begin(); it != z.ordered().end() && i <= end; ++it) take(*it);
+  }
+}
+
+// Parses the options after <key> <min> <max> (zrangeGenericCommand's step 1).
+bool parse_range_options(Call& c, RangeOptions* o) {
+  for (size_t j = 4; j < c.argv.size(); j++) {
+    std::string_view a = c.argv[j];
+    size_t left = c.argv.size() - j - 1;
+    if (iequals(a, "withscores")) {
+      o->withscores = true;
+    } else if (iequals(a, "limit") && left >= 2) {
+      if (!parse_int64(c.argv[j + 1], &o->offset) || !parse_int64(c.argv[j + 2], &o->limit)) {
+        c.not_integer();
+        return false;
+      }
+      j += 2;
+    } else if (o->reverse_allowed && !o->reverse && iequals(a, "rev")) {
+      o->reverse = true;
+    } else if (o->type == RangeOptions::kAuto && iequals(a, "bylex")) {
+      o->type = RangeOptions::kLex;
+    } else if (o->type == RangeOptions::kAuto && iequals(a, "byscore")) {
+      o->type = RangeOptions::kScore;
+    } else {
+      c.syntax_error();
+      return false;
+    }
+  }
+  return true;
+}
+
+void zrange_generic(Call& c, RangeOptions o) {
+  if (!parse_range_options(c, &o)) return;
+  if (o.type == RangeOptions::kAuto) o.type = RangeOptions::kRank;
+  if (o.limit != -1 && o.type == RangeOptions::kRank) {
+    return c.error(
+        "ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX");
+  }
+  if (o.withscores && o.type == RangeOptions::kLex) {
+    return c.error("ERR syntax error, WITHSCORES not supported in combination with BYLEX");
+  }
+  std::string_view min_arg = c.argv[2], max_arg = c.argv[3];
+  if (o.reverse && o.type != RangeOptions::kRank) std::swap(min_arg, max_arg);
+  int64_t start = 0, end = 0;
+  ScoreRange sr;
+  LexBound lmin, lmax;
+  if (o.type == RangeOptions::kRank) {
+    if (!parse_int64(min_arg, &start) || !parse_int64(max_arg, &end)) return c.not_integer();
+  } else if (o.type == RangeOptions::kScore) {
+    if (!parse_score_bound(min_arg, &sr.min, &sr.minex) ||
+        !parse_score_bound(max_arg, &sr.max, &sr.maxex)) {
+      return c.error("ERR min or max is not a float");
+    }
+  } else if (!parse_lex_bound(min_arg, &lmin) || !parse_lex_bound(max_arg, &lmax)) {
+    return c.error("ERR min or max not valid string range item");
+  }
+  ZSetValue* z = nullptr;
+  if (!zset_for_read(c, c.argv[1], &z)) return;
+  std::vector<Reply> out;
+  if (z != nullptr && o.type == RangeOptions::kRank) {
+    range_by_rank(*z, start, end, o, out);
+  } else if (z != nullptr && o.type == RangeOptions::kScore) {
+    range_by_bounds(
+        *z, o, [&](const ZSetValue::Item& i) { return sr.gte_min(i.score); },
+        [&](const ZSetValue::Item& i) { return sr.lte_max(i.score); }, out);
+  } else if (z != nullptr) {
+    range_by_bounds(
+        *z, o, [&](const ZSetValue::Item& i) { return lex_gte_min(i.member, lmin); },
+        [&](const ZSetValue::Item& i) { return lex_lte_max(i.member, lmax); }, out);
+  }
+  c.reply(Reply::array(std::move(out)));
+}
+
+}  // namespace
+
+void cmd_zadd(Call& c) { zadd_generic(c, false); }
+void cmd_zincrby(Call& c) { zadd_generic(c, true); }
+
+void cmd_zscore(Call& c) {
+  ZSetValue* z = nullptr;
+  if (!zset_for_read(c, c.argv[1], &z)) return;
+  const double* s = z != nullptr ? z->score(c.argv[2]) : nullptr;
+  c.reply(s != nullptr ? Reply::bulk(format_double(*s)) : Reply::nil());
+}
+
+void cmd_zrem(Call& c) {
+  ZSetValue* z = nullptr;
+  if (!zset_for_read(c, c.argv[1], &z)) return;
+  if (z == nullptr) return c.reply(Reply::integer_of(0));
+  int64_t deleted = 0;
+  for (size_t j = 2; j < c.argv.size() && z->size() > 0; j++) {
+    if (z->remove(c.argv[j])) deleted++;
+  }
+  if (z->size() == 0) {
+    bool gone = c.db().remove(c.argv[1]);
+    LS_ASSERT(gone);
+  }
+  c.dirty += static_cast<uint64_t>(deleted);
+  c.reply(Reply::integer_of(deleted));
+}
+
+void cmd_zrange(Call& c) { zrange_generic(c, RangeOptions{}); }
+
+void cmd_zrangebyscore(Call& c) {
+  RangeOptions o;
+  o.type = RangeOptions::kScore;
+  o.reverse_allowed = false;
+  zrange_generic(c, o);
+}
+
+void cmd_zcard(Call& c) {
+  ZSetValue* z = nullptr;
+  if (!zset_for_read(c, c.argv[1], &z)) return;
+  c.reply(Reply::integer_of(z != nullptr ? static_cast<int64_t>(z->size()) : 0));
+}
+
+void cmd_zrank(Call& c) {
+  ZSetValue* z = nullptr;
+  if (!zset_for_read(c, c.argv[1], &z)) return;
+  if (z == nullptr || z->score(c.argv[2]) == nullptr) return c.reply(Reply::nil());
+  c.reply(Reply::integer_of(static_cast<int64_t>(z->rank(c.argv[2]))));
+}
+
+}  // namespace lockstep::redis
