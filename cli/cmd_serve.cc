@@ -4,6 +4,7 @@
 // 127.0.0.1 unless told otherwise. Prints one line per listening node, serves until SIGINT or
 // SIGTERM, then exits 0. Bad options or a port in use exit 2 with a message.
 #include <CLI/CLI.hpp>
+#include <sys/resource.h>
 
 #include <cstdio>
 #include <memory>
@@ -22,6 +23,15 @@ struct ServeArgs {
   size_t max_output_mb = 32;
 };
 
+// As redis-server does at start-up: allow as many open files as the hard limit permits, so that
+// --maxclients connections fit.
+void raise_open_files_limit() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= limit.rlim_max) return;
+  limit.rlim_cur = limit.rlim_max;
+  setrlimit(RLIMIT_NOFILE, &limit);
+}
+
 int run_serve(ServeArgs& args) {
 #ifdef LOCKSTEP_SERVE_HAVE_MODEL
   args.options.backend = serve::model_backend_factory();
@@ -30,6 +40,7 @@ int run_serve(ServeArgs& args) {
   return kExitBadInput;
 #endif
   args.options.max_output_bytes = args.max_output_mb * 1024 * 1024;
+  raise_open_files_limit();
   auto server = serve::Server::create(args.options);
   if (!server.ok()) {
     std::fprintf(stderr, "%s\n", server.status().message().c_str());

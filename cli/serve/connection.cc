@@ -51,12 +51,12 @@ void Connection::on_read(const boost::system::error_code& ec, size_t n) {
   }
   LS_ASSERT(n <= read_buf_.size());
   parser_.feed(std::string_view(read_buf_.data(), n));
-  if (process_requests() && !closed_) do_read();
+  if (process_requests() && !closed_ && !doomed_) do_read();
 }
 
 bool Connection::process_requests() {
   // Bounded: each round consumes one complete request from the bytes already read.
-  while (!closed_) {
+  while (!closed_ && !doomed_) {
     switch (parser_.next()) {
       case resp::ParseStatus::kNeedMore: return true;
       case resp::ParseStatus::kRequest:
@@ -104,10 +104,15 @@ void Connection::queue_reply(const Reply& reply) {
 }
 
 void Connection::queue(std::string_view bytes) {
-  if (closed_) return;
+  if (closed_ || doomed_) return;
   pending_.append(bytes);
   if (pending_.size() + inflight_.size() > slot_.max_output_bytes) {
-    close();  // the client does not read its replies: Redis's output buffer limit
+    // The client does not read its replies: Redis's output buffer limit. The close is posted,
+    // not done here, because a push arrives from inside another connection's command and the
+    // backend must not be re-entered (disconnect) while it runs that command.
+    doomed_ = true;
+    pending_.clear();
+    boost::asio::post(socket_.get_executor(), [self = shared_from_this()] { self->close(); });
     return;
   }
   if (!writing_) do_write();
@@ -135,6 +140,7 @@ void Connection::on_write(const boost::system::error_code& ec) {
     close();
     return;
   }
+  if (doomed_) return;  // a posted close() is on its way
   if (!pending_.empty()) {
     do_write();
   } else if (close_after_write_) {

@@ -72,6 +72,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool writing_ = false;
   bool close_after_write_ = false;
   bool closed_ = false;
+  bool doomed_ = false;  // past the output limit: a close() is posted, nothing more is sent
   std::vector<redis::Reply> replies_;  // scratch, reused across requests
   std::vector<std::string_view> argv_views_;
 };

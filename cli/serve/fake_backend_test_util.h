@@ -7,6 +7,7 @@
 #ifndef LOCKSTEP_CLI_SERVE_FAKE_BACKEND_TEST_UTIL_H_
 #define LOCKSTEP_CLI_SERVE_FAKE_BACKEND_TEST_UTIL_H_
 
+#include <atomic>
 #include <map>
 #include <set>
 #include <string>
@@ -48,8 +49,9 @@ class FakeBackend final : public Backend {
   }
   void tick() override { ticks_++; }
 
-  int ticks_ = 0;
-  int disconnects_ = 0;
+  // Read by the test thread while the server thread runs.
+  std::atomic<int> ticks_{0};
+  std::atomic<int> disconnects_{0};
 
  private:
   PushFn push_;

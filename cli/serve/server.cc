@@ -15,6 +15,8 @@ namespace lockstep::serve {
 
 namespace asio = boost::asio;
 
+constexpr int kAcceptRetryMs = 100;
+
 struct Server::Impl {
   ServeOptions options;
   asio::io_context io;
@@ -90,9 +92,17 @@ void Server::Impl::accept_next(size_t index) {
   acceptors[index]->async_accept([this, index](const boost::system::error_code& ec,
                                                tcp::socket socket) {
     if (stopping) return;
-    if (!ec) on_accept(index, std::move(socket));
-    // Accept errors (e.g. too many open files) are transient: keep accepting.
-    accept_next(index);
+    if (!ec) {
+      on_accept(index, std::move(socket));
+      accept_next(index);
+      return;
+    }
+    // Accept errors (e.g. out of file descriptors) are transient: retry after a pause rather
+    // than spinning on an error that repeats until a connection closes.
+    auto timer = std::make_shared<asio::steady_timer>(io, std::chrono::milliseconds(kAcceptRetryMs));
+    timer->async_wait([this, index, timer](const boost::system::error_code& wait_ec) {
+      if (!wait_ec && !stopping) accept_next(index);
+    });
   });
 }
 

@@ -189,10 +189,37 @@ TEST_F(ServerFixture, ClientThatDoesNotReadIsDisconnectedAtTheOutputLimit) {
   std::string req;
   for (int i = 0; i < 400; i++) req += "BIG 100000\r\n";  // 40 MB of replies, never read
   hog.send(req);
+  bool dropped = false;
+  for (int i = 0; i < 500 && !dropped; i++) {
+    dropped = backend_->disconnects_.load() == 1;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(dropped);
   EXPECT_TRUE(wait_connections(0));
   redisContext* c = connect();
   EXPECT_EQ(command(c, {"PING"}), "PONG");
   redisFree(c);
+}
+
+TEST_F(ServerFixture, SubscriberThatDoesNotReadIsDroppedWithoutReenteringTheBackend) {
+  // The overflow happens inside the publisher's command (a push); the backend is iterating its
+  // subscribers then, so the disconnect must wait until the command is over.
+  ServeOptions o;
+  o.max_output_bytes = 64 * 1024;
+  start(o);
+  RawClient sub(port_);
+  ASSERT_TRUE(sub.send("SUBSCRIBE ch\r\n"));
+  EXPECT_FALSE(sub.read(20, 2000).empty());
+  redisContext* pub = connect();
+  ASSERT_EQ(command(pub, {"PING"}), "PONG");
+  ASSERT_TRUE(wait_connections(2));
+  const std::string payload(10000, 'p');
+  for (int i = 0; i < 2000 && server_->connection_count(0) == 2; i++) {
+    command(pub, {"PUBLISH", "ch", payload});
+  }
+  EXPECT_TRUE(wait_connections(1));
+  EXPECT_EQ(command(pub, {"PUBLISH", "ch", "x"}), "0");
+  redisFree(pub);
 }
 
 TEST_F(ServerFixture, RefusesClientsPastTheLimit) {
