@@ -174,6 +174,12 @@ bool CoroProcess::complete_wait_inline(WaitRef ref, int32_t result) {
   return true;
 }
 
+bool CoroProcess::wait_open(WaitRef ref) const {
+  if (!ref.valid() || ref.index >= slots_.size()) return false;
+  const Slot& slot = slots_[ref.index];
+  return slot.gen == ref.gen && slot.state == kWaiting;
+}
+
 void CoroProcess::cancel_wait(WaitRef ref) {
   if (!ref.valid() || ref.index >= slots_.size()) return;
   Slot& slot = slots_[ref.index];

@@ -70,6 +70,8 @@ class CoroProcess : public Process, public RootListener {
   // Same, but resumes the coroutine before returning. REQUIRES: not called from inside a
   // coroutine of this process (only from top-level handlers: deliveries, timers).
   bool complete_wait_inline(WaitRef ref, int32_t result);
+  // True while the wait is open (not yet completed, cancelled or resumed).
+  bool wait_open(WaitRef ref) const;
   // Closes a wait without resuming it (its awaiter is being destroyed).
   void cancel_wait(WaitRef ref);
   // Completes the wait with kWaitTimedOut when the local clock reaches deadline_local_us.

@@ -60,7 +60,8 @@ ChannelId Network::open_channel(ProcessId from, ProcessId to, std::string_view l
 }
 
 ConnId Network::connect(ProcessId client, ProcessId server, std::string_view label,
-                        uint32_t client_tag, const LatencyDist* replication_lag) {
+                        std::string_view name, uint32_t client_tag,
+                        const LatencyDist* replication_lag) {
   LS_ASSERT(connections_.size() < kMaxConnections);
   LS_ASSERT(client != server);
   Connection c;
@@ -70,6 +71,7 @@ ConnId Network::connect(ProcessId client, ProcessId server, std::string_view lab
   c.up = open_channel(client, server, std::string(label) + "/up", replication_lag);
   c.down = open_channel(server, client, std::string(label) + "/down", nullptr);
   connections_.push_back(c);
+  names_.emplace_back(name);
   return static_cast<ConnId>(connections_.size() - 1);
 }
 

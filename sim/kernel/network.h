@@ -21,6 +21,7 @@
 #define LOCKSTEP_SIM_KERNEL_NETWORK_H_
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <string>
@@ -86,13 +87,15 @@ class Network : public EventHandler {
   // Overrides one direction of one link. REQUIRES: before any connection on it is opened.
   void set_link(ProcessId from, ProcessId to, const LinkSpec& spec);
 
-  // Opens a connection. `label` names its channels' Rng streams ("c1->node0/cmd") and must be
-  // unique. A replication connection is opened by the master (the "client" side); its up
+  // Opens a connection. `label` names its channels' Rng streams ("c1/cmd@node0") and must be
+  // unique; `name` is how histories name it ("c1/cmd"). A replication connection is opened by the master (the "client" side); its up
   // channel carries the write stream with latency `replication_lag` (caller-owned, must outlive
   // the network) and is subject to replication_lag faults, never to loss or drop faults.
   ConnId connect(ProcessId client, ProcessId server, std::string_view label,
-                 uint32_t client_tag, const LatencyDist* replication_lag = nullptr);
+                 std::string_view name, uint32_t client_tag,
+                 const LatencyDist* replication_lag = nullptr);
   Connection& connection(ConnId id) { return connections_[id]; }
+  const std::string& name(ConnId id) const { return names_[id]; }
   const Connection& connection(ConnId id) const { return connections_[id]; }
 
   // The message pool. alloc() returns a cleared message's slot.
@@ -158,7 +161,8 @@ class Network : public EventHandler {
   std::map<std::pair<ProcessId, ProcessId>, LinkSpec> links_;
   std::vector<Channel> channels_;
   std::vector<Connection> connections_;
-  std::vector<Message> pool_;
+  std::vector<std::string> names_;
+  std::deque<Message> pool_;  // a deque: growing it never moves a message in use
   std::vector<uint32_t> free_;
   std::vector<Window> windows_;
   std::vector<std::function<void()>> heal_listeners_;

@@ -1,0 +1,97 @@
+// LockClient: the interface every lock algorithm implements (set-nx-px, Redisson's RLock, fair
+// lock, read-write lock, RedLock, ...), and the registry that names them.
+//
+// The workload driver calls acquire/release/force_release from a client thread and records the
+// invoke, the completion and the holds itself; the algorithm only talks to Redis through its
+// Runtime and reports what happened. An algorithm object belongs to one client process (one
+// Redisson client) and serves all its threads; it may keep per-lock state (watchdog entries,
+// pub/sub entries) shared between them, exactly as Redisson does.
+#ifndef LOCKSTEP_ALGORITHMS_LOCK_CLIENT_H_
+#define LOCKSTEP_ALGORITHMS_LOCK_CLIENT_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "algorithms/runtime.h"
+#include "sim/core/status.h"
+
+namespace lockstep::algorithms {
+
+using history::LockMode;
+using history::Outcome;
+
+// One lock call.
+struct LockRequest {
+  std::string_view lock;                // the lock's name (the Redis key or its base)
+  LockMode mode = LockMode::kExclusive;
+  int64_t wait_ms = -1;                 // acquire: -1 lock() (wait forever); >= 0 tryLock(wait)
+  int64_t lease_ms = -1;                // acquire: -1 no lease, the watchdog keeps it
+  int64_t op = -1;                      // history operation id; pass it in CallOptions::op
+};
+
+// What a lock call returned. Fields not meaningful for the call stay at their defaults.
+struct LockOutcome {
+  Outcome outcome = Outcome::kOk;  // ok: a definite answer; fail: an error; unknown: timed out
+  bool acquired = false;           // acquire
+  bool released = false;           // release: fully released / force_release: a lock existed
+  int64_t count = -1;              // hold count after the call, when the algorithm knows it
+  int64_t token = -1;              // fencing token of this acquisition (fenced locks)
+  int64_t validity_ms = -1;        // RedLock spec: the validity the client computed
+  std::string error;               // fail/unknown: the message the application would see
+
+  static LockOutcome unknown(std::string error);
+  static LockOutcome fail(std::string error);
+};
+
+class LockClient {
+ public:
+  virtual ~LockClient() = default;
+  // lock() / lock(lease) / tryLock(wait, lease), in request.mode.
+  virtual Task<LockOutcome> acquire(const Thread& thread, const LockRequest& request) = 0;
+  // unlock() of one hold by this thread.
+  virtual Task<LockOutcome> release(const Thread& thread, const LockRequest& request) = 0;
+  // forceUnlock(): deletes the lock whoever holds it.
+  virtual Task<LockOutcome> force_release(const Thread& thread, const LockRequest& request) = 0;
+};
+
+// A registered algorithm.
+struct AlgorithmInfo {
+  std::string name;         // as scenarios spell it: "set-nx-px", "redisson-lock", ...
+  std::string lock_kind;    // the history header's lock_kind: reentrant, rwlock, simple, redlock
+  std::string description;  // one line for `lockstep list`
+  bool fair = false;        // grants must follow enqueue order (history header `fair`)
+  bool modes = false;       // supports read/write modes (read-write lock)
+  bool multi_master = false;  // needs N independent masters (RedLock)
+  // Checks the scenario's `algorithm.options` object. Errors name the JSON path, built from
+  // `path` ("/algorithm/options"), what was expected and what was found.
+  std::function<Status(const nlohmann::json& options, const std::string& path)> validate;
+  // Documented options with their defaults (for `lockstep list` and the docs).
+  nlohmann::json option_defaults;
+  // Builds the client for one client process. REQUIRES: validate(options) succeeded.
+  std::function<std::unique_ptr<LockClient>(Runtime& runtime, const nlohmann::json& options)> make;
+};
+
+// All registered algorithms, in name order.
+const std::vector<AlgorithmInfo>& algorithms();
+// nullptr when no algorithm has that name.
+const AlgorithmInfo* find_algorithm(std::string_view name);
+
+// Helpers for validate(): an options object whose keys are all in `allowed`, and typed fields.
+Status check_known_fields(const nlohmann::json& options, const std::string& path,
+                          const std::vector<std::string>& allowed);
+Status check_int_field(const nlohmann::json& options, const std::string& path,
+                       const std::string& field, int64_t min, int64_t max);
+Status check_bool_field(const nlohmann::json& options, const std::string& path,
+                        const std::string& field);
+Status check_string_field(const nlohmann::json& options, const std::string& path,
+                          const std::string& field, const std::vector<std::string>& allowed);
+
+}  // namespace lockstep::algorithms
+
+#endif  // LOCKSTEP_ALGORITHMS_LOCK_CLIENT_H_

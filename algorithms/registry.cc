@@ -1,0 +1,32 @@
+// The algorithm registry. To add an algorithm, add one line to the list below.
+#include <algorithm>
+
+#include "algorithms/baseline/set_nx_px.h"
+#include "algorithms/lock_client.h"
+
+namespace lockstep::algorithms {
+namespace {
+
+std::vector<AlgorithmInfo> build() {
+  std::vector<AlgorithmInfo> all;
+  all.push_back(baseline::set_nx_px_algorithm());
+  std::sort(all.begin(), all.end(),
+            [](const AlgorithmInfo& a, const AlgorithmInfo& b) { return a.name < b.name; });
+  return all;
+}
+
+}  // namespace
+
+const std::vector<AlgorithmInfo>& algorithms() {
+  static const std::vector<AlgorithmInfo> all = build();
+  return all;
+}
+
+const AlgorithmInfo* find_algorithm(std::string_view name) {
+  for (const AlgorithmInfo& info : algorithms()) {
+    if (info.name == name) return &info;
+  }
+  return nullptr;
+}
+
+}  // namespace lockstep::algorithms

@@ -1,0 +1,439 @@
+#include "sim/kernel/client_process.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "sim/core/assert.h"
+#include "sim/kernel/semaphore.h"
+
+namespace lockstep::kernel {
+namespace {
+
+// Local work (not a network message): re-subscribe the channels of a shard's endpoint.
+constexpr uint64_t kResubscribeBit = uint64_t{1} << 44;
+
+std::string make_uuid(Rng rng) {
+  const uint64_t hi = rng.next_u64();
+  const uint64_t lo = rng.next_u64();
+  char buf[40];
+  // Version 4 / variant 1 bits, so it looks like what java.util.UUID.randomUUID() prints.
+  std::snprintf(buf, sizeof(buf), "%08x-%04x-4%03x-%04x-%012llx",
+                static_cast<unsigned>(hi >> 32), static_cast<unsigned>((hi >> 16) & 0xffff),
+                static_cast<unsigned>(hi & 0x0fff),
+                static_cast<unsigned>(0x8000 | ((lo >> 48) & 0x3fff)),
+                static_cast<unsigned long long>(lo & 0xffffffffffffULL));
+  return buf;
+}
+
+}  // namespace
+
+// --- the connection classes -------------------------------------------------------------
+
+class ClientProcess::SimConnection : public algorithms::Connection {
+ public:
+  SimConnection(ClientProcess& p, size_t endpoint) : p_(p), endpoint_(endpoint) {}
+  Task<algorithms::CallResult> call(std::vector<std::string> argv,
+                                    algorithms::CallOptions options) override {
+    return p_.call(endpoint_, false, std::move(argv), std::move(options));
+  }
+
+ private:
+  ClientProcess& p_;
+  size_t endpoint_;
+};
+
+class ClientProcess::SimPubSub : public algorithms::PubSub {
+ public:
+  SimPubSub(ClientProcess& p, size_t endpoint) : p_(p), endpoint_(endpoint) {}
+
+  Task<algorithms::CallResult> subscribe(std::string channel,
+                                         algorithms::MessageListener* listener) override {
+    LS_ASSERT(listener != nullptr);
+    subs[channel] = listener;
+    algorithms::CallOptions o;
+    o.timeout_ms = p_.options_.subscription_timeout_ms;
+    o.retry_attempts = 0;
+    std::vector<std::string> argv = {"SUBSCRIBE", std::move(channel)};
+    return p_.call(endpoint_, true, std::move(argv), std::move(o));
+  }
+
+  Task<algorithms::CallResult> unsubscribe(std::string channel) override {
+    subs.erase(channel);
+    algorithms::CallOptions o;
+    o.retry_attempts = 0;
+    std::vector<std::string> argv = {"UNSUBSCRIBE", std::move(channel)};
+    return p_.call(endpoint_, true, std::move(argv), std::move(o));
+  }
+
+  bool subscribed(std::string_view channel) const override {
+    return subs.find(std::string(channel)) != subs.end();
+  }
+
+  std::map<std::string, algorithms::MessageListener*> subs;
+
+ private:
+  ClientProcess& p_;
+  size_t endpoint_;
+};
+
+// Waits for the reply to one request, or the local deadline. Files itself in pending_ and
+// removes itself however the wait ends (reply, timeout, or the coroutine being destroyed).
+class ClientProcess::ReplyAwaiter {
+ public:
+  ReplyAwaiter(ClientProcess& p, ConnId conn, uint64_t request, int64_t deadline_us,
+               redis::Reply* out)
+      : p_(p), conn_(conn), request_(request), deadline_us_(deadline_us), out_(out) {}
+  ReplyAwaiter(const ReplyAwaiter&) = delete;
+  ReplyAwaiter& operator=(const ReplyAwaiter&) = delete;
+  ~ReplyAwaiter() {
+    if (!ref_.valid()) return;
+    p_.cancel_wait(ref_);
+    p_.remove_pending(request_);
+  }
+  bool await_ready() const noexcept { return false; }
+  void await_suspend(std::coroutine_handle<> h) {
+    LS_ASSERT(p_.pending_.size() < kMaxPendingCalls);
+    ref_ = p_.open_wait(h, &result_);
+    p_.add_wait_timeout(ref_, deadline_us_);
+    p_.pending_.push_back(PendingCall{conn_, request_, ref_, out_});
+  }
+  int32_t await_resume() {
+    p_.remove_pending(request_);
+    ref_ = WaitRef{};
+    return result_;
+  }
+
+ private:
+  ClientProcess& p_;
+  ConnId conn_;
+  uint64_t request_;
+  int64_t deadline_us_;
+  redis::Reply* out_;
+  WaitRef ref_;
+  int32_t result_ = kWaitTimedOut;
+};
+
+// --- construction ----------------------------------------------------------------------
+
+ClientProcess::ClientProcess(SimContext& ctx, ProcessId id, std::string name, LocalClock clock,
+                             const algorithms::ClientOptions& options)
+    : CoroProcess(*ctx.loop, id, std::move(name), clock),
+      ctx_(ctx),
+      options_(options),
+      uuid_(make_uuid(ctx.rng->stream("client-uuid/" + this->name()))),
+      rng_(ctx.rng->stream("client/" + this->name())) {
+  LS_ASSERT(ctx_.cluster != nullptr && ctx_.cluster->shards() > 0);
+  LS_ASSERT(options_.timeout_ms >= 0 && options_.retry_attempts >= 0);
+  for (size_t e = 0; e < ctx_.cluster->shards(); ++e) {
+    Endpoint ep;
+    ep.shard = e;
+    ep.cmd = std::make_unique<SimConnection>(*this, e);
+    ep.pubsub = std::make_unique<SimPubSub>(*this, e);
+    endpoints_.push_back(std::move(ep));
+  }
+}
+
+ClientProcess::~ClientProcess() {
+  // Coroutine frames reference pending_ and the lock client: destroy them first.
+  destroy_all_roots();
+  lock_client_.reset();
+}
+
+algorithms::Connection& ClientProcess::conn(size_t endpoint) {
+  LS_ASSERT(endpoint < endpoints_.size());
+  return *endpoints_[endpoint].cmd;
+}
+
+algorithms::PubSub& ClientProcess::pubsub(size_t endpoint) {
+  LS_ASSERT(endpoint < endpoints_.size());
+  return *endpoints_[endpoint].pubsub;
+}
+
+const algorithms::Thread& ClientProcess::add_thread() {
+  LS_ASSERT(threads_.size() < kMaxThreads);
+  algorithms::Thread t;
+  t.index = static_cast<uint32_t>(threads_.size());
+  t.id = t.index;
+  t.name = name() + "/t" + std::to_string(t.index);
+  threads_.push_back(std::move(t));
+  return threads_.back();
+}
+
+void ClientProcess::set_lock_client(std::unique_ptr<algorithms::LockClient> client) {
+  LS_ASSERT(client != nullptr);
+  LS_ASSERT(lock_client_ == nullptr);
+  lock_client_ = std::move(client);
+}
+
+// --- time, tasks, semaphores -----------------------------------------------------------
+
+Task<void> ClientProcess::sleep_ms(int64_t ms) {
+  co_await sleep_until(*this, local_us() + ms_to_us(std::max<int64_t>(0, ms)));
+}
+
+std::unique_ptr<algorithms::Semaphore> ClientProcess::new_semaphore(int64_t permits) {
+  return std::make_unique<SimSemaphore>(*this, permits);
+}
+
+algorithms::TaskId ClientProcess::spawn(Task<void> task) {
+  const RootId r = CoroProcess::spawn(std::move(task));
+  return algorithms::TaskId{r.index, r.gen};
+}
+
+void ClientProcess::cancel(algorithms::TaskId id) {
+  if (!id.valid()) return;
+  CoroProcess::cancel(RootId{id.index, id.gen});
+}
+
+bool ClientProcess::running(algorithms::TaskId id) const {
+  return id.valid() && alive(RootId{id.index, id.gen});
+}
+
+// --- connections and calls -------------------------------------------------------------
+
+ConnId ClientProcess::connection_to(ProcessId node, bool pubsub) {
+  auto it = std::find_if(conns_.begin(), conns_.end(),
+                         [node](const NodeConns& c) { return c.node == node; });
+  if (it == conns_.end()) {
+    conns_.push_back(NodeConns{node});
+    it = conns_.end() - 1;
+  }
+  ConnId& id = pubsub ? it->pubsub : it->cmd;
+  if (id == UINT32_MAX) {
+    const std::string& node_name = ctx_.net->process(node).name();
+    const std::string kind = pubsub ? "/pubsub" : "/cmd";
+    const std::string label =
+        name() + kind + "@" + node_name + "#" + std::to_string(++conn_serial_);
+    id = ctx_.net->connect(this->id(), node, label, pubsub ? name() + "/pubsub" : name(), 0);
+  }
+  return id;
+}
+
+void ClientProcess::close_connections_to(ProcessId node) {
+  auto it = std::find_if(conns_.begin(), conns_.end(),
+                         [node](const NodeConns& c) { return c.node == node; });
+  if (it == conns_.end()) return;
+  for (ConnId c : {it->cmd, it->pubsub}) {
+    if (c == UINT32_MAX) continue;
+    const uint32_t slot = ctx_.net->alloc();
+    ctx_.net->msg(slot).kind = MsgKind::kClose;
+    ctx_.net->send(c, /*up=*/true, slot);
+  }
+  conns_.erase(it);
+}
+
+void ClientProcess::remove_pending(uint64_t request) {
+  for (size_t i = 0; i < pending_.size(); ++i) {
+    if (pending_[i].request == request) {
+      pending_[i] = pending_.back();
+      pending_.pop_back();
+      return;
+    }
+  }
+}
+
+Task<algorithms::CallResult> ClientProcess::call(size_t endpoint, bool pubsub,
+                                                 std::vector<std::string> argv,
+                                                 algorithms::CallOptions options) {
+  LS_ASSERT(endpoint < endpoints_.size());
+  LS_ASSERT(!argv.empty());
+  const int64_t timeout_ms = options.timeout_ms >= 0 ? options.timeout_ms : options_.timeout_ms;
+  const int32_t retries =
+      options.retry_attempts >= 0 ? options.retry_attempts : options_.retry_attempts;
+  const int64_t interval_ms =
+      options.retry_interval_ms >= 0 ? options.retry_interval_ms : options_.retry_interval_ms;
+  algorithms::CallResult result;
+  for (int32_t attempt = 0; attempt <= retries; ++attempt) {
+    NodeProcess* node = ctx_.cluster->master(endpoints_[endpoint].shard);
+    const ConnId conn = connection_to(node->id(), pubsub);
+    const uint64_t request = next_request_++;
+    const uint32_t slot = ctx_.net->alloc();
+    Message& m = ctx_.net->msg(slot);
+    m.kind = MsgKind::kRequest;
+    m.id = request;
+    m.op = options.op;
+    m.script = options.script;
+    m.set_args(argv);
+    m.state_keys = options.state_keys;
+    ctx_.net->send(conn, /*up=*/true, slot);
+    result.attempts = attempt + 1;
+    const int32_t r = co_await ReplyAwaiter(*this, conn, request,
+                                            local_us() + ms_to_us(timeout_ms), &result.reply);
+    if (r == kWaitSignalled) {
+      result.status = algorithms::CallStatus::kOk;
+      co_return result;
+    }
+    if (attempt < retries) co_await sleep_until(*this, local_us() + ms_to_us(interval_ms));
+  }
+  result.status = algorithms::CallStatus::kTimeout;
+  result.reply = redis::Reply();
+  co_return result;
+}
+
+// --- deliveries --------------------------------------------------------------------------
+
+void ClientProcess::handle_message(uint64_t payload) {
+  if (payload & kResubscribeBit) {
+    resubscribe(static_cast<size_t>(payload & 0xffffffffu));
+    return;
+  }
+  const uint32_t slot = static_cast<uint32_t>(payload);
+  switch (ctx_.net->msg(slot).kind) {
+    case MsgKind::kReply:
+      on_reply(slot);
+      return;
+    case MsgKind::kPush:
+      on_push(slot);
+      return;
+    default:
+      ctx_.net->release(slot);  // clients receive nothing else
+      return;
+  }
+}
+
+void ClientProcess::drop_message(uint64_t payload) {
+  if ((payload & kResubscribeBit) == 0) ctx_.net->release(static_cast<uint32_t>(payload));
+}
+
+void ClientProcess::on_reply(uint32_t slot) {
+  Message& m = ctx_.net->msg(slot);
+  for (const PendingCall& p : pending_) {
+    if (p.request != m.id || p.conn != m.conn) continue;
+    const WaitRef ref = p.ref;
+    *p.out = std::move(m.reply);
+    ctx_.net->release(slot);
+    complete_wait_inline(ref, kWaitSignalled);
+    return;
+  }
+  ctx_.net->release(slot);  // a late reply: its attempt already timed out
+}
+
+void ClientProcess::on_push(uint32_t slot) {
+  Message& m = ctx_.net->msg(slot);
+  const redis::Reply& r = m.reply;
+  const bool message = r.type == redis::Reply::Type::kArray && r.elements.size() == 3 &&
+                       r.elements[0].str == "message";
+  SimPubSub* target = nullptr;
+  for (const NodeConns& c : conns_) {
+    if (c.pubsub != m.conn) continue;
+    const size_t shard = ctx_.cluster->shard_of(
+        static_cast<const NodeProcess*>(&ctx_.net->process(c.node)));
+    target = endpoints_[shard].pubsub.get();
+  }
+  if (!message || target == nullptr) {
+    ctx_.net->release(slot);
+    return;
+  }
+  const std::string channel = r.elements[1].str;
+  const std::string payload = r.elements[2].str;
+  ctx_.net->release(slot);
+  ctx_.rec->deliver(now(), name(), channel, payload);
+  auto it = target->subs.find(channel);
+  if (it != target->subs.end()) it->second->on_message(channel, payload);
+}
+
+void ClientProcess::endpoint_changed(size_t shard) {
+  if (!up()) return;
+  post(kResubscribeBit | shard);
+}
+
+void ClientProcess::resubscribe(size_t shard) {
+  LS_ASSERT(shard < endpoints_.size());
+  const ProcessId master = ctx_.cluster->master(shard)->id();
+  // Connections to a node that is no longer this shard's master are closed (Redisson drops
+  // them when the topology changes).
+  for (NodeProcess* n : ctx_.cluster->nodes(shard)) {
+    if (n->id() != master) close_connections_to(n->id());
+  }
+  const SimPubSub& ps = *endpoints_[shard].pubsub;
+  if (ps.subs.empty()) return;
+  const ConnId conn = connection_to(master, true);
+  for (const auto& [channel, listener] : ps.subs) {
+    const uint32_t slot = ctx_.net->alloc();
+    Message& m = ctx_.net->msg(slot);
+    m.kind = MsgKind::kRequest;
+    m.id = next_request_++;  // nobody waits for this reply: it is dropped as late
+    m.push_arg("SUBSCRIBE");
+    m.push_arg(channel);
+    ctx_.net->send(conn, /*up=*/true, slot);
+  }
+}
+
+// --- history -------------------------------------------------------------------------------
+
+int64_t ClientProcess::begin_op(const algorithms::OpRecord& record) {
+  LS_ASSERT(record.thread != nullptr);
+  history::Invoke inv;
+  inv.thread = record.thread->name;
+  const std::string owner = owner_name(*record.thread);
+  inv.owner = owner;
+  inv.lock = record.lock;
+  inv.op = record.op;
+  inv.mode = record.mode;
+  inv.lease_ms = record.lease_ms;
+  return ctx_.rec->invoke(now(), inv);
+}
+
+void ClientProcess::end_op(int64_t op, const algorithms::OpResult& result) {
+  history::Completion c;
+  c.outcome = result.outcome;
+  c.renewed = result.renewed;
+  c.error = result.error;
+  ctx_.rec->complete(now(), op, c);
+}
+
+void ClientProcess::hold_acquired(const algorithms::Thread& thread, std::string_view lock,
+                                  history::LockMode mode, int64_t op, int64_t token) {
+  Hold& h = holds_[HoldKey{thread.index, std::string(lock), static_cast<uint8_t>(mode)}];
+  LS_ASSERT(h.count >= 0 && h.count < INT32_MAX);
+  if (h.count++ == 0) {
+    h.token = token;
+    ctx_.rec->hold_begin(now(), thread.name, owner_name(thread), lock, mode, op, token);
+  }
+}
+
+void ClientProcess::hold_unlocking(const algorithms::Thread& thread, std::string_view lock,
+                                   history::LockMode mode) {
+  auto it = holds_.find(HoldKey{thread.index, std::string(lock), static_cast<uint8_t>(mode)});
+  if (it == holds_.end()) return;
+  LS_ASSERT(it->second.count > 0);
+  if (--it->second.count > 0) return;
+  holds_.erase(it);
+  ctx_.rec->hold_end(now(), thread.name, lock, history::HoldEnd::kUnlock);
+}
+
+void ClientProcess::hold_lost(const algorithms::Thread& thread, std::string_view lock,
+                              history::LockMode mode) {
+  auto it = holds_.find(HoldKey{thread.index, std::string(lock), static_cast<uint8_t>(mode)});
+  if (it == holds_.end()) return;
+  holds_.erase(it);
+  ctx_.rec->hold_end(now(), thread.name, lock, history::HoldEnd::kLost);
+}
+
+int64_t ClientProcess::hold_token(const algorithms::Thread& thread, std::string_view lock) const {
+  for (uint8_t mode = 0; mode < 3; ++mode) {
+    auto it = holds_.find(HoldKey{thread.index, std::string(lock), mode});
+    if (it != holds_.end()) return it->second.token;
+  }
+  return history::kAbsent;
+}
+
+void ClientProcess::end_all_holds(history::HoldEnd reason) {
+  for (const auto& [key, hold] : holds_) {
+    ctx_.rec->hold_end(now(), threads_[std::get<0>(key)].name, std::get<1>(key), reason);
+  }
+  holds_.clear();
+}
+
+// --- crash ---------------------------------------------------------------------------------
+
+void ClientProcess::crash_client() { crash(); }
+
+void ClientProcess::after_crash() {
+  LS_ASSERT(pending_.empty());  // every ReplyAwaiter removed itself with its frame
+  while (!conns_.empty()) close_connections_to(conns_.back().node);
+  for (Endpoint& ep : endpoints_) ep.pubsub->subs.clear();
+  end_all_holds(history::HoldEnd::kCrash);
+}
+
+}  // namespace lockstep::kernel

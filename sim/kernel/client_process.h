@@ -1,0 +1,148 @@
+// ClientProcess: one simulated client (one Redisson client instance) and the simulator's
+// implementation of algorithms::Runtime.
+//
+// It runs the client's application threads and background tasks as coroutines, talks to the
+// current master of each endpoint over two connections per node — commands and pub/sub —
+// opened on first use, and keeps what the history needs to know about the client's beliefs:
+// which thread believes it holds which lock (hold_begin / hold_end).
+//
+// A command call sends the request and waits for the reply up to the client's timeout on its
+// local clock; after a timeout it waits retry_interval_ms and re-sends, up to retry_attempts
+// times, and then reports a timeout. Each attempt is a separate request: a late reply to an
+// earlier attempt is ignored. Pub/sub messages run the channel's listener inside this process
+// (so a pause delays them). When an endpoint's master changes (failover) or restarts, the
+// client closes connections to the old master and re-subscribes its channels, as Redisson does
+// after reconnecting. A crash destroys every coroutine, closes every connection (the node drops
+// the subscriptions) and ends every hold with reason "crash".
+#ifndef LOCKSTEP_SIM_KERNEL_CLIENT_PROCESS_H_
+#define LOCKSTEP_SIM_KERNEL_CLIENT_PROCESS_H_
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "algorithms/lock_client.h"
+#include "algorithms/runtime.h"
+#include "sim/kernel/cluster.h"
+#include "sim/kernel/coro_process.h"
+#include "sim/kernel/sim_context.h"
+
+namespace lockstep::kernel {
+
+class ClientProcess : public CoroProcess, public algorithms::Runtime, public TopologyListener {
+ public:
+  static constexpr uint32_t kMaxThreads = 4096;
+  static constexpr size_t kMaxPendingCalls = 100'000;
+
+  ClientProcess(SimContext& ctx, ProcessId id, std::string name, LocalClock clock,
+                const algorithms::ClientOptions& options);
+  ~ClientProcess() override;
+
+  // --- algorithms::Runtime ---
+  const std::string& client_name() const override { return name(); }
+  const std::string& uuid() const override { return uuid_; }
+  const algorithms::ClientOptions& options() const override { return options_; }
+  int64_t now_ms() const override { return local_ms(); }
+  int64_t now_us() const override { return local_us(); }
+  Task<void> sleep_ms(int64_t ms) override;
+  size_t endpoints() const override { return endpoints_.size(); }
+  algorithms::Connection& conn(size_t endpoint) override;
+  algorithms::PubSub& pubsub(size_t endpoint) override;
+  std::unique_ptr<algorithms::Semaphore> new_semaphore(int64_t permits) override;
+  algorithms::TaskId spawn(Task<void> task) override;
+  void cancel(algorithms::TaskId id) override;
+  bool running(algorithms::TaskId id) const override;
+  Rng& rng() override { return rng_; }
+  int64_t begin_op(const algorithms::OpRecord& record) override;
+  void end_op(int64_t op, const algorithms::OpResult& result) override;
+  void hold_lost(const algorithms::Thread& thread, std::string_view lock,
+                 history::LockMode mode) override;
+
+  // --- for the workload driver ---
+  // Adds the next application thread ("<client>/t<index>", id = index).
+  const algorithms::Thread& add_thread();
+  const algorithms::Thread& thread(uint32_t index) const { return threads_[index]; }
+  size_t thread_count() const { return threads_.size(); }
+  void set_lock_client(std::unique_ptr<algorithms::LockClient> client);
+  algorithms::LockClient& lock_client() { return *lock_client_; }
+  SimContext& context() { return ctx_; }
+  // Hold bookkeeping: an acquire returned success / an unlock is being invoked. A hold begins
+  // when the count goes from 0 to 1 and ends when an unlock is invoked at count 1.
+  void hold_acquired(const algorithms::Thread& thread, std::string_view lock,
+                     history::LockMode mode, int64_t op, int64_t token);
+  void hold_unlocking(const algorithms::Thread& thread, std::string_view lock,
+                      history::LockMode mode);
+  // The fencing token of the thread's current hold (kAbsent if none or no token).
+  int64_t hold_token(const algorithms::Thread& thread, std::string_view lock) const;
+  // Ends every open hold (the run ended, or the client crashed).
+  void end_all_holds(history::HoldEnd reason);
+  size_t holds_open() const { return holds_.size(); }
+
+  // The crash fault: kills every coroutine, closes connections, ends holds.
+  void crash_client();
+
+  void endpoint_changed(size_t shard) override;
+
+  // Called by the connection classes.
+  Task<algorithms::CallResult> call(size_t endpoint, bool pubsub, std::vector<std::string> argv,
+                                    algorithms::CallOptions options);
+
+ protected:
+  void handle_message(uint64_t payload) override;
+  void drop_message(uint64_t payload) override;
+  void after_crash() override;
+
+ private:
+  class SimConnection;
+  class SimPubSub;
+  struct NodeConns {
+    ProcessId node;
+    ConnId cmd = UINT32_MAX;
+    ConnId pubsub = UINT32_MAX;
+  };
+  struct Endpoint {
+    size_t shard;
+    std::unique_ptr<SimConnection> cmd;
+    std::unique_ptr<SimPubSub> pubsub;
+  };
+  struct PendingCall {
+    ConnId conn;
+    uint64_t request;
+    WaitRef ref;
+    redis::Reply* out;
+  };
+  struct Hold {
+    int64_t count = 0;
+    int64_t token = history::kAbsent;
+  };
+  using HoldKey = std::tuple<uint32_t, std::string, uint8_t>;
+  class ReplyAwaiter;
+
+  ConnId connection_to(ProcessId node, bool pubsub);
+  void close_connections_to(ProcessId node);
+  void on_reply(uint32_t slot);
+  void on_push(uint32_t slot);
+  void resubscribe(size_t shard);
+  void remove_pending(uint64_t request);
+
+  SimContext& ctx_;
+  algorithms::ClientOptions options_;
+  std::string uuid_;
+  Rng rng_;
+  std::deque<algorithms::Thread> threads_;  // stable addresses
+  std::vector<Endpoint> endpoints_;
+  std::vector<NodeConns> conns_;
+  uint32_t conn_serial_ = 0;
+  std::vector<PendingCall> pending_;
+  uint64_t next_request_ = 1;
+  std::map<HoldKey, Hold> holds_;
+  std::unique_ptr<algorithms::LockClient> lock_client_;
+};
+
+}  // namespace lockstep::kernel
+
+#endif  // LOCKSTEP_SIM_KERNEL_CLIENT_PROCESS_H_
