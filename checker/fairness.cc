@@ -44,11 +44,13 @@ std::vector<Entry> entries_of(const History& h, const std::vector<uint32_t>& ops
     const Operation& op = h.ops[i];
     if (!op.is_acquire() || execs[i].empty()) continue;
     if (op.count > 1) continue;  // a reentrant acquisition: not a grant
+    const bool granted = op.outcome == Outcome::kOk && op.acquired == Tri::kTrue;
+    // tryLock without a wait never joins the queue (the fair lock's non-queueing script).
+    if (op.kind == OpKind::kTryLock && op.wait_ms == 0 && !granted) continue;
     Entry e;
     e.op = i;
     for (uint32_t x : execs[i]) e.attempts.push_back(h.execs[x].t);
     const Exec& first = h.execs[execs[i].front()];
-    const bool granted = op.outcome == Outcome::kOk && op.acquired == Tri::kTrue;
     e.waited = execs[i].size() > 1 || first.reply == ReplyKind::kInt || !granted;
     if (granted) e.grant_t = e.attempts.back();
     e.enqueue_t = e.waited ? e.attempts.front() : e.grant_t;

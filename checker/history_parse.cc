@@ -283,8 +283,19 @@ Status Reader::on_state(const LineFields& f) {
     if (f.value_type.empty()) return bad("field 'value': expected an object with 'type' or null");
     r.type = sym(f.value_type);
   }
-  for (std::string_view m : f.members) r.members.push_back(sym(m));
-  for (std::string_view v : f.values) r.values.push_back(sym(v));
+  // The recorder writes hashes and zsets as one flat `strings` array alternating field (member)
+  // and value (score); other writers may use an object or [member, score] pairs.
+  const std::string_view type = f.value_null ? std::string_view() : f.value_type;
+  if (f.values.empty() && (type == "hash" || type == "zset")) {
+    if (f.members.size() % 2 != 0) return bad("field 'value': a " + std::string(type) + " needs field/value pairs in 'strings'");
+    for (size_t i = 0; i < f.members.size(); i += 2) {
+      r.members.push_back(sym(f.members[i]));
+      r.values.push_back(sym(f.members[i + 1]));
+    }
+  } else {
+    for (std::string_view m : f.members) r.members.push_back(sym(m));
+    for (std::string_view v : f.values) r.values.push_back(sym(v));
+  }
   r.line = line;
   history_.states.push_back(std::move(r));
   return Status();

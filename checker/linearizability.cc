@@ -93,6 +93,7 @@ class Search {
   void relink(uint32_t i);
   void fill_required(Frame& f);
   void fill_optional(Frame& f);
+  void add_variants(Frame& f, size_t from);
   bool try_candidate(Frame& f, uint32_t c, Frame* child);
   void note_deepest(const Frame& f);
 
@@ -157,10 +158,22 @@ void Search::fill_required(Frame& f) {
   std::stable_sort(f.cands.begin(), f.cands.end(), [&](uint32_t a, uint32_t b) {
     return ops_[a].deadline_t < ops_[b].deadline_t;
   });
+  add_variants(f, 0);
   f.limit = min_deadline;
 }
 
 // Unknown-outcome ops that may take effect now, the most recently invoked first.
+// Rewrites cands[from..] as (op << 1 | variant), adding variant 1 where the model has two ways.
+void Search::add_variants(Frame& f, size_t from) {
+  std::vector<uint32_t> out(f.cands.begin(), f.cands.begin() + static_cast<ptrdiff_t>(from));
+  for (size_t k = from; k < f.cands.size(); ++k) {
+    const uint32_t i = f.cands[k];
+    out.push_back(i << 1);
+    if (model_.variants(f.state, h_.ops[ops_[i].op]) > 1) out.push_back(i << 1 | 1);
+  }
+  f.cands = std::move(out);
+}
+
 void Search::fill_optional(Frame& f) {
   const uint32_t end = static_cast<uint32_t>(ops_.size()) + 2;
   const size_t first = f.cands.size();
@@ -168,18 +181,20 @@ void Search::fill_optional(Frame& f) {
     f.cands.push_back(i);
   }
   std::reverse(f.cands.begin() + static_cast<ptrdiff_t>(first), f.cands.end());
+  add_variants(f, first);
   f.optional_added = true;
 }
 
-bool Search::try_candidate(Frame& f, uint32_t c, Frame* child) {
+bool Search::try_candidate(Frame& f, uint32_t code, Frame* child) {
+  const uint32_t c = code >> 1;
   const LinOp& x = ops_[c];
   const Operation& op = h_.ops[x.op];
   TimeUs at = std::max(f.now, x.invoke_t);
   std::string why;
-  const bool urgent = x.required && f.cands.front() == c;
+  const bool urgent = x.required && (f.cands.front() >> 1) == c;
   if (at > f.limit) return false;
   if (!model_.step(f.state, op, x.required ? Effect::kObserved : Effect::kAssumedDone, f.limit,
-                   &at, &child->state, urgent ? &why : nullptr)) {
+                   &at, &child->state, urgent ? &why : nullptr, static_cast<int>(code & 1))) {
     if (urgent && f.done >= deepest_.linearized) {
       deepest_.linearized = f.done;
       deepest_.stuck_op = x.op;
@@ -217,9 +232,10 @@ Search::Answer Search::run() {
       stack.pop_back();
       continue;
     }
-    const uint32_t c = f.cands[f.next++];
+    const uint32_t code = f.cands[f.next++];
+    const uint32_t c = code >> 1;
     Frame child;
-    if (!try_candidate(f, c, &child)) continue;
+    if (!try_candidate(f, code, &child)) continue;
     if (++states_ > budget_) return Answer::kBudget;
     unlink(c);
     stack.push_back(std::move(child));

@@ -78,11 +78,17 @@ bool Model::lapse(LockState& s, Pred pred, TimeUs limit_us, TimeUs* at_us, std::
 }
 
 bool Model::acquire(LockState& s, const Operation& op, Effect effect, TimeUs limit_us,
-                    TimeUs* at_us, std::string* why) const {
+                    TimeUs* at_us, std::string* why, bool lapse_own) const {
   const Mode mode = mode_of(op);
-  if (!lapse(s, [&](const Holder& h) { return conflicts(h, op.owner, mode); }, limit_us, at_us, why)) {
-    return false;
-  }
+  // A recorded count of 1 says the owner's own earlier hold (e.g. an unknown acquisition that
+  // took effect) had lapsed by then.
+  const bool fresh_count = effect == Effect::kObserved && op.count == 1;
+  auto blocks = [&](const Holder& h) {
+    if (conflicts(h, op.owner, mode)) return true;
+    if (lapse_own && h.owner == op.owner) return true;
+    return fresh_count && h.owner == op.owner && (mode == Mode::kRead ? h.read_count : h.count) > 0;
+  };
+  if (!lapse(s, blocks, limit_us, at_us, why)) return false;
   Holder* h = find_holder(s, op.owner);
   const bool fresh = h == nullptr;
   if (fresh) h = &add_holder(s, op.owner);
@@ -171,8 +177,17 @@ bool Model::renew(LockState& s, const Operation& op, TimeUs limit_us, TimeUs* at
   return true;
 }
 
+int Model::variants(const LockState& state, const Operation& op) const {
+  if (!op.is_acquire() || kind_ == LockKind::kSimple) return 1;
+  if (op.outcome == Outcome::kOk && op.acquired != Tri::kTrue) return 1;
+  for (const Holder& h : state.holders) {
+    if (h.owner == op.owner) return 2;
+  }
+  return 1;
+}
+
 bool Model::step(const LockState& state, const Operation& op, Effect effect, TimeUs limit_us,
-                 TimeUs* at_us, LockState* next, std::string* why) const {
+                 TimeUs* at_us, LockState* next, std::string* why, int variant) const {
   LS_ASSERT(next != nullptr && at_us != nullptr);
   LS_ASSERT(effect == Effect::kAssumedDone || op.outcome == Outcome::kOk);
   *next = state;
@@ -180,7 +195,7 @@ bool Model::step(const LockState& state, const Operation& op, Effect effect, Tim
     case OpKind::kLock:
     case OpKind::kTryLock:
       if (effect == Effect::kObserved && op.acquired == Tri::kFalse) return try_fail(*next, op, why);
-      return acquire(*next, op, effect, limit_us, at_us, why);
+      return acquire(*next, op, effect, limit_us, at_us, why, variant == 1);
     case OpKind::kUnlock:
       // A partial unlock re-arms the lease from the time it took effect (the script's pexpire);
       // the rwlock's read unlock recomputes it from the remaining holds, so it keeps theirs.

@@ -59,14 +59,18 @@ class Model {
   // `limit_us`, the latest time the op may take effect). Returns false when the op's result is
   // illegal in `state` by then; `*why` (if not null) then says why, naming owners via `syms`.
   bool step(const LockState& state, const Operation& op, Effect effect, TimeUs limit_us,
-            TimeUs* at_us, LockState* next, std::string* why) const;
+            TimeUs* at_us, LockState* next, std::string* why, int variant = 0) const;
+  // The number of ways `op` may take effect in `state` (1 or 2). An acquisition by an owner that
+  // already holds may be a reentry (variant 0) or, when its earlier hold has lapsed unseen (an
+  // unknown acquisition that took effect, a lost unlock), a fresh grant (variant 1).
+  int variants(const LockState& state, const Operation& op) const;
   static bool equal(const LockState& a, const LockState& b);
   static uint64_t hash(const LockState& state);
   std::string describe(const LockState& state, const SymbolTable& syms) const;
 
  private:
   bool acquire(LockState& s, const Operation& op, Effect effect, TimeUs limit_us, TimeUs* at_us,
-               std::string* why) const;
+               std::string* why, bool lapse_own) const;
   bool try_fail(const LockState& s, const Operation& op, std::string* why) const;
   bool release(LockState& s, const Operation& op, Effect effect, std::string* why) const;
   bool force_release(LockState& s, const Operation& op, TimeUs limit_us, TimeUs* at_us,
