@@ -256,6 +256,25 @@ TEST(ClientNodeTest, CommandsToACrashedNodeTimeOut) {
   EXPECT_EQ(got[1].r.reply, redis::Reply::nil());
 }
 
+TEST(ClientNodeTest, LoseReplyExecutesTheCommandButTheClientTimesOut) {
+  TestWorld w(one_node());
+  std::vector<Result> got;
+  bool exhausted = false;
+  w.at(0, [&] { w.net->add_lose_reply(w.clients[0]->id(), "set", 1, [&] { exhausted = true; }); });
+  call_at(w, 0, 1000, {"GET", "k"}, &got);        // not matched: answered
+  call_at(w, 0, 2000, {"SET", "k", "v"}, &got);   // executed, reply lost
+  call_at(w, 0, 5'000'000, {"SET", "k", "w"}, &got);  // the fault is used up: answered
+  w.run_until(10'000'000);
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_TRUE(got[0].r.ok());
+  EXPECT_FALSE(got[1].r.ok());
+  EXPECT_EQ(got[1].t, 2000 + 3'000'000);
+  EXPECT_TRUE(got[2].r.ok());
+  EXPECT_TRUE(exhausted);
+  EXPECT_EQ(w.lines("exec").size(), 3u);
+  EXPECT_EQ(w.value(0, "k"), "w");
+}
+
 Task<void> acquire_into(SimSemaphore& s, ClientProcess& p, int64_t timeout_ms,
                         std::vector<std::string>* log, std::string name) {
   const bool ok = co_await s.try_acquire(timeout_ms);

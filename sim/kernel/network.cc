@@ -1,6 +1,7 @@
 #include "sim/kernel/network.h"
 
 #include <algorithm>
+#include <cctype>
 #include <string>
 
 #include "sim/core/assert.h"
@@ -207,6 +208,39 @@ WindowId Network::add_partition(const std::vector<std::vector<ProcessId>>& group
   }
   windows_.push_back(std::move(w));
   return windows_.back().id;
+}
+
+WindowId Network::add_lose_reply(ProcessId client, std::string match, int64_t count,
+                                 std::function<void()> on_exhausted) {
+  LS_ASSERT(client < processes_.size());
+  LS_ASSERT(count > 0);
+  Window w;
+  w.id = next_window_++;
+  w.kind = Window::Kind::kLoseReply;
+  w.filter = LinkFilter{LinkFilter::Kind::kProcess, client, 0};
+  w.match = std::move(match);
+  w.remaining = count;
+  w.on_exhausted = std::move(on_exhausted);
+  windows_.push_back(std::move(w));
+  return windows_.back().id;
+}
+
+bool Network::take_lose_reply(ProcessId client, std::string_view command, const char* script) {
+  for (Window& w : windows_) {
+    if (w.kind != Window::Kind::kLoseReply || w.filter.a != client || w.remaining <= 0) continue;
+    const bool any = w.match.empty();
+    const bool by_command =
+        w.match.size() == command.size() &&
+        std::equal(command.begin(), command.end(), w.match.begin(), [](char a, char b) {
+          return std::toupper(static_cast<unsigned char>(a)) ==
+                 std::toupper(static_cast<unsigned char>(b));
+        });
+    const bool by_script = script != nullptr && w.match == script;
+    if (!any && !by_command && !by_script) continue;
+    if (--w.remaining == 0 && w.on_exhausted) w.on_exhausted();
+    return true;
+  }
+  return false;
 }
 
 void Network::remove(WindowId id) {

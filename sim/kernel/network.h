@@ -117,6 +117,13 @@ class Network : public EventHandler {
   // one_way: only traffic from groups[0] to groups[1] is blocked. REQUIRES: 2+ groups
   // (exactly 2 for one_way), each process in at most one group.
   WindowId add_partition(const std::vector<std::vector<ProcessId>>& groups, bool one_way);
+  // lose_reply: the next `count` replies to commands from `client` matching `match` (a command
+  // name like "EVAL", or a script's name; empty: any) are lost after the command executed.
+  // `on_exhausted` runs when the count is used up. Removing the window disarms what is left.
+  WindowId add_lose_reply(ProcessId client, std::string match, int64_t count,
+                          std::function<void()> on_exhausted);
+  // Asked by a node before it replies: true (and one unit consumed) if the reply must be lost.
+  bool take_lose_reply(ProcessId client, std::string_view command, const char* script);
   void remove(WindowId id);
   // Called after a partition is removed (the replication layer flushes its backlogs).
   void add_heal_listener(std::function<void()> listener);
@@ -140,12 +147,15 @@ class Network : public EventHandler {
   };
   struct Window {
     WindowId id;
-    enum class Kind : uint8_t { kDelay, kDrop, kPartition, kReplicationLag } kind;
+    enum class Kind : uint8_t { kDelay, kDrop, kPartition, kReplicationLag, kLoseReply } kind;
     LinkFilter filter;
     int64_t extra_us = 0;
     uint32_t loss_ppm = 0;
     bool one_way = false;
     std::vector<int32_t> group_of;  // partition: group per process, -1 for none
+    std::string match;              // lose_reply
+    int64_t remaining = 0;          // lose_reply
+    std::function<void()> on_exhausted;
   };
 
   const LinkSpec* link_spec(ProcessId from, ProcessId to);

@@ -164,8 +164,14 @@ void NodeProcess::execute(uint32_t slot) {
   redis::Reply r = replies_.size() == 1 ? std::move(replies_[0]) : redis::Reply::array(std::move(replies_));
   record_exec(slot, &r);
   record_publishes();
-  reply(m.conn, m.id, std::move(r));
+  if (!lose_reply(slot)) reply(m.conn, m.id, std::move(r));
   ctx_.net->release(slot);
+}
+
+bool NodeProcess::lose_reply(uint32_t slot) {
+  const Message& m = ctx_.net->msg(slot);
+  const ProcessId client = ctx_.net->connection(m.conn).client;
+  return ctx_.net->take_lose_reply(client, m.args[0], m.script);
 }
 
 void NodeProcess::record_exec(uint32_t slot, const redis::Reply* r) {

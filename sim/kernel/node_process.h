@@ -117,6 +117,8 @@ class NodeProcess : public Process {
   void execute(uint32_t slot);
   void reply(ConnId conn, uint64_t request_id, redis::Reply reply);
   void record_exec(uint32_t slot, const redis::Reply* reply);
+  // True when a lose_reply fault eats this request's reply.
+  bool lose_reply(uint32_t slot);
   void record_publishes();
   void unblock(ConnId conn);
   uint64_t& server_conn(ConnId conn);

@@ -121,7 +121,7 @@ void NodeProcess::answer_wait(size_t index) {
   waits_.erase(waits_.begin() + static_cast<long>(index));
   redis::Reply r = redis::Reply::integer_of(acked_count(w.target));
   record_exec(w.request_slot, &r);
-  reply(w.conn, ctx_.net->msg(w.request_slot).id, std::move(r));
+  if (!lose_reply(w.request_slot)) reply(w.conn, ctx_.net->msg(w.request_slot).id, std::move(r));
   ctx_.net->release(w.request_slot);
   unblock(w.conn);
 }
