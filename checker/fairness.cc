@@ -3,8 +3,9 @@
 // with more than one attempt, or whose first attempt replied a TTL); a grant happened at the last
 // attempt of a successful acquisition. Whenever an owner was granted the lock while another owner
 // that enqueued earlier was still waiting, that reordering is classified:
-//  - allowed, "evicted after threadWaitTime": the overtaken waiter had not retried for
-//    thread_wait_ms (the stale-waiter eviction at the head of the queue);
+//  - allowed, "evicted after threadWaitTime": the overtaken waiter's timeout score had passed —
+//    the score is set at each attempt to its time + the TTL the script replied + thread_wait_ms —
+//    so the stale-waiter eviction at the head of the queue could remove it;
 //  - allowed, "acquireFailed": the overtaken waiter's own wait budget had run out (it gave up and
 //    removed itself);
 //  - otherwise a violation.
@@ -25,6 +26,7 @@ struct Entry {
   TimeUs wait_end_t = 0;   // grant, give-up or end of history
   TimeUs grant_t = kTimeNever;
   std::vector<TimeUs> attempts;  // times of its attempts
+  std::vector<int64_t> ttl_ms;    // the TTL each failed attempt replied (0 if none)
   bool waited = false;
 };
 
@@ -35,6 +37,16 @@ TimeUs last_attempt(const Entry& e, TimeUs t) {
     if (a <= t) last = std::max(last, a);
   }
   return last;
+}
+
+// The earliest time the fair lock could evict `e` as stale, seen from time `t`: its timeout score
+// is set at each attempt to the attempt's time + the TTL it was told + threadWaitTime.
+TimeUs evictable_at(const Entry& e, TimeUs t, int64_t thread_wait_ms) {
+  TimeUs at = e.enqueue_t + thread_wait_ms * kUsPerMs;
+  for (size_t k = 0; k < e.attempts.size(); ++k) {
+    if (e.attempts[k] <= t) at = std::max(at, e.attempts[k] + (e.ttl_ms[k] + thread_wait_ms) * kUsPerMs);
+  }
+  return at;
 }
 
 std::vector<Entry> entries_of(const History& h, const std::vector<uint32_t>& ops,
@@ -49,7 +61,10 @@ std::vector<Entry> entries_of(const History& h, const std::vector<uint32_t>& ops
     if (op.kind == OpKind::kTryLock && op.wait_ms == 0 && !granted) continue;
     Entry e;
     e.op = i;
-    for (uint32_t x : execs[i]) e.attempts.push_back(h.execs[x].t);
+    for (uint32_t x : execs[i]) {
+      e.attempts.push_back(h.execs[x].t);
+      e.ttl_ms.push_back(h.execs[x].reply == ReplyKind::kInt ? std::max<int64_t>(0, h.execs[x].reply_int) : 0);
+    }
     const Exec& first = h.execs[execs[i].front()];
     e.waited = execs[i].size() > 1 || first.reply == ReplyKind::kInt || !granted;
     if (granted) e.grant_t = e.attempts.back();
@@ -105,7 +120,7 @@ PropertyResult check_fairness(const History& h, const CheckOptions&) {
         if (v == w || h.ops[e.op].owner == h.ops[g.op].owner) continue;
         Reordering r{static_cast<uint32_t>(all.size() + w), static_cast<uint32_t>(all.size() + v), ""};
         const Operation& vop = h.ops[e.op];
-        if (g.grant_t - last_attempt(e, g.grant_t) >= wait_ms * kUsPerMs - tol) {
+        if (g.grant_t >= evictable_at(e, g.grant_t, wait_ms) - tol) {
           r.rule = "evicted after threadWaitTime";
         } else if (vop.wait_ms >= 0 && g.grant_t >= vop.invoke_t + vop.wait_ms * kUsPerMs - tol) {
           r.rule = "acquireFailed";
@@ -144,8 +159,9 @@ PropertyResult check_fairness(const History& h, const CheckOptions&) {
     const std::string text = std::string(h.str(gop.thread)) + " was granted " + std::string(h.str(gop.lock)) + " at " +
                              format_time(g.grant_t) + " ahead of " + std::string(h.str(vop.thread)) + ", which enqueued at " +
                              format_time(v.enqueue_t) + " and was still waiting (last attempt at " +
-                             format_time(last_attempt(v, g.grant_t)) + ", less than threadWaitTime " + std::to_string(wait_ms) +
-                             " ms before; its wait had not run out)";
+                             format_time(last_attempt(v, g.grant_t)) + "; not evictable before " +
+                             format_time(evictable_at(v, g.grant_t, wait_ms)) + " with threadWaitTime " + std::to_string(wait_ms) +
+                             " ms; its own wait had not run out)";
     res = make_result(name, Verdict::kViolation, "FIFO inversion: " + text);
     res.counterexample = {{"granted", {{"op", gop.id}, {"thread", h.str(gop.thread)}, {"grant_us", g.grant_t}, {"enqueued_us", g.enqueue_t}}},
                           {"overtaken", {{"op", vop.id}, {"thread", h.str(vop.thread)}, {"enqueued_us", v.enqueue_t}}}};

@@ -29,7 +29,7 @@ struct LinOp {
 };
 
 // Builds the operations of one lock that the model must account for, in invoke order.
-std::vector<LinOp> lin_ops(const History& h, const std::vector<uint32_t>& indices) {
+std::vector<LinOp> lin_ops(const History& h, const std::vector<uint32_t>& indices, int64_t unknown_window_ms) {
   std::vector<LinOp> out;
   out.reserve(indices.size());
   for (uint32_t i : indices) {
@@ -41,7 +41,7 @@ std::vector<LinOp> lin_ops(const History& h, const std::vector<uint32_t>& indice
       // extend a lease, which never makes a history more legal.
       if (op.kind == OpKind::kRenew) continue;
       x.required = false;
-      x.deadline_t = kTimeNever;
+      x.deadline_t = unknown_window_ms < 0 ? kTimeNever : op.invoke_t + unknown_window_ms * kUsPerMs;
     }
     out.push_back(x);
   }
@@ -192,8 +192,9 @@ bool Search::try_candidate(Frame& f, uint32_t code, Frame* child) {
   TimeUs at = std::max(f.now, x.invoke_t);
   std::string why;
   const bool urgent = x.required && (f.cands.front() >> 1) == c;
-  if (at > f.limit) return false;
-  if (!model_.step(f.state, op, x.required ? Effect::kObserved : Effect::kAssumedDone, f.limit,
+  const TimeUs limit = std::min(f.limit, x.deadline_t);
+  if (at > limit) return false;
+  if (!model_.step(f.state, op, x.required ? Effect::kObserved : Effect::kAssumedDone, limit,
                    &at, &child->state, urgent ? &why : nullptr, static_cast<int>(code & 1))) {
     if (urgent && f.done >= deepest_.linearized) {
       deepest_.linearized = f.done;
@@ -368,7 +369,7 @@ PropertyResult check_linearizability(const History& h, const CheckOptions& optio
   std::string budget_lock;
   nlohmann::json locks = nlohmann::json::array();
   for (const auto& [lock, indices] : group_by_lock(h.ops)) {
-    std::vector<LinOp> ops = lin_ops(h, indices);
+    std::vector<LinOp> ops = lin_ops(h, indices, options.unknown_window_ms);
     std::string order_why = "no exec events with op ids";
     if (!execs_of.empty() && verify_exec_order(h, model, ops, execs_of, &order_why)) {
       ++by_order;

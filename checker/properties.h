@@ -19,6 +19,10 @@ struct CheckOptions {
   std::vector<std::string> properties;
   // Verify the per-node execution order first, when the history logged it (docs/checker.md).
   bool use_exec_order = true;
+  // How long after its invoke an operation with an unknown outcome may still take effect; -1 is
+  // unbounded (the format's rule: a request may be delivered arbitrarily late). A bound makes the
+  // check stronger for systems whose connections are known to give up (e.g. closed on timeout).
+  int64_t unknown_window_ms = -1;
 };
 
 PropertyResult check_mutual_exclusion(const History& history, const CheckOptions& options);

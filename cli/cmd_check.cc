@@ -22,6 +22,7 @@ struct CheckArgs {
   int64_t budget = checker::CheckOptions{}.search_budget;
   std::vector<std::string> properties;
   bool no_exec_order = false;
+  int64_t unknown_window_ms = -1;
 };
 
 // Writes `text` to `path` through a temporary name, so a half-written file never looks valid.
@@ -55,6 +56,7 @@ int run_check(const CheckArgs& args) {
   options.search_budget = args.budget;
   options.properties = args.properties;
   options.use_exec_order = !args.no_exec_order;
+  options.unknown_window_ms = args.unknown_window_ms;
   const checker::CheckResult result = checker::check_history(history.value(), options);
   std::fputs(result.to_text().c_str(), stdout);
   if (!args.json_out.empty() && !write_atomically(args.json_out, result.to_json().dump(2) + "\n")) {
@@ -76,6 +78,10 @@ void register_check(CLI::App& app, Action& action) {
   sub->add_option("--budget", args->budget, "Linearizability search budget: states per lock")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
   sub->add_option("--property", args->properties, "Check only these properties (repeatable)");
+  sub->add_option("--unknown-window-ms", args->unknown_window_ms,
+                  "How long after its invoke an unknown-outcome operation may still take effect "
+                  "(-1: unbounded, the default)")
+      ->check(CLI::Range(int64_t{-1}, int64_t{1} << 40));
   sub->add_flag("--no-exec-order", args->no_exec_order,
                 "Ignore the logged execution order; always search (for testing the search)");
   sub->callback([&action, args] { action = [args] { return run_check(*args); }; });

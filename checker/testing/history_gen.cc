@@ -285,7 +285,11 @@ void Generator::server_acquire(ThreadState& th, int32_t i) {
                      std::find(s.waiters.begin(), s.waiters.end(), i) == s.waiters.end() && next_op_ > o_.ops / 3;
   if (barge) injected_ = true;
   if (!barge && !can_grant(s, i, th.mode)) {
-    for (int n = 0; n < o_.nodes; ++n) exec(th, n, "acquire", "27000");
+    // The script replies the lock's remaining TTL in ms.
+    TimeUs until = now_;
+    for (const ServerHolder& x : s.holders) until = std::max(until, x.deadline);
+    const std::string ttl = std::to_string((until - now_) / kUsPerMs);
+    for (int n = 0; n < o_.nodes; ++n) exec(th, n, "acquire", ttl.c_str());
     if (th.try_lock) {
       push(now_ + net(), Act::kCompleteAcquire, i, 0);
       return;
