@@ -242,7 +242,8 @@ std::vector<Weighted> pubsub() {
   return {
       {3, [] { Step s = cmd({"SUBSCRIBE", channel()}); add_some(s.argv, 1, channel); s.conn = 1; return s; }},
       {2, [] { Step s = cmd({"PSUBSCRIBE", one({"ch*", "redisson_lock__channel:*", "*"})}); s.conn = 1; return s; }},
-      {2, [] { Step s = cmd({"UNSUBSCRIBE"}); add_some(s.argv, 2, channel); s.conn = 1; return s; }},
+      {1, [] { Step s = cmd({"UNSUBSCRIBE", channel()}); add_some(s.argv, 1, channel); s.conn = 1; return s; }},
+      {1, [] { Step s = cmd({"UNSUBSCRIBE"}, CompareRule::kUnsubscribeAll); s.conn = 1; return s; }},
       {4, [] { return cmd({"PUBLISH", channel(), value()}); }},
       {1, [] { Step s = cmd({one({"PING", "GET", "SET"}), key()}); s.conn = 1; return s; }},
       {1, [] { Step s = cmd({"PING"}); s.conn = 1; return s; }},
@@ -289,7 +290,7 @@ rc::Gen<Step> gen_step(Family family) {
 }  // namespace
 
 rc::Gen<std::vector<Step>> gen_sequence(Family family) {
-  return rc::gen::scale(0.3, rc::gen::nonEmpty(rc::gen::container<std::vector<Step>>(gen_step(family))));
+  return rc::gen::scale(0.5, rc::gen::nonEmpty(rc::gen::container<std::vector<Step>>(gen_step(family))));
 }
 
 std::string show_step(const Step& step) {

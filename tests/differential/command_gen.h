@@ -31,6 +31,7 @@ enum class CompareRule {
   kUnordered,   // KEYS, SMEMBERS, HKEYS, HVALS: a multiset when Redis leaves the order open
   kUnorderedPairs,  // HGETALL: a multiset of field/value pairs when the order is open
   kTime,       // TIME: two integer bulks, seconds within the tolerance
+  kUnsubscribeAll,  // UNSUBSCRIBE with no channel: the channels come in hash-table order
 };
 
 struct Step {

@@ -68,8 +68,60 @@ bool replies_match(const Reply& model, const Reply& real, CompareRule rule) {
     case CompareRule::kUnordered: return as_multiset(model, real, 1);
     case CompareRule::kUnorderedPairs: return as_multiset(model, real, 2);
     case CompareRule::kTime: return time_like(model, real);
+    case CompareRule::kUnsubscribeAll: return model == real;
   }
   return false;
+}
+
+bool is_pmessage(const Reply& r) {
+  return r.type == Reply::Type::kArray && r.elements.size() == 4 &&
+         r.elements[0] == Reply::bulk("pmessage");
+}
+
+// Sorts every run of consecutive pmessages (by their encoding), leaving all else in place.
+std::vector<Reply> with_pmessage_runs_sorted(std::vector<Reply> replies) {
+  size_t i = 0;
+  while (i < replies.size()) {
+    size_t j = i;
+    while (j < replies.size() && is_pmessage(replies[j])) j++;
+    if (j - i > 1) {
+      std::sort(replies.begin() + static_cast<std::ptrdiff_t>(i), replies.begin() + static_cast<std::ptrdiff_t>(j),
+                [](const Reply& a, const Reply& b) { return resp::encode_reply(a) < resp::encode_reply(b); });
+    }
+    i = std::max(j, i + 1);
+  }
+  return replies;
+}
+
+bool transcripts_match(const std::vector<Reply>& model_in, const std::vector<Reply>& real_in,
+                       CompareRule rule) {
+  if (model_in.size() != real_in.size()) return false;
+  const std::vector<Reply> model = with_pmessage_runs_sorted(model_in);
+  const std::vector<Reply> real = with_pmessage_runs_sorted(real_in);
+  if (rule != CompareRule::kUnsubscribeAll) {
+    for (size_t i = 0; i < model.size(); i++) {
+      if (!replies_match(model[i], real[i], rule)) return false;
+    }
+    return true;
+  }
+  // Each reply is ["unsubscribe", channel, remaining]: kinds and counts in order, names as a set.
+  std::vector<std::string> names_model, names_real;
+  for (size_t i = 0; i < model.size(); i++) {
+    const Reply& m = model[i];
+    const Reply& r = real[i];
+    const bool shaped = m.type == Reply::Type::kArray && r.type == Reply::Type::kArray &&
+                        m.elements.size() == 3 && r.elements.size() == 3;
+    if (!shaped) {
+      if (m != r) return false;
+      continue;
+    }
+    if (m.elements[0] != r.elements[0] || m.elements[2] != r.elements[2]) return false;
+    names_model.push_back(resp::encode_reply(m.elements[1]));
+    names_real.push_back(resp::encode_reply(r.elements[1]));
+  }
+  std::sort(names_model.begin(), names_model.end());
+  std::sort(names_real.begin(), names_real.end());
+  return names_model == names_real;
 }
 
 }  // namespace lockstep::differential

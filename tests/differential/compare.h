@@ -10,10 +10,17 @@
 //      the real server with OBJECT ENCODING) — arrays are compared as multisets (HGETALL as a
 //      multiset of field/value pairs). Small hashes and integer sets are compared in order.
 //  (c) TIME: both replies are two integer bulks and the seconds differ by at most 2.
+//  (d) UNSUBSCRIBE with no channel: Redis walks the client's channels in hash-table order, so
+//      the channel names are compared as a multiset; the remaining-count of each reply, in
+//      order, must match exactly.
+//  (e) The "pmessage" deliveries of one PUBLISH to one connection (several of its patterns
+//      match) come in the order of Redis's pattern hash table: each run of consecutive
+//      pmessages is compared as a multiset. "message" before "pmessage" stays checked.
 #ifndef LOCKSTEP_TESTS_DIFFERENTIAL_COMPARE_H_
 #define LOCKSTEP_TESTS_DIFFERENTIAL_COMPARE_H_
 
 #include <cstdint>
+#include <vector>
 
 #include "sim/redis/reply.h"
 #include "tests/differential/command_gen.h"
@@ -23,6 +30,11 @@ namespace lockstep::differential {
 inline constexpr int64_t kTtlToleranceMs = 250;
 
 bool replies_match(const redis::Reply& model, const redis::Reply& real, CompareRule rule);
+
+// For rules that look at a step's replies together (kUnsubscribeAll); other rules compare
+// pairwise with replies_match.
+bool transcripts_match(const std::vector<redis::Reply>& model, const std::vector<redis::Reply>& real,
+                       CompareRule rule);
 
 }  // namespace lockstep::differential
 

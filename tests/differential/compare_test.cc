@@ -46,5 +46,26 @@ TEST(Compare, TimeWithinTwoSeconds) {
   EXPECT_FALSE(replies_match(Reply::integer_of(1), t("1700000000", "5"), CompareRule::kTime));
 }
 
+TEST(Compare, PmessageRunsAreMultisets) {
+  auto pm = [](const char* pattern) {
+    return Reply::array({Reply::bulk("pmessage"), Reply::bulk(pattern), Reply::bulk("ch"), Reply::bulk("x")});
+  };
+  const Reply m = Reply::array({Reply::bulk("message"), Reply::bulk("ch"), Reply::bulk("x")});
+  EXPECT_TRUE(transcripts_match({m, pm("*"), pm("c*")}, {m, pm("c*"), pm("*")}, CompareRule::kExact));
+  EXPECT_FALSE(transcripts_match({m, pm("*"), pm("c*")}, {pm("c*"), m, pm("*")}, CompareRule::kExact));
+  EXPECT_FALSE(transcripts_match({pm("*"), pm("*")}, {pm("*"), pm("c*")}, CompareRule::kExact));
+}
+
+TEST(Compare, UnsubscribeAllOrderOfNamesIsFree) {
+  auto u = [](const char* ch, int64_t left) {
+    return Reply::array({Reply::bulk("unsubscribe"), Reply::bulk(ch), Reply::integer_of(left)});
+  };
+  const std::vector<Reply> model = {u("a", 1), u("b", 0)};
+  EXPECT_TRUE(transcripts_match(model, {u("b", 1), u("a", 0)}, CompareRule::kUnsubscribeAll));
+  EXPECT_FALSE(transcripts_match(model, {u("b", 0), u("a", 1)}, CompareRule::kUnsubscribeAll));
+  EXPECT_FALSE(transcripts_match(model, {u("a", 1), u("c", 0)}, CompareRule::kUnsubscribeAll));
+  EXPECT_FALSE(transcripts_match(model, {u("b", 1), u("a", 0)}, CompareRule::kExact));
+}
+
 }  // namespace
 }  // namespace lockstep::differential

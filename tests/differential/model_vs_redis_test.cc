@@ -3,8 +3,9 @@
 // required (the exceptions, each narrow, are stated in compare.h and docs/differential.md).
 //
 // A failure prints the shrunk sequence with both sides' replies, step by step.
-// CI mode runs about 500 sequences; LOCKSTEP_DIFF_LONG=1 runs 20 times more, and
-// LOCKSTEP_DIFF_COUNT=N runs N per family.
+// CI mode runs about 550 sequences; LOCKSTEP_DIFF_LONG=1 runs 20 times more, and
+// LOCKSTEP_DIFF_COUNT=N runs N per family. The RapidCheck seed is fixed (so CI is repeatable)
+// unless LOCKSTEP_DIFF_SEED=N or RC_PARAMS="seed=N" gives one.
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
@@ -36,11 +37,19 @@ int sequences(int ci_count) {
   return ci_count;
 }
 
+uint64_t seed(uint64_t configured) {
+  if (const char* s = std::getenv("LOCKSTEP_DIFF_SEED")) return std::strtoull(s, nullptr, 10);
+  const char* rc = std::getenv("RC_PARAMS");
+  if (rc != nullptr && std::string(rc).find("seed=") != std::string::npos) return configured;
+  return 20260101;
+}
+
 void check_family(Family family, int ci_count) {
   DiffRunner* r = runner();
   ASSERT_NE(r, nullptr) << "cannot start redis-server (see stderr)";
   rc::detail::TestParams params = rc::detail::configuration().testParams;
   params.maxSuccess = sequences(ci_count);
+  params.seed = seed(params.seed);
   rc::detail::TestMetadata metadata;
   metadata.id = ::testing::UnitTest::GetInstance()->current_test_info()->name();
   metadata.description = metadata.id;
@@ -55,7 +64,7 @@ void check_family(Family family, int ci_count) {
   std::ostringstream message;
   rc::detail::printResultMessage(result, message);
   if (!result.template is<rc::detail::SuccessResult>()) FAIL() << message.str();
-  std::cout << "[differential] " << params.maxSuccess << " sequences, "
+  std::cout << "[differential] seed " << params.seed << ": " << params.maxSuccess << " sequences, "
             << r->steps_run() - before << " steps (incl. shrinking) matched\n";
 }
 
