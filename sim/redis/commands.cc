@@ -1,8 +1,8 @@
 #include "sim/redis/commands.h"
 
 #include <algorithm>
+#include <cstring>
 #include <string>
-#include <unordered_map>
 
 #include "sim/core/assert.h"
 #include "sim/redis/util.h"
@@ -117,30 +117,71 @@ const Command kCommands[] = {
     {"reset", 1, NS | F | S | PS, cmd_reset},
 };
 
-constexpr size_t kMaxNameLength = 31;
+// Lookups sit on the script hot path (every redis.call), so they must not allocate or hash.
+// Every name fits in 16 bytes: the lower-cased name, zero-padded, is two 64-bit words, and the
+// index keeps each command's words in a bucket chosen by (length, first letter).
+constexpr size_t kNameBytes = 16;
+constexpr size_t kLetters = 27;  // a-z, and one bucket for anything else
+constexpr size_t kMaxBucket = 8;
 
-const std::unordered_map<std::string_view, const Command*>& command_index() {
-  static const auto* index = [] {
-    auto* m = new std::unordered_map<std::string_view, const Command*>();
+struct PackedName {
+  uint64_t lo = 0, hi = 0;
+  bool operator==(const PackedName&) const = default;
+};
+
+// Lower-cases and packs a name. REQUIRES: name.size() <= kNameBytes.
+PackedName pack(std::string_view name) {
+  char buf[kNameBytes] = {};
+  std::memcpy(buf, name.data(), name.size());
+  PackedName p;
+  std::memcpy(&p.lo, buf, 8);
+  std::memcpy(&p.hi, buf + 8, 8);
+  p.lo = ascii_lower8(p.lo);
+  p.hi = ascii_lower8(p.hi);
+  return p;
+}
+
+size_t letter_of(char ch) {
+  char c = ascii_lower(ch);
+  return (c >= 'a' && c <= 'z') ? static_cast<size_t>(c - 'a') : kLetters - 1;
+}
+
+struct CommandIndex {
+  struct Slot {
+    PackedName name;
+    const Command* cmd = nullptr;
+  };
+  Slot buckets[kNameBytes + 1][kLetters][kMaxBucket] = {};
+  CommandIndex() {
     for (const Command& c : kCommands) {
-      LS_ASSERT(c.name.size() <= kMaxNameLength);
-      bool inserted = m->emplace(c.name, &c).second;
-      LS_ASSERT(inserted);
+      LS_ASSERT(!c.name.empty() && c.name.size() <= kNameBytes);
+      Slot* bucket = buckets[c.name.size()][letter_of(c.name[0])];
+      size_t i = 0;
+      while (i < kMaxBucket && bucket[i].cmd != nullptr) {
+        LS_ASSERT(bucket[i].cmd->name != c.name);
+        i++;
+      }
+      LS_ASSERT(i < kMaxBucket);
+      bucket[i] = Slot{pack(c.name), &c};
     }
-    return m;
-  }();
-  return *index;
+  }
+};
+
+const CommandIndex& command_index() {
+  static const CommandIndex index;
+  return index;
 }
 
 }  // namespace
 
 const Command* lookup_command(std::string_view name) {
-  if (name.empty() || name.size() > kMaxNameLength) return nullptr;
-  char lower[kMaxNameLength];
-  for (size_t i = 0; i < name.size(); i++) lower[i] = ascii_lower(name[i]);
-  const auto& index = command_index();
-  auto it = index.find(std::string_view(lower, name.size()));
-  return it == index.end() ? nullptr : it->second;
+  if (name.empty() || name.size() > kNameBytes) return nullptr;
+  const CommandIndex::Slot* bucket = command_index().buckets[name.size()][letter_of(name[0])];
+  const PackedName key = pack(name);
+  for (size_t i = 0; i < kMaxBucket && bucket[i].cmd != nullptr; i++) {
+    if (bucket[i].name == key) return bucket[i].cmd;
+  }
+  return nullptr;
 }
 
 std::span<const Command> all_commands() { return kCommands; }

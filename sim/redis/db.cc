@@ -12,8 +12,12 @@ constexpr size_t kHeapSlack = 1024;
 }  // namespace
 
 Entry* Keyspace::find(std::string_view key) {
+  if (cached_entry_ != nullptr && key == cached_key_) return cached_entry_;
   auto it = map_.find(key);
-  return it == map_.end() ? nullptr : &it->second;
+  if (it == map_.end()) return nullptr;
+  cached_key_.assign(key.data(), key.size());
+  cached_entry_ = &it->second;
+  return cached_entry_;
 }
 
 const Entry* Keyspace::find(std::string_view key) const {
@@ -32,6 +36,7 @@ Entry& Keyspace::add(std::string_view key, Value value) {
 bool Keyspace::remove(std::string_view key) {
   auto it = map_.find(key);
   if (it == map_.end()) return false;
+  if (&it->second == cached_entry_) forget_cached();
   if (it->second.has_expire()) {
     LS_ASSERT(volatile_count_ > 0);
     volatile_count_--;
@@ -41,26 +46,35 @@ bool Keyspace::remove(std::string_view key) {
 }
 
 void Keyspace::clear() {
+  forget_cached();
   map_.clear();
   heap_.clear();
   volatile_count_ = 0;
 }
 
 void Keyspace::set_expire(std::string_view key, Entry& entry, int64_t expire_at_ms) {
-  LS_ASSERT(find(key) == &entry);
   LS_ASSERT(volatile_count_ <= map_.size());
+  LS_ASSERT(!entry.has_expire() || volatile_count_ > 0);
   if (!entry.has_expire() && expire_at_ms != kNoExpire) volatile_count_++;
   if (entry.has_expire() && expire_at_ms == kNoExpire) volatile_count_--;
   entry.expire_at_ms = expire_at_ms;
   if (expire_at_ms == kNoExpire) return;
-  heap_.push_back(HeapItem{expire_at_ms, std::string(key)});
-  std::push_heap(heap_.begin(), heap_.end(), HeapAfter{});
+  // An earlier tracked heap entry will find the new time when it pops.
+  if (entry.indexed_at_ms != kNoExpire && entry.indexed_at_ms <= expire_at_ms) return;
+  push(key, entry, expire_at_ms);
   if (heap_.size() > 2 * volatile_count_ + kHeapSlack) rebuild_heap();
+}
+
+void Keyspace::push(std::string_view key, Entry& entry, int64_t at_ms) {
+  heap_.push_back(HeapItem{at_ms, std::string(key)});
+  std::push_heap(heap_.begin(), heap_.end(), HeapAfter{});
+  entry.indexed_at_ms = at_ms;
 }
 
 void Keyspace::rebuild_heap() {
   heap_.clear();
-  for (const auto& [key, entry] : map_) {
+  for (auto& [key, entry] : map_) {
+    entry.indexed_at_ms = entry.has_expire() ? entry.expire_at_ms : kNoExpire;
     if (entry.has_expire()) heap_.push_back(HeapItem{entry.expire_at_ms, key});
   }
   // The heap order is total on (time, key), so the pop order does not depend on map order.
@@ -74,11 +88,17 @@ bool Keyspace::pop_due(int64_t now_ms, std::string* key) {
     std::pop_heap(heap_.begin(), heap_.end(), HeapAfter{});
     HeapItem item = std::move(heap_.back());
     heap_.pop_back();
-    const Entry* e = find(item.key);
-    if (e != nullptr && e->expire_at_ms == item.expire_at_ms) {
+    Entry* e = find(item.key);
+    // Only the key's tracked entry counts; others are stale (deleted or re-created keys).
+    if (e == nullptr || e->indexed_at_ms != item.expire_at_ms) continue;
+    e->indexed_at_ms = kNoExpire;
+    if (!e->has_expire()) continue;
+    if (e->expire_at_ms == item.expire_at_ms) {
       *key = std::move(item.key);
       return true;
     }
+    LS_ASSERT(e->expire_at_ms > item.expire_at_ms);
+    push(item.key, *e, e->expire_at_ms);  // the TTL moved later: track the real time
   }
   return false;
 }

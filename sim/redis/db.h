@@ -2,9 +2,11 @@
 //
 // This is storage only: it never decides that a key is logically expired (the Server does that
 // with the right notion of "now", see expire.cc) and never propagates anything. The expiry index
-// is a min-heap of (expire_at_ms, key) entries that may be stale (a key re-expired or deleted
-// since); stale entries are skipped when popped and the heap is rebuilt when they outnumber the
-// keys with a TTL, so its size stays bounded.
+// is a min-heap of (time, key). Each key with a TTL has one tracked heap entry at a time no later
+// than its expiry: moving the expiry later changes nothing in the heap, and a tracked entry that
+// pops early is pushed again at the key's real expiry. Entries of deleted keys go stale and are
+// skipped; the heap is rebuilt when stale entries outnumber the keys with a TTL, so its size
+// stays bounded.
 #ifndef LOCKSTEP_SIM_REDIS_DB_H_
 #define LOCKSTEP_SIM_REDIS_DB_H_
 
@@ -25,11 +27,27 @@ inline constexpr int64_t kNoExpire = INT64_MIN;
 struct Entry {
   Value value;
   int64_t expire_at_ms = kNoExpire;  // absolute node-local ms
+  // The time of this key's entry in the expiry index (kNoExpire: none); never later than
+  // expire_at_ms, so that extending a TTL (the lock watchdog's PEXPIRE) costs no index work.
+  int64_t indexed_at_ms = kNoExpire;
   bool has_expire() const { return expire_at_ms != kNoExpire; }
 };
 
 class Keyspace {
  public:
+  Keyspace() = default;
+  // Copies drop the lookup cache, which points into the source's map.
+  Keyspace(const Keyspace& other) : map_(other.map_), heap_(other.heap_), volatile_count_(other.volatile_count_) {}
+  Keyspace& operator=(const Keyspace& other) {
+    if (this != &other) {
+      map_ = other.map_;
+      heap_ = other.heap_;
+      volatile_count_ = other.volatile_count_;
+      forget_cached();
+    }
+    return *this;
+  }
+
   // The entry of `key`, expired or not; nullptr if absent.
   Entry* find(std::string_view key);
   const Entry* find(std::string_view key) const;
@@ -48,9 +66,9 @@ class Keyspace {
   // Keys that have an expiry.
   size_t volatile_count() const { return volatile_count_; }
 
-  // Removes the next index entry whose key is stored with exactly that expiry and whose expiry is
-  // < now_ms (Redis expires a key when now > expire_at). Returns false when none is due. The
-  // order is by (expire_at_ms, key). The key is not removed from the keyspace.
+  // Finds the next key whose expiry is < now_ms (Redis expires a key when now > expire_at), in
+  // (expire_at_ms, key) order. Returns false when none is due. The key stays in the keyspace;
+  // REQUIRES: the caller removes it before calling again.
   bool pop_due(int64_t now_ms, std::string* key);
 
   // Every key, sorted bytewise.
@@ -76,10 +94,20 @@ class Keyspace {
     }
   };
   void rebuild_heap();
+  void push(std::string_view key, Entry& entry, int64_t at_ms);
+  void forget_cached() {
+    cached_entry_ = nullptr;
+    cached_key_.clear();
+  }
 
   std::unordered_map<std::string, Entry, StringHash, StringEq> map_;
   std::vector<HeapItem> heap_;
   size_t volatile_count_ = 0;
+  // The last key found: a script touches its key several times in a row, and comparing bytes
+  // is cheaper than hashing them. Node-based maps keep entry addresses stable; removals and
+  // clears forget the cache.
+  std::string cached_key_;
+  Entry* cached_entry_ = nullptr;
 };
 
 }  // namespace lockstep::redis

@@ -166,7 +166,7 @@ void dispatch(Server& s, Client& client, Args argv, std::vector<Reply>& out) {
     out.push_back(Reply::error(unknown_command_error(argv)));
     return;
   }
-  Call c{s, client, argv, out, cmd};
+  Call c(s, client, argv, out, cmd);
   if (!arity_ok(cmd->arity, argv.size())) return c.arity_error();
   if (s.replica() && (command_flags(*cmd, s, argv) & kCmdWrite)) return c.error(kReadOnlyError);
   if (client.subscription_count() > 0 && !(cmd->flags & kCmdPubSub)) {
@@ -217,7 +217,7 @@ void Node::apply_replicated(std::span<const std::string> effect) {
   Client& master = impl_->master_link;
   master.db = s.replication_db();
   std::vector<Reply> replies;
-  Call c{s, master, argv, replies, cmd};
+  Call c(s, master, argv, replies, cmd);
   c.propagate = false;
   s.call(c);
   s.set_applying_replicated(false);

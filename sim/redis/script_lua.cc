@@ -227,8 +227,35 @@ struct LuaHost::Internal {
       lua_pushstring(L, kReadonlyError);
       return lua_error(L);
     }
+    if (is_arg_table(L, 1)) host(L).arg_dirty_ = true;
     lua_settop(L, 3);
     lua_rawset(L, 1);
+    return 1;
+  }
+
+  static bool is_arg_table(lua_State* L, int idx) {
+    if (!lua_getmetatable(L, idx)) return false;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, host(L).arg_mt_ref_);
+    bool marked = lua_rawequal(L, -1, -2) != 0;
+    lua_pop(L, 2);
+    return marked;
+  }
+
+  // __newindex of KEYS/ARGV: stores the value and marks the tables as changed.
+  static int arg_newindex(lua_State* L) {
+    host(L).arg_dirty_ = true;
+    lua_settop(L, 3);
+    lua_rawset(L, 1);
+    return 0;
+  }
+
+  static int getmetatable(lua_State* L) {
+    luaL_checkany(L, 1);
+    if (!lua_getmetatable(L, 1) || is_arg_table(L, 1)) {
+      lua_pushnil(L);  // KEYS and ARGV have no metatable as far as scripts can tell
+      return 1;
+    }
+    luaL_getmetafield(L, 1, "__metatable");
     return 1;
   }
 
@@ -405,12 +432,11 @@ struct LuaHost::Internal {
     }
     h.call_replies_.clear();
     {
-      Call c{h.server_, h.script_client_, argv, h.call_replies_, cmd, /*from_script=*/true};
+      Call c(h.server_, h.script_client_, argv, h.call_replies_, cmd, /*script=*/true);
       c.propagate = h.propagate_effects_;
       h.server_.call(c);
     }
     LS_ASSERT(h.call_replies_.size() == 1);
-    lua_checkstack(L, 8);
     const Reply& reply = h.call_replies_.front();
     push_reply(L, reply, 0);
     if (raise && reply.is_error()) return lua_error(L);
@@ -505,8 +531,8 @@ struct LuaHost::Internal {
   }
 
   // ---- Reply conversion, Redis -> Lua ----
+  // A C function starts with LUA_MINSTACK free slots; scalars need 3, arrays check for more.
   static void push_reply(lua_State* L, const Reply& r, int depth) {
-    lua_checkstack(L, 4);
     switch (r.type) {
       case Reply::Type::kInteger:
         lua_pushnumber(L, static_cast<lua_Number>(r.integer));
@@ -530,6 +556,7 @@ struct LuaHost::Internal {
         return;
       case Reply::Type::kArray:
         LS_ASSERT(depth < kMaxReplyDepth);
+        LS_ASSERT(lua_checkstack(L, 4));
         lua_createtable(L, static_cast<int>(r.elements.size()), 0);
         for (size_t i = 0; i < r.elements.size(); i++) {
           push_reply(L, r.elements[i], depth + 1);
@@ -711,6 +738,7 @@ void LuaHost::open_sandbox() {
   set_function(L, g, "rawget", Internal::rawget);
   set_function(L, g, "rawset", Internal::rawset);
   set_function(L, g, "setmetatable", Internal::setmetatable);
+  set_function(L, g, "getmetatable", Internal::getmetatable);
   set_function(L, g, "loadstring", Internal::loadstring);
   set_function(L, g, "load", Internal::load);
 
@@ -751,6 +779,10 @@ void LuaHost::open_sandbox() {
 
   lua_pushcfunction(L, Internal::error_handler);
   error_handler_ref_ = luaL_ref(L, LUA_REGISTRYINDEX);
+  lua_createtable(L, 0, 1);
+  lua_pushcfunction(L, Internal::arg_newindex);
+  lua_setfield(L, -2, "__newindex");
+  arg_mt_ref_ = luaL_ref(L, LUA_REGISTRYINDEX);
 
   // Read-only proxies: proxy -> real table, for next/pairs/rawget/rawset/setmetatable.
   lua_newtable(L);
@@ -829,20 +861,56 @@ void LuaHost::release(int ref) {
 
 namespace {
 
-// Sets a global array (KEYS or ARGV) in the real globals table, as Redis does before a call.
-void set_global_array(lua_State* L, int globals_ref, const char* name, Args items) {
-  lua_rawgeti(L, LUA_REGISTRYINDEX, globals_ref);
-  lua_pushstring(L, name);
-  lua_createtable(L, static_cast<int>(items.size()), 0);
+}  // namespace
+
+void LuaHost::prepare_arg_table(ArgTable& t, const char* name, Args items) {
+  lua_State* L = L_;
+  if (t.ref == LUA_NOREF) {
+    // A new table, published as the global `name`.
+    lua_createtable(L, static_cast<int>(items.size()), 0);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, arg_mt_ref_);
+    lua_setmetatable(L, -2);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, real_globals_ref_);
+    lua_pushstring(L, name);
+    lua_pushvalue(L, -3);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+    t.ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    t.size = 0;
+  }
+  lua_rawgeti(L, LUA_REGISTRYINDEX, t.ref);
   for (size_t i = 0; i < items.size(); i++) {
     lua_pushlstring(L, items[i].data(), items[i].size());
     lua_rawseti(L, -2, static_cast<int>(i + 1));
   }
-  lua_rawset(L, -3);
+  // Elements left from a longer previous run.
+  for (int i = static_cast<int>(items.size()) + 1; i <= t.size; i++) {
+    lua_pushnil(L);
+    lua_rawseti(L, -2, i);
+  }
+  t.size = static_cast<int>(items.size());
   lua_pop(L, 1);
 }
 
-}  // namespace
+void LuaHost::check_arg_table(ArgTable& t) {
+  lua_State* L = L_;
+  LS_ASSERT(t.ref != LUA_NOREF);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, t.ref);
+  bool intact = !arg_dirty_ && lua_objlen(L, -1) == static_cast<size_t>(t.size);
+  if (intact && lua_getmetatable(L, -1)) {
+    lua_rawgeti(L, LUA_REGISTRYINDEX, arg_mt_ref_);
+    intact = lua_rawequal(L, -1, -2) != 0;
+    lua_pop(L, 2);
+  } else {
+    intact = false;
+  }
+  lua_pop(L, 1);
+  if (!intact) {
+    // The script changed the table beyond its elements: the next run gets a new one.
+    luaL_unref(L, LUA_REGISTRYINDEX, t.ref);
+    t.ref = LUA_NOREF;
+  }
+}
 
 Reply LuaHost::run(int ref, const ScriptRun& how, Client& caller, Args keys, Args args) {
   LS_ASSERT(!running_);
@@ -862,8 +930,9 @@ Reply LuaHost::run(int ref, const ScriptRun& how, Client& caller, Args keys, Arg
   lua_rawgeti(L, LUA_REGISTRYINDEX, error_handler_ref_);
   lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
   LS_ASSERT(lua_isfunction(L, -1));
-  set_global_array(L, real_globals_ref_, "KEYS", keys);
-  set_global_array(L, real_globals_ref_, "ARGV", args);
+  arg_dirty_ = false;
+  prepare_arg_table(keys_table_, "KEYS", keys);
+  prepare_arg_table(argv_table_, "ARGV", args);
   limit_memory_ = true;
   int rc = lua_pcall(L, 0, 1, 1);
   limit_memory_ = false;
@@ -883,6 +952,8 @@ Reply LuaHost::run(int ref, const ScriptRun& how, Client& caller, Args keys, Arg
         sanitize_error("ERR Error running script " + std::string(how.sha) + ", " + msg.substr(0, 100)));
   }
   lua_settop(L, 0);
+  check_arg_table(keys_table_);
+  check_arg_table(argv_table_);
   server_.set_script_running(false, 0);
   running_ = false;
   run_ = nullptr;

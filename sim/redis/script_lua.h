@@ -75,6 +75,19 @@ class LuaHost {
   bool limit_memory_ = false;     // enforced only while a script runs (see the allocator)
   uint64_t instructions_ = 0;
   bool killed_ = false;
+  // KEYS and ARGV: reused from run to run while no script changed them beyond their elements
+  // (fresh tables per run, as Redis makes, cost more than the script itself). A metatable marks
+  // them; additions through __newindex or rawset set arg_dirty_, and any other change shows in
+  // the length or the metatable, checked after each run. getmetatable() hides the marker.
+  struct ArgTable {
+    int ref = -2;  // LUA_NOREF until first use
+    int size = 0;
+  };
+  void prepare_arg_table(ArgTable& t, const char* name, Args items);
+  void check_arg_table(ArgTable& t);
+  ArgTable keys_table_, argv_table_;
+  int arg_mt_ref_ = 0;
+  bool arg_dirty_ = false;
   int error_handler_ref_ = 0;
   int real_globals_ref_ = 0;
   int readonly_index_ref_ = 0;    // weak table: proxy -> the real table it guards

@@ -45,6 +45,10 @@ struct Client {
 
 // One command being executed: who runs it, its arguments, where replies go, what it changed.
 struct Call {
+  Call(Server& server, Client& c, Args args, std::vector<Reply>& replies, const Command* command,
+       bool script = false)
+      : srv(server), client(c), argv(args), out(replies), cmd(command), from_script(script) {}
+
   Server& srv;
   Client& client;
   Args argv;

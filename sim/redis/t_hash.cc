@@ -122,8 +122,9 @@ void cmd_hincrby(Call& c) {
   HashValue* hash = hash_for_write(c, c.argv[1]);
   if (hash == nullptr) return;
   int64_t value = 0;
-  if (const std::string* current = hash->find(c.argv[2]); current != nullptr) {
-    if (!parse_int64(*current, &value)) return c.error("ERR hash value is not an integer");
+  std::string* current = hash->find(c.argv[2]);
+  if (current != nullptr && !parse_int64(*current, &value)) {
+    return c.error("ERR hash value is not an integer");
   }
   if ((incr < 0 && value < 0 && incr < INT64_MIN - value) ||
       (incr > 0 && value > 0 && incr > INT64_MAX - value)) {
@@ -133,7 +134,12 @@ void cmd_hincrby(Call& c) {
     return c.error("ERR increment or decrement would overflow");
   }
   value += incr;
-  hash->insert_or_assign(c.argv[2], int_to_string(value));
+  if (current != nullptr) {
+    char buf[21];
+    current->assign(buf, format_int64(value, buf));  // in place: keeps the field's position
+  } else {
+    hash->insert_or_assign(c.argv[2], int_to_string(value));
+  }
   c.dirty++;
   c.reply(Reply::integer_of(value));
 }

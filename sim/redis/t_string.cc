@@ -40,11 +40,11 @@ bool parse_set_options(Call& c, uint32_t* flags, std::string_view* expire) {
       *flags |= kKeepTtl;
       continue;
     }
-    uint32_t which = is_opt(opt, "ex")     ? kEx
-                     : is_opt(opt, "px")   ? kPx
-                     : is_opt(opt, "exat") ? kExAt
-                     : is_opt(opt, "pxat") ? kPxAt
-                                           : 0;
+    uint32_t which = 0;
+    if (is_opt(opt, "ex")) which = kEx;
+    if (is_opt(opt, "px")) which = kPx;
+    if (is_opt(opt, "exat")) which = kExAt;
+    if (is_opt(opt, "pxat")) which = kPxAt;
     other_expire = kAnyExpire & ~which;
     if (which != 0 && !(*flags & kKeepTtl) && !(*flags & other_expire) && has_next) {
       *flags |= which;

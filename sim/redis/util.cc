@@ -30,11 +30,11 @@ bool parse_int64(std::string_view s, int64_t* out) {
   // The first digit must be 1-9: "007", "-0" and "+1" are not canonical integers.
   if (s[i] < '1' || s[i] > '9') return false;
   uint64_t v = 0;
+  // Up to 19 digits cannot overflow 64 bits; the range check below catches int64 overflow.
+  if (s.size() - i > 19) return false;
   for (; i < s.size(); i++) {
     if (s[i] < '0' || s[i] > '9') return false;
-    uint64_t digit = static_cast<uint64_t>(s[i] - '0');
-    if (v > (UINT64_MAX - digit) / 10) return false;
-    v = v * 10 + digit;
+    v = v * 10 + static_cast<uint64_t>(s[i] - '0');
   }
   if (negative) {
     if (v > static_cast<uint64_t>(INT64_MAX) + 1) return false;
@@ -98,14 +98,6 @@ size_t format_int64(int64_t value, char* buf) {
 std::string int_to_string(int64_t value) {
   char buf[21];
   return std::string(buf, format_int64(value, buf));
-}
-
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); i++) {
-    if (ascii_lower(a[i]) != ascii_lower(b[i])) return false;
-  }
-  return true;
 }
 
 namespace {

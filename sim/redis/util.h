@@ -36,9 +36,25 @@ size_t format_int64(int64_t value, char* buf);
 // ranges, and '\' escapes. Iterative, so it cannot blow the stack or go exponential.
 bool glob_match(std::string_view pattern, std::string_view text, bool nocase = false);
 
-// ASCII case-insensitive equality, as Redis's strcasecmp on option names.
-bool iequals(std::string_view a, std::string_view b);
 inline char ascii_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c; }
+// Lower-cases the ASCII letters of 8 bytes at once (bytes >= 0x80 are left alone).
+inline uint64_t ascii_lower8(uint64_t x) {
+  const uint64_t high = 0x8080808080808080ull;
+  uint64_t low7 = x & ~high;
+  uint64_t above_z = low7 + 0x2525252525252525ull;  // sets 0x80 in bytes > 'Z'
+  uint64_t from_a = low7 + 0x3F3F3F3F3F3F3F3Full;   // sets 0x80 in bytes >= 'A'
+  uint64_t upper = (from_a ^ above_z) & ~x & high;  // 'A'..'Z' and ASCII
+  return x | (upper >> 2);
+}
+
+// ASCII case-insensitive equality, as Redis's strcasecmp on option names.
+inline bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); i++) {
+    if (ascii_lower(a[i]) != ascii_lower(b[i])) return false;
+  }
+  return true;
+}
 
 }  // namespace lockstep::redis
 
