@@ -252,7 +252,10 @@ Status LineParser::parse(const char* data, size_t len, size_t capacity, LineFiel
     return Status::error(std::string("not valid JSON (") + simdjson::error_message(error) + ")");
   }
   od::object object;
-  if (doc.get_object().get(object)) return Status::error("expected a JSON object");
+  if (auto error = doc.get_object().get(object)) {
+    if (error == simdjson::INCORRECT_TYPE) return Status::error("expected a JSON object");
+    return Status::error(std::string("not valid JSON (") + simdjson::error_message(error) + ")");
+  }
   for (auto f : object) {
     std::string_view name;
     od::value value;

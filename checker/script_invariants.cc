@@ -53,6 +53,17 @@ std::string check_hash(const History& h, const StateRecord& r) {
   if (mode != "read" && mode != "write") return "mode is '" + mode + "' (expected read or write)";
   if (mode == "read" && writers > 0) return "mode read, but a :write holder is present";
   if (mode == "write" && writers == 0) return "mode write, but no :write holder is present";
+  if (mode == "write") {
+    // In write mode a read hold is only the writer's own write→read reentry (seed 004).
+    for (Sym m : r.members) {
+      const std::string field(h.str(m));
+      if (field == "mode" || (field.size() > 6 && field.substr(field.size() - 6) == ":write")) continue;
+      const Sym writer = h.syms.find(field + ":write");
+      if (writer == kNoSym || std::find(r.members.begin(), r.members.end(), writer) == r.members.end()) {
+        return "mode write, but " + field + " holds a read lock without holding the write lock";
+      }
+    }
+  }
   return "";
 }
 

@@ -1,0 +1,320 @@
+// Unit tests of the checkers on hand-written histories: the worked examples of docs/checker.md
+// (checker/testdata/*.jsonl, each with its expected verdicts), the reader's error messages, and
+// the sequential model.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+
+#include "checker/check.h"
+#include "checker/model.h"
+
+namespace lockstep::checker {
+namespace {
+
+const std::string kTestdata = LOCKSTEP_CHECKER_TESTDATA;
+
+History load(const std::string& name) {
+  Result<History> h = parse_history_file(kTestdata + "/" + name);
+  EXPECT_TRUE(h.ok()) << (h.ok() ? "" : h.status().message());
+  return h.ok() ? std::move(h.value()) : History{};
+}
+
+struct Example {
+  const char* file;
+  std::map<std::string, Verdict> expect;  // properties not listed must be ok or not_applicable
+};
+
+const Example kExamples[] = {
+    {"watchdog-pause.jsonl", {{"mutual_exclusion", Verdict::kViolation}}},
+    {"fenced-safe.jsonl", {{"mutual_exclusion", Verdict::kViolation}, {"fencing", Verdict::kOk}}},
+    {"fence-broken.jsonl", {{"mutual_exclusion", Verdict::kViolation}, {"fencing", Verdict::kViolation}}},
+    {"unknown-took-effect.jsonl", {{"linearizability", Verdict::kOk}}},
+    {"unknown-no-effect.jsonl", {{"linearizability", Verdict::kOk}}},
+    {"early-lapse.jsonl", {{"mutual_exclusion", Verdict::kViolation}, {"linearizability", Verdict::kViolation}}},
+    {"rwlock-write-vs-read.jsonl",
+     {{"mutual_exclusion", Verdict::kViolation}, {"linearizability", Verdict::kViolation},
+      {"script_invariants", Verdict::kViolation}}},
+    {"fair-fifo.jsonl", {{"fairness", Verdict::kViolation}, {"script_invariants", Verdict::kUnknown}}},
+    {"fair-queue-mismatch.jsonl", {{"script_invariants", Verdict::kViolation}, {"fairness", Verdict::kUnknown}}},
+    {"redlock-restart.jsonl",
+     {{"mutual_exclusion", Verdict::kViolation}, {"linearizability", Verdict::kViolation},
+      {"quorum", Verdict::kViolation}}},
+    {"zombie-watchdog.jsonl", {{"liveness", Verdict::kViolation}}},
+};
+
+TEST(Examples, VerdictsAreTheDocumentedOnes) {
+  for (const Example& e : kExamples) {
+    const History h = load(e.file);
+    const CheckResult r = check_history(h);
+    for (const PropertyResult& p : r.properties) {
+      auto it = e.expect.find(p.name);
+      if (it != e.expect.end()) {
+        EXPECT_EQ(verdict_name(p.verdict), std::string(verdict_name(it->second))) << e.file << " " << p.name << ": " << p.reason;
+      } else {
+        EXPECT_TRUE(p.verdict == Verdict::kOk || p.verdict == Verdict::kNotApplicable) << e.file << " " << p.name << ": " << p.reason;
+      }
+      if (p.verdict == Verdict::kViolation) {
+        EXPECT_FALSE(p.explanation.text.empty()) << e.file << " " << p.name;
+        EXPECT_FALSE(p.counterexample.is_null()) << e.file << " " << p.name;
+      }
+    }
+  }
+}
+
+TEST(Examples, WatchdogPauseStoryNamesThePause) {
+  const CheckResult r = check_history(load("watchdog-pause.jsonl"));
+  const PropertyResult& me = r.property("mutual_exclusion");
+  EXPECT_NE(me.explanation.text.find("c1 paused at 10.000 s for 35 s > lease 30 s (fault #3)"), std::string::npos) << me.explanation.text;
+  EXPECT_NE(me.explanation.text.find("L expired on node0 at 31.401 s (node-local 31.401 s)"), std::string::npos);
+  EXPECT_NE(me.explanation.text.find("First inevitable event: c1 paused at 10.000 s"), std::string::npos);
+  EXPECT_EQ(me.explanation.facts["first_inevitable"]["fault"], 3);
+  EXPECT_EQ(me.explanation.facts["chain"].size(), 3u);
+  EXPECT_EQ(r.exit_code(), 1);
+}
+
+TEST(Examples, ClockJumpIsTheFirstInevitableEvent) {
+  const CheckResult r = check_history(load("early-lapse.jsonl"));
+  const std::string& text = r.property("mutual_exclusion").explanation.text;
+  EXPECT_NE(text.find("First inevitable event: node0's clock jumped by 60000 ms"), std::string::npos) << text;
+}
+
+TEST(Examples, FairReorderingIsClassified) {
+  const CheckResult r = check_history(load("fair-fifo.jsonl"));
+  const PropertyResult& f = r.property("fairness");
+  ASSERT_EQ(f.details["reorderings"].size(), 1u);
+  EXPECT_EQ(f.details["reorderings"][0]["verdict"], "violation");
+  EXPECT_EQ(f.details["reorderings"][0]["overtaken"], "c2/t0");
+}
+
+TEST(Examples, DeadWaiterEvictionIsAllowed) {
+  // The same history, but c2's last attempt told it a short TTL and the grant came after its
+  // timeout score passed: the stale-waiter eviction allows the reordering.
+  std::string text;
+  {
+    std::ifstream in(kTestdata + "/fair-fifo.jsonl");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    text = ss.str();
+  }
+  // c2's attempt replies TTL 0, so its score is enqueue + threadWaitTime = 5.0024 s: the grant
+  // to c3 at 0.101 s is still too early for an eviction.
+  std::string allowed = text;
+  allowed.replace(allowed.find("\"reply\": 29000"), 14, "\"reply\": 0");
+  Result<History> h = parse_history_text(allowed, "allowed");
+  ASSERT_TRUE(h.ok());
+  EXPECT_EQ(check_history(h.value()).property("fairness").verdict, Verdict::kViolation);
+  // With threadWaitTime 50 ms the waiter is stale by the grant: allowed, by eviction.
+  std::string evict = allowed;
+  evict.replace(evict.find("\"thread_wait_ms\": 5000"), 22, "\"thread_wait_ms\": 50");
+  h = parse_history_text(evict, "evict");
+  ASSERT_TRUE(h.ok());
+  const CheckResult r = check_history(h.value());
+  const PropertyResult& f = r.property("fairness");
+  EXPECT_EQ(f.verdict, Verdict::kOk) << f.reason;
+  EXPECT_EQ(f.details["reorderings"][0]["rule"], "evicted after threadWaitTime");
+}
+
+TEST(Examples, QuorumFindingSaysWhy) {
+  const CheckResult r = check_history(load("redlock-restart.jsonl"));
+  const PropertyResult& q = r.property("quorum");
+  EXPECT_EQ(q.counterexample["kind"], "validity_outlasted_quorum");
+  EXPECT_NE(q.reason.find("n2 lost it at 2.000 s (restart)"), std::string::npos) << q.reason;
+}
+
+// --- the reader ---
+
+std::string header() { return "{\"lockstep_history\": 1, \"lock_kind\": \"reentrant\"}\n"; }
+
+std::string parse_error(const std::string& text) {
+  Result<History> h = parse_history_text(text, "h.jsonl");
+  EXPECT_FALSE(h.ok());
+  return h.ok() ? "" : h.status().message();
+}
+
+TEST(Reader, NamesFileLineFieldAndProblem) {
+  EXPECT_EQ(parse_error(header() + "{\"t\": 1, \"type\": \"invoke\", \"id\": 1, \"thread\": \"a\", \"lock\": \"L\", \"op\": \"grab\"}\n"),
+            "h.jsonl:2: field 'op': expected lock, try_lock, unlock, force_unlock or renew, found 'grab'");
+  EXPECT_EQ(parse_error(header() + "{\"t\": \"soon\", \"type\": \"end\"}\n"),
+            "h.jsonl:2: field 't': expected an integer, found a string");
+  EXPECT_EQ(parse_error(header() + "{\"t\": 1, \"type\": \"invoke\", \"id\": 1, \"lock\": \"L\", \"op\": \"lock\"}\n"),
+            "h.jsonl:2: event 'invoke': missing required field 'thread'");
+  EXPECT_EQ(parse_error(header() + "{\"t\": 1, \"type\": \"teleport\"}\n").substr(0, 48),
+            "h.jsonl:2: field 'type': unknown event type 'tel");
+  EXPECT_EQ(parse_error(header() + "\n{\"t\": 5, \"type\": \"end\"\n").substr(0, 26), "h.jsonl:3: not valid JSON ");
+}
+
+TEST(Reader, RejectsBadStructure) {
+  EXPECT_NE(parse_error(header() + "{\"t\": 5, \"type\": \"node\", \"node\": \"n\", \"event\": \"x\"}\n{\"t\": 4, \"type\": \"end\"}\n")
+                .find("h.jsonl:3: field 't': 4 is earlier"), std::string::npos);
+  EXPECT_EQ(parse_error(header() + "{\"t\": 1, \"type\": \"complete\", \"id\": 9, \"outcome\": \"ok\"}\n"),
+            "h.jsonl:2: complete: no invoke with id 9 before it");
+  EXPECT_EQ(parse_error(header() + "{\"t\": 1, \"type\": \"hold_end\", \"thread\": \"a\", \"lock\": \"L\"}\n"),
+            "h.jsonl:2: hold_end: a holds no L");
+  EXPECT_EQ(parse_error("{\"lock_kind\": \"reentrant\"}\n"),
+            "h.jsonl:1: header: field 'lockstep_history': missing (the first line must be the header)");
+  EXPECT_EQ(parse_error("{\"lockstep_history\": 1, \"lock_kind\": \"mutex\"}\n"),
+            "h.jsonl:1: header: field 'lock_kind': expected one of reentrant, rwlock, simple, redlock, found 'mutex'");
+  EXPECT_EQ(parse_error(header() + "[1, 2]\n"), "h.jsonl:2: expected a JSON object");
+  EXPECT_EQ(parse_error(""), "h.jsonl: empty history (expected a header line)");
+  EXPECT_NE(parse_error(header() + "{\"t\": 1, \"type\": \"end\"}\n{\"t\": 2, \"type\": \"end\"}\n").find("after the 'end' footer"), std::string::npos);
+}
+
+TEST(Reader, MissingFooterMakesPropertiesUnknown) {
+  Result<History> h = parse_history_text(header() +
+      "{\"t\": 1, \"type\": \"invoke\", \"id\": 1, \"thread\": \"a\", \"lock\": \"L\", \"op\": \"lock\"}\n"
+      "{\"t\": 2, \"type\": \"complete\", \"id\": 1, \"outcome\": \"ok\", \"acquired\": true, \"count\": 1}\n"
+      "{\"t\": 2, \"type\": \"hold_begin\", \"thread\": \"a\", \"lock\": \"L\", \"op\": 1}\n");
+  ASSERT_TRUE(h.ok());
+  EXPECT_FALSE(h.value().complete);
+  const CheckResult r = check_history(h.value());
+  EXPECT_EQ(r.property("mutual_exclusion").verdict, Verdict::kUnknown);
+  EXPECT_NE(r.property("mutual_exclusion").reason.find("history incomplete"), std::string::npos);
+  EXPECT_EQ(r.property("linearizability").verdict, Verdict::kUnknown);
+  EXPECT_EQ(r.exit_code(), 3);
+}
+
+TEST(Reader, IgnoresUnknownFieldsAndReadsStates) {
+  Result<History> h = parse_history_text(header() +
+      "{\"t\": 1, \"type\": \"state\", \"node\": \"n0\", \"seq\": 3, \"key\": \"L\", \"extra\": [1, {\"x\": 2}],"
+      " \"value\": {\"type\": \"hash\", \"strings\": [\"mode\", \"read\", \"u1:1\", \"2\"], \"expire_at_ms\": 5}}\n"
+      "{\"t\": 2, \"type\": \"end\"}\n");
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  const StateRecord& s = h.value().states.at(0);
+  ASSERT_EQ(s.members.size(), 2u);
+  EXPECT_EQ(h.value().str(s.members[1]), "u1:1");
+  EXPECT_EQ(h.value().str(s.values[1]), "2");
+  EXPECT_TRUE(h.value().complete);
+}
+
+// --- the model ---
+
+TEST(Model, ReentrantOwnerAwareWithLeases) {
+  SymbolTable syms;
+  const Sym a = syms.intern("a"), b = syms.intern("b");
+  Model model(LockKind::kReentrant, 1000, false, &syms);
+  Operation lock;
+  lock.kind = OpKind::kLock;
+  lock.outcome = Outcome::kOk;
+  lock.acquired = Tri::kTrue;
+  lock.owner = a;
+  lock.lease_ms = 10000;
+  lock.count = 1;
+  LockState s0 = model.init(), s1, s2;
+  TimeUs at = 0;
+  ASSERT_TRUE(model.step(s0, lock, Effect::kObserved, kTimeNever, &at, &s1, nullptr));
+  EXPECT_EQ(s1.holders.at(0).lapse_at_us, 9'999'000);  // lease − tolerance
+  // b may acquire only once a's lease elapsed: the step moves time to the lapse.
+  Operation other = lock;
+  other.owner = b;
+  at = 5'000'000;
+  std::string why;
+  EXPECT_FALSE(model.step(s1, other, Effect::kObserved, 6'000'000, &at, &s2, &why));
+  EXPECT_NE(why.find("cannot lapse before 9.999 s"), std::string::npos) << why;
+  at = 5'000'000;
+  ASSERT_TRUE(model.step(s1, other, Effect::kObserved, kTimeNever, &at, &s2, nullptr));
+  EXPECT_EQ(at, 9'999'000);
+  // Reentry by a: count 2. Unlock by b: illegal. Unlock by a twice: released on the second.
+  Operation again = lock;
+  again.count = 2;
+  at = 1;
+  ASSERT_TRUE(model.step(s1, again, Effect::kObserved, kTimeNever, &at, &s2, nullptr));
+  EXPECT_EQ(s2.holders.at(0).count, 2);
+  Operation unlock;
+  unlock.kind = OpKind::kUnlock;
+  unlock.outcome = Outcome::kOk;
+  unlock.owner = b;
+  LockState s3;
+  EXPECT_FALSE(model.step(s2, unlock, Effect::kObserved, kTimeNever, &at, &s3, nullptr));
+  unlock.owner = a;
+  unlock.released = Tri::kTrue;
+  EXPECT_FALSE(model.step(s2, unlock, Effect::kObserved, kTimeNever, &at, &s3, nullptr));  // count 2 → 1
+  unlock.released = Tri::kFalse;
+  ASSERT_TRUE(model.step(s2, unlock, Effect::kObserved, kTimeNever, &at, &s3, nullptr));
+  EXPECT_TRUE(Model::equal(s3, s3));
+  EXPECT_FALSE(Model::equal(s2, s3));
+}
+
+TEST(Model, ReadWriteRulesOfSeed004) {
+  SymbolTable syms;
+  const Sym a = syms.intern("a"), b = syms.intern("b");
+  Model model(LockKind::kRwlock, 0, false, &syms);
+  auto acquire = [&](Sym owner, Mode mode) {
+    Operation op;
+    op.kind = OpKind::kLock;
+    op.outcome = Outcome::kOk;
+    op.acquired = Tri::kTrue;
+    op.owner = owner;
+    op.mode = mode;
+    op.lease_ms = 30000;
+    return op;
+  };
+  LockState s0 = model.init(), s1, s2;
+  TimeUs at = 0;
+  ASSERT_TRUE(model.step(s0, acquire(a, Mode::kRead), Effect::kObserved, kTimeNever, &at, &s1, nullptr));
+  ASSERT_TRUE(model.step(s1, acquire(b, Mode::kRead), Effect::kObserved, kTimeNever, &at, &s2, nullptr));  // readers share
+  at = 0;
+  EXPECT_FALSE(model.step(s1, acquire(a, Mode::kWrite), Effect::kObserved, 1000, &at, &s2, nullptr));  // read→write: no
+  at = 0;
+  ASSERT_TRUE(model.step(s0, acquire(a, Mode::kWrite), Effect::kObserved, kTimeNever, &at, &s1, nullptr));
+  ASSERT_TRUE(model.step(s1, acquire(a, Mode::kRead), Effect::kObserved, kTimeNever, &at, &s2, nullptr));  // write→read: yes
+  EXPECT_FALSE(model.step(s1, acquire(b, Mode::kRead), Effect::kObserved, 1000, &at, &s2, nullptr));  // other reader: no
+}
+
+TEST(Model, FencingTokensIncreaseAcrossHolders) {
+  SymbolTable syms;
+  Model model(LockKind::kReentrant, 0, false, &syms);
+  Operation op;
+  op.kind = OpKind::kLock;
+  op.outcome = Outcome::kOk;
+  op.acquired = Tri::kTrue;
+  op.owner = syms.intern("a");
+  op.lease_ms = 1;
+  op.token = 5;
+  LockState s0 = model.init(), s1, s2;
+  TimeUs at = 0;
+  ASSERT_TRUE(model.step(s0, op, Effect::kObserved, kTimeNever, &at, &s1, nullptr));
+  op.owner = syms.intern("b");
+  op.token = 5;
+  std::string why;
+  EXPECT_FALSE(model.step(s1, op, Effect::kObserved, kTimeNever, &at, &s2, &why));
+  EXPECT_NE(why.find("fencing token 5 is not above 5"), std::string::npos);
+  op.token = 6;
+  EXPECT_TRUE(model.step(s1, op, Effect::kObserved, kTimeNever, &at, &s2, nullptr));
+}
+
+TEST(Linearizability, BudgetGivesUnknownNeverOk) {
+  History h = load("unknown-took-effect.jsonl");
+  CheckOptions options;
+  options.search_budget = 1;
+  const PropertyResult r = check_linearizability(h, options);
+  EXPECT_EQ(r.verdict, Verdict::kUnknown);
+  EXPECT_EQ(r.reason, "search budget of 1 states exhausted on lock L");
+}
+
+TEST(Linearizability, UnknownWindowBoundsLateEffects) {
+  // c1's unlock is unknown; c2's failed try_lock at 5 ms shows it had not taken effect by then,
+  // and c2's grant at 10 s needs it to have: legal only if it may take effect that late.
+  Result<History> h = parse_history_text(header() +
+      "{\"t\": 1000, \"type\": \"invoke\", \"id\": 1, \"thread\": \"c1\", \"lock\": \"L\", \"op\": \"lock\", \"lease_ms\": 30000}\n"
+      "{\"t\": 1500, \"type\": \"complete\", \"id\": 1, \"outcome\": \"ok\", \"acquired\": true, \"count\": 1}\n"
+      "{\"t\": 2000, \"type\": \"invoke\", \"id\": 2, \"thread\": \"c1\", \"lock\": \"L\", \"op\": \"unlock\"}\n"
+      "{\"t\": 5000, \"type\": \"invoke\", \"id\": 3, \"thread\": \"c2\", \"lock\": \"L\", \"op\": \"try_lock\", \"wait_ms\": 0}\n"
+      "{\"t\": 5500, \"type\": \"complete\", \"id\": 3, \"outcome\": \"ok\", \"acquired\": false}\n"
+      "{\"t\": 10000000, \"type\": \"invoke\", \"id\": 4, \"thread\": \"c2\", \"lock\": \"L\", \"op\": \"lock\"}\n"
+      "{\"t\": 10000500, \"type\": \"complete\", \"id\": 4, \"outcome\": \"ok\", \"acquired\": true, \"count\": 1}\n"
+      "{\"t\": 10000600, \"type\": \"complete\", \"id\": 2, \"outcome\": \"unknown\"}\n"
+      "{\"t\": 10000700, \"type\": \"end\"}\n");
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  CheckOptions options;
+  EXPECT_EQ(check_linearizability(h.value(), options).verdict, Verdict::kOk);
+  options.unknown_window_ms = 1;
+  const PropertyResult r = check_linearizability(h.value(), options);
+  EXPECT_EQ(r.verdict, Verdict::kViolation);
+  EXPECT_NE(r.explanation.text.find("c2's lock (#4"), std::string::npos) << r.explanation.text;
+}
+
+}  // namespace
+}  // namespace lockstep::checker
