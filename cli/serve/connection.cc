@@ -45,8 +45,14 @@ void Connection::do_read() {
 
 void Connection::on_read(const boost::system::error_code& ec, size_t n) {
   if (closed_) return;
+  if (ec == boost::asio::error::eof && (writing_ || !pending_.empty())) {
+    // The client half-closed after its last request: like Redis, deliver what it asked for
+    // before closing, and read no more.
+    close_after_write_ = true;
+    return;
+  }
   if (ec) {
-    close();  // EOF, reset, or cancelled: a client that vanishes mid-request just goes away
+    close();  // reset, cancelled, or EOF with nothing owed: the client just goes away
     return;
   }
   LS_ASSERT(n <= read_buf_.size());

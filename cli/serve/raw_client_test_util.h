@@ -46,6 +46,10 @@ class RawClient {
     }
     return true;
   }
+  // Half-closes: the server sees EOF after the bytes sent so far.
+  void shutdown_write() {
+    if (fd_ >= 0) ::shutdown(fd_, SHUT_WR);
+  }
   // Reads until `want` bytes arrived, the peer closed, or `timeout_ms` passed. Sets closed().
   std::string read(size_t want, int timeout_ms) {
     std::string out;

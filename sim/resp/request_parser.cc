@@ -90,10 +90,13 @@ void RequestParser::compact() {
 }
 
 size_t RequestParser::find_terminator(char terminator) {
-  // Only the first max_line_bytes + 1 bytes matter: a terminator further away is refused anyway.
+  // Strict: only the first max_line_bytes + 1 bytes matter, a terminator further away is refused
+  // anyway. Redis: the whole buffer is searched (it holds at most the limit plus one read).
   // Scanning resumes where the last call stopped, so a client trickling a long line in one byte
   // at a time costs O(line) in total, not O(line^2).
-  const size_t window = std::min(buffered_bytes(), limits_.max_line_bytes + 1);
+  const size_t window = limits_.line_limit == LineLimit::kStrict
+                            ? std::min(buffered_bytes(), limits_.max_line_bytes + 1)
+                            : buffered_bytes();
   LS_ASSERT(scanned_ <= window);
   for (size_t i = scanned_; i < window; i++) {
     const char c = buf_[pos_ + i];

@@ -9,11 +9,14 @@
 // ("\r\n", "*0\r\n", "*-1\r\n") are skipped silently, as Redis skips them.
 //
 // Limits (RequestLimits) bound memory whatever the client sends:
-// - an inline line, or a "*N"/"$N" count line, longer than max_line_bytes (64 KiB, Redis's
-//   PROTO_INLINE_MAX_SIZE) is "too big inline request" / "too big mbulk count string" /
-//   "too big bulk count string". Redis applies this only while the line's end has not arrived
-//   yet, which makes its verdict on lines a little over 64 KiB depend on how the bytes were
-//   split; here the verdict depends on the line alone (longer than 64 KiB is refused).
+// - more than max_line_bytes (64 KiB, Redis's PROTO_INLINE_MAX_SIZE) buffered without the end
+//   of an inline line, or of a "*N"/"$N" count line, is "too big inline request" / "too big
+//   mbulk count string" / "too big bulk count string". Like Redis (LineLimit::kRedis), the
+//   check is made on what has arrived: a longer line whose end arrives together with the bytes
+//   that cross the limit is accepted, so the verdict on such lines depends on how the bytes
+//   were split (a server reading 16 KiB at a time, as Redis and `lockstep serve` do, sees the
+//   same splits as Redis). LineLimit::kStrict refuses every line longer than the limit,
+//   whatever the split (for split-independence properties).
 // - a bulk longer than max_bulk_bytes (512 MiB, Redis's proto-max-bulk-len) is "invalid bulk
 //   length"; a multibulk count above max_multibulk_count (INT_MAX, as in Redis) is "invalid
 //   multibulk length". Neither count is ever pre-allocated.
@@ -32,8 +35,11 @@
 
 namespace lockstep::resp {
 
+enum class LineLimit : uint8_t { kRedis, kStrict };
+
 struct RequestLimits {
   size_t max_line_bytes = 64 * 1024;
+  LineLimit line_limit = LineLimit::kRedis;
   int64_t max_bulk_bytes = 512LL * 1024 * 1024;
   int64_t max_multibulk_count = 2147483647;
   size_t max_query_bytes = 1024ULL * 1024 * 1024;

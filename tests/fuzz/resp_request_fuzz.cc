@@ -2,7 +2,8 @@
 //
 // Beyond "no crash, no sanitizer report", two properties are checked on every input:
 // - the outcome (requests, then at most one error) does not depend on how the bytes are split:
-//   the input is parsed whole and again in pieces whose sizes come from the input itself;
+//   the input is parsed whole and again in pieces whose sizes come from the input itself
+//   (with LineLimit::kStrict; Redis's own line limit depends on splits by design);
 // - memory stays within the limits: small limits are set so the fuzzer can reach them, and the
 //   buffered bytes never exceed the query limit plus one read.
 #include <cstddef>
@@ -25,6 +26,7 @@ RequestLimits small_limits() {
   l.max_bulk_bytes = 512;
   l.max_multibulk_count = 16;
   l.max_query_bytes = 2048;
+  l.line_limit = lockstep::resp::LineLimit::kStrict;  // split-independent by definition
   return l;
 }
 
