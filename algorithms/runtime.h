@@ -169,6 +169,9 @@ class Runtime {
   // REQUIRES: endpoint < endpoints().
   virtual Connection& conn(size_t endpoint = 0) = 0;
   virtual PubSub& pubsub(size_t endpoint = 0) = 0;
+  // Replicas of the endpoint's current master that the client knows of and that are up
+  // (Redisson's availableSlaves: synchronised lock scripts WAIT for them). 0 with no replicas.
+  virtual int64_t replicas(size_t endpoint) const { return 0; }
 
   virtual std::unique_ptr<Semaphore> new_semaphore(int64_t permits) = 0;
 

@@ -149,6 +149,18 @@ algorithms::PubSub& ClientProcess::pubsub(size_t endpoint) {
   return *endpoints_[endpoint].pubsub;
 }
 
+int64_t ClientProcess::replicas(size_t endpoint) const {
+  LS_ASSERT(endpoint < endpoints_.size());
+  const size_t shard = endpoints_[endpoint].shard;
+  const NodeProcess* master = ctx_.cluster->master(shard);
+  int64_t n = 0;
+  for (const NodeProcess* node : ctx_.cluster->nodes(shard)) {
+    if (node != master && node->up()) ++n;
+  }
+  LS_ASSERT(n >= 0);
+  return n;
+}
+
 const algorithms::Thread& ClientProcess::add_thread() {
   LS_ASSERT(threads_.size() < kMaxThreads);
   algorithms::Thread t;

@@ -52,6 +52,7 @@ class ClientProcess : public CoroProcess, public algorithms::Runtime, public Top
   size_t endpoints() const override { return endpoints_.size(); }
   algorithms::Connection& conn(size_t endpoint) override;
   algorithms::PubSub& pubsub(size_t endpoint) override;
+  int64_t replicas(size_t endpoint) const override;
   std::unique_ptr<algorithms::Semaphore> new_semaphore(int64_t permits) override;
   algorithms::TaskId spawn(Task<void> task) override;
   void cancel(algorithms::TaskId id) override;
