@@ -57,8 +57,19 @@ class SetValue {
 };
 
 // A sorted set: member -> score, ordered by (score, member) with members compared as bytes.
+// Redis 7.0 keeps small sorted sets in a listpack (up to 128 members of up to 64 bytes), where a
+// score is stored as text and a -0 comes back as 0; the model tracks that encoding for exactly
+// this effect (order is the same in both encodings).
 class ZSetValue {
  public:
+  static constexpr size_t kMaxListpackEntries = 128;  // zset-max-listpack-entries
+  static constexpr size_t kMaxListpackValue = 64;     // zset-max-listpack-value
+
+  // A new set is a listpack unless its first member is too long for one (as ZADD decides).
+  explicit ZSetValue(std::string_view first_member = {})
+      : listpack_(first_member.size() <= kMaxListpackValue) {}
+  bool is_listpack() const { return listpack_; }
+
   struct Item {
     double score;
     std::string member;
@@ -88,6 +99,7 @@ class ZSetValue {
  private:
   std::unordered_map<std::string, double, StringHash, StringEq> scores_;
   Ordered ordered_;
+  bool listpack_ = true;
 };
 
 using Value = std::variant<std::string, HashValue, ListValue, SetValue, ZSetValue>;

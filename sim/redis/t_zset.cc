@@ -19,6 +19,12 @@ const double* ZSetValue::score(std::string_view member) const {
 void ZSetValue::set(std::string_view member, double score) {
   LS_ASSERT(!std::isnan(score));
   auto it = scores_.find(member);
+  // A new member that would overflow the listpack converts the set for good (zsetAdd).
+  if (listpack_ && it == scores_.end() &&
+      (scores_.size() + 1 > kMaxListpackEntries || member.size() > kMaxListpackValue)) {
+    listpack_ = false;
+  }
+  if (listpack_ && score == 0) score = 0.0;  // the listpack reads "-0" back as the integer 0
   if (it != scores_.end()) {
     size_t erased = ordered_.erase(Item{it->second, it->first});
     LS_ASSERT(erased == 1);
@@ -135,7 +141,8 @@ void zadd_generic(Call& c, bool incr_command) {
   int64_t added = 0, updated = 0, processed = 0;
   double score = 0;
   if (zset == nullptr && !o.xx) {
-    zset = &std::get<ZSetValue>(c.db().add(key, Value(ZSetValue{})).value);
+    Value fresh(std::in_place_type<ZSetValue>, c.argv[first + 1]);
+    zset = &std::get<ZSetValue>(c.db().add(key, std::move(fresh)).value);
   }
   for (size_t j = 0; zset != nullptr && j < elements; j++) {
     double new_score = 0;

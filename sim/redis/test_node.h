@@ -5,12 +5,18 @@
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "sim/redis/node.h"
 #include "sim/redis/reply.h"
+
+namespace lockstep::redis {
+// GoogleTest prints replies as redis-cli would.
+inline void PrintTo(const Reply& reply, std::ostream* os) { *os << describe(reply); }
+}  // namespace lockstep::redis
 
 namespace lockstep::redis::testing {
 
@@ -24,9 +30,17 @@ class TestNode {
   // The clock starts at `start_ms` (node-local) and only moves when the test says so.
   explicit TestNode(int64_t start_ms = 1'000'000, uint64_t budget = 100'000'000) {
     now_us_ = std::make_shared<int64_t>(start_ms * 1000);
+    tick_us_ = std::make_shared<int64_t>(0);
     NodeConfig config;
     auto now = now_us_;
-    config.clock_us = [now] { return *now; };
+    auto tick = tick_us_;
+    // Every reading of the clock advances it by `tick` (0 by default): time passing inside a
+    // command or a script.
+    config.clock_us = [now, tick] {
+      int64_t t = *now;
+      *now += *tick;
+      return t;
+    };
     config.lua_instruction_budget = budget;
     config.hooks.on_propagate = [this](std::span<const std::string> e, uint64_t group) {
       effects.push_back(Effect{std::vector<std::string>(e.begin(), e.end()), group});
@@ -55,6 +69,7 @@ class TestNode {
   int64_t now_ms() const { return *now_us_ / 1000; }
   void advance_ms(int64_t ms) { *now_us_ += ms * 1000; }
   void set_us(int64_t us) { *now_us_ = us; }
+  void set_tick_us(int64_t us) { *tick_us_ = us; }
 
   std::unique_ptr<Node> node;
   ConnectionId conn = 0;
@@ -65,6 +80,7 @@ class TestNode {
 
  private:
   std::shared_ptr<int64_t> now_us_;
+  std::shared_ptr<int64_t> tick_us_;
 };
 
 // Shorthands for expected replies.

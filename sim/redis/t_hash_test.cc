@@ -1,0 +1,89 @@
+#include <gtest/gtest.h>
+
+#include "sim/redis/test_node.h"
+
+namespace lockstep::redis::testing {
+namespace {
+
+// Replies checked against redis-server 7.0.15.
+const Reply kWrongType = E("WRONGTYPE Operation against a key holding the wrong kind of value");
+
+TEST(HashTest, SetGetAndArity) {
+  TestNode t;
+  EXPECT_EQ(t.run({"hset", "h", "a"}), E("ERR wrong number of arguments for 'hset' command"));
+  EXPECT_EQ(t.run({"hset", "h", "a", "1", "b"}), E("ERR wrong number of arguments for 'hset' command"));
+  EXPECT_EQ(t.run({"hset", "h", "a", "1", "b", "2", "a", "3"}), I(2));
+  EXPECT_EQ(t.run({"hgetall", "h"}), A({B("a"), B("3"), B("b"), B("2")}));
+  EXPECT_EQ(t.run({"hmset", "h", "c", "4"}), OK());
+  EXPECT_EQ(t.run({"hmset", "h", "c"}), E("ERR wrong number of arguments for 'hmset' command"));
+  EXPECT_EQ(t.run({"hsetnx", "h", "a", "x"}), I(0));
+  EXPECT_EQ(t.run({"hsetnx", "h", "z", "x"}), I(1));
+  EXPECT_EQ(t.run({"hget", "h", "a"}), B("3"));
+  EXPECT_EQ(t.run({"hget", "h", "nope"}), N());
+  EXPECT_EQ(t.run({"hget", "nokey", "a"}), N());
+  EXPECT_EQ(t.run({"hmget", "h", "a", "nope", "b"}), A({B("3"), N(), B("2")}));
+  EXPECT_EQ(t.run({"hmget", "nokey", "a"}), A({N()}));
+  EXPECT_EQ(t.run({"hexists", "h", "a"}), I(1));
+  EXPECT_EQ(t.run({"hexists", "h", "nope"}), I(0));
+}
+
+TEST(HashTest, InsertionOrderSurvivesUpdatesAndDeletes) {
+  TestNode t;
+  t.run({"hset", "h", "a", "1", "b", "2", "c", "3"});
+  EXPECT_EQ(t.run({"hdel", "h", "a", "nope", "a"}), I(1));
+  t.run({"hset", "h", "b", "20", "a", "10"});
+  EXPECT_EQ(t.run({"hkeys", "h"}), A({B("b"), B("c"), B("a")}));
+  EXPECT_EQ(t.run({"hvals", "h"}), A({B("20"), B("3"), B("10")}));
+  EXPECT_EQ(t.run({"hlen", "h"}), I(3));
+  EXPECT_EQ(t.run({"hlen", "nokey"}), I(0));
+  EXPECT_EQ(t.run({"hkeys", "nokey"}), A({}));
+  EXPECT_EQ(t.run({"hgetall", "nokey"}), A({}));
+}
+
+TEST(HashTest, LargeHashKeepsInsertionOrderThroughTheIndex) {
+  TestNode t;
+  for (int i = 0; i < 200; i++) t.run({"hset", "big", "f" + std::to_string(i), std::to_string(i)});
+  for (int i = 0; i < 200; i += 2) EXPECT_EQ(t.run({"hdel", "big", "f" + std::to_string(i)}), I(1));
+  EXPECT_EQ(t.run({"hlen", "big"}), I(100));
+  Reply keys = t.run({"hkeys", "big"});
+  ASSERT_EQ(keys.elements.size(), 100u);
+  for (int i = 0; i < 100; i++) EXPECT_EQ(keys.elements[i], B("f" + std::to_string(2 * i + 1)));
+  EXPECT_EQ(t.run({"hget", "big", "f199"}), B("199"));
+  EXPECT_EQ(t.run({"hget", "big", "f198"}), N());
+}
+
+TEST(HashTest, DeletingTheLastFieldDeletesTheKey) {
+  TestNode t;
+  t.run({"hset", "h", "a", "1"});
+  EXPECT_EQ(t.run({"hdel", "h", "a"}), I(1));
+  EXPECT_EQ(t.run({"exists", "h"}), I(0));
+  EXPECT_EQ(t.run({"hdel", "h", "a"}), I(0));
+}
+
+TEST(HashTest, Hincrby) {
+  TestNode t;
+  EXPECT_EQ(t.run({"hincrby", "h", "n", "5"}), I(5));
+  EXPECT_EQ(t.run({"hincrby", "h", "n", "-7"}), I(-2));
+  EXPECT_EQ(t.run({"hincrby", "h", "n", "x"}), E("ERR value is not an integer or out of range"));
+  t.run({"hset", "h", "z", "x"});
+  EXPECT_EQ(t.run({"hincrby", "h", "z", "1"}), E("ERR hash value is not an integer"));
+  t.run({"hset", "h", "big", "9223372036854775807", "neg", "-9223372036854775808"});
+  EXPECT_EQ(t.run({"hincrby", "h", "big", "1"}), E("ERR increment or decrement would overflow"));
+  EXPECT_EQ(t.run({"hincrby", "h", "neg", "-1"}), E("ERR increment or decrement would overflow"));
+  EXPECT_EQ(t.run({"hkeys", "h"}), A({B("n"), B("z"), B("big"), B("neg")}));
+}
+
+TEST(HashTest, WrongType) {
+  TestNode t;
+  t.run({"set", "str", "x"});
+  EXPECT_EQ(t.run({"hset", "str", "a", "1"}), kWrongType);
+  EXPECT_EQ(t.run({"hget", "str", "a"}), kWrongType);
+  EXPECT_EQ(t.run({"hgetall", "str"}), kWrongType);
+  EXPECT_EQ(t.run({"hexists", "str", "a"}), kWrongType);
+  // The increment is parsed before the key is looked at.
+  EXPECT_EQ(t.run({"hincrby", "str", "a", "x"}), E("ERR value is not an integer or out of range"));
+  EXPECT_EQ(t.run({"hincrby", "str", "a", "1"}), kWrongType);
+}
+
+}  // namespace
+}  // namespace lockstep::redis::testing
