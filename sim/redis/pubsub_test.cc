@@ -1,0 +1,69 @@
+#include <gtest/gtest.h>
+
+#include "sim/redis/test_node.h"
+
+namespace lockstep::redis::testing {
+namespace {
+
+// Replies checked against redis-server 7.0.15 (RESP2).
+
+Reply notice(std::string_view kind, std::string_view name, int64_t count) {
+  return A({B(kind), B(name), I(count)});
+}
+
+TEST(PubSubTest, SubscribeRepliesOnePerChannel) {
+  TestNode t;
+  EXPECT_EQ(t.run_all(t.conn, {"unsubscribe"}), (std::vector<Reply>{A({B("unsubscribe"), N(), I(0)})}));
+  EXPECT_EQ(t.run_all(t.conn, {"punsubscribe"}), (std::vector<Reply>{A({B("punsubscribe"), N(), I(0)})}));
+  EXPECT_EQ(t.run_all(t.conn, {"subscribe", "a", "b", "a"}),
+            (std::vector<Reply>{notice("subscribe", "a", 1), notice("subscribe", "b", 2), notice("subscribe", "a", 2)}));
+  EXPECT_EQ(t.run_all(t.conn, {"psubscribe", "x*"}), (std::vector<Reply>{notice("psubscribe", "x*", 3)}));
+  EXPECT_EQ(t.run_all(t.conn, {"subscribe"}),
+            (std::vector<Reply>{E("ERR wrong number of arguments for 'subscribe' command")}));
+}
+
+TEST(PubSubTest, SubscribedModeRestrictsCommands) {
+  TestNode t;
+  t.run_all(t.conn, {"subscribe", "a"});
+  EXPECT_EQ(t.run({"get", "k"}), E("ERR Can't execute 'get': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context"));
+  EXPECT_EQ(t.run({"SET", "a", "b"}), E("ERR Can't execute 'set': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context"));
+  EXPECT_EQ(t.run({"ping"}), A({B("pong"), B("")}));
+  EXPECT_EQ(t.run({"ping", "hi"}), A({B("pong"), B("hi")}));
+  EXPECT_EQ(t.run_all(t.conn, {"unsubscribe", "zz"}), (std::vector<Reply>{notice("unsubscribe", "zz", 1)}));
+  EXPECT_EQ(t.run_all(t.conn, {"unsubscribe"}), (std::vector<Reply>{notice("unsubscribe", "a", 0)}));
+  EXPECT_EQ(t.run({"get", "k"}), N());
+  EXPECT_EQ(t.run({"ping"}), S("PONG"));
+  t.run_all(t.conn, {"psubscribe", "p*"});
+  EXPECT_EQ(t.run({"reset"}), S("RESET"));
+  EXPECT_EQ(t.run({"get", "k"}), N());
+}
+
+TEST(PubSubTest, PublishDeliversThroughTheHook) {
+  TestNode t;
+  ConnectionId a = t.node->connect(), b = t.node->connect();
+  t.run_all(a, {"subscribe", "redisson_lock__channel:{l}"});
+  t.run_all(b, {"psubscribe", "redisson_lock__channel:*"});
+  t.run_all(b, {"subscribe", "redisson_lock__channel:{l}"});
+  EXPECT_EQ(t.run({"publish", "redisson_lock__channel:{l}", "0"}), I(3));  // b counts twice
+  ASSERT_EQ(t.messages.size(), 3u);
+  EXPECT_EQ(t.messages[0].first, a);
+  EXPECT_EQ(t.messages[0].second, A({B("message"), B("redisson_lock__channel:{l}"), B("0")}));
+  EXPECT_EQ(t.messages[1].first, b);
+  EXPECT_EQ(t.messages[1].second, A({B("message"), B("redisson_lock__channel:{l}"), B("0")}));
+  EXPECT_EQ(t.messages[2].second,
+            A({B("pmessage"), B("redisson_lock__channel:*"), B("redisson_lock__channel:{l}"), B("0")}));
+  EXPECT_EQ(t.run({"publish", "other", "x"}), I(0));
+  // Publishing from a script delivers too.
+  EXPECT_EQ(t.run({"eval", "return redis.call('publish', KEYS[1], ARGV[1])", "1", "redisson_lock__channel:{l}", "1"}), I(3));
+  EXPECT_EQ(t.messages.size(), 6u);
+  EXPECT_EQ(t.run_all(b, {"punsubscribe"}), (std::vector<Reply>{notice("punsubscribe", "redisson_lock__channel:*", 1)}));
+}
+
+TEST(PubSubTest, SubscriptionsAreNotAllowedInScripts) {
+  TestNode t;
+  EXPECT_EQ(t.run({"eval", "return redis.call(\"subscribe\",\"x\")", "0"}),
+            E("ERR This Redis command is not allowed from script script: e7d45421cfe07574789e1c13ccf1015b1d648fe6, on @user_script:1."));
+}
+
+}  // namespace
+}  // namespace lockstep::redis::testing

@@ -1,0 +1,120 @@
+#include <gtest/gtest.h>
+
+#include "sim/redis/test_node.h"
+
+namespace lockstep::redis::testing {
+namespace {
+
+// Replies checked against redis-server 7.0.15, except where the model says what it is.
+
+TEST(ServerTest, PingEchoTime) {
+  TestNode t(/*start_ms=*/1'700'000'000'123);
+  EXPECT_EQ(t.run({"ping"}), S("PONG"));
+  EXPECT_EQ(t.run({"ping", "hi"}), B("hi"));
+  EXPECT_EQ(t.run({"ping", "a", "b"}), E("ERR wrong number of arguments for 'ping' command"));
+  EXPECT_EQ(t.run({"echo", "hi"}), B("hi"));
+  EXPECT_EQ(t.run({"echo"}), E("ERR wrong number of arguments for 'echo' command"));
+  EXPECT_EQ(t.run({"time"}), A({B("1700000000"), B("123000")}));
+  EXPECT_EQ(t.run({"time", "x"}), E("ERR wrong number of arguments for 'time' command"));
+  EXPECT_EQ(t.run({"quit"}), OK());
+}
+
+TEST(ServerTest, WaitWithoutAndWithHook) {
+  TestNode t;
+  EXPECT_EQ(t.run({"wait", "0", "0"}), I(0));
+  EXPECT_EQ(t.run({"wait", "-5", "0"}), I(0));
+  EXPECT_EQ(t.run({"wait", "x", "-1"}), E("ERR value is not an integer or out of range"));
+  EXPECT_EQ(t.run({"wait", "0", "x"}), E("ERR timeout is not an integer or out of range"));
+  EXPECT_EQ(t.run({"wait", "0", "-1"}), E("ERR timeout is negative"));
+  EXPECT_EQ(t.run({"wait", "0"}), E("ERR wrong number of arguments for 'wait' command"));
+
+  int64_t seen_replicas = -1, seen_timeout = -1;
+  ConnectionId seen_conn = 0;
+  NodeConfig config;
+  config.clock_us = [] { return int64_t{5}; };
+  config.hooks.on_wait = [&](ConnectionId c, int64_t n, int64_t timeout_ms) {
+    seen_conn = c;
+    seen_replicas = n;
+    seen_timeout = timeout_ms;
+  };
+  Node node(config);
+  ConnectionId c = node.connect();
+  std::vector<Reply> out;
+  std::vector<std::string_view> argv = {"WAIT", "1", "1000"};
+  node.execute(c, argv, out);
+  EXPECT_TRUE(out.empty());  // the hook owns the reply
+  EXPECT_EQ(seen_conn, c);
+  EXPECT_EQ(seen_replicas, 1);
+  EXPECT_EQ(seen_timeout, 1000);
+}
+
+TEST(ServerTest, HelloAndClient) {
+  TestNode t;
+  Reply hello = A({B("server"), B("redis"), B("version"), B("7.0.15"), B("proto"), I(2), B("id"),
+                   I(static_cast<int64_t>(t.conn)), B("mode"), B("standalone"), B("role"), B("master"),
+                   B("modules"), A({})});
+  EXPECT_EQ(t.run({"hello"}), hello);
+  EXPECT_EQ(t.run({"hello", "2"}), hello);
+  EXPECT_EQ(t.run({"hello", "3"}), E("NOPROTO unsupported protocol version"));  // the model is RESP2-only
+  EXPECT_EQ(t.run({"hello", "4"}), E("NOPROTO unsupported protocol version"));
+  EXPECT_EQ(t.run({"hello", "x"}), E("ERR Protocol version is not an integer or out of range"));
+  EXPECT_EQ(t.run({"hello", "2", "foo"}), E("ERR Syntax error in HELLO option 'foo'"));
+  EXPECT_EQ(t.run({"hello", "2", "setname"}), E("ERR Syntax error in HELLO option 'setname'"));
+  EXPECT_EQ(t.run({"hello", "2", "auth", "a", "b"}), E("WRONGPASS invalid username-password pair or user is disabled."));
+  EXPECT_EQ(t.run({"hello", "2", "auth", "default", "any", "setname", "foo"}), hello);
+  EXPECT_EQ(t.run({"client", "getname"}), B("foo"));
+  EXPECT_EQ(t.run({"client", "setname", "a b"}), E("ERR Client names cannot contain spaces, newlines or special characters."));
+  EXPECT_EQ(t.run({"client", "setname", ""}), OK());
+  EXPECT_EQ(t.run({"client", "getname"}), N());
+  EXPECT_EQ(t.run({"client", "id"}), I(static_cast<int64_t>(t.conn)));
+  EXPECT_EQ(t.run({"client", "foo"}), E("ERR unknown subcommand 'foo'. Try CLIENT HELP."));
+  EXPECT_EQ(t.run({"client"}), E("ERR wrong number of arguments for 'client' command"));
+  EXPECT_EQ(t.run({"client", "setname"}), E("ERR wrong number of arguments for 'client|setname' command"));
+}
+
+TEST(ServerTest, ConfigInfoCommand) {
+  TestNode t;
+  EXPECT_EQ(t.run({"config", "get", "save"}), A({B("save"), B("")}));
+  EXPECT_EQ(t.run({"config", "get", "appendonly"}), A({B("appendonly"), B("no")}));
+  EXPECT_EQ(t.run({"config", "get", "nosuch"}), A({}));
+  EXPECT_EQ(t.run({"config", "get", "save", "appendonly"}), A({B("appendonly"), B("no"), B("save"), B("")}));
+  EXPECT_EQ(t.run({"config", "get", "SAVE"}), A({B("save"), B("")}));
+  EXPECT_EQ(t.run({"config", "get"}), E("ERR wrong number of arguments for 'config|get' command"));
+  EXPECT_EQ(t.run({"config", "foo"}), E("ERR unknown subcommand 'foo'. Try CONFIG HELP."));
+  EXPECT_EQ(t.run({"config"}), E("ERR wrong number of arguments for 'config' command"));
+  EXPECT_TRUE(t.run({"config", "set", "save", ""}).is_error());
+  std::string info = t.run({"info"}).str;
+  EXPECT_NE(info.find("redis_version:7.0.15\r\n"), std::string::npos);
+  EXPECT_NE(info.find("role:master\r\n"), std::string::npos);
+  EXPECT_EQ(t.run({"info", "nosuch"}), B(""));
+  Reply count = t.run({"command", "count"});
+  EXPECT_EQ(count.type, Reply::Type::kInteger);
+  EXPECT_GT(count.integer, 80);
+  EXPECT_EQ(t.run({"command", "docs", "get"}), A({}));
+  EXPECT_EQ(t.run({"command", "foo"}), E("ERR unknown subcommand 'foo'. Try COMMAND HELP."));
+  Reply get_info = t.run({"command", "info", "nosuch", "get"});
+  ASSERT_EQ(get_info.elements.size(), 2u);
+  EXPECT_EQ(get_info.elements[0], N());
+  EXPECT_EQ(get_info.elements[1].elements[0], B("get"));
+  EXPECT_EQ(get_info.elements[1].elements[1], I(2));
+  EXPECT_EQ(t.run({"command", "list"}).elements.size(), static_cast<size_t>(count.integer));
+}
+
+TEST(ServerTest, ConnectionCommandsAreNotAllowedInScripts) {
+  TestNode t;
+  for (std::string_view call : {"'client','id'", "'hello','2'", "'quit'", "'reset'", "'config','get','save'",
+                                 "'wait','0','0'", "'eval','return 1','0'", "'script','load','return 1'"}) {
+    std::string body = "return redis.call(" + std::string(call) + ")";
+    Reply r = t.run({"eval", body, "0"});
+    EXPECT_NE(r.str.find("ERR This Redis command is not allowed from script script: "), std::string::npos) << call;
+  }
+  // Arity is checked before the script permission, as in Redis's scriptCall.
+  EXPECT_NE(t.run({"eval", "return redis.call('client')", "0"}).str.find("ERR Wrong number of args calling Redis command from script"),
+            std::string::npos);
+  EXPECT_EQ(t.run({"eval", "return redis.call('ping', 'x')", "0"}), B("x"));
+  EXPECT_EQ(t.run({"eval", "return redis.call('echo', 'x')", "0"}), B("x"));
+  EXPECT_EQ(t.run({"eval", "return redis.call('command', 'count') > 0", "0"}), I(1));
+}
+
+}  // namespace
+}  // namespace lockstep::redis::testing
