@@ -1,21 +1,72 @@
-// `lockstep run`: placeholder until the subcommand lands.
+// `lockstep run SCENARIO [--seed N] [--out DIR]`: one deterministic run (docs/run.md).
+//
+// Prints the seed, the verdict per property with explanations, the outcome against the
+// scenario's `expect`, and a one-line replay command; writes DIR/history.jsonl and
+// DIR/result.json. Exit codes: 0 as expected, 1 an unexpected violation (or an expected one that
+// did not happen), 2 bad usage or input, 3 a checker could not decide.
 #include <CLI/CLI.hpp>
 
+#include <chrono>
 #include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
 
 #include "cli/commands.h"
+#include "sim/scenario/parse.h"
+#include "sim/scenario/run.h"
 
 namespace lockstep::cli {
+namespace {
+
+struct RunArgs {
+  std::string scenario;
+  std::optional<uint64_t> seed;
+  std::string out = "lockstep-out";
+  bool no_check = false;
+};
+
+int run_command(const RunArgs& args) {
+  Result<scenario::Scenario> s = scenario::load_scenario(args.scenario);
+  if (!s.ok()) {
+    std::fprintf(stderr, "lockstep run: %s\n", s.status().message().c_str());
+    return kExitBadInput;
+  }
+  scenario::RunOptions options;
+  options.seed = args.seed;
+  options.out_dir = args.out;
+  options.check = !args.no_check;
+  const uint64_t seed = args.seed.value_or(s.value().seed);
+  std::printf("lockstep run: scenario \"%s\" (%s), seed %llu\n", s.value().name.c_str(),
+              args.scenario.c_str(), static_cast<unsigned long long>(seed));
+  std::fflush(stdout);
+  // Wall time is printed, never recorded: outputs must be byte-identical between runs.
+  const auto wall_start = std::chrono::steady_clock::now();
+  Result<scenario::RunReport> r = scenario::run_scenario(s.value(), options);
+  if (!r.ok()) {
+    std::fprintf(stderr, "lockstep run: %s\n", r.status().message().c_str());
+    return kExitBadInput;
+  }
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  std::fputs(scenario::format_report(r.value(), args.out).c_str(), stdout);
+  const scenario::RunStats& st = r.value().stats;
+  std::printf("ran %lld ms of virtual time, %llu events, %llu operations in %.2f s\n",
+              static_cast<long long>(st.virtual_ms), static_cast<unsigned long long>(st.events),
+              static_cast<unsigned long long>(st.ops), wall_s);
+  return r.value().exit_code;
+}
+
+}  // namespace
 
 void register_run(CLI::App& app, Action& action) {
-  CLI::App* sub = app.add_subcommand("run", "(not implemented yet)");
-  sub->allow_extras();
-  sub->callback([&action] {
-    action = [] {
-      std::fprintf(stderr, "lockstep run: not implemented yet\n");
-      return static_cast<int>(kExitBadInput);
-    };
-  });
+  auto args = std::make_shared<RunArgs>();
+  CLI::App* sub = app.add_subcommand("run", "Run one scenario deterministically and check it");
+  sub->add_option("scenario", args->scenario, "The scenario file (JSON; docs/scenarios.md)")->required();
+  sub->add_option("--seed", args->seed, "The seed (default: the scenario's own)");
+  sub->add_option("--out", args->out, "Directory for history.jsonl and result.json")
+      ->capture_default_str();
+  sub->add_flag("--no-check", args->no_check, "Record the history only; skip the checkers");
+  sub->callback([&action, args] { action = [args] { return run_command(*args); }; });
 }
 
 }  // namespace lockstep::cli

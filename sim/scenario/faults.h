@@ -1,0 +1,60 @@
+// Faults at run time: drawing a schedule from a random profile, and injecting faults.
+//
+// draw_random_faults turns the profile into concrete faults. Swarm testing: each kind listed is
+// switched on or off by the seed (stream "faults/swarm"; at least one stays on), so different
+// seeds exercise different mixes. Each kind then draws its count, times, targets and parameters
+// from its own stream ("faults/random/<kind>"), so adding a kind never shifts another's draws.
+//
+// FaultInjector schedules every fault's start (and end, for faults with a duration) on the
+// event loop, applies it to the world and records it in the history (`fault` events, with
+// start/end or instant phases).
+#ifndef LOCKSTEP_SIM_SCENARIO_FAULTS_H_
+#define LOCKSTEP_SIM_SCENARIO_FAULTS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/kernel/event_loop.h"
+#include "sim/kernel/network.h"
+#include "sim/scenario/scenario.h"
+
+namespace lockstep::scenario {
+
+class World;
+
+// The faults the profile draws for `seed`, numbered from first_id, sorted by time (stable).
+std::vector<FaultSpec> draw_random_faults(const Scenario& s, uint64_t seed, int64_t first_id);
+
+// The fault's parameters as a JSON object text (for the history and the result).
+std::string fault_params_json(const FaultSpec& f);
+// How the history names the fault's target ("c1", "all", "c1->node0", "c1 | node0,c2").
+std::string fault_target(const FaultSpec& f);
+
+class FaultInjector : public kernel::EventHandler {
+ public:
+  FaultInjector(World& world, const std::vector<FaultSpec>& faults);
+  // Puts every fault's start on the event loop.
+  void schedule();
+  void on_event(uint64_t arg) override;
+
+ private:
+  struct Active {
+    std::vector<kernel::WindowId> windows;
+    int64_t undo = 0;      // clock_offset: the delta to step back; clock_drift: the old drift
+    bool ended = false;
+  };
+  void start(size_t i);
+  void end(size_t i);
+  void record(size_t i, const char* phase, const std::string& params);
+  std::vector<kernel::LinkFilter> filters(const LinkTarget& t);
+  kernel::ProcessId pid(const std::string& name);
+
+  World& world_;
+  const std::vector<FaultSpec>& faults_;
+  std::vector<Active> active_;
+};
+
+}  // namespace lockstep::scenario
+
+#endif  // LOCKSTEP_SIM_SCENARIO_FAULTS_H_

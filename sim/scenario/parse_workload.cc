@@ -1,0 +1,248 @@
+// Parsing the workload: per-thread scripts of timed steps, or a generator.
+#include <algorithm>
+
+#include "algorithms/lock_client.h"
+#include "sim/scenario/parse_internal.h"
+
+namespace lockstep::scenario::internal {
+namespace {
+
+struct StepContext {
+  Errors& errors;
+  const Scenario& s;
+  bool modes;     // the algorithm has read/write modes
+  int64_t count;  // steps read so far in this entry
+};
+
+history::LockMode read_mode(ObjectReader& r, StepContext& ctx) {
+  if (ctx.modes) {
+    const std::string m = r.choice("mode", "", {"read", "write"});
+    if (m.empty() && ctx.errors.ok()) {
+      ctx.errors.message(r.path("mode"), "missing: this algorithm's locks take \"read\" or \"write\"");
+    }
+    return m == "read" ? history::LockMode::kRead : history::LockMode::kWrite;
+  }
+  r.choice("mode", "exclusive", {"exclusive"});
+  return history::LockMode::kExclusive;
+}
+
+std::vector<Step> read_steps(const nlohmann::json& j, const std::string& path, StepContext& ctx,
+                             int depth);
+
+Step read_step(const nlohmann::json& j, const std::string& path, StepContext& ctx, int depth) {
+  Step st;
+  ObjectReader r(j, path, ctx.errors);
+  const std::string op = r.choice("op", "", {"lock", "try_lock", "tryLock", "unlock", "force_unlock",
+                                             "forceUnlock", "hold", "sleep", "write", "repeat"});
+  if (op.empty() && ctx.errors.ok()) ctx.errors.message(r.path("op"), "missing: every step has an \"op\"");
+  st.at_ms = r.integer("at_ms", -1, 0, ctx.s.duration_ms, "milliseconds of the thread's local clock, within the run");
+  const int64_t day_ms = 24 * 3600 * 1000;
+  if (op == "lock" || op == "try_lock" || op == "tryLock") {
+    st.op = op == "lock" ? StepOp::kLock : StepOp::kTryLock;
+    st.lock = r.required_string("lock");
+    st.mode = read_mode(r, ctx);
+    st.lease_ms = r.integer("lease_ms", -1, -1, ctx.s.duration_ms + day_ms, "milliseconds, -1 for the watchdog");
+    if (st.lease_ms == 0 && ctx.errors.ok()) ctx.errors.expected(r.path("lease_ms"), "-1 (watchdog) or a lease > 0 ms", 0);
+    if (st.op == StepOp::kTryLock) st.wait_ms = r.integer("wait_ms", 0, 0, ctx.s.duration_ms + day_ms, "milliseconds");
+    if (const nlohmann::json* t = r.get("then")) st.steps = read_steps(*t, r.path("then"), ctx, depth + 1);
+    if (const nlohmann::json* e = r.get("else")) st.otherwise = read_steps(*e, r.path("else"), ctx, depth + 1);
+  } else if (op == "unlock") {
+    st.op = StepOp::kUnlock;
+    st.lock = r.required_string("lock");
+    st.mode = read_mode(r, ctx);
+  } else if (op == "force_unlock" || op == "forceUnlock") {
+    st.op = StepOp::kForceUnlock;
+    st.lock = r.required_string("lock");
+  } else if (op == "hold" || op == "sleep") {
+    st.op = op == "hold" ? StepOp::kHold : StepOp::kSleep;
+    st.ms = r.required_integer("ms", 0, ctx.s.duration_ms + day_ms, "milliseconds");
+  } else if (op == "write") {
+    st.op = StepOp::kWrite;
+    st.resource = r.required_string("resource");
+    st.lock = r.string("lock", "");
+    st.fenced = r.boolean("fenced", false);
+  } else if (op == "repeat") {
+    st.op = StepOp::kRepeat;
+    st.times = r.required_integer("times", 1, Limits::kMaxRepeat);
+    if (const nlohmann::json* b = r.get("steps")) {
+      st.steps = read_steps(*b, r.path("steps"), ctx, depth + 1);
+    } else if (ctx.errors.ok()) {
+      ctx.errors.message(r.path("steps"), "missing: a repeat has \"steps\"");
+    }
+  }
+  r.finish();
+  return st;
+}
+
+std::vector<Step> read_steps(const nlohmann::json& j, const std::string& path, StepContext& ctx,
+                             int depth) {
+  std::vector<Step> steps;
+  if (depth > Limits::kMaxNesting) {
+    ctx.errors.message(path, "steps nested deeper than " + std::to_string(Limits::kMaxNesting) + " levels");
+    return steps;
+  }
+  if (!j.is_array()) {
+    ctx.errors.expected(path, "an array of steps", j);
+    return steps;
+  }
+  for (size_t i = 0; i < j.size() && ctx.errors.ok(); ++i) {
+    if (++ctx.count > Limits::kMaxSteps) {
+      ctx.errors.message(path, "more than " + std::to_string(Limits::kMaxSteps) + " steps in one script entry (use \"repeat\")");
+      break;
+    }
+    steps.push_back(read_step(j[i], path + "/" + std::to_string(i), ctx, depth));
+  }
+  return steps;
+}
+
+// Adds the threads a pattern names: "all", "<client>", "<client>/*" or "<client>/t<k>".
+void add_threads(const std::string& pattern, const std::string& path, const Scenario& s,
+                 Errors& errors, std::vector<std::string>& out) {
+  for (const ClientSpec& c : s.clients) {
+    for (int64_t t = 0; t < c.threads; ++t) {
+      const std::string name = c.name + "/t" + std::to_string(t);
+      if (pattern == "all" || pattern == c.name || pattern == c.name + "/*" || pattern == name) {
+        out.push_back(name);
+      }
+    }
+  }
+  if (out.empty() && errors.ok()) {
+    errors.expected(path, "\"all\", a client name, \"<client>/*\" or an existing thread like \"" +
+                              s.clients.front().name + "/t0\"", pattern);
+  }
+}
+
+ScriptEntry read_entry(const nlohmann::json& j, const std::string& path, StepContext& ctx) {
+  ScriptEntry e;
+  ObjectReader r(j, path, ctx.errors);
+  const nlohmann::json* threads = r.get("threads");
+  if (threads == nullptr) {
+    ctx.errors.message(r.path("threads"), "missing: which threads run these steps (\"all\", \"c1\", \"c1/t0\" or a list)");
+  } else if (threads->is_string()) {
+    add_threads(threads->get<std::string>(), r.path("threads"), ctx.s, ctx.errors, e.threads);
+  } else if (threads->is_array() && !threads->empty()) {
+    for (size_t i = 0; i < threads->size() && ctx.errors.ok(); ++i) {
+      const std::string p = r.path("threads") + "/" + std::to_string(i);
+      if (!(*threads)[i].is_string()) {
+        ctx.errors.expected(p, "a thread pattern (string)", (*threads)[i]);
+      } else {
+        std::vector<std::string> one;
+        add_threads((*threads)[i].get<std::string>(), p, ctx.s, ctx.errors, one);
+        e.threads.insert(e.threads.end(), one.begin(), one.end());
+      }
+    }
+  } else {
+    ctx.errors.expected(r.path("threads"), "a thread pattern or a non-empty array of them", *threads);
+  }
+  ctx.count = 0;
+  if (const nlohmann::json* steps = r.get("steps")) {
+    e.steps = read_steps(*steps, r.path("steps"), ctx, 1);
+  } else if (ctx.errors.ok()) {
+    ctx.errors.message(r.path("steps"), "missing: the steps these threads run");
+  }
+  r.finish();
+  return e;
+}
+
+std::vector<int64_t> read_choices(const nlohmann::json& j, const std::string& path, Errors& errors,
+                                  int64_t lo, int64_t hi) {
+  std::vector<int64_t> out;
+  if (j.is_array()) {
+    if (j.empty() || j.size() > 64) errors.expected(path, "1 to 64 choices", j);
+    for (size_t i = 0; i < j.size() && errors.ok(); ++i) {
+      out.push_back(read_integer(j[i], path + "/" + std::to_string(i), errors, lo, hi, "milliseconds"));
+    }
+  } else {
+    out.push_back(read_integer(j, path, errors, lo, hi, "milliseconds"));
+  }
+  return out;
+}
+
+GeneratorSpec read_generator(const nlohmann::json& j, const std::string& path, Errors& errors,
+                             const Scenario& s, bool modes) {
+  GeneratorSpec g;
+  ObjectReader r(j, path, errors);
+  g.ops_per_thread = r.integer("ops_per_thread", 10, 1, Limits::kMaxRepeat);
+  if (const nlohmann::json* locks = r.get("locks")) {
+    g.locks.clear();
+    if (locks->is_array() && !locks->empty() && locks->size() <= 100'000) {
+      for (size_t i = 0; i < locks->size(); ++i) {
+        if (!(*locks)[i].is_string() || (*locks)[i].get<std::string>().empty()) {
+          errors.expected(r.path("locks") + "/" + std::to_string(i), "a lock name", (*locks)[i]);
+          break;
+        }
+        g.locks.push_back((*locks)[i].get<std::string>());
+      }
+    } else if (locks->is_object()) {
+      ObjectReader lr(*locks, r.path("locks"), errors);
+      const int64_t count = lr.required_integer("count", 1, 100'000);
+      const std::string prefix = lr.string("prefix", "L");
+      lr.finish();
+      for (int64_t i = 0; i < count && errors.ok(); ++i) g.locks.push_back(prefix + std::to_string(i));
+    } else {
+      errors.expected(r.path("locks"), "an array of lock names or {\"count\": n, \"prefix\": \"L\"}", *locks);
+    }
+  }
+  const std::string acquire = r.choice("acquire", "lock", {"lock", "try_lock", "mixed"});
+  g.acquire = acquire == "try_lock" ? GeneratorSpec::Acquire::kTryLock
+              : acquire == "mixed"  ? GeneratorSpec::Acquire::kMixed
+                                    : GeneratorSpec::Acquire::kLock;
+  const int64_t big = s.duration_ms + 24 * 3600 * 1000;
+  if (const nlohmann::json* w = r.get("wait_ms")) g.wait_ms = read_choices(*w, r.path("wait_ms"), errors, 0, big);
+  if (const nlohmann::json* l = r.get("lease_ms")) g.lease_ms = read_choices(*l, r.path("lease_ms"), errors, -1, big);
+  for (int64_t lease : g.lease_ms) {
+    if (lease == 0 && errors.ok()) errors.expected(r.path("lease_ms"), "-1 (watchdog) or leases > 0 ms", 0);
+  }
+  if (const nlohmann::json* h = r.get("hold_ms")) {
+    Range rg = read_range(*h, r.path("hold_ms"), errors, 0, big, "milliseconds");
+    g.hold_min_ms = rg.lo;
+    g.hold_max_ms = rg.hi;
+  }
+  if (const nlohmann::json* t = r.get("think_ms")) {
+    Range rg = read_range(*t, r.path("think_ms"), errors, 0, big, "milliseconds");
+    g.think_min_ms = rg.lo;
+    g.think_max_ms = rg.hi;
+  }
+  if (const nlohmann::json* st = r.get("start_ms")) {
+    Range rg = read_range(*st, r.path("start_ms"), errors, 0, s.duration_ms, "milliseconds");
+    g.start_min_ms = rg.lo;
+    g.start_max_ms = rg.hi;
+  }
+  g.modes = modes;
+  g.read_percent = r.integer("read_percent", 0, 0, modes ? 100 : 0, modes ? "percent" : "percent; this algorithm has no read/write modes");
+  if (const nlohmann::json* wr = r.get("write")) {
+    ObjectReader wrr(*wr, r.path("write"), errors);
+    g.resource = wrr.required_string("resource");
+    g.fenced = wrr.boolean("fenced", false);
+    wrr.finish();
+  }
+  r.finish();
+  return g;
+}
+
+}  // namespace
+
+void parse_workload(const nlohmann::json& j, const std::string& path, Errors& errors,
+                    Scenario& s) {
+  ObjectReader r(j, path, errors);
+  const algorithms::AlgorithmInfo* info = algorithms::find_algorithm(s.algorithm);
+  const bool modes = info != nullptr && info->modes;
+  const nlohmann::json* script = r.get("script");
+  const nlohmann::json* gen = r.get("generator");
+  if ((script == nullptr) == (gen == nullptr) && errors.ok()) {
+    errors.message(path, "expected exactly one of \"script\" and \"generator\"");
+  }
+  if (script != nullptr && errors.ok()) {
+    if (!script->is_array() || script->empty()) {
+      errors.expected(r.path("script"), "a non-empty array of {\"threads\", \"steps\"}", *script);
+    }
+    StepContext ctx{errors, s, modes, 0};
+    for (size_t i = 0; script->is_array() && i < script->size() && errors.ok(); ++i) {
+      s.workload.script.push_back(read_entry((*script)[i], r.path("script") + "/" + std::to_string(i), ctx));
+    }
+  }
+  if (gen != nullptr && errors.ok()) s.workload.generator = read_generator(*gen, r.path("generator"), errors, s, modes);
+  r.finish();
+}
+
+}  // namespace lockstep::scenario::internal

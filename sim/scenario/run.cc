@@ -1,0 +1,170 @@
+#include "sim/scenario/run.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "checker/check.h"
+#include "sim/history/recorder.h"
+#include "sim/history/writer.h"
+#include "sim/scenario/faults.h"
+
+namespace lockstep::scenario {
+namespace {
+
+std::string verdict_text(checker::Verdict v) { return checker::verdict_name(v); }
+
+// Compares the checkers' verdicts with the scenario's expect block.
+void judge(const Scenario& s, RunReport& r) {
+  const checker::Verdict overall = r.check.overall();
+  r.verdict = verdict_text(overall);
+  const ExpectSpec& e = s.expect;
+  if (e.verdict == "violation") {
+    const checker::Verdict v = r.check.has(e.property) ? r.check.property(e.property).verdict
+                                                       : checker::Verdict::kNotApplicable;
+    if (v == checker::Verdict::kViolation) {
+      r.expected = true;
+      r.exit_code = 0;
+      r.outcome = "expected a violation of " + e.property + ": found it";
+    } else if (v == checker::Verdict::kUnknown) {
+      r.expected = false;
+      r.exit_code = 3;
+      r.outcome = "expected a violation of " + e.property + ": the checker could not decide";
+    } else {
+      r.expected = false;
+      r.exit_code = 1;
+      r.outcome = "expected a violation of " + e.property + ": it did not happen (" + verdict_text(v) + ")";
+    }
+    return;
+  }
+  if (e.verdict == "unknown") {
+    r.expected = overall == checker::Verdict::kUnknown;
+    r.exit_code = r.expected ? 0 : 1;
+    r.outcome = std::string("expected unknown: the checkers answered ") + r.verdict;
+    return;
+  }
+  r.expected = overall != checker::Verdict::kViolation && overall != checker::Verdict::kUnknown;
+  r.exit_code = overall == checker::Verdict::kViolation ? 1 : overall == checker::Verdict::kUnknown ? 3 : 0;
+  r.outcome = r.expected ? "expected ok: no violation"
+                         : std::string("expected ok: the checkers answered ") + r.verdict;
+}
+
+nlohmann::json make_result(const Scenario& s, const World& w, const RunReport& r) {
+  nlohmann::json j;
+  j["lockstep_result"] = 1;
+  j["scenario"] = s.name;
+  j["file"] = s.file;
+  j["seed"] = r.seed;
+  j["algorithm"] = s.algorithm;
+  j["expect"] = {{"verdict", s.expect.verdict}};
+  if (!s.expect.property.empty()) j["expect"]["property"] = s.expect.property;
+  j["verdict"] = r.verdict;
+  j["expected"] = r.expected;
+  j["outcome"] = r.outcome;
+  j["exit_code"] = r.exit_code;
+  nlohmann::json props = nlohmann::json::array();
+  for (const checker::PropertyResult& p : r.check.properties) props.push_back(p.to_json());
+  j["properties"] = props;
+  nlohmann::json faults = nlohmann::json::array();
+  for (const FaultSpec& f : w.faults()) {
+    faults.push_back({{"fault", f.id},
+                      {"kind", f.kind},
+                      {"target", fault_target(f)},
+                      {"at_ms", f.at_ms},
+                      {"params", nlohmann::json::parse(fault_params_json(f))}});
+  }
+  j["faults"] = faults;
+  j["stats"] = {{"virtual_ms", r.stats.virtual_ms},       {"events", r.stats.events},
+                {"operations", r.stats.ops},              {"messages_sent", r.stats.messages_sent},
+                {"messages_lost", r.stats.messages_lost}, {"faults", r.stats.faults}};
+  j["replay"] = r.replay;
+  j["history"] = "history.jsonl";
+  return j;
+}
+
+Status write_file_atomically(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) return Status::error(tmp + ": cannot create: " + std::strerror(errno));
+    out << text;
+    out.flush();
+    if (!out) {
+      std::remove(tmp.c_str());
+      return Status::error(tmp + ": write failed: " + std::strerror(errno));
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    return Status::error(path + ": cannot move into place: " + std::strerror(errno));
+  }
+  return Status::ok_status();
+}
+
+}  // namespace
+
+Result<RunReport> run_scenario(const Scenario& s, const RunOptions& options) {
+  RunReport report;
+  report.seed = options.seed.value_or(s.seed);
+  report.replay = "lockstep run " + s.file + " --seed " + std::to_string(report.seed);
+  kernel::NodeModelFactory factory = options.factory ? options.factory : kernel::redis_node_model_factory();
+  if (!factory) return Status::error("lockstep run: this build has no Redis node model (sim/redis/node.cc)");
+
+  std::unique_ptr<history::Writer> writer;
+  const std::string history_path = options.out_dir.empty() ? "" : options.out_dir + "/history.jsonl";
+  if (!options.out_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(options.out_dir, ec);
+    if (ec) return Status::error(options.out_dir + ": cannot create the output directory: " + ec.message());
+    auto w = history::Writer::to_file(history_path, s.max_history_bytes);
+    if (!w.ok()) return w.status();
+    writer = std::move(w.value());
+  } else {
+    writer = std::make_unique<history::Writer>(history::Writer::Mode::kMemory, s.max_history_bytes);
+  }
+  history::Recorder rec(writer.get());
+  World world(s, report.seed, rec, factory);
+  Status st = world.run();
+  if (!st.ok()) {
+    writer->abandon();
+    return st;
+  }
+  report.stats = world.stats();
+  if (options.out_dir.empty()) report.history = writer->text();
+  st = writer->finish();
+  if (!st.ok()) return Status::error(s.file + ": " + st.message());
+
+  if (options.check) {
+    Result<checker::History> h = options.out_dir.empty()
+                                     ? checker::parse_history_text(report.history, "history.jsonl")
+                                     : checker::parse_history_file(history_path);
+    if (!h.ok()) return Status::error("lockstep run: the recorded history does not parse (a bug): " + h.status().message());
+    checker::CheckOptions copts;
+    copts.properties = s.checks.properties;
+    report.check = checker::check_history(h.value(), copts);
+    report.check.source = "history.jsonl";
+  }
+  judge(s, report);
+  report.result = make_result(s, world, report);
+  if (!options.out_dir.empty()) {
+    st = write_file_atomically(options.out_dir + "/result.json", report.result.dump(2) + "\n");
+    if (!st.ok()) {
+      std::remove(history_path.c_str());
+      return st;
+    }
+  }
+  return report;
+}
+
+std::string format_report(const RunReport& r, const std::string& out_dir) {
+  std::string out = r.check.to_text();
+  if (!out.empty() && out.back() != '\n') out += '\n';
+  out += "outcome: " + r.outcome + (r.expected ? " (as expected)" : " (NOT as expected)") + "\n";
+  if (!out_dir.empty()) out += "wrote: " + out_dir + "/history.jsonl, " + out_dir + "/result.json\n";
+  out += "replay: " + r.replay + "\n";
+  return out;
+}
+
+}  // namespace lockstep::scenario

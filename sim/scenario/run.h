@@ -1,0 +1,53 @@
+// run_scenario: one deterministic run of a scenario — simulate, write the history, check it,
+// compare the verdicts with the scenario's `expect`, and write the result (docs/run.md).
+//
+// With an output directory, DIR/history.jsonl and DIR/result.json are written through
+// temporary names and renamed when complete; without one, everything stays in memory (tests,
+// determinism checks, benchmarks). Same scenario + same seed = byte-identical outputs.
+#ifndef LOCKSTEP_SIM_SCENARIO_RUN_H_
+#define LOCKSTEP_SIM_SCENARIO_RUN_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "checker/result.h"
+#include "sim/core/status.h"
+#include "sim/kernel/node_model.h"
+#include "sim/scenario/scenario.h"
+#include "sim/scenario/world.h"
+
+namespace lockstep::scenario {
+
+struct RunOptions {
+  std::optional<uint64_t> seed;       // default: the scenario's seed
+  std::string out_dir;                // empty: keep outputs in memory
+  kernel::NodeModelFactory factory;   // empty: the real Redis model
+  bool check = true;                  // run the checkers
+};
+
+struct RunReport {
+  uint64_t seed = 0;
+  checker::CheckResult check;
+  std::string verdict;     // overall: ok, violation, unknown
+  bool expected = true;    // the outcome matches the scenario's expect
+  int exit_code = 0;       // 0 expected, 1 unexpected violation (or missing one), 3 unknown
+  std::string outcome;     // one sentence: what was expected and what happened
+  std::string replay;      // "lockstep run FILE --seed N"
+  nlohmann::json result;   // result.json
+  std::string history;     // the history text (in-memory runs only)
+  RunStats stats;
+};
+
+// Runs `s`. Errors (the event budget, the history limit, an output that cannot be written) are
+// returned as a Status naming the file; no output is left half-written.
+Result<RunReport> run_scenario(const Scenario& s, const RunOptions& options);
+
+// The text `lockstep run` prints: verdicts, explanations, the outcome and the replay command.
+std::string format_report(const RunReport& report, const std::string& out_dir);
+
+}  // namespace lockstep::scenario
+
+#endif  // LOCKSTEP_SIM_SCENARIO_RUN_H_

@@ -1,0 +1,214 @@
+#include "sim/scenario/workload.h"
+
+#include <algorithm>
+
+#include "sim/core/assert.h"
+#include "sim/scenario/world.h"
+
+namespace lockstep::scenario {
+
+using history::LockMode;
+using history::OpKind;
+
+Workload::Workload(World& world) : world_(world) {
+  for (const auto& c : world_.clients()) {
+    for (size_t i = 0; i < c->thread_count(); ++i) {
+      ThreadState t;
+      t.client = c.get();
+      t.thread = &c->thread(static_cast<uint32_t>(i));
+      t.rng = Rng(world_.seed()).stream("workload/" + t.thread->name);
+      threads_.push_back(std::move(t));
+    }
+  }
+  LS_ASSERT(static_cast<int64_t>(threads_.size()) == world_.scenario().total_threads());
+}
+
+void Workload::start() {
+  const Scenario& s = world_.scenario();
+  for (ThreadState& t : threads_) {
+    if (s.workload.generator.has_value()) {
+      t.client->CoroProcess::spawn(run_generator(&t));
+      continue;
+    }
+    std::vector<const ScriptEntry*> mine;
+    for (const ScriptEntry& e : s.workload.script) {
+      if (std::find(e.threads.begin(), e.threads.end(), t.thread->name) != e.threads.end()) {
+        mine.push_back(&e);
+      }
+    }
+    if (!mine.empty()) t.client->CoroProcess::spawn(run_script(&t, std::move(mine)));
+  }
+}
+
+kernel::Task<void> Workload::run_script(ThreadState* t, const std::vector<const ScriptEntry*> entries) {
+  for (const ScriptEntry* e : entries) co_await run_steps(t, e->steps);
+}
+
+kernel::Task<void> Workload::run_steps(ThreadState* t, const std::vector<Step>& steps) {
+  for (const Step& step : steps) co_await run_step(t, step);
+}
+
+kernel::Task<void> Workload::run_step(ThreadState* t, const Step& st) {
+  kernel::ClientProcess& c = *t->client;
+  if (st.at_ms >= 0 && c.local_us() < ms_to_us(st.at_ms)) {
+    co_await kernel::sleep_until(c, ms_to_us(st.at_ms));
+  }
+  switch (st.op) {
+    case StepOp::kLock:
+    case StepOp::kTryLock: {
+      const bool got = co_await acquire(t, st.op == StepOp::kLock ? OpKind::kLock : OpKind::kTryLock,
+                                        st.lock, st.mode, st.op == StepOp::kLock ? -1 : st.wait_ms,
+                                        st.lease_ms);
+      co_await run_steps(t, got ? st.steps : st.otherwise);
+      break;
+    }
+    case StepOp::kUnlock:
+      co_await release(t, st.lock, st.mode);
+      break;
+    case StepOp::kForceUnlock:
+      co_await force_release(t, st.lock);
+      break;
+    case StepOp::kHold:
+    case StepOp::kSleep:
+      co_await c.sleep_ms(st.ms);
+      break;
+    case StepOp::kWrite:
+      write(t, st.resource, st.lock, st.fenced);
+      break;
+    case StepOp::kRepeat:
+      for (int64_t i = 0; i < st.times; ++i) co_await run_steps(t, st.steps);
+      break;
+  }
+}
+
+kernel::Task<bool> Workload::acquire(ThreadState* t, OpKind op, const std::string& lock,
+                                     LockMode mode, int64_t wait_ms, int64_t lease_ms) {
+  kernel::ClientProcess& c = *t->client;
+  history::Recorder& rec = world_.recorder();
+  const std::string owner = c.owner_name(*t->thread);
+  history::Invoke inv;
+  inv.thread = t->thread->name;
+  inv.owner = owner;
+  inv.lock = lock;
+  inv.op = op;
+  inv.mode = mode;
+  inv.lease_ms = lease_ms;
+  inv.wait_ms = wait_ms;
+  if (lease_ms < 0) inv.watchdog_ms = c.options().lock_watchdog_timeout_ms;
+  algorithms::LockRequest req;
+  req.lock = lock;
+  req.mode = mode;
+  req.wait_ms = wait_ms;
+  req.lease_ms = lease_ms;
+  req.op = rec.invoke(c.now(), inv);
+  algorithms::LockOutcome out = co_await c.lock_client().acquire(*t->thread, req);
+  history::Completion done;
+  done.outcome = out.outcome;
+  done.error = out.error;
+  if (out.outcome == history::Outcome::kOk) {
+    done.acquired = out.acquired ? 1 : 0;
+    if (out.acquired) {
+      if (out.count >= 0) done.count = out.count;
+      if (out.token >= 0) done.token = out.token;
+      if (out.validity_ms >= 0) done.validity_ms = out.validity_ms;
+    }
+  }
+  rec.complete(c.now(), req.op, done);
+  const bool got = out.outcome == history::Outcome::kOk && out.acquired;
+  if (got) {
+    c.hold_acquired(*t->thread, lock, mode, req.op, out.token >= 0 ? out.token : history::kAbsent);
+    t->last_lock = lock;
+  }
+  co_return got;
+}
+
+kernel::Task<void> Workload::release(ThreadState* t, const std::string& lock, LockMode mode) {
+  kernel::ClientProcess& c = *t->client;
+  history::Recorder& rec = world_.recorder();
+  const std::string owner = c.owner_name(*t->thread);
+  history::Invoke inv;
+  inv.thread = t->thread->name;
+  inv.owner = owner;
+  inv.lock = lock;
+  inv.op = OpKind::kUnlock;
+  inv.mode = mode;
+  algorithms::LockRequest req;
+  req.lock = lock;
+  req.mode = mode;
+  req.op = rec.invoke(c.now(), inv);
+  c.hold_unlocking(*t->thread, lock, mode);  // the thread stops believing it holds the lock
+  algorithms::LockOutcome out = co_await c.lock_client().release(*t->thread, req);
+  history::Completion done;
+  done.outcome = out.outcome;
+  done.error = out.error;
+  if (out.outcome == history::Outcome::kOk) {
+    done.released = out.released ? 1 : 0;
+    if (out.count >= 0) done.count = out.count;
+  }
+  rec.complete(c.now(), req.op, done);
+}
+
+kernel::Task<void> Workload::force_release(ThreadState* t, const std::string& lock) {
+  kernel::ClientProcess& c = *t->client;
+  history::Recorder& rec = world_.recorder();
+  const std::string owner = c.owner_name(*t->thread);
+  history::Invoke inv;
+  inv.thread = t->thread->name;
+  inv.owner = owner;
+  inv.lock = lock;
+  inv.op = OpKind::kForceUnlock;
+  algorithms::LockRequest req;
+  req.lock = lock;
+  req.op = rec.invoke(c.now(), inv);
+  algorithms::LockOutcome out = co_await c.lock_client().force_release(*t->thread, req);
+  history::Completion done;
+  done.outcome = out.outcome;
+  done.error = out.error;
+  if (out.outcome == history::Outcome::kOk) done.released = out.released ? 1 : 0;
+  rec.complete(c.now(), req.op, done);
+}
+
+void Workload::write(ThreadState* t, const std::string& resource, const std::string& lock_name,
+                     bool fenced) {
+  kernel::ClientProcess& c = *t->client;
+  const std::string& lock = lock_name.empty() ? t->last_lock : lock_name;
+  const int64_t token = c.hold_token(*t->thread, lock);
+  Resource& r = world_.resource(resource);
+  // A fenced resource rejects a token lower than the highest it accepted; writes without a
+  // token (an algorithm without fencing) are accepted and recorded without one.
+  const bool accepted = !fenced || token == history::kAbsent || token >= r.highest_token;
+  if (accepted) {
+    ++r.accepted;
+    if (token != history::kAbsent) r.highest_token = std::max(r.highest_token, token);
+  } else {
+    ++r.rejected;
+  }
+  world_.recorder().write(c.now(), t->thread->name, c.owner_name(*t->thread), lock, resource,
+                          token, fenced, accepted);
+}
+
+kernel::Task<void> Workload::run_generator(ThreadState* t) {
+  const GeneratorSpec& g = *world_.scenario().workload.generator;
+  kernel::ClientProcess& c = *t->client;
+  Rng& r = t->rng;
+  co_await c.sleep_ms(r.between(g.start_min_ms, g.start_max_ms));
+  for (int64_t i = 0; i < g.ops_per_thread; ++i) {
+    const std::string& lock = g.locks[r.below(g.locks.size())];
+    const int64_t lease_ms = g.lease_ms[r.below(g.lease_ms.size())];
+    const int64_t wait_ms = g.wait_ms[r.below(g.wait_ms.size())];
+    const bool try_lock = g.acquire == GeneratorSpec::Acquire::kTryLock ||
+                          (g.acquire == GeneratorSpec::Acquire::kMixed && r.below(2) == 1);
+    LockMode mode = LockMode::kExclusive;
+    if (g.modes) mode = static_cast<int64_t>(r.below(100)) < g.read_percent ? LockMode::kRead : LockMode::kWrite;
+    const bool got = co_await acquire(t, try_lock ? OpKind::kTryLock : OpKind::kLock, lock, mode,
+                                      try_lock ? wait_ms : -1, lease_ms);
+    if (got) {
+      if (!g.resource.empty()) write(t, g.resource, lock, g.fenced);
+      co_await c.sleep_ms(r.between(g.hold_min_ms, g.hold_max_ms));
+      co_await release(t, lock, mode);
+    }
+    co_await c.sleep_ms(r.between(g.think_min_ms, g.think_max_ms));
+  }
+}
+
+}  // namespace lockstep::scenario

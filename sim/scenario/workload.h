@@ -1,0 +1,52 @@
+// Workload: the application threads of every client, running the scenario's script or
+// generator against the algorithm's LockClient.
+//
+// The driver records what the application did and believed: an `invoke` before each lock call
+// and a `complete` after it, a `hold_begin` when an acquire returned success (the first of a
+// reentrant series), a `hold_end` when the matching unlock is invoked, and a `write` for each
+// critical-section write to a resource (a fenced resource rejects a token lower than the highest
+// it accepted).
+#ifndef LOCKSTEP_SIM_SCENARIO_WORKLOAD_H_
+#define LOCKSTEP_SIM_SCENARIO_WORKLOAD_H_
+
+#include <string>
+#include <vector>
+
+#include "sim/kernel/client_process.h"
+#include "sim/scenario/scenario.h"
+
+namespace lockstep::scenario {
+
+class World;
+
+class Workload {
+ public:
+  explicit Workload(World& world);
+  // Starts every thread that has something to do, at true time 0.
+  void start();
+
+ private:
+  struct ThreadState {
+    kernel::ClientProcess* client = nullptr;
+    const algorithms::Thread* thread = nullptr;
+    std::string last_lock;  // the lock a write without "lock" refers to
+    Rng rng{0};
+  };
+
+  kernel::Task<void> run_script(ThreadState* t, const std::vector<const ScriptEntry*> entries);
+  kernel::Task<void> run_steps(ThreadState* t, const std::vector<Step>& steps);
+  kernel::Task<void> run_step(ThreadState* t, const Step& step);
+  kernel::Task<bool> acquire(ThreadState* t, history::OpKind op, const std::string& lock,
+                             history::LockMode mode, int64_t wait_ms, int64_t lease_ms);
+  kernel::Task<void> release(ThreadState* t, const std::string& lock, history::LockMode mode);
+  kernel::Task<void> force_release(ThreadState* t, const std::string& lock);
+  void write(ThreadState* t, const std::string& resource, const std::string& lock, bool fenced);
+  kernel::Task<void> run_generator(ThreadState* t);
+
+  World& world_;
+  std::vector<ThreadState> threads_;
+};
+
+}  // namespace lockstep::scenario
+
+#endif  // LOCKSTEP_SIM_SCENARIO_WORKLOAD_H_

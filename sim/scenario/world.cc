@@ -1,0 +1,163 @@
+#include "sim/scenario/world.h"
+
+#include <algorithm>
+
+#include "algorithms/lock_client.h"
+#include "sim/core/assert.h"
+#include "sim/history/json_text.h"
+#include "sim/scenario/faults.h"
+#include "sim/scenario/workload.h"
+
+namespace lockstep::scenario {
+
+World::World(const Scenario& scenario, uint64_t seed, history::Recorder& recorder,
+             const kernel::NodeModelFactory& factory)
+    : scenario_(scenario), seed_(seed), rec_(recorder), rng_(seed) {
+  LS_ASSERT(factory != nullptr);
+  LS_ASSERT(!scenario_.node_names.empty() && !scenario_.clients.empty());
+  net_ = std::make_unique<kernel::Network>(loop_, rng_);
+  ctx_.loop = &loop_;
+  ctx_.net = net_.get();
+  ctx_.rec = &rec_;
+  ctx_.rng = &rng_;
+  cluster_ = std::make_unique<kernel::Cluster>(ctx_);
+  ctx_.cluster = cluster_.get();
+  build_nodes(factory);
+  build_clients();
+  build_network();
+  faults_ = scenario_.schedule;
+  std::vector<FaultSpec> drawn =
+      draw_random_faults(scenario_, seed_, static_cast<int64_t>(faults_.size()) + 1);
+  faults_.insert(faults_.end(), drawn.begin(), drawn.end());
+  std::stable_sort(faults_.begin(), faults_.end(), [](const FaultSpec& a, const FaultSpec& b) {
+    return a.at_ms != b.at_ms ? a.at_ms < b.at_ms : a.id < b.id;
+  });
+  injector_ = std::make_unique<FaultInjector>(*this, faults_);
+  workload_ = std::make_unique<Workload>(*this);
+}
+
+World::~World() {
+  // Client coroutines reference the network, the cluster and the lock clients.
+  clients_.clear();
+  nodes_.clear();
+}
+
+void World::build_nodes(const kernel::NodeModelFactory& factory) {
+  const TopologySpec& t = scenario_.topology;
+  cluster_->set_replication_lag(t.replication_lag);
+  cluster_->set_failover_detection_ms(t.failover_detection_ms);
+  for (size_t i = 0; i < scenario_.node_names.size(); ++i) {
+    const NodeSpec& spec = scenario_.nodes[i];
+    kernel::LocalClock clock(ms_to_us(spec.clock.offset_ms), spec.clock.drift_ppm);
+    nodes_.push_back(std::make_unique<kernel::NodeProcess>(
+        ctx_, static_cast<kernel::ProcessId>(i), scenario_.node_names[i], clock, spec.options, factory));
+    net_->add_process(nodes_.back().get());
+  }
+  if (t.kind == TopologyKind::kIndependent) {
+    for (auto& n : nodes_) cluster_->add_shard({n.get()});
+  } else {
+    std::vector<kernel::NodeProcess*> shard;
+    for (auto& n : nodes_) shard.push_back(n.get());
+    cluster_->add_shard(shard);
+  }
+  net_->add_heal_listener([this] {
+    for (auto& n : nodes_) n->flush_backlogs();
+  });
+}
+
+void World::build_clients() {
+  const algorithms::AlgorithmInfo* info = algorithms::find_algorithm(scenario_.algorithm);
+  LS_ASSERT(info != nullptr);
+  kernel::ProcessId next = static_cast<kernel::ProcessId>(nodes_.size());
+  for (const ClientSpec& spec : scenario_.clients) {
+    kernel::LocalClock clock(ms_to_us(spec.clock.offset_ms), spec.clock.drift_ppm);
+    auto c = std::make_unique<kernel::ClientProcess>(ctx_, next++, spec.name, clock, spec.options);
+    net_->add_process(c.get());
+    cluster_->add_listener(c.get());
+    for (int64_t t = 0; t < spec.threads; ++t) c->add_thread();
+    c->set_lock_client(info->make(*c, scenario_.algorithm_options));
+    clients_.push_back(std::move(c));
+  }
+}
+
+void World::build_network() {
+  net_->set_default_link(scenario_.network.defaults);
+  for (const LinkSpec& l : scenario_.network.links) {
+    const kernel::ProcessId a = process(l.from)->id();
+    const kernel::ProcessId b = process(l.to)->id();
+    net_->set_link(a, b, l.spec);
+    if (l.both_ways) net_->set_link(b, a, l.spec);
+  }
+}
+
+kernel::NodeProcess* World::node(const std::string& name) {
+  for (auto& n : nodes_) {
+    if (n->name() == name) return n.get();
+  }
+  return nullptr;
+}
+
+kernel::ClientProcess* World::client(const std::string& name) {
+  for (auto& c : clients_) {
+    if (c->name() == name) return c.get();
+  }
+  return nullptr;
+}
+
+kernel::Process* World::process(const std::string& name) {
+  if (kernel::NodeProcess* n = node(name)) return n;
+  return client(name);
+}
+
+void World::write_header() {
+  history::Writer* w = rec_.writer();
+  if (w == nullptr) return;
+  const algorithms::AlgorithmInfo* info = algorithms::find_algorithm(scenario_.algorithm);
+  w->begin_header();
+  w->str("scenario", scenario_.name).num("seed", static_cast<int64_t>(seed_));
+  w->str("algorithm", scenario_.algorithm).str("lock_kind", info->lock_kind);
+  w->strings("nodes", scenario_.node_names);
+  if (info->multi_master) w->num("quorum", static_cast<int64_t>(nodes_.size() / 2 + 1));
+  w->num("drift_tolerance_us", scenario_.checks.drift_tolerance_us);
+  if (scenario_.checks.liveness_bound_ms > 0) w->num("liveness_bound_ms", scenario_.checks.liveness_bound_ms);
+  if (info->fair) {
+    w->boolean("fair", true);
+    const auto it = scenario_.algorithm_options.find("thread_wait_ms");
+    if (it != scenario_.algorithm_options.end() && it->is_number_integer()) {
+      w->num("thread_wait_ms", it->get<int64_t>());
+    }
+  }
+  w->num("duration_ms", scenario_.duration_ms);
+  w->end();
+}
+
+Status World::run() {
+  write_header();
+  injector_->schedule();
+  workload_->start();
+  const TimeUs end = ms_to_us(scenario_.duration_ms);
+  Status s = loop_.run_until(end, scenario_.max_events);
+  if (!s.ok()) return Status::error(scenario_.file + ": " + s.message());
+  if (rec_.writer() != nullptr && rec_.writer()->over_limit()) {
+    return Status::error(scenario_.file + ": the history exceeded limits.max_history_bytes (" +
+                         std::to_string(scenario_.max_history_bytes) + " bytes)");
+  }
+  for (auto& c : clients_) {
+    if (c->up()) c->end_all_holds(history::HoldEnd::kEnd);
+  }
+  rec_.end(end, true);
+  return Status::ok_status();
+}
+
+RunStats World::stats() const {
+  RunStats s;
+  s.virtual_ms = us_to_ms_floor(loop_.now());
+  s.events = loop_.events_run();
+  s.ops = static_cast<uint64_t>(rec_.ops_invoked());
+  s.messages_sent = net_->messages_sent();
+  s.messages_lost = net_->messages_lost();
+  s.faults = faults_.size();
+  return s;
+}
+
+}  // namespace lockstep::scenario
