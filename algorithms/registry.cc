@@ -3,6 +3,7 @@
 
 #include "algorithms/baseline/set_nx_px.h"
 #include "algorithms/lock_client.h"
+#include "algorithms/redisson/redisson_lock.h"
 
 namespace lockstep::algorithms {
 namespace {
@@ -10,6 +11,10 @@ namespace {
 std::vector<AlgorithmInfo> build() {
   std::vector<AlgorithmInfo> all;
   all.push_back(baseline::set_nx_px_algorithm());
+  all.push_back(redisson::redisson_lock_algorithm());
+  all.push_back(redisson::redisson_fair_lock_algorithm());
+  all.push_back(redisson::redisson_fenced_lock_algorithm());
+  all.push_back(redisson::redisson_rwlock_algorithm());
   std::sort(all.begin(), all.end(),
             [](const AlgorithmInfo& a, const AlgorithmInfo& b) { return a.name < b.name; });
   return all;

@@ -1,0 +1,107 @@
+#include "algorithms/redisson/executor.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "sim/core/assert.h"
+
+namespace lockstep::algorithms::redisson {
+
+Executor::Executor(Runtime& rt, const RedissonOptions& options) : rt_(rt), options_(options) {
+  LS_ASSERT(options_.retry_delay_base_ms >= 1);
+  LS_ASSERT(options_.retry_delay_base_ms <= options_.retry_delay_max_ms);
+}
+
+int32_t Executor::retry_attempts() const {
+  const int32_t n = options_.effective_retry_attempts(rt_.options().retry_attempts);
+  LS_ASSERT(n >= 0);
+  return std::min(n, kMaxAttempts - 1);
+}
+
+int64_t Executor::retry_delay_ms(int32_t attempt) {
+  LS_ASSERT(attempt >= 0);
+  if (options_.retry_delay == RetryDelay::kFixed) return rt_.options().retry_interval_ms;
+  // EqualJitterDelay: half of the exponential delay is fixed, the other half random.
+  const int32_t shift = std::min(attempt, 30);
+  const int64_t d = std::min(options_.retry_delay_max_ms, options_.retry_delay_base_ms << shift);
+  LS_ASSERT(d >= 1);
+  return d / 2 + rt_.rng().between(0, d / 2);
+}
+
+int64_t Executor::latch_ttl_ms() const {
+  const int64_t max_delay = options_.retry_delay == RetryDelay::kFixed
+                                ? rt_.options().retry_interval_ms
+                                : options_.retry_delay_max_ms;
+  const int64_t ttl = (rt_.options().timeout_ms + max_delay) * retry_attempts();
+  return std::max<int64_t>(1, ttl);
+}
+
+std::vector<std::string> Executor::script_argv(const ScriptCall& call, int32_t attempt,
+                                               bool by_sha) const {
+  LS_ASSERT(call.script != nullptr);
+  std::vector<std::string> keys = call.keys;
+  std::vector<std::string> args = call.args;
+  if (call.per_attempt) call.per_attempt(attempt, keys, args);
+  std::vector<std::string> argv;
+  argv.reserve(3 + keys.size() + args.size());
+  argv.emplace_back(by_sha ? "EVALSHA" : "EVAL");
+  argv.emplace_back(by_sha ? std::string_view(call.script->sha1) : call.script->body);
+  argv.push_back(std::to_string(keys.size()));
+  for (std::string& k : keys) argv.push_back(std::move(k));
+  for (std::string& a : args) argv.push_back(std::move(a));
+  return argv;
+}
+
+Task<CallResult> Executor::eval(size_t endpoint, ScriptCall call) {
+  LS_ASSERT(call.script != nullptr);
+  LS_ASSERT(endpoint < rt_.endpoints());
+  const bool by_sha = options_.profile == Profile::kCurrent;
+  CallOptions opts = call.options;
+  opts.script = call.script->name;
+  opts.retry_attempts = 0;
+  CallResult r;
+  const int32_t attempts = retry_attempts();
+  for (int32_t attempt = 0; attempt <= attempts; ++attempt) {
+    r = co_await rt_.conn(endpoint).call(script_argv(call, attempt, by_sha), opts);
+    if (r.ok() && by_sha && r.reply.is_error() && r.reply.str.rfind("NOSCRIPT", 0) == 0) {
+      r = co_await rt_.conn(endpoint).call(script_argv(call, attempt, false), opts);
+    }
+    r.attempts = attempt + 1;
+    if (r.ok()) co_return r;
+    if (attempt < attempts) co_await rt_.sleep_ms(retry_delay_ms(attempt));
+  }
+  co_return r;
+}
+
+Task<CallResult> Executor::command(size_t endpoint, std::vector<std::string> argv,
+                                   CallOptions options) {
+  LS_ASSERT(!argv.empty());
+  LS_ASSERT(endpoint < rt_.endpoints());
+  options.retry_attempts = 0;
+  CallResult r;
+  const int32_t attempts = retry_attempts();
+  for (int32_t attempt = 0; attempt <= attempts; ++attempt) {
+    r = co_await rt_.conn(endpoint).call(argv, options);
+    r.attempts = attempt + 1;
+    if (r.ok()) co_return r;
+    if (attempt < attempts) co_await rt_.sleep_ms(retry_delay_ms(attempt));
+  }
+  co_return r;
+}
+
+Task<int64_t> Executor::wait_replicas(size_t endpoint, int64_t op) {
+  LS_ASSERT(endpoint < rt_.endpoints());
+  LS_ASSERT(options_.slaves_sync_timeout_ms >= 1);
+  std::vector<std::string> argv = {"WAIT", std::to_string(replicas(endpoint)),
+                                   std::to_string(options_.slaves_sync_timeout_ms)};
+  CallOptions opts;
+  opts.op = op;
+  opts.retry_attempts = 0;
+  // The WAIT blocks on the server for up to its timeout; the reply must be allowed that long.
+  opts.timeout_ms = rt_.options().timeout_ms + options_.slaves_sync_timeout_ms;
+  CallResult r = co_await rt_.conn(endpoint).call(std::move(argv), opts);
+  if (!r.ok() || r.reply.type != Reply::Type::kInteger) co_return -1;
+  co_return r.reply.integer;
+}
+
+}  // namespace lockstep::algorithms::redisson

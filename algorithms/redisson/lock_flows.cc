@@ -1,0 +1,168 @@
+#include "algorithms/redisson/lock_flows.h"
+
+#include <algorithm>
+#include <memory>
+#include <utility>
+
+#include "sim/core/assert.h"
+
+namespace lockstep::algorithms::redisson {
+namespace {
+
+LockOutcome acquired_outcome(const AcquireReply& a) {
+  LockOutcome out;
+  out.acquired = true;
+  out.token = a.token;
+  return out;
+}
+
+LockOutcome error_outcome(Outcome outcome, const std::string& error) {
+  LS_ASSERT(outcome != Outcome::kOk);
+  return outcome == Outcome::kUnknown ? LockOutcome::unknown(error) : LockOutcome::fail(error);
+}
+
+// tryAcquireAsync: one run of the acquire script; an acquisition without a lease starts the
+// watchdog, and with sync_replicas an unconfirmed one is undone (handleNoSync) and fails.
+Task<AcquireReply> try_acquire(LockType& type, size_t endpoint, const Thread* thread,
+                               const LockCall& call, bool once) {
+  ClientContext& ctx = type.ctx();
+  const bool watchdog = call.lease_ms <= 0;
+  const int64_t lease_ms = watchdog ? ctx.rt.options().lock_watchdog_timeout_ms : call.lease_ms;
+  AcquireReply a =
+      co_await type.try_acquire(endpoint, call.lock, thread, lease_ms, call.wait_ms, once, call.op);
+  if (a.outcome == Outcome::kOk && a.no_sync) {
+    co_await type.unlock(endpoint, call.lock, thread, call.op);
+    a.outcome = Outcome::kFail;
+    a.acquired = false;
+    a.error = std::string(kNoSyncError);
+    co_return a;
+  }
+  if (a.outcome == Outcome::kOk && a.acquired && watchdog) {
+    ctx.watchdog.schedule(endpoint, call.lock, *thread, &type);
+  }
+  co_return a;
+}
+
+}  // namespace
+
+Task<LockOutcome> acquire(LockType& type, size_t endpoint, const Thread* thread, LockCall call) {
+  LS_ASSERT(thread != nullptr);
+  if (call.wait_ms < 0) co_return co_await lock(type, endpoint, thread, std::move(call));
+  if (call.wait_ms == 0 && call.lease_ms <= 0) {
+    co_return co_await try_lock_once(type, endpoint, thread, std::move(call));
+  }
+  co_return co_await try_lock(type, endpoint, thread, std::move(call));
+}
+
+Task<LockOutcome> try_lock_once(LockType& type, size_t endpoint, const Thread* thread,
+                                LockCall call) {
+  LS_ASSERT(thread != nullptr);
+  AcquireReply a = co_await try_acquire(type, endpoint, thread, call, /*once=*/true);
+  if (a.outcome != Outcome::kOk) co_return error_outcome(a.outcome, a.error);
+  if (a.acquired) co_return acquired_outcome(a);
+  co_return LockOutcome{};
+}
+
+Task<LockOutcome> try_lock(LockType& type, size_t endpoint, const Thread* thread, LockCall call) {
+  LS_ASSERT(thread != nullptr);
+  ClientContext& ctx = type.ctx();
+  Runtime& rt = ctx.rt;
+  int64_t time = call.wait_ms;
+  int64_t current = rt.now_ms();
+  AcquireReply a = co_await try_acquire(type, endpoint, thread, call, false);
+  if (a.outcome != Outcome::kOk) co_return error_outcome(a.outcome, a.error);
+  if (a.acquired) co_return acquired_outcome(a);
+  time -= rt.now_ms() - current;
+  if (time <= 0) {
+    co_await type.acquire_failed(endpoint, call.lock, thread, call.wait_ms, call.op);
+    co_return LockOutcome{};
+  }
+  current = rt.now_ms();
+  // The subscription is released explicitly on every way out (not by a destructor: a crash
+  // destroys this frame, and a dead client must not send anything).
+  LockPubSub& pubsub = ctx.pubsub(endpoint);
+  std::shared_ptr<LockEntry> entry = pubsub.acquire_entry(type.channel(call.lock, *thread));
+  const bool subscribed = co_await pubsub.await_subscribed(entry, time);
+  time -= rt.now_ms() - current;
+  bool gave_up = !subscribed || time <= 0;
+  for (int64_t attempt = 0; !gave_up && attempt < kMaxLockAttempts; ++attempt) {
+    int64_t current_time = rt.now_ms();
+    a = co_await try_acquire(type, endpoint, thread, call, false);
+    if (a.outcome != Outcome::kOk) {
+      // 4.7.0: a timeout inside the loop leaves the fair queue instead of blocking it.
+      if (a.outcome == Outcome::kUnknown && type.queued() &&
+          ctx.options.fair_acquire_failed_on_timeout) {
+        co_await type.acquire_failed(endpoint, call.lock, thread, call.wait_ms, call.op);
+      }
+      pubsub.release_entry(entry);
+      co_return error_outcome(a.outcome, a.error);
+    }
+    if (a.acquired) {
+      pubsub.release_entry(entry);
+      co_return acquired_outcome(a);
+    }
+    time -= rt.now_ms() - current_time;
+    if (time <= 0) break;
+    current_time = rt.now_ms();
+    const int64_t wait_ms = a.ttl_ms >= 0 && a.ttl_ms < time ? a.ttl_ms : time;
+    co_await entry->wait_latch(wait_ms);
+    time -= rt.now_ms() - current_time;
+    gave_up = time <= 0;
+  }
+  co_await type.acquire_failed(endpoint, call.lock, thread, call.wait_ms, call.op);
+  pubsub.release_entry(entry);
+  co_return LockOutcome{};
+}
+
+Task<LockOutcome> lock(LockType& type, size_t endpoint, const Thread* thread, LockCall call) {
+  LS_ASSERT(thread != nullptr);
+  ClientContext& ctx = type.ctx();
+  AcquireReply a = co_await try_acquire(type, endpoint, thread, call, false);
+  if (a.outcome != Outcome::kOk) co_return error_outcome(a.outcome, a.error);
+  if (a.acquired) co_return acquired_outcome(a);
+  LockPubSub& pubsub = ctx.pubsub(endpoint);
+  std::shared_ptr<LockEntry> entry = pubsub.acquire_entry(type.channel(call.lock, *thread));
+  const int64_t sub_timeout_ms = ctx.rt.options().subscription_timeout_ms;
+  if (!co_await pubsub.await_subscribed(entry, sub_timeout_ms)) {
+    pubsub.release_entry(entry);
+    co_return LockOutcome::fail("RedisTimeoutException: Subscribe timeout: (" +
+                                std::to_string(sub_timeout_ms) + "ms)");
+  }
+  for (int64_t attempt = 0; attempt < kMaxLockAttempts; ++attempt) {
+    a = co_await try_acquire(type, endpoint, thread, call, false);
+    if (a.outcome != Outcome::kOk || a.acquired) {
+      pubsub.release_entry(entry);
+      co_return a.acquired ? acquired_outcome(a) : error_outcome(a.outcome, a.error);
+    }
+    co_await entry->wait_latch(a.ttl_ms >= 0 ? a.ttl_ms : -1);
+  }
+  pubsub.release_entry(entry);
+  co_return LockOutcome::fail("lock(): gave up after " + std::to_string(kMaxLockAttempts) +
+                              " attempts");
+}
+
+Task<LockOutcome> release(LockType& type, size_t endpoint, const Thread* thread, LockCall call) {
+  LS_ASSERT(thread != nullptr);
+  ClientContext& ctx = type.ctx();
+  UnlockReply u = co_await type.unlock(endpoint, call.lock, thread, call.op);
+  ctx.watchdog.cancel(endpoint, call.lock, thread);
+  if (u.outcome != Outcome::kOk) co_return error_outcome(u.outcome, u.error);
+  if (u.no_sync) co_return LockOutcome::fail(std::string(kNoSyncError));
+  if (u.result < 0) co_return LockOutcome::fail(illegal_monitor_state(ctx.rt.uuid(), thread->id));
+  LockOutcome out;
+  out.released = u.result == 1;
+  if (out.released) out.count = 0;
+  co_return out;
+}
+
+Task<LockOutcome> force_release(LockType& type, size_t endpoint, LockCall call) {
+  ClientContext& ctx = type.ctx();
+  ctx.watchdog.cancel(endpoint, call.lock, nullptr);
+  UnlockReply u = co_await type.force_unlock(endpoint, call.lock, call.op);
+  if (u.outcome != Outcome::kOk) co_return error_outcome(u.outcome, u.error);
+  LockOutcome out;
+  out.released = u.result == 1;
+  co_return out;
+}
+
+}  // namespace lockstep::algorithms::redisson

@@ -1,0 +1,55 @@
+// The client-side flows of RedissonLock, shared by every Redisson lock type (lock_type.h).
+//
+// acquire() dispatches a LockRequest the way the application's call would:
+//   wait_ms < 0              lock() / lock(lease): retry until acquired
+//   wait_ms == 0, no lease   tryLock(): one attempt (EVAL_NULL_BOOLEAN; the fair lock's
+//                            non-queueing script)
+//   otherwise                tryLock(wait, lease)
+// tryLock(wait, lease) is seed 001's loop exactly: tryAcquire; if taken, subscribe to the
+// channel (waiting at most the remaining budget for the confirmation), then loop {tryAcquire;
+// block on the entry's latch for min(ttl, remaining) — or the remaining time when the ttl is
+// negative}; every step subtracts the local time spent, and running out calls acquireFailed and
+// returns false; the subscription is released on every way out. lock() is the same with no
+// budget (a failed subscription is an error, as Redisson's syncSubscription raises). An
+// acquisition without a lease starts the watchdog (scheduleExpirationRenewal).
+//
+// release() runs the unlock script, then cancels the thread's renewal whatever the result (seed
+// 003's unlockAsync), and maps nil to Redisson's IllegalMonitorStateException. force_release()
+// cancels the whole renewal entry and deletes the lock.
+//
+// A command that got no reply within the executor's attempts makes the call `unknown` (the
+// client cannot know whether it ran), an error reply makes it `fail`.
+#ifndef LOCKSTEP_ALGORITHMS_REDISSON_LOCK_FLOWS_H_
+#define LOCKSTEP_ALGORITHMS_REDISSON_LOCK_FLOWS_H_
+
+#include <string>
+
+#include "algorithms/redisson/lock_type.h"
+
+namespace lockstep::algorithms::redisson {
+
+// One lock call with owned strings (coroutine frames outlive the caller's views).
+struct LockCall {
+  std::string lock;
+  int64_t wait_ms = -1;
+  int64_t lease_ms = -1;
+  int64_t op = -1;
+};
+
+// Bounds the retries of one lock() / tryLock() call.
+inline constexpr int64_t kMaxLockAttempts = 10'000'000;
+
+Task<LockOutcome> acquire(LockType& type, size_t endpoint, const Thread* thread, LockCall call);
+// tryLock(wait, lease) with any wait (also <= 0, as RedLock's sub-locks may pass).
+Task<LockOutcome> try_lock(LockType& type, size_t endpoint, const Thread* thread, LockCall call);
+// lock(lease).
+Task<LockOutcome> lock(LockType& type, size_t endpoint, const Thread* thread, LockCall call);
+// tryLock() with no wait.
+Task<LockOutcome> try_lock_once(LockType& type, size_t endpoint, const Thread* thread,
+                                LockCall call);
+Task<LockOutcome> release(LockType& type, size_t endpoint, const Thread* thread, LockCall call);
+Task<LockOutcome> force_release(LockType& type, size_t endpoint, LockCall call);
+
+}  // namespace lockstep::algorithms::redisson
+
+#endif  // LOCKSTEP_ALGORITHMS_REDISSON_LOCK_FLOWS_H_

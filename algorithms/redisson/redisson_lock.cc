@@ -1,0 +1,176 @@
+#include "algorithms/redisson/redisson_lock.h"
+
+#include <utility>
+
+#include "sim/core/assert.h"
+
+namespace lockstep::algorithms::redisson {
+
+RedissonLock::RedissonLock(Runtime& rt, const RedissonOptions& options, LockKind kind)
+    : kind_(kind), ctx_(rt, options) {
+  switch (kind_) {
+    case LockKind::kPlain:
+      exclusive_ = std::make_unique<RLockType>(ctx_);
+      break;
+    case LockKind::kFair:
+      exclusive_ = std::make_unique<FairType>(ctx_);
+      break;
+    case LockKind::kFenced:
+      exclusive_ = std::make_unique<FencedType>(ctx_);
+      break;
+    case LockKind::kReadWrite:
+      read_ = std::make_unique<ReadType>(ctx_);
+      write_ = std::make_unique<WriteType>(ctx_);
+      break;
+  }
+  LS_ASSERT(exclusive_ != nullptr || (read_ != nullptr && write_ != nullptr));
+}
+
+LockType* RedissonLock::type_for(LockMode mode) {
+  switch (mode) {
+    case LockMode::kExclusive:
+      return exclusive_.get();
+    case LockMode::kRead:
+      return read_.get();
+    case LockMode::kWrite:
+      return write_.get();
+  }
+  return nullptr;
+}
+
+LockCall RedissonLock::to_call(const LockRequest& request) {
+  LockCall call;
+  call.lock = std::string(request.lock);
+  call.wait_ms = request.wait_ms;
+  call.lease_ms = request.lease_ms;
+  call.op = request.op;
+  return call;
+}
+
+namespace {
+
+LockOutcome no_such_mode(LockMode mode) {
+  return LockOutcome::fail("this lock has no " + std::string(history::to_string(mode)) +
+                           " mode");
+}
+
+}  // namespace
+
+Task<LockOutcome> RedissonLock::acquire(const Thread& thread, const LockRequest& request) {
+  LockType* type = type_for(request.mode);
+  if (type == nullptr) co_return no_such_mode(request.mode);
+  co_return co_await redisson::acquire(*type, 0, &thread, to_call(request));
+}
+
+Task<LockOutcome> RedissonLock::release(const Thread& thread, const LockRequest& request) {
+  LockType* type = type_for(request.mode);
+  if (type == nullptr) co_return no_such_mode(request.mode);
+  co_return co_await redisson::release(*type, 0, &thread, to_call(request));
+}
+
+Task<LockOutcome> RedissonLock::force_release(const Thread& thread, const LockRequest& request) {
+  LockType* type = type_for(request.mode);
+  if (type == nullptr) co_return no_such_mode(request.mode);
+  co_return co_await redisson::force_release(*type, 0, to_call(request));
+}
+
+namespace {
+
+Status no_answer(const CallResult& r) {
+  if (!r.ok()) return Status::error(std::string(kTimeoutError));
+  return Status::error("RedisException: " + r.reply.str);
+}
+
+}  // namespace
+
+Task<Result<bool>> RedissonLock::is_locked(std::string lock) {
+  std::vector<std::string> argv = {"EXISTS", lock};
+  CallResult r = co_await ctx_.exec.command(0, std::move(argv), CallOptions{});
+  if (!r.ok() || r.reply.type != Reply::Type::kInteger) co_return no_answer(r);
+  co_return r.reply.integer == 1;
+}
+
+Task<Result<bool>> RedissonLock::is_held_by_thread(const Thread* thread, std::string lock) {
+  LS_ASSERT(thread != nullptr && exclusive_ != nullptr);
+  std::vector<std::string> argv = {"HEXISTS", lock, exclusive_->lock_name(*thread)};
+  CallResult r = co_await ctx_.exec.command(0, std::move(argv), CallOptions{});
+  if (!r.ok() || r.reply.type != Reply::Type::kInteger) co_return no_answer(r);
+  co_return r.reply.integer == 1;
+}
+
+Task<Result<int64_t>> RedissonLock::hold_count(const Thread* thread, std::string lock) {
+  LS_ASSERT(thread != nullptr && exclusive_ != nullptr);
+  std::vector<std::string> argv = {"HGET", lock, exclusive_->lock_name(*thread)};
+  CallResult r = co_await ctx_.exec.command(0, std::move(argv), CallOptions{});
+  if (!r.ok() || r.reply.is_error()) co_return no_answer(r);
+  if (r.reply.type == Reply::Type::kNil) co_return int64_t{0};
+  co_return static_cast<int64_t>(std::stoll(r.reply.str));
+}
+
+// --- registry entries ---------------------------------------------------------------------------
+
+namespace {
+
+nlohmann::json defaults_object(const std::vector<std::string>& names) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const nlohmann::json& d : describe(names)) {
+    nlohmann::json item = {{"classic", d["classic"]}, {"current", d["current"]}, {"doc", d["doc"]}};
+    if (d.contains("values")) item["values"] = d["values"];
+    out[d["name"].get<std::string>()] = std::move(item);
+  }
+  return out;
+}
+
+AlgorithmInfo make_info(std::string name, std::string lock_kind, std::string description,
+                        std::vector<std::string> option_names, LockKind kind) {
+  AlgorithmInfo info;
+  info.name = std::move(name);
+  info.lock_kind = std::move(lock_kind);
+  info.description = std::move(description);
+  info.fair = kind == LockKind::kFair;
+  info.modes = kind == LockKind::kReadWrite;
+  info.option_defaults = defaults_object(option_names);
+  info.validate = [option_names](const nlohmann::json& options, const std::string& path) {
+    Result<RedissonOptions> r = parse_options(options, path, option_names);
+    return r.ok() ? Status::ok_status() : r.status();
+  };
+  info.make = [option_names, kind](Runtime& rt,
+                                   const nlohmann::json& options) -> std::unique_ptr<LockClient> {
+    Result<RedissonOptions> r = parse_options(options, "/algorithm/options", option_names);
+    LS_ASSERT(r.ok());
+    return std::make_unique<RedissonLock>(rt, r.value(), kind);
+  };
+  return info;
+}
+
+}  // namespace
+
+AlgorithmInfo redisson_lock_algorithm() {
+  return make_info("redisson-lock", "reentrant",
+                   "Redisson RLock (seeds 001, 003): reentrant hash lock, watchdog renewal, "
+                   "pub/sub wake-ups",
+                   common_option_names(), LockKind::kPlain);
+}
+
+AlgorithmInfo redisson_fair_lock_algorithm() {
+  return make_info("redisson-fair-lock", "reentrant",
+                   "Redisson fair lock (seed 002): FIFO queue list + timeout zset, per-waiter "
+                   "wake-ups, stale-waiter eviction",
+                   fair_option_names(), LockKind::kFair);
+}
+
+AlgorithmInfo redisson_fenced_lock_algorithm() {
+  return make_info("redisson-fenced-lock", "reentrant",
+                   "Redisson RFencedLock: RLock whose every acquisition returns a fencing token "
+                   "(INCR); resources may reject stale tokens",
+                   common_option_names(), LockKind::kFenced);
+}
+
+AlgorithmInfo redisson_rwlock_algorithm() {
+  return make_info("redisson-rwlock", "rwlock",
+                   "Redisson read-write lock (seed 004): mode field, per-hold timeout keys, "
+                   "read-lock watchdog, write unlock wakes all",
+                   rwlock_option_names(), LockKind::kReadWrite);
+}
+
+}  // namespace lockstep::algorithms::redisson

@@ -1,0 +1,59 @@
+// The Redisson lock algorithms as LockClients: redisson-lock (RLock), redisson-fair-lock,
+// redisson-fenced-lock and redisson-rwlock, one client object per simulated Redisson client.
+//
+// Each wraps one lock type (lock_types.h) — two for the read-write lock, chosen by the
+// request's mode — and runs the shared flows (lock_flows.h) against endpoint 0. RedissonLock
+// also offers RLock's query methods, which the workload does not need but tests and users of
+// the library can call.
+#ifndef LOCKSTEP_ALGORITHMS_REDISSON_REDISSON_LOCK_H_
+#define LOCKSTEP_ALGORITHMS_REDISSON_REDISSON_LOCK_H_
+
+#include <memory>
+#include <string>
+
+#include "algorithms/lock_client.h"
+#include "algorithms/redisson/lock_flows.h"
+#include "algorithms/redisson/lock_types.h"
+
+namespace lockstep::algorithms::redisson {
+
+enum class LockKind : uint8_t { kPlain, kFair, kFenced, kReadWrite };
+
+class RedissonLock : public LockClient {
+ public:
+  RedissonLock(Runtime& rt, const RedissonOptions& options, LockKind kind);
+
+  Task<LockOutcome> acquire(const Thread& thread, const LockRequest& request) override;
+  Task<LockOutcome> release(const Thread& thread, const LockRequest& request) override;
+  Task<LockOutcome> force_release(const Thread& thread, const LockRequest& request) override;
+
+  // isLocked(): the lock key exists. Unknown/fail when the command got no answer.
+  Task<Result<bool>> is_locked(std::string lock);
+  // isHeldByCurrentThread(): the hash has this thread's field.
+  Task<Result<bool>> is_held_by_thread(const Thread* thread, std::string lock);
+  // getHoldCount(): the thread's reentrancy count (0 when not held).
+  Task<Result<int64_t>> hold_count(const Thread* thread, std::string lock);
+
+  ClientContext& context() { return ctx_; }
+
+ private:
+  // The type serving `mode`, or nullptr if this algorithm has no such mode.
+  LockType* type_for(LockMode mode);
+  static LockCall to_call(const LockRequest& request);
+
+  LockKind kind_;
+  ClientContext ctx_;
+  std::unique_ptr<LockType> exclusive_;
+  std::unique_ptr<LockType> read_;
+  std::unique_ptr<LockType> write_;
+};
+
+// Registry entries.
+AlgorithmInfo redisson_lock_algorithm();
+AlgorithmInfo redisson_fair_lock_algorithm();
+AlgorithmInfo redisson_fenced_lock_algorithm();
+AlgorithmInfo redisson_rwlock_algorithm();
+
+}  // namespace lockstep::algorithms::redisson
+
+#endif  // LOCKSTEP_ALGORITHMS_REDISSON_REDISSON_LOCK_H_
