@@ -16,6 +16,11 @@ void Errors::message(const std::string& path, const std::string& text) {
   first_ = file_ + ": " + (path.empty() ? "/" : path) + ": " + text;
 }
 
+void Errors::raw(const std::string& text) {
+  if (!ok()) return;
+  first_ = file_ + ": " + text;
+}
+
 std::string describe(const nlohmann::json& v) {
   if (v.is_object()) return v.empty() ? "an empty object" : "an object";
   if (v.is_array()) return v.empty() ? "an empty array" : "an array of " + std::to_string(v.size());

@@ -26,6 +26,8 @@ class Errors {
   void expected(const std::string& path, const std::string& expected, const nlohmann::json& found);
   // "<file>: <path>: <message>"
   void message(const std::string& path, const std::string& message);
+  // "<file>: <text>" (text already names its path).
+  void raw(const std::string& text);
   bool ok() const { return first_.empty(); }
   Status status() const { return ok() ? Status::ok_status() : Status::error(first_); }
   const std::string& file() const { return file_; }

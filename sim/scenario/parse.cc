@@ -161,7 +161,7 @@ void parse_algorithm(ObjectReader& top, Scenario& s) {
     return;
   }
   Status v = info->validate(s.algorithm_options, "/algorithm/options");
-  if (!v.ok()) errors.message("", v.message());
+  if (!v.ok()) errors.raw(v.message());
 }
 
 void parse_topology(ObjectReader& top, Scenario& s) {

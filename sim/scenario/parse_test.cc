@@ -1,0 +1,167 @@
+#include "sim/scenario/parse.h"
+
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+namespace lockstep::scenario {
+namespace {
+
+const char* kValid = R"({
+  "name": "demo",
+  "description": "every section once",
+  "seed": 7,
+  "duration_ms": 60000,
+  "expect": {"verdict": "violation", "property": "mutual_exclusion"},
+  "algorithm": {"name": "set-nx-px", "options": {"retry_delay_ms": 20}},
+  "topology": {"kind": "replicated", "replicas": 2, "replication_lag": {"kind": "uniform", "min_us": 500, "max_us": 5000},
+               "failover": {"detection_ms": 3000}},
+  "nodes": {"default": {"persistence": {"mode": "aof-everysec"}},
+            "node2": {"clock": {"drift_ppm": 200, "jumps": [{"at_ms": 5000, "delta_ms": 40000}]}}},
+  "network": {"latency": 300, "loss_ppm": 10, "links": [{"from": "A", "to": "node0", "latency": {"kind": "fixed", "us": 900}}]},
+  "clients": [{"name": "A", "threads": 2, "options": {"timeout_ms": 1000}}, {"name": "B"}],
+  "workload": {"script": [
+    {"threads": "A/t0", "steps": [
+      {"op": "lock", "lock": "L", "lease_ms": 30000, "then": [
+        {"op": "write", "resource": "R", "fenced": true},
+        {"op": "hold", "ms": 40000},
+        {"op": "unlock", "lock": "L"}]}]},
+    {"threads": ["B", "A/t1"], "steps": [
+      {"op": "sleep", "ms": 100},
+      {"op": "repeat", "times": 3, "steps": [{"op": "try_lock", "lock": "L", "wait_ms": 10, "lease_ms": 1000,
+        "else": [{"op": "sleep", "ms": 5}]}]}]}]},
+  "faults": {
+    "schedule": [
+      {"kind": "pause", "at_ms": 1000, "target": "A", "duration_ms": 35000},
+      {"kind": "partition", "at_ms": 2000, "groups": [["B"], ["node0", "node1"]], "one_way": true, "duration_ms": 100},
+      {"kind": "delay", "at_ms": 3000, "target": {"between": ["A", "node0"]}, "extra_ms": 50, "duration_ms": 10},
+      {"kind": "crash", "at_ms": 4000, "target": "node1", "restart_after_ms": 1000},
+      {"kind": "failover", "at_ms": 5000, "target": "node0", "promote": "node2"},
+      {"kind": "lose_reply", "at_ms": 6000, "target": "B", "match": "EVAL", "replies": 2}],
+    "random": {"window_ms": [0, 50000], "swarm": true, "kinds": [
+      {"kind": "clock_jump", "count": [0, 2], "delta_ms": [-1000, 1000]},
+      {"kind": "drop", "count": 1, "rate_ppm": [100000, 500000], "duration_ms": [10, 100]}]}},
+  "checks": {"properties": ["mutual_exclusion", "fencing"], "liveness_bound_ms": 45000},
+  "limits": {"max_events": 1000000}
+})";
+
+Scenario must_parse(const std::string& text) {
+  Result<Scenario> r = parse_scenario_text(text, "demo.json");
+  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.status().message());
+  return r.ok() ? r.value() : Scenario{};
+}
+
+std::string error_of(const std::string& text) {
+  Result<Scenario> r = parse_scenario_text(text, "bad.json");
+  if (r.ok()) return "(parsed fine)";
+  return r.status().message();
+}
+
+// A minimal valid scenario with one field replaced or added (`patch` is merged at the top).
+std::string with(const std::string& patch_json) {
+  nlohmann::json base = nlohmann::json::parse(R"({
+    "name": "x", "duration_ms": 10000, "algorithm": {"name": "set-nx-px"},
+    "clients": {"count": 2},
+    "workload": {"script": [{"threads": "all", "steps": [{"op": "lock", "lock": "L", "lease_ms": 1000}]}]}})");
+  base.merge_patch(nlohmann::json::parse(patch_json));
+  return base.dump();
+}
+
+TEST(ParseTest, AFullScenarioParsesIntoTheStructs) {
+  Scenario s = must_parse(kValid);
+  EXPECT_EQ(s.name, "demo");
+  EXPECT_EQ(s.seed, 7u);
+  EXPECT_EQ(s.expect.property, "mutual_exclusion");
+  EXPECT_EQ(s.node_names, (std::vector<std::string>{"node0", "node1", "node2"}));
+  EXPECT_EQ(s.nodes[0].options.persistence, kernel::Persistence::kAofEverysec);
+  EXPECT_EQ(s.nodes[2].options.persistence, kernel::Persistence::kAofEverysec);
+  EXPECT_EQ(s.nodes[2].clock.drift_ppm, 200);
+  EXPECT_EQ(s.topology.failover_detection_ms, 3000);
+  ASSERT_EQ(s.clients.size(), 2u);
+  EXPECT_EQ(s.clients[0].threads, 2);
+  EXPECT_EQ(s.clients[0].options.timeout_ms, 1000);
+  EXPECT_EQ(s.clients[1].options.timeout_ms, 3000);
+  EXPECT_EQ(s.network.defaults.latency.min_us, 300);
+  ASSERT_EQ(s.workload.script.size(), 2u);
+  EXPECT_EQ(s.workload.script[1].threads, (std::vector<std::string>{"B/t0", "A/t1"}));
+  EXPECT_EQ(s.workload.script[0].steps[0].steps.size(), 3u);
+  // 6 scheduled faults and the node clock's jump, numbered 1..7.
+  ASSERT_EQ(s.schedule.size(), 7u);
+  EXPECT_EQ(s.schedule[6].kind, "clock_jump");
+  EXPECT_EQ(s.schedule[6].target, "node2");
+  EXPECT_EQ(s.schedule[6].id, 7);
+  EXPECT_EQ(s.schedule[2].link.kind, LinkTarget::Kind::kBetween);
+  ASSERT_TRUE(s.random.has_value());
+  EXPECT_EQ(s.random->kinds.size(), 2u);
+  EXPECT_EQ(s.checks.properties.size(), 2u);
+  EXPECT_EQ(s.max_events, 1'000'000u);
+}
+
+TEST(ParseTest, ErrorsNameTheFileThePathWhatWasExpectedAndWhatWasFound) {
+  EXPECT_EQ(error_of(with(R"({"faults": {"schedule": [{"kind": "pause", "at_ms": 10, "target": "c1", "duration_ms": -5}]}})")),
+            "bad.json: /faults/schedule/0/duration_ms: expected an integer (milliseconds) in [0, 2592000000], found -5");
+  const std::string unknown_algorithm = error_of(with(R"({"algorithm": {"name": "nope"}})"));
+  EXPECT_EQ(unknown_algorithm.rfind("bad.json: /algorithm/name: expected a known algorithm (", 0), 0u)
+      << unknown_algorithm;
+  EXPECT_NE(unknown_algorithm.find("\"set-nx-px\""), std::string::npos);
+  EXPECT_NE(unknown_algorithm.find("found \"nope\""), std::string::npos);
+  EXPECT_EQ(error_of(with(R"({"algorithm": {"name": "set-nx-px", "options": {"bogus": 1}}})")),
+            "bad.json: /algorithm/options/bogus: unknown option (expected one of \"retry_delay_ms\")");
+  EXPECT_EQ(error_of(with(R"({"faults": {"schedule": [{"kind": "crash", "at_ms": 10, "target": "c9"}]}})")),
+            "bad.json: /faults/schedule/0/target: expected the name of a client or a node, found \"c9\"");
+  EXPECT_EQ(error_of(with(R"({"faults": {"schedule": [{"kind": "clock_jump", "at_ms": 20000, "target": "c1", "delta_ms": 5}]}})")),
+            "bad.json: /faults/schedule/0/at_ms: expected an integer (milliseconds, within the run) in [0, 10000], found 20000");
+  EXPECT_NE(error_of(with(R"({"colour": "blue"})")).find("bad.json: /colour: unknown field (allowed here: "), std::string::npos);
+}
+
+TEST(ParseTest, MoreErrors) {
+  EXPECT_NE(error_of("{not json").find("bad.json: not valid JSON"), std::string::npos);
+  EXPECT_EQ(error_of("[]"), "bad.json: /: expected an object, found an empty array");
+  EXPECT_EQ(error_of(R"({"name": "x", "duration_ms": 10, "algorithm": {"name": "set-nx-px"}})"),
+            "bad.json: /workload: missing: expected {\"script\": [...]} or {\"generator\": {...}}");
+  EXPECT_EQ(error_of(with(R"({"workload": {"script": [{"threads": "c3", "steps": []}]}})")),
+            "bad.json: /workload/script/0/threads: expected \"all\", a client name, \"<client>/*\" or an existing thread like \"c1/t0\", found \"c3\"");
+  EXPECT_EQ(error_of(with(R"({"workload": {"script": [{"threads": "all", "steps": [{"op": "jump"}]}]}})")),
+            "bad.json: /workload/script/0/steps/0/op: expected one of \"lock\", \"try_lock\", \"tryLock\", \"unlock\", \"force_unlock\", \"forceUnlock\", \"hold\", \"sleep\", \"write\", \"repeat\", found \"jump\"");
+  EXPECT_EQ(error_of(with(R"({"workload": {"script": [{"threads": "all", "steps": [{"op": "lock", "lock": "L", "mode": "read"}]}]}})")),
+            "bad.json: /workload/script/0/steps/0/mode: expected one of \"exclusive\", found \"read\"");
+  EXPECT_EQ(error_of(with(R"({"faults": {"schedule": [{"kind": "failover", "at_ms": 1, "target": "node0"}]}})")),
+            "bad.json: /faults/schedule/0/target: \"failover\" needs a \"replicated\" topology (see /topology)");
+  EXPECT_EQ(error_of(with(R"({"nodes": {"node7": {}}})")),
+            "bad.json: /nodes/node7: no such node in this topology (expected \"default\", \"node0\")");
+  EXPECT_EQ(error_of(with(R"({"faults": {"schedule": [{"kind": "partition", "at_ms": 1, "groups": [["c1"], ["c1"]]}]}})")),
+            "bad.json: /faults/schedule/0/groups/1/0: \"c1\" is in two groups");
+  EXPECT_EQ(error_of(with(R"({"expect": {"verdict": "violation"}})")),
+            "bad.json: /expect/property: missing: a violation names the property it expects");
+  EXPECT_EQ(error_of(with(R"({"clients": {"count": 100001}})")),
+            "bad.json: /clients/count: expected an integer in [1, 100000], found 100001");
+  EXPECT_EQ(error_of(with(R"({"network": {"latency": {"kind": "uniform", "min_us": 9, "max_us": 3}}})")),
+            "bad.json: /network/latency/max_us: expected an integer (microseconds, >= min_us) in [9, 3600000000], found 3");
+}
+
+TEST(ParseTest, TheSeedDocumentsTestsAreExpressible) {
+  // 1000 threads each tryLock(wait 10 ms, lease 10 s) on one lock: exactly one wins.
+  Scenario a = must_parse(with(R"({"clients": {"count": 1, "threads": 1000},
+      "workload": {"script": [{"threads": "all", "steps": [{"op": "try_lock", "lock": "L", "wait_ms": 10, "lease_ms": 10000}]}]}})"));
+  EXPECT_EQ(a.workload.script[0].threads.size(), 1000u);
+  // 100 threads tryLock(10 s, 5 ms) then unlock: all win.
+  Scenario b = must_parse(with(R"({"clients": {"count": 1, "threads": 100},
+      "workload": {"script": [{"threads": "all", "steps": [{"op": "tryLock", "lock": "L", "wait_ms": 10000, "lease_ms": 5,
+        "then": [{"op": "unlock", "lock": "L"}]}]}]}})"));
+  EXPECT_EQ(b.workload.script[0].steps[0].steps[0].op, StepOp::kUnlock);
+}
+
+// Random edits of a valid scenario: the parser either accepts or names the file; never crashes.
+RC_GTEST_PROP(ParseProp, MutatedScenariosNeverCrashTheParser, (uint32_t pos, uint8_t byte, bool insert)) {
+  std::string text = kValid;
+  const size_t at = pos % text.size();
+  if (insert) {
+    text.insert(at, 1, static_cast<char>(byte));
+  } else {
+    text[at] = static_cast<char>(byte);
+  }
+  Result<Scenario> r = parse_scenario_text(text, "m.json");
+  if (!r.ok()) RC_ASSERT(r.status().message().rfind("m.json: ", 0) == 0);
+}
+
+}  // namespace
+}  // namespace lockstep::scenario
