@@ -1,34 +1,67 @@
 #include "checker/history.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <functional>
 
 #include "sim/core/assert.h"
 
 namespace lockstep::checker {
 
+namespace {
+uint64_t hash_text(std::string_view text) { return std::hash<std::string_view>()(text) | 1; }
+}  // namespace
+
 SymbolTable::SymbolTable() {
   names_.emplace_back();
-  ids_.emplace(std::string_view(names_.back()), kNoSym);
+  views_.emplace_back(names_.back());
+  hashes_.push_back(0);
+  slots_.assign(1024, kNoSym);
+}
+
+size_t SymbolTable::slot_of(std::string_view text, uint64_t hash) const {
+  const size_t mask = slots_.size() - 1;
+  for (size_t i = hash & mask;; i = (i + 1) & mask) {
+    const Sym s = slots_[i];
+    if (s == kNoSym || (hashes_[s] == hash && views_[s] == text)) return i;
+  }
+}
+
+void SymbolTable::grow() {
+  std::vector<Sym> old(slots_.size() * 2, kNoSym);
+  old.swap(slots_);
+  const size_t mask = slots_.size() - 1;
+  for (Sym s : old) {
+    if (s == kNoSym) continue;
+    size_t i = hashes_[s] & mask;
+    while (slots_[i] != kNoSym) i = (i + 1) & mask;
+    slots_[i] = s;
+  }
 }
 
 Sym SymbolTable::intern(std::string_view text) {
-  auto it = ids_.find(text);
-  if (it != ids_.end()) return it->second;
+  if (text.empty()) return kNoSym;
+  const uint64_t hash = hash_text(text);
+  size_t slot = slot_of(text, hash);
+  if (slots_[slot] != kNoSym) return slots_[slot];
   LS_ASSERT(names_.size() < UINT32_MAX);
   const Sym sym = static_cast<Sym>(names_.size());
   names_.emplace_back(text);
-  ids_.emplace(std::string_view(names_.back()), sym);
+  views_.emplace_back(names_.back());
+  hashes_.push_back(hash);
+  slots_[slot] = sym;
+  if (names_.size() * 2 > slots_.size()) grow();
   return sym;
 }
 
 Sym SymbolTable::find(std::string_view text) const {
-  auto it = ids_.find(text);
-  return it == ids_.end() ? kNoSym : it->second;
+  if (text.empty()) return kNoSym;
+  return slots_[slot_of(text, hash_text(text))];
 }
 
 std::string_view SymbolTable::name(Sym sym) const {
   LS_ASSERT(sym < names_.size());
-  return names_[sym];
+  return views_[sym];
 }
 
 const char* lock_kind_name(LockKind kind) {
@@ -80,8 +113,25 @@ int64_t FaultEvent::param(const SymbolTable& syms, std::string_view name) const 
 }
 
 int64_t History::op_index(int64_t id) const {
+  if (id >= 0 && static_cast<uint64_t>(id) < op_dense.size()) {
+    const uint32_t v = op_dense[static_cast<size_t>(id)];
+    if (v != 0) return static_cast<int64_t>(v) - 1;
+  }
   auto it = op_by_id.find(id);
   return it == op_by_id.end() ? -1 : static_cast<int64_t>(it->second);
+}
+
+void History::index_op(int64_t id, uint32_t index) {
+  LS_ASSERT(op_index(id) < 0);
+  LS_ASSERT(index < UINT32_MAX);
+  // Dense while ids stay within a few times the number of operations (no blow-up on sparse ids).
+  const uint64_t limit = 4 * (static_cast<uint64_t>(ops.size()) + 1024);
+  if (id >= 0 && static_cast<uint64_t>(id) < limit) {
+    if (static_cast<uint64_t>(id) >= op_dense.size()) op_dense.resize(std::max<size_t>(static_cast<size_t>(id) + 1, op_dense.size() * 2), 0);
+    op_dense[static_cast<size_t>(id)] = index + 1;
+    return;
+  }
+  op_by_id.emplace(id, index);
 }
 
 std::string_view History::client_of(Sym thread) const {

@@ -39,8 +39,14 @@ class SymbolTable {
   size_t size() const { return names_.size(); }
 
  private:
-  std::deque<std::string> names_;  // ids index it; a deque never moves its elements
-  std::unordered_map<std::string_view, Sym> ids_;  // views into names_ (lookup only)
+  // Open addressing (linear probing) over ids; a deque never moves its strings, so the views in
+  // views_ stay valid. Faster than std::unordered_map on the reader's hot path.
+  size_t slot_of(std::string_view text, uint64_t hash) const;
+  void grow();
+  std::deque<std::string> names_;
+  std::vector<std::string_view> views_;
+  std::vector<uint64_t> hashes_;
+  std::vector<Sym> slots_;  // kNoSym: empty
 };
 
 enum class LockKind : uint8_t { kReentrant, kRwlock, kSimple, kRedlock };
@@ -224,11 +230,16 @@ struct History {
 
   // The index of the operation with `id` in ops, or -1.
   int64_t op_index(int64_t id) const;
+  // Records that ops[index] has `id`. REQUIRES: id not yet recorded.
+  void index_op(int64_t id, uint32_t index);
   std::string_view str(Sym sym) const { return syms.name(sym); }
   // The client (process) name of a thread "c1/t0" → "c1".
   std::string_view client_of(Sym thread) const;
 
-  std::unordered_map<int64_t, uint32_t> op_by_id;  // id → index in ops (lookup only)
+  // id → index + 1 in ops (0: none) for small ids, the usual case (ids count from 1); larger or
+  // negative ids go to op_by_id. Lookup only.
+  std::vector<uint32_t> op_dense;
+  std::unordered_map<int64_t, uint32_t> op_by_id;
 };
 
 // Formats a true time in seconds with millisecond precision: "40.002 s".

@@ -48,8 +48,13 @@ class Reader {
   History history_;
   bool ended_ = false;
   TimeUs last_t_ = 0;
-  // Open holds by (thread, lock): indices into history_.holds, most recent last.
-  std::unordered_map<uint64_t, std::vector<uint32_t>> open_holds_;
+  // Open holds per thread (indexed by the thread's Sym): (lock, index into history_.holds), most
+  // recent last. A thread holds few locks at once, so a scan is cheapest.
+  std::vector<std::vector<std::pair<Sym, uint32_t>>> open_holds_;
+  std::vector<std::pair<Sym, uint32_t>>& open_of(Sym thread) {
+    if (thread >= open_holds_.size()) open_holds_.resize(thread + 1);
+    return open_holds_[thread];
+  }
 };
 
 Status header_error(const std::string& field, const std::string& what) {
@@ -132,7 +137,7 @@ Status parse_mode(std::string_view text, bool present, Mode& mode) {
 
 Status Reader::on_invoke(const LineFields& f) {
   if (Status s = require(f, {{F::kId, "id"}, {F::kThread, "thread"}, {F::kLock, "lock"}, {F::kOpStr, "op"}}); !s.ok()) return s;
-  if (history_.op_by_id.count(f.id)) return bad("invoke: id " + std::to_string(f.id) + " was already used");
+  if (history_.op_index(f.id) >= 0) return bad("invoke: id " + std::to_string(f.id) + " was already used");
   Operation op;
   op.id = f.id;
   op.invoke_t = f.t;
@@ -152,7 +157,7 @@ Status Reader::on_invoke(const LineFields& f) {
   if (f.has(F::kWait)) op.wait_ms = f.wait_ms;
   if (op.lease_ms < -1) return bad("field 'lease_ms': expected -1 or a duration ≥ 0, found " + std::to_string(op.lease_ms));
   if (op.watchdog_ms <= 0) return bad("field 'watchdog_ms': expected a duration > 0");
-  history_.op_by_id.emplace(op.id, static_cast<uint32_t>(history_.ops.size()));
+  history_.index_op(op.id, static_cast<uint32_t>(history_.ops.size()));
   history_.ops.push_back(op);
   return Status();
 }
@@ -188,8 +193,6 @@ Status Reader::on_complete(const LineFields& f) {
   return Status();
 }
 
-uint64_t hold_key(Sym thread, Sym lock) { return (static_cast<uint64_t>(thread) << 32) | lock; }
-
 Status Reader::on_hold_begin(const LineFields& f) {
   if (Status s = require(f, {{F::kThread, "thread"}, {F::kLock, "lock"}}); !s.ok()) return s;
   Hold hold;
@@ -201,34 +204,33 @@ Status Reader::on_hold_begin(const LineFields& f) {
   if (f.has(F::kToken)) hold.token = f.token;
   hold.begin_t = f.t;
   hold.begin_line = line;
-  std::vector<uint32_t>& open = open_holds_[hold_key(hold.thread, hold.lock)];
-  for (uint32_t i : open) {
-    if (history_.holds[i].mode == hold.mode) {
+  std::vector<std::pair<Sym, uint32_t>>& open = open_of(hold.thread);
+  for (auto [lock, i] : open) {
+    if (lock == hold.lock && history_.holds[i].mode == hold.mode) {
       return bad("hold_begin: " + std::string(f.thread) + " already holds " + std::string(f.lock) +
                  " (" + mode_name(hold.mode) + ") since line " + std::to_string(history_.holds[i].begin_line));
     }
   }
-  open.push_back(static_cast<uint32_t>(history_.holds.size()));
+  open.emplace_back(hold.lock, static_cast<uint32_t>(history_.holds.size()));
   history_.holds.push_back(hold);
   return Status();
 }
 
 Status Reader::on_hold_end(const LineFields& f) {
   if (Status s = require(f, {{F::kThread, "thread"}, {F::kLock, "lock"}}); !s.ok()) return s;
-  auto it = open_holds_.find(hold_key(sym(f.thread), sym(f.lock)));
-  if (it == open_holds_.end() || it->second.empty()) {
-    return bad("hold_end: " + std::string(f.thread) + " holds no " + std::string(f.lock));
-  }
-  std::vector<uint32_t>& open = it->second;
-  size_t pick = open.size() - 1;
+  const Sym lock = sym(f.lock);
+  std::vector<std::pair<Sym, uint32_t>>& open = open_of(sym(f.thread));
+  Mode mode = Mode::kExclusive;
   if (f.has(F::kMode)) {
-    Mode mode;
     if (Status s = parse_mode(f.mode, true, mode); !s.ok()) return s;
-    for (size_t i = 0; i < open.size(); ++i) {
-      if (history_.holds[open[i]].mode == mode) pick = i;
-    }
   }
-  Hold& hold = history_.holds[open[pick]];
+  size_t pick = open.size();
+  for (size_t i = 0; i < open.size(); ++i) {
+    if (open[i].first != lock) continue;
+    if (pick == open.size() || !f.has(F::kMode) || history_.holds[open[i].second].mode == mode) pick = i;
+  }
+  if (pick == open.size()) return bad("hold_end: " + std::string(f.thread) + " holds no " + std::string(f.lock));
+  Hold& hold = history_.holds[open[pick].second];
   hold.end_t = f.t;
   hold.end_line = line;
   hold.end_reason = sym(f.has(F::kReason) ? f.reason : std::string_view("unlock"));

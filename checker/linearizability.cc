@@ -162,7 +162,6 @@ void Search::fill_required(Frame& f) {
   f.limit = min_deadline;
 }
 
-// Unknown-outcome ops that may take effect now, the most recently invoked first.
 // Rewrites cands[from..] as (op << 1 | variant), adding variant 1 where the model has two ways.
 void Search::add_variants(Frame& f, size_t from) {
   std::vector<uint32_t> out(f.cands.begin(), f.cands.begin() + static_cast<ptrdiff_t>(from));
@@ -174,14 +173,18 @@ void Search::add_variants(Frame& f, size_t from) {
   f.cands = std::move(out);
 }
 
+// Inserts, at the frame's cursor, the unknown-outcome ops that may take effect now, the most
+// recently invoked first.
 void Search::fill_optional(Frame& f) {
   const uint32_t end = static_cast<uint32_t>(ops_.size()) + 2;
-  const size_t first = f.cands.size();
+  Frame tmp;
   for (uint32_t i = next_[opt_head_]; i != end && ops_[i].invoke_t <= f.limit; i = next_[i]) {
-    f.cands.push_back(i);
+    tmp.cands.push_back(i);
   }
-  std::reverse(f.cands.begin() + static_cast<ptrdiff_t>(first), f.cands.end());
-  add_variants(f, first);
+  std::reverse(tmp.cands.begin(), tmp.cands.end());
+  tmp.state = f.state;
+  add_variants(tmp, 0);
+  f.cands.insert(f.cands.begin() + f.next, tmp.cands.begin(), tmp.cands.end());
   f.optional_added = true;
 }
 
@@ -227,7 +230,9 @@ Search::Answer Search::run() {
   while (!stack.empty()) {
     Frame& f = stack.back();
     if (f.done == required_total_) return Answer::kLinearizable;
-    if (f.next == f.cands.size() && !f.optional_added) fill_optional(f);
+    // When the most urgent op cannot take effect now, an unknown op that took effect unseen is
+    // the likeliest explanation (a lost reply): try those before reordering the observed ops.
+    if (f.next == std::min<size_t>(1, f.cands.size()) && !f.optional_added) fill_optional(f);
     if (f.next == f.cands.size()) {
       if (f.via >= 0) relink(static_cast<uint32_t>(f.via));
       stack.pop_back();
