@@ -38,6 +38,12 @@ LockType* RedissonLock::type_for(LockMode mode) {
   return nullptr;
 }
 
+LockType& RedissonLock::type(LockMode mode) {
+  LockType* t = type_for(mode);
+  LS_ASSERT(t != nullptr);
+  return *t;
+}
+
 LockCall RedissonLock::to_call(const LockRequest& request) {
   LockCall call;
   call.lock = std::string(request.lock);

@@ -35,6 +35,8 @@ class RedissonLock : public LockClient {
   Task<Result<int64_t>> hold_count(const Thread* thread, std::string lock);
 
   ClientContext& context() { return ctx_; }
+  // The lock type serving `mode` (for tests that drive single script runs). REQUIRES: exists.
+  LockType& type(LockMode mode);
 
  private:
   // The type serving `mode`, or nullptr if this algorithm has no such mode.

@@ -119,7 +119,7 @@ const std::vector<OptionDef>& defs() {
                        "stop (<= 3.43): a renewal that errors or times out ends the watchdog for "
                        "good; reschedule (>= 3.44): it keeps renewing",
                        {"stop", "reschedule"}, &RedissonOptions::watchdog_after_failure));
-    v.push_back(integer("fair_thread_wait_ms", "fair lock threadWaitTime (3.13.3: 5000 -> 300000)",
+    v.push_back(integer("thread_wait_ms", "fair lock threadWaitTime (3.13.3: 5000 -> 300000)",
                         0, kDayMs, &RedissonOptions::fair_thread_wait_ms));
     v.push_back(choice("fair_script",
                        "seed: seed 002's acquire (no guard for a queue entry without a score; a "
@@ -215,7 +215,7 @@ std::vector<std::string> common_option_names() {
 
 std::vector<std::string> fair_option_names() {
   std::vector<std::string> v = common_option_names();
-  v.insert(v.end(), {"fair_thread_wait_ms", "fair_script", "fair_acquire_failed_on_timeout"});
+  v.insert(v.end(), {"thread_wait_ms", "fair_script", "fair_acquire_failed_on_timeout"});
   return v;
 }
 

@@ -50,7 +50,7 @@ TEST(RedissonOptionsTest, CurrentProfileChangesEveryVersionedBehaviour) {
 
 TEST(RedissonOptionsTest, EachBehaviourCanBeOverriddenOnTopOfAProfile) {
   Result<RedissonOptions> r =
-      parse(json{{"profile", "current"}, {"unlock_latch", false}, {"fair_thread_wait_ms", 5000},
+      parse(json{{"profile", "current"}, {"unlock_latch", false}, {"thread_wait_ms", 5000},
                  {"watchdog_after_failure", "stop"}, {"retry_attempts", 0}});
   ASSERT_TRUE(r.ok());
   EXPECT_FALSE(r.value().unlock_latch);
@@ -66,9 +66,9 @@ TEST(RedissonOptionsTest, BadValuesNameTheJsonPathTheExpectationAndWhatWasFound)
   EXPECT_EQ(r.status().message(),
             "/algorithm/options/profile: expected one of \"classic\", \"current\", found string "
             "\"newest\"");
-  r = parse(json{{"fair_thread_wait_ms", -5}});
+  r = parse(json{{"thread_wait_ms", -5}});
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find("/algorithm/options/fair_thread_wait_ms: expected an "
+  EXPECT_NE(r.status().message().find("/algorithm/options/thread_wait_ms: expected an "
                                       "integer in [0, "),
             std::string::npos);
   r = parse(json{{"unlock_latch", "yes"}});
@@ -81,9 +81,9 @@ TEST(RedissonOptionsTest, BadValuesNameTheJsonPathTheExpectationAndWhatWasFound)
 }
 
 TEST(RedissonOptionsTest, OptionsOfAnotherAlgorithmAreUnknownHere) {
-  Result<RedissonOptions> r = parse(json{{"fair_thread_wait_ms", 1000}}, common_option_names());
+  Result<RedissonOptions> r = parse(json{{"thread_wait_ms", 1000}}, common_option_names());
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find("/algorithm/options/fair_thread_wait_ms: unknown option"),
+  EXPECT_NE(r.status().message().find("/algorithm/options/thread_wait_ms: unknown option"),
             std::string::npos);
   r = parse(json::array(), common_option_names());
   ASSERT_FALSE(r.ok());
