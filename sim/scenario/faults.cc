@@ -195,14 +195,33 @@ void FaultInjector::record(size_t i, const char* phase, const std::string& param
   world_.recorder().fault(world_.loop().now(), f.id, f.kind, fault_target(f), phase, params);
 }
 
+const char* FaultInjector::phase_of(const FaultSpec& f) const {
+  const std::string& k = f.kind;
+  const bool client_crash = k == "crash" && world_.node(f.target) == nullptr;
+  const bool instant = k == "clock_jump" || k == "failover" || k == "restart" || client_crash ||
+                       ((k == "clock_offset" || k == "clock_drift") && f.duration_ms < 0);
+  return instant ? "instant" : "start";
+}
+
 void FaultInjector::start(size_t i) {
+  const FaultSpec& f = faults_[i];
+  const std::string& k = f.kind;
+  const char* phase = phase_of(f);
+  // The fault is recorded before its effects (a crash's hold_end, a jump's expiries), except a
+  // failover, whose record names the replica it promoted.
+  if (k != "failover") record(i, phase, fault_params_json(f));
+  apply_start(i);
+  if (std::string(phase) == "instant") return;
+  const int64_t after_ms = k == "crash" ? f.restart_after_ms : f.duration_ms;
+  if (after_ms < 0) return;  // a node that stays down; lose_reply without a window
+  world_.loop().after(ms_to_us(after_ms), this, i * 2 + 1);
+}
+
+void FaultInjector::apply_start(size_t i) {
   const FaultSpec& f = faults_[i];
   const std::string& k = f.kind;
   kernel::Network& net = world_.network();
   Active& a = active_[i];
-  bool has_end = f.duration_ms >= 0;
-  const char* phase = "start";
-  std::string params = fault_params_json(f);
   if (k == "delay") {
     for (const auto& filter : filters(f.link)) a.windows.push_back(net.add_delay(filter, ms_to_us(f.extra_ms)));
   } else if (k == "drop") {
@@ -223,38 +242,30 @@ void FaultInjector::start(size_t i) {
   } else if (k == "crash") {
     if (kernel::NodeProcess* n = world_.node(f.target)) {
       if (n->up()) world_.cluster().crash(n);
-      has_end = f.restart_after_ms >= 0;
-    } else {
-      kernel::ClientProcess* c = world_.client(f.target);
-      if (c->up()) c->crash_client();
-      phase = "instant";
+    } else if (world_.client(f.target)->up()) {
+      world_.client(f.target)->crash_client();
     }
   } else if (k == "restart") {
     kernel::NodeProcess* n = world_.node(f.target);
     if (!n->up()) world_.cluster().restart(n);
-    phase = "instant";
   } else if (k == "clock_offset") {
     kernel::Process* p = world_.process(f.target);
     const int64_t before = p->clock().offset_at(world_.loop().now());
     p->clock_set_offset(ms_to_us(f.offset_ms));
     a.undo = before - ms_to_us(f.offset_ms);
-    if (!has_end) phase = "instant";
   } else if (k == "clock_drift") {
     kernel::Process* p = world_.process(f.target);
     a.undo = p->clock().drift_ppm();
     p->clock_set_drift(f.drift_ppm);
-    if (!has_end) phase = "instant";
   } else if (k == "clock_jump") {
     world_.process(f.target)->clock_jump(ms_to_us(f.delta_ms));
-    phase = "instant";
   } else if (k == "failover") {
     kernel::NodeProcess* n = world_.node(f.target);
     kernel::NodeProcess* preferred = f.promote.empty() ? nullptr : world_.node(f.promote);
     kernel::NodeProcess* promoted = world_.cluster().failover(world_.cluster().shard_of(n), preferred);
-    nlohmann::json p = nlohmann::json::parse(params);
+    nlohmann::json p = nlohmann::json::parse(fault_params_json(f));
     p["promoted"] = promoted != nullptr ? nlohmann::json(promoted->name()) : nlohmann::json(nullptr);
-    params = p.dump();
-    phase = "instant";
+    record(i, "instant", p.dump());
   } else if (k == "replication_lag") {
     a.windows.push_back(net.add_replication_lag(pid(f.target), ms_to_us(f.extra_ms)));
   } else if (k == "lose_reply") {
@@ -264,15 +275,9 @@ void FaultInjector::start(size_t i) {
         record(i, "end", "");
       }
     }));
-    has_end = true;  // ends when used up, or when its window closes
   } else {
     LS_ASSERT(false);
   }
-  record(i, phase, params);
-  if (!has_end || std::string(phase) == "instant") return;
-  int64_t after_ms = k == "crash" ? f.restart_after_ms : f.duration_ms;
-  if (after_ms < 0) return;  // lose_reply without a window: ends when used up
-  world_.loop().after(ms_to_us(after_ms), this, i * 2 + 1);
 }
 
 void FaultInjector::end(size_t i) {

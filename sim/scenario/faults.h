@@ -44,7 +44,9 @@ class FaultInjector : public kernel::EventHandler {
     int64_t undo = 0;      // clock_offset: the delta to step back; clock_drift: the old drift
     bool ended = false;
   };
+  const char* phase_of(const FaultSpec& f) const;
   void start(size_t i);
+  void apply_start(size_t i);
   void end(size_t i);
   void record(size_t i, const char* phase, const std::string& params);
   std::vector<kernel::LinkFilter> filters(const LinkTarget& t);

@@ -22,9 +22,9 @@ World::World(const Scenario& scenario, uint64_t seed, history::Recorder& recorde
   ctx_.rng = &rng_;
   cluster_ = std::make_unique<kernel::Cluster>(ctx_);
   ctx_.cluster = cluster_.get();
+  build_network();  // before any connection is opened (replication links open in build_nodes)
   build_nodes(factory);
   build_clients();
-  build_network();
   faults_ = scenario_.schedule;
   std::vector<FaultSpec> drawn =
       draw_random_faults(scenario_, seed_, static_cast<int64_t>(faults_.size()) + 1);
@@ -82,9 +82,22 @@ void World::build_clients() {
 
 void World::build_network() {
   net_->set_default_link(scenario_.network.defaults);
+  // Process ids: nodes first, then clients, in scenario order.
+  auto id_of = [this](const std::string& name) -> kernel::ProcessId {
+    for (size_t i = 0; i < scenario_.node_names.size(); ++i) {
+      if (scenario_.node_names[i] == name) return static_cast<kernel::ProcessId>(i);
+    }
+    for (size_t i = 0; i < scenario_.clients.size(); ++i) {
+      if (scenario_.clients[i].name == name) {
+        return static_cast<kernel::ProcessId>(scenario_.node_names.size() + i);
+      }
+    }
+    LS_ASSERT(false);
+    return 0;
+  };
   for (const LinkSpec& l : scenario_.network.links) {
-    const kernel::ProcessId a = process(l.from)->id();
-    const kernel::ProcessId b = process(l.to)->id();
+    const kernel::ProcessId a = id_of(l.from);
+    const kernel::ProcessId b = id_of(l.to);
     net_->set_link(a, b, l.spec);
     if (l.both_ways) net_->set_link(b, a, l.spec);
   }
