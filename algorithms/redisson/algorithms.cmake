@@ -29,4 +29,5 @@ target_link_libraries(lockstep_algorithms_testing
 lockstep_add_test(redisson_test
   SOURCES redisson/redisson_options_test.cc redisson/rlock_test.cc
           redisson/seed004_rwlock_test.cc redisson/seed002_fair_test.cc
+          redisson/seed001_trace_test.cc redisson/rlock_faults_test.cc
   LIBS lockstep_algorithms_testing)
