@@ -28,10 +28,8 @@
 #include "sim/core/rng.h"
 #include "tests/differential/redis_client.h"
 #include "tests/differential/redis_process.h"
-#include "tests/differential/seed_scripts.h"
-#ifdef LOCKSTEP_HAVE_NODE_MODEL
 #include "sim/redis/node.h"
-#endif
+#include "tests/differential/seed_scripts.h"
 
 namespace lockstep::bench {
 namespace {
@@ -149,7 +147,6 @@ RedisRun run_redis(differential::RedisClient& c, const std::string& sha, const A
 
 // --- model: Node::execute with EVALSHA --------------------------------------------------------
 
-#ifdef LOCKSTEP_HAVE_NODE_MODEL
 double run_model(const Args& a, size_t ops, std::string* error) {
   // A clock that advances 1 us per reading: cheap, deterministic, and keys never expire.
   int64_t now_us = 1'700'000'000'000'000;
@@ -178,7 +175,6 @@ double run_model(const Args& a, size_t ops, std::string* error) {
   }
   return ops_per_s(ops, elapsed);
 }
-#endif
 
 nlohmann::json machine() {
   std::ifstream cpuinfo("/proc/cpuinfo");
@@ -240,7 +236,6 @@ Measured measure(const BenchOptions& options, uint64_t lock_names, nlohmann::jso
         redis_v.push_back(redis_now);
       }
     }
-#ifdef LOCKSTEP_HAVE_NODE_MODEL
     std::string error;
     const double model_now = run_model(args, model_ops, &error);
     if (!error.empty()) {
@@ -250,11 +245,7 @@ Measured measure(const BenchOptions& options, uint64_t lock_names, nlohmann::jso
     model_v.push_back(model_now);
     floor_over_model_v.push_back(floor_v.back() / model_now);
     if (redis_now > 0) over_redis_v.push_back(model_now / redis_now);
-#endif
   }
-#ifndef LOCKSTEP_HAVE_NODE_MODEL
-  errors.push_back("model: this build has no Redis node model (sim/redis/node.cc)");
-#endif
 
   nlohmann::json results = {{"lock_names", lock_names},
                             {"floor_ops_per_s", median(floor_v)},

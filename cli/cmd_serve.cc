@@ -10,10 +10,8 @@
 #include <memory>
 
 #include "cli/commands.h"
-#include "cli/serve/server.h"
-#ifdef LOCKSTEP_SERVE_HAVE_MODEL
 #include "cli/serve/model_backend.h"
-#endif
+#include "cli/serve/server.h"
 
 namespace lockstep::cli {
 namespace {
@@ -33,12 +31,7 @@ void raise_open_files_limit() {
 }
 
 int run_serve(ServeArgs& args) {
-#ifdef LOCKSTEP_SERVE_HAVE_MODEL
   args.options.backend = serve::model_backend_factory();
-#else
-  std::fprintf(stderr, "lockstep serve: this build has no Redis node model (sim/redis/node.cc)\n");
-  return kExitBadInput;
-#endif
   args.options.max_output_bytes = args.max_output_mb * 1024 * 1024;
   raise_open_files_limit();
   auto server = serve::Server::create(args.options);

@@ -1,0 +1,160 @@
+// `lockstep serve` with the Redis node model behind it, driven by hiredis as any client would:
+// commands, the seed RLock script through EVAL and EVALSHA, pub/sub across connections, active
+// expiry, and bad clients that must not disturb good ones.
+#include <hiredis/hiredis.h>
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "cli/serve/model_backend.h"
+#include "cli/serve/raw_client_test_util.h"
+#include "cli/serve/server.h"
+#include "tests/differential/seed_scripts.h"
+
+namespace lockstep::serve {
+namespace {
+
+using testing::RawClient;
+
+class ModelServer : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ServeOptions options;
+    options.port = 0;
+    options.nodes = 2;
+    options.backend = model_backend_factory();
+    auto created = Server::create(std::move(options));
+    ASSERT_TRUE(created.ok()) << created.status().message();
+    server_ = std::move(created.value());
+    thread_ = std::thread([this] { server_->run(false); });
+  }
+  void TearDown() override {
+    server_->stop();
+    thread_.join();
+  }
+  redisContext* connect(int node = 0) {
+    redisContext* c = redisConnect("127.0.0.1", server_->ports()[node]);
+    EXPECT_TRUE(c != nullptr && c->err == 0);
+    return c;
+  }
+  std::unique_ptr<Server> server_;
+  std::thread thread_;
+};
+
+// Runs a command; the reply rendered as text ("(nil)", "(integer) 3", "OK", "[a, b]").
+std::string run(redisContext* c, std::vector<std::string> argv) {
+  std::vector<const char*> ptrs;
+  std::vector<size_t> lens;
+  for (auto& a : argv) ptrs.push_back(a.data()), lens.push_back(a.size());
+  auto* r = static_cast<redisReply*>(
+      redisCommandArgv(c, static_cast<int>(argv.size()), ptrs.data(), lens.data()));
+  if (r == nullptr) return "<io error>";
+  std::function<std::string(const redisReply*)> show = [&](const redisReply* x) -> std::string {
+    switch (x->type) {
+      case REDIS_REPLY_NIL: return "(nil)";
+      case REDIS_REPLY_INTEGER: return "(integer) " + std::to_string(x->integer);
+      case REDIS_REPLY_ERROR: return "(error) " + std::string(x->str, x->len);
+      case REDIS_REPLY_ARRAY: {
+        std::string s = "[";
+        for (size_t i = 0; i < x->elements; i++) s += (i ? ", " : "") + show(x->element[i]);
+        return s + "]";
+      }
+      default: return std::string(x->str, x->len);
+    }
+  };
+  std::string s = show(r);
+  freeReplyObject(r);
+  return s;
+}
+
+TEST_F(ModelServer, ServesCommandsOnEveryNodeIndependently) {
+  redisContext* a = connect(0);
+  redisContext* b = connect(1);
+  EXPECT_EQ(run(a, {"PING"}), "PONG");
+  EXPECT_EQ(run(a, {"HSET", "h", "f", "v"}), "(integer) 1");
+  EXPECT_EQ(run(a, {"HGET", "h", "f"}), "v");
+  EXPECT_EQ(run(b, {"HGET", "h", "f"}), "(nil)");  // nodes share nothing
+  EXPECT_EQ(server_->ports().size(), 2u);
+  EXPECT_EQ(run(a, {"GET", "h"}), "(error) WRONGTYPE Operation against a key holding the wrong kind of value");
+  redisFree(a);
+  redisFree(b);
+}
+
+TEST_F(ModelServer, RunsTheSeedRLockScriptThroughEvalAndEvalsha) {
+  redisContext* c = connect();
+  const std::string script(differential::kRlockAcquire);
+  EXPECT_EQ(run(c, {"EVAL", script, "1", "lock", "30000", "u1:1"}), "(nil)");
+  EXPECT_EQ(run(c, {"EVAL", script, "1", "lock", "30000", "u1:1"}), "(nil)");  // re-entry
+  EXPECT_EQ(run(c, {"HGET", "lock", "u1:1"}), "2");
+  const std::string sha = run(c, {"SCRIPT", "LOAD", script});
+  ASSERT_EQ(sha.size(), 40u);
+  const std::string ttl = run(c, {"EVALSHA", sha, "1", "lock", "30000", "u2:1"});
+  ASSERT_EQ(ttl.rfind("(integer) ", 0), 0u) << ttl;
+  const long long left = std::stoll(ttl.substr(10));
+  EXPECT_GT(left, 29000);
+  EXPECT_LE(left, 30000);
+  redisFree(c);
+}
+
+TEST_F(ModelServer, UnlockPublishReachesASubscriberOnAnotherConnection) {
+  redisContext* sub = connect();
+  redisContext* c = connect();
+  EXPECT_EQ(run(sub, {"SUBSCRIBE", "redisson_lock__channel:{lock}"}),
+            "[subscribe, redisson_lock__channel:{lock}, (integer) 1]");
+  EXPECT_EQ(run(c, {"EVAL", std::string(differential::kRlockAcquire), "1", "lock", "30000", "u1:1"}), "(nil)");
+  EXPECT_EQ(run(c, {"EVAL", std::string(differential::kRlockUnlock), "2", "lock",
+                    "redisson_lock__channel:{lock}", "0", "30000", "u1:1"}),
+            "(integer) 1");
+  EXPECT_EQ(run(c, {"PUBLISH", "redisson_lock__channel:{lock}", "hello"}), "(integer) 1");
+  for (const char* want : {"0", "hello"}) {
+    void* reply = nullptr;
+    ASSERT_EQ(redisGetReply(sub, &reply), REDIS_OK);
+    auto* m = static_cast<redisReply*>(reply);
+    ASSERT_EQ(m->elements, 3u);
+    EXPECT_EQ(std::string(m->element[0]->str), "message");
+    EXPECT_EQ(std::string(m->element[2]->str), want);
+    freeReplyObject(m);
+  }
+  redisFree(sub);
+  redisFree(c);
+}
+
+TEST_F(ModelServer, ExpiresKeysActivelyWithTheRealClock) {
+  redisContext* c = connect();
+  EXPECT_EQ(run(c, {"SET", "k", "v", "PX", "100"}), "OK");
+  EXPECT_EQ(run(c, {"DBSIZE"}), "(integer) 1");
+  // DBSIZE does not touch the key: only the 100 ms active expiry cycle can remove it.
+  bool gone = false;
+  for (int i = 0; i < 100 && !gone; i++) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    gone = run(c, {"DBSIZE"}) == "(integer) 0";
+  }
+  EXPECT_TRUE(gone);
+  redisFree(c);
+}
+
+TEST_F(ModelServer, BadClientsDoNotDisturbOthers) {
+  redisContext* good = connect();
+  EXPECT_EQ(run(good, {"SET", "k", "1"}), "OK");
+  {
+    RawClient garbage(server_->ports()[0]);
+    garbage.send("*1\r\n$x\r\n");
+    EXPECT_EQ(garbage.read_to_close(2000), "-ERR Protocol error: invalid bulk length\r\n");
+    RawClient huge(server_->ports()[0]);
+    huge.send("*2\r\n$3\r\nGET\r\n$600000000\r\n");
+    EXPECT_EQ(huge.read_to_close(2000), "-ERR Protocol error: invalid bulk length\r\n");
+    RawClient half(server_->ports()[0]);
+    half.send("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$5\r\nab");  // then vanishes mid-request
+  }
+  std::vector<redisContext*> many;
+  for (int i = 0; i < 200; i++) many.push_back(connect());
+  for (size_t i = 0; i < many.size(); i++) {
+    EXPECT_EQ(run(many[i], {"INCR", "k"}), "(integer) " + std::to_string(i + 2));
+  }
+  for (redisContext* m : many) redisFree(m);
+  EXPECT_EQ(run(good, {"GET", "k"}), "201");
+  redisFree(good);
+}
+
+}  // namespace
+}  // namespace lockstep::serve
