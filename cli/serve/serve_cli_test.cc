@@ -1,0 +1,104 @@
+// `lockstep serve` as a user runs it: the built binary as a child process. It prints the
+// listening ports, answers clients, exits 0 on SIGTERM and SIGINT, and exits 2 with a message
+// when its port is taken or an option is bad.
+#include <hiredis/hiredis.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Child {
+  pid_t pid = -1;
+  int out_fd = -1;  // the child's stdout and stderr
+};
+
+Child spawn(std::vector<std::string> args) {
+  int fds[2];
+  EXPECT_EQ(::pipe(fds), 0);
+  Child c;
+  c.pid = ::fork();
+  if (c.pid == 0) {
+    ::dup2(fds[1], 1);
+    ::dup2(fds[1], 2);
+    ::close(fds[0]);
+    std::vector<char*> argv;
+    std::string bin = LOCKSTEP_BINARY;
+    argv.push_back(bin.data());
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    ::execv(bin.c_str(), argv.data());
+    ::_exit(127);
+  }
+  ::close(fds[1]);
+  c.out_fd = fds[0];
+  return c;
+}
+
+// Reads the child's output until it contains `until` or the child closes it.
+std::string read_until(int fd, const std::string& until) {
+  std::string out;
+  char buf[4096];
+  while (out.find(until) == std::string::npos) {
+    const ssize_t n = ::read(fd, buf, sizeof(buf));
+    if (n <= 0) break;
+    out.append(buf, static_cast<size_t>(n));
+  }
+  return out;
+}
+
+int wait_exit(pid_t pid) {
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+uint16_t port_of(const std::string& out, int node) {
+  const std::string key = "node " + std::to_string(node) + " listening on 127.0.0.1:";
+  const size_t at = out.find(key);
+  return at == std::string::npos ? 0 : static_cast<uint16_t>(std::stoi(out.substr(at + key.size())));
+}
+
+TEST(ServeCli, ServesUntilSigtermThenExitsZero) {
+  for (int sig : {SIGTERM, SIGINT}) {
+    Child c = spawn({"serve", "--port", "0", "--nodes", "2"});
+    const std::string out = read_until(c.out_fd, "node 1 listening");
+    const uint16_t port = port_of(out, 1);
+    ASSERT_NE(port, 0) << out;
+    redisContext* ctx = redisConnect("127.0.0.1", port);
+    ASSERT_TRUE(ctx != nullptr && ctx->err == 0);
+    auto* r = static_cast<redisReply*>(redisCommand(ctx, "PING"));
+    ASSERT_NE(r, nullptr);
+    EXPECT_EQ(std::string(r->str), "PONG");
+    freeReplyObject(r);
+    ::kill(c.pid, sig);
+    EXPECT_NE(read_until(c.out_fd, "stopped").find("lockstep serve: stopped"), std::string::npos);
+    EXPECT_EQ(wait_exit(c.pid), 0);
+    redisFree(ctx);
+    ::close(c.out_fd);
+  }
+}
+
+TEST(ServeCli, PortInUseAndBadOptionsExitTwo) {
+  Child first = spawn({"serve", "--port", "0"});
+  const uint16_t port = port_of(read_until(first.out_fd, "listening"), 0);
+  ASSERT_NE(port, 0);
+  Child second = spawn({"serve", "--port", std::to_string(port)});
+  const std::string out = read_until(second.out_fd, "\n");
+  EXPECT_EQ(wait_exit(second.pid), 2);
+  EXPECT_NE(out.find("cannot listen on 127.0.0.1:" + std::to_string(port)), std::string::npos) << out;
+  ::kill(first.pid, SIGTERM);
+  EXPECT_EQ(wait_exit(first.pid), 0);
+  Child bad = spawn({"serve", "--nodes", "0"});
+  read_until(bad.out_fd, "\n");
+  EXPECT_EQ(wait_exit(bad.pid), 2);
+  Child bind = spawn({"serve", "--port", "0", "--bind", "not-an-ip"});
+  EXPECT_NE(read_until(bind.out_fd, "\n").find("is not an IP address"), std::string::npos);
+  EXPECT_EQ(wait_exit(bind.pid), 2);
+}
+
+}  // namespace
