@@ -13,7 +13,6 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "sim/redis/object.h"
@@ -36,17 +35,10 @@ struct Entry {
 class Keyspace {
  public:
   Keyspace() = default;
-  // Copies drop the lookup cache, which points into the source's map.
-  Keyspace(const Keyspace& other) : map_(other.map_), heap_(other.heap_), volatile_count_(other.volatile_count_) {}
-  Keyspace& operator=(const Keyspace& other) {
-    if (this != &other) {
-      map_ = other.map_;
-      heap_ = other.heap_;
-      volatile_count_ = other.volatile_count_;
-      forget_cached();
-    }
-    return *this;
-  }
+  ~Keyspace();
+  // Copies are deep; they do not share the lookup cache.
+  Keyspace(const Keyspace& other);
+  Keyspace& operator=(const Keyspace& other);
 
   // The entry of `key`, expired or not; nullptr if absent.
   Entry* find(std::string_view key);
@@ -62,7 +54,7 @@ class Keyspace {
   // REQUIRES: `entry` is find(key).
   void set_expire(std::string_view key, Entry& entry, int64_t expire_at_ms);
 
-  size_t size() const { return map_.size(); }
+  size_t size() const { return size_; }
   // Keys that have an expiry.
   size_t volatile_count() const { return volatile_count_; }
 
@@ -78,10 +70,33 @@ class Keyspace {
   // output or behaviour (sort, or only aggregate).
   template <typename Fn>
   void for_each_unordered(Fn&& fn) const {
-    for (const auto& [key, entry] : map_) fn(std::string_view(key), entry);
+    for (const Slot& s : slots_) {
+      if (s.node != nullptr) fn(s.node->key(), static_cast<const Entry&>(s.node->entry));
+    }
   }
 
  private:
+  // A key and its entry in one allocation: the key's bytes follow the node.
+  struct Node {
+    Entry entry;
+    uint32_t key_size = 0;
+    std::string_view key() const { return {reinterpret_cast<const char*>(this + 1), key_size}; }
+  };
+  // The table: open addressing with linear probing over a power-of-two array of (hash, node);
+  // one cache miss reaches the slot, one the node. Nodes never move, so Entry pointers stay
+  // valid until their key is removed.
+  struct Slot {
+    uint64_t hash = 0;
+    Node* node = nullptr;
+  };
+  static Node* new_node(std::string_view key, Value value);
+  static void delete_node(Node* node);
+  static uint64_t hash_of(std::string_view key);
+  // Index of the slot holding `key`, or of the empty slot where it would go.
+  size_t probe(std::string_view key, uint64_t hash) const;
+  void grow();
+  void erase_slot(size_t i);
+
   struct HeapItem {
     int64_t expire_at_ms;
     std::string key;
@@ -95,19 +110,15 @@ class Keyspace {
   };
   void rebuild_heap();
   void push(std::string_view key, Entry& entry, int64_t at_ms);
-  void forget_cached() {
-    cached_entry_ = nullptr;
-    cached_key_.clear();
-  }
+  void forget_cached() { cached_node_ = nullptr; }
 
-  std::unordered_map<std::string, Entry, StringHash, StringEq> map_;
+  std::vector<Slot> slots_;
+  size_t size_ = 0;
   std::vector<HeapItem> heap_;
   size_t volatile_count_ = 0;
   // The last key found: a script touches its key several times in a row, and comparing bytes
-  // is cheaper than hashing them. Node-based maps keep entry addresses stable; removals and
-  // clears forget the cache.
-  std::string cached_key_;
-  Entry* cached_entry_ = nullptr;
+  // is cheaper than hashing them. Removals and clears forget it.
+  Node* cached_node_ = nullptr;
 };
 
 }  // namespace lockstep::redis

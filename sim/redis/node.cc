@@ -244,16 +244,16 @@ std::optional<KeyDump> Node::inspect(std::string_view key) const {
   std::vector<std::string>& out = dump.strings;
   if (const auto* s = std::get_if<std::string>(&e->value)) {
     out.push_back(*s);
-  } else if (const auto* h = std::get_if<HashValue>(&e->value)) {
-    h->for_each([&](std::string_view f, const std::string& v) {
+  } else if (const auto* h = value_if<HashValue>(e->value)) {
+    h->for_each([&](std::string_view f, std::string_view v) {
       out.emplace_back(f);
-      out.push_back(v);
+      out.emplace_back(v);
     });
-  } else if (const auto* l = std::get_if<ListValue>(&e->value)) {
+  } else if (const auto* l = value_if<ListValue>(e->value)) {
     out.assign(l->begin(), l->end());
-  } else if (const auto* set = std::get_if<SetValue>(&e->value)) {
+  } else if (const auto* set = value_if<SetValue>(e->value)) {
     set->for_each([&](std::string_view m) { out.emplace_back(m); });
-  } else if (const auto* z = std::get_if<ZSetValue>(&e->value)) {
+  } else if (const auto* z = value_if<ZSetValue>(e->value)) {
     for (const auto& item : z->ordered()) {
       out.push_back(item.member);
       out.push_back(format_double(item.score));

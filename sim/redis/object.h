@@ -10,6 +10,10 @@
 
 #include <cstdint>
 #include <deque>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <type_traits>
 #include <set>
 #include <string>
 #include <string_view>
@@ -25,7 +29,47 @@ namespace lockstep::redis {
 enum class ObjType : uint8_t { kString = 0, kHash = 1, kList = 2, kSet = 3, kZSet = 4 };
 inline constexpr const char* kTypeNames[] = {"string", "hash", "list", "set", "zset"};
 
-using HashValue = OrderedMap<std::string>;
+// A hash: fields in insertion order (see ordered_map.h). Small hashes are packed into one buffer
+// of [field length][field][value length][value] records, as Redis's listpack packs them: a lock's
+// one-field hash is then a single allocation, read with one cache miss. Past kMaxPackedFields
+// fields or kMaxPackedBytes bytes the hash moves to an OrderedMap for good, keeping its order.
+class HashValue {
+ public:
+  static constexpr size_t kMaxPackedFields = 64;
+  static constexpr size_t kMaxPackedBytes = 4096;
+
+  HashValue() = default;
+  HashValue(const HashValue& other)
+      : buffer_(other.buffer_),
+        dict_(other.dict_ ? std::make_unique<OrderedMap<std::string>>(*other.dict_) : nullptr) {}
+  HashValue& operator=(const HashValue& other) {
+    if (this != &other) *this = HashValue(other);
+    return *this;
+  }
+  HashValue(HashValue&&) noexcept = default;
+  HashValue& operator=(HashValue&&) noexcept = default;
+
+  size_t size() const;
+  bool empty() const { return dict_ ? dict_->empty() : buffer_.empty(); }
+  // The value of `field`; the view is valid until the hash changes.
+  std::optional<std::string_view> get(std::string_view field) const;
+  // Sets a field (a new one goes last; an existing one keeps its place). True if it was new.
+  bool set(std::string_view field, std::string_view value);
+  // Removes a field. True if it was present.
+  bool erase(std::string_view field);
+  // Calls fn(field, value) for every field in order.
+  template <typename Fn>
+  void for_each(Fn&& fn) const;
+
+ private:
+  // Offset of the record of `field` in buffer_, or npos; *count gets the records scanned.
+  size_t find_packed(std::string_view field, size_t* count = nullptr) const;
+  void unpack();
+
+  // Packed records while dict_ is null. Kept to 40 bytes so that a Value fits in 48.
+  std::string buffer_;
+  std::unique_ptr<OrderedMap<std::string>> dict_;
+};
 using ListValue = std::deque<std::string>;
 
 // A set. While every member is a canonical integer and there are at most kMaxIntsetEntries of
@@ -102,9 +146,94 @@ class ZSetValue {
   bool listpack_ = true;
 };
 
-using Value = std::variant<std::string, HashValue, ListValue, SetValue, ZSetValue>;
+// A heap-held T with value semantics (copies are deep). Lists, sets and sorted sets are boxed so
+// that a Value, and with it every keyspace entry, stays within one cache line.
+template <typename T>
+class Boxed {
+ public:
+  Boxed() : p_(std::make_unique<T>()) {}
+  explicit Boxed(T value) : p_(std::make_unique<T>(std::move(value))) {}
+  Boxed(const Boxed& other) : p_(std::make_unique<T>(*other.p_)) {}
+  Boxed& operator=(const Boxed& other) {
+    if (this != &other) p_ = std::make_unique<T>(*other.p_);
+    return *this;
+  }
+  Boxed(Boxed&&) noexcept = default;
+  Boxed& operator=(Boxed&&) noexcept = default;
+  T& get() { return *p_; }
+  const T& get() const { return *p_; }
+
+ private:
+  std::unique_ptr<T> p_;
+};
+
+// The alternatives' order is ObjType's.
+using Value = std::variant<std::string, HashValue, Boxed<ListValue>, Boxed<SetValue>, Boxed<ZSetValue>>;
 
 inline ObjType type_of(const Value& v) { return static_cast<ObjType>(v.index()); }
+
+// How T is held inside a Value.
+template <typename T>
+struct Held {
+  using type = T;
+};
+template <>
+struct Held<ListValue> {
+  using type = Boxed<ListValue>;
+};
+template <>
+struct Held<SetValue> {
+  using type = Boxed<SetValue>;
+};
+template <>
+struct Held<ZSetValue> {
+  using type = Boxed<ZSetValue>;
+};
+
+// The T inside `v`, or nullptr if `v` holds another type.
+template <typename T>
+T* value_if(Value& v) {
+  auto* held = std::get_if<typename Held<T>::type>(&v);
+  if constexpr (std::is_same_v<typename Held<T>::type, T>) {
+    return held;
+  } else {
+    return held == nullptr ? nullptr : &held->get();
+  }
+}
+template <typename T>
+const T* value_if(const Value& v) {
+  return value_if<T>(const_cast<Value&>(v));
+}
+// A Value holding `t`.
+template <typename T>
+Value make_value(T t) {
+  return Value(typename Held<T>::type(std::move(t)));
+}
+
+namespace packed {
+// Reads the 32-bit length at buffer[pos].
+inline uint32_t length_at(const std::string& buffer, size_t pos) {
+  uint32_t n = 0;
+  std::memcpy(&n, buffer.data() + pos, sizeof n);
+  return n;
+}
+}  // namespace packed
+
+template <typename Fn>
+void HashValue::for_each(Fn&& fn) const {
+  if (dict_) {
+    dict_->for_each([&](std::string_view f, const std::string& v) { fn(f, std::string_view(v)); });
+    return;
+  }
+  for (size_t pos = 0; pos < buffer_.size();) {
+    uint32_t flen = packed::length_at(buffer_, pos);
+    std::string_view field(buffer_.data() + pos + 4, flen);
+    pos += 4 + flen;
+    uint32_t vlen = packed::length_at(buffer_, pos);
+    fn(field, std::string_view(buffer_.data() + pos + 4, vlen));
+    pos += 4 + vlen;
+  }
+}
 
 template <typename Fn>
 void SetValue::for_each(Fn&& fn) const {

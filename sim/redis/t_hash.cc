@@ -8,6 +8,88 @@
 
 namespace lockstep::redis {
 
+size_t HashValue::find_packed(std::string_view field, size_t* count) const {
+  size_t n = 0;
+  for (size_t pos = 0; pos < buffer_.size(); n++) {
+    uint32_t flen = packed::length_at(buffer_, pos);
+    if (flen == field.size() && std::memcmp(buffer_.data() + pos + 4, field.data(), flen) == 0) return pos;
+    pos += 4 + flen;
+    pos += 4 + packed::length_at(buffer_, pos);
+  }
+  if (count != nullptr) *count = n;
+  return std::string::npos;
+}
+
+size_t HashValue::size() const {
+  if (dict_) return dict_->size();
+  size_t n = 0;
+  for (size_t pos = 0; pos < buffer_.size(); n++) {
+    pos += 4 + packed::length_at(buffer_, pos);
+    pos += 4 + packed::length_at(buffer_, pos);
+  }
+  return n;
+}
+
+std::optional<std::string_view> HashValue::get(std::string_view field) const {
+  if (dict_) {
+    const std::string* v = dict_->find(field);
+    return v == nullptr ? std::nullopt : std::optional<std::string_view>(*v);
+  }
+  size_t pos = find_packed(field);
+  if (pos == std::string::npos) return std::nullopt;
+  pos += 4 + field.size();
+  return std::string_view(buffer_.data() + pos + 4, packed::length_at(buffer_, pos));
+}
+
+namespace {
+void append_record(std::string& buffer, std::string_view bytes) {
+  LS_ASSERT(bytes.size() <= UINT32_MAX);
+  uint32_t n = static_cast<uint32_t>(bytes.size());
+  buffer.append(reinterpret_cast<const char*>(&n), sizeof n);
+  buffer.append(bytes);
+}
+}  // namespace
+
+bool HashValue::set(std::string_view field, std::string_view value) {
+  if (dict_) return dict_->insert_or_assign(field, std::string(value));
+  size_t count = 0;
+  size_t pos = find_packed(field, &count);
+  if (pos != std::string::npos) {
+    size_t vpos = pos + 4 + field.size();
+    uint32_t old = packed::length_at(buffer_, vpos);
+    uint32_t n = static_cast<uint32_t>(value.size());
+    std::memcpy(buffer_.data() + vpos, &n, sizeof n);
+    buffer_.replace(vpos + 4, old, value);
+    if (buffer_.size() > kMaxPackedBytes) unpack();
+    return false;
+  }
+  append_record(buffer_, field);
+  append_record(buffer_, value);
+  if (count + 1 > kMaxPackedFields || buffer_.size() > kMaxPackedBytes) unpack();
+  return true;
+}
+
+bool HashValue::erase(std::string_view field) {
+  if (dict_) return dict_->erase(field);
+  size_t pos = find_packed(field);
+  if (pos == std::string::npos) return false;
+  size_t vpos = pos + 4 + field.size();
+  size_t end = vpos + 4 + packed::length_at(buffer_, vpos);
+  buffer_.erase(pos, end - pos);
+  LS_ASSERT(end > pos);
+  return true;
+}
+
+void HashValue::unpack() {
+  LS_ASSERT(!dict_);
+  auto dict = std::make_unique<OrderedMap<std::string>>();
+  for_each([&](std::string_view f, std::string_view v) { dict->insert_or_assign(f, std::string(v)); });
+  LS_ASSERT(dict->size() == size());
+  dict_ = std::move(dict);
+  buffer_.clear();
+  buffer_.shrink_to_fit();
+}
+
 namespace {
 
 // The hash at `key` for reading: *hash is nullptr when the key is absent. Returns false after
@@ -16,7 +98,7 @@ bool hash_for_read(Call& c, std::string_view key, HashValue** hash) {
   *hash = nullptr;
   Entry* e = c.lookup(key);
   if (e == nullptr) return true;
-  *hash = std::get_if<HashValue>(&e->value);
+  *hash = value_if<HashValue>(e->value);
   if (*hash == nullptr) {
     c.wrong_type();
     return false;
@@ -28,8 +110,8 @@ bool hash_for_read(Call& c, std::string_view key, HashValue** hash) {
 // replying WRONGTYPE.
 HashValue* hash_for_write(Call& c, std::string_view key) {
   Entry* e = c.lookup(key);
-  if (e == nullptr) return &std::get<HashValue>(c.db().add(key, Value(HashValue{})).value);
-  auto* hash = std::get_if<HashValue>(&e->value);
+  if (e == nullptr) return value_if<HashValue>(c.db().add(key, make_value(HashValue{})).value);
+  auto* hash = value_if<HashValue>(e->value);
   if (hash == nullptr) c.wrong_type();
   return hash;
 }
@@ -45,7 +127,7 @@ void drop_if_empty(Call& c, std::string_view key, const HashValue& hash) {
 int64_t set_pairs(Call& c, HashValue& hash) {
   int64_t created = 0;
   for (size_t j = 2; j + 1 < c.argv.size(); j += 2) {
-    if (hash.insert_or_assign(c.argv[j], std::string(c.argv[j + 1]))) created++;
+    if (hash.set(c.argv[j], c.argv[j + 1])) created++;
   }
   c.dirty += (c.argv.size() - 2) / 2;
   return created;
@@ -71,8 +153,8 @@ void cmd_hmset(Call& c) {
 void cmd_hsetnx(Call& c) {
   HashValue* hash = hash_for_write(c, c.argv[1]);
   if (hash == nullptr) return;
-  if (hash->find(c.argv[2]) != nullptr) return c.reply(Reply::integer_of(0));
-  hash->insert_or_assign(c.argv[2], std::string(c.argv[3]));
+  if (hash->get(c.argv[2])) return c.reply(Reply::integer_of(0));
+  hash->set(c.argv[2], c.argv[3]);
   c.dirty++;
   c.reply(Reply::integer_of(1));
 }
@@ -80,8 +162,9 @@ void cmd_hsetnx(Call& c) {
 void cmd_hget(Call& c) {
   HashValue* hash = nullptr;
   if (!hash_for_read(c, c.argv[1], &hash)) return;
-  const std::string* v = hash != nullptr ? hash->find(c.argv[2]) : nullptr;
-  c.reply(v != nullptr ? Reply::bulk(*v) : Reply::nil());
+  std::optional<std::string_view> v;
+  if (hash != nullptr) v = hash->get(c.argv[2]);
+  c.reply(v ? Reply::bulk(*v) : Reply::nil());
 }
 
 void cmd_hmget(Call& c) {
@@ -90,8 +173,9 @@ void cmd_hmget(Call& c) {
   std::vector<Reply> values;
   values.reserve(c.argv.size() - 2);
   for (size_t j = 2; j < c.argv.size(); j++) {
-    const std::string* v = hash != nullptr ? hash->find(c.argv[j]) : nullptr;
-    values.push_back(v != nullptr ? Reply::bulk(*v) : Reply::nil());
+    std::optional<std::string_view> v;
+    if (hash != nullptr) v = hash->get(c.argv[j]);
+    values.push_back(v ? Reply::bulk(*v) : Reply::nil());
   }
   c.reply(Reply::array(std::move(values)));
 }
@@ -99,7 +183,7 @@ void cmd_hmget(Call& c) {
 void cmd_hexists(Call& c) {
   HashValue* hash = nullptr;
   if (!hash_for_read(c, c.argv[1], &hash)) return;
-  bool found = hash != nullptr && hash->find(c.argv[2]) != nullptr;
+  bool found = hash != nullptr && hash->get(c.argv[2]).has_value();
   c.reply(Reply::integer_of(found ? 1 : 0));
 }
 
@@ -122,8 +206,8 @@ void cmd_hincrby(Call& c) {
   HashValue* hash = hash_for_write(c, c.argv[1]);
   if (hash == nullptr) return;
   int64_t value = 0;
-  std::string* current = hash->find(c.argv[2]);
-  if (current != nullptr && !parse_int64(*current, &value)) {
+  std::optional<std::string_view> current = hash->get(c.argv[2]);
+  if (current && !parse_int64(*current, &value)) {
     return c.error("ERR hash value is not an integer");
   }
   if ((incr < 0 && value < 0 && incr < INT64_MIN - value) ||
@@ -134,12 +218,8 @@ void cmd_hincrby(Call& c) {
     return c.error("ERR increment or decrement would overflow");
   }
   value += incr;
-  if (current != nullptr) {
-    char buf[21];
-    current->assign(buf, format_int64(value, buf));  // in place: keeps the field's position
-  } else {
-    hash->insert_or_assign(c.argv[2], int_to_string(value));
-  }
+  char buf[21];
+  hash->set(c.argv[2], std::string_view(buf, format_int64(value, buf)));
   c.dirty++;
   c.reply(Reply::integer_of(value));
 }
@@ -158,7 +238,7 @@ void reply_hash(Call& c, bool keys, bool values) {
   std::vector<Reply> items;
   if (hash != nullptr) {
     items.reserve(hash->size() * ((keys && values) ? 2 : 1));
-    hash->for_each([&](std::string_view k, const std::string& v) {
+    hash->for_each([&](std::string_view k, std::string_view v) {
       if (keys) items.push_back(Reply::bulk(k));
       if (values) items.push_back(Reply::bulk(v));
     });

@@ -1,5 +1,9 @@
 #include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
 
+#include <algorithm>
+
+#include "sim/redis/object.h"
 #include "sim/redis/test_node.h"
 
 namespace lockstep::redis::testing {
@@ -83,6 +87,49 @@ TEST(HashTest, WrongType) {
   // The increment is parsed before the key is looked at.
   EXPECT_EQ(t.run({"hincrby", "str", "a", "x"}), E("ERR value is not an integer or out of range"));
   EXPECT_EQ(t.run({"hincrby", "str", "a", "1"}), kWrongType);
+}
+
+// The packed and the unpacked representation against an insertion-ordered reference.
+RC_GTEST_PROP(HashValueTest, BehavesLikeAnInsertionOrderedMap, (std::vector<std::tuple<uint8_t, uint8_t, std::string>> ops)) {
+  HashValue h;
+  std::vector<std::pair<std::string, std::string>> model;
+  for (const auto& [kind, f, v] : ops) {
+    std::string field = "f" + std::to_string(f % 90);  // up to 90 fields: crosses the packed limit
+    auto it = std::find_if(model.begin(), model.end(), [&](const auto& p) { return p.first == field; });
+    if (kind % 4 == 0) {
+      RC_ASSERT(h.erase(field) == (it != model.end()));
+      if (it != model.end()) model.erase(it);
+    } else {
+      std::string value = v + std::string(kind % 3 == 0 ? 200 : 0, 'x');  // some long values
+      RC_ASSERT(h.set(field, value) == (it == model.end()));
+      if (it == model.end()) {
+        model.emplace_back(field, value);
+      } else {
+        it->second = value;
+      }
+    }
+    RC_ASSERT(h.size() == model.size());
+    RC_ASSERT(h.empty() == model.empty());
+  }
+  std::vector<std::pair<std::string, std::string>> seen;
+  h.for_each([&](std::string_view f, std::string_view v) { seen.emplace_back(f, v); });
+  RC_ASSERT(seen == model);
+  for (const auto& [f, v] : model) RC_ASSERT(h.get(f) == std::optional<std::string_view>(v));
+  HashValue copy = h;
+  std::vector<std::pair<std::string, std::string>> copied;
+  copy.for_each([&](std::string_view f, std::string_view v) { copied.emplace_back(f, v); });
+  RC_ASSERT(copied == model);
+}
+
+TEST(HashValueTest, FieldsWithAnyBytes) {
+  HashValue h;
+  std::string nul("\0", 1);
+  EXPECT_TRUE(h.set(nul, "a"));
+  EXPECT_TRUE(h.set("", "empty"));
+  EXPECT_FALSE(h.set(nul, "b"));
+  EXPECT_EQ(h.get(nul), std::optional<std::string_view>("b"));
+  EXPECT_EQ(h.get(""), std::optional<std::string_view>("empty"));
+  EXPECT_EQ(h.size(), 2u);
 }
 
 }  // namespace

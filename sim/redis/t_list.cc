@@ -15,7 +15,7 @@ bool list_for_read(Call& c, std::string_view key, ListValue** list) {
   *list = nullptr;
   Entry* e = c.lookup(key);
   if (e == nullptr) return true;
-  *list = std::get_if<ListValue>(&e->value);
+  *list = value_if<ListValue>(e->value);
   if (*list == nullptr) {
     c.wrong_type();
     return false;
@@ -33,7 +33,7 @@ void push(Call& c, bool head) {
   std::string_view key = c.argv[1];
   ListValue* list = nullptr;
   if (!list_for_read(c, key, &list)) return;
-  if (list == nullptr) list = &std::get<ListValue>(c.db().add(key, Value(ListValue{})).value);
+  if (list == nullptr) list = value_if<ListValue>(c.db().add(key, make_value(ListValue{})).value);
   for (size_t j = 2; j < c.argv.size(); j++) {
     if (head) {
       list->emplace_front(c.argv[j]);

@@ -58,7 +58,7 @@ bool set_for_read(Call& c, std::string_view key, SetValue** set) {
   *set = nullptr;
   Entry* e = c.lookup(key);
   if (e == nullptr) return true;
-  *set = std::get_if<SetValue>(&e->value);
+  *set = value_if<SetValue>(e->value);
   if (*set == nullptr) {
     c.wrong_type();
     return false;
@@ -71,7 +71,7 @@ bool set_for_read(Call& c, std::string_view key, SetValue** set) {
 void cmd_sadd(Call& c) {
   SetValue* set = nullptr;
   if (!set_for_read(c, c.argv[1], &set)) return;
-  if (set == nullptr) set = &std::get<SetValue>(c.db().add(c.argv[1], Value(SetValue{})).value);
+  if (set == nullptr) set = value_if<SetValue>(c.db().add(c.argv[1], make_value(SetValue{})).value);
   int64_t added = 0;
   for (size_t j = 2; j < c.argv.size(); j++) {
     if (set->add(c.argv[j])) added++;

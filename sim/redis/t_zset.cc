@@ -60,7 +60,7 @@ bool zset_for_read(Call& c, std::string_view key, ZSetValue** zset) {
   *zset = nullptr;
   Entry* e = c.lookup(key);
   if (e == nullptr) return true;
-  *zset = std::get_if<ZSetValue>(&e->value);
+  *zset = value_if<ZSetValue>(e->value);
   if (*zset == nullptr) {
     c.wrong_type();
     return false;
@@ -141,8 +141,7 @@ void zadd_generic(Call& c, bool incr_command) {
   int64_t added = 0, updated = 0, processed = 0;
   double score = 0;
   if (zset == nullptr && !o.xx) {
-    Value fresh(std::in_place_type<ZSetValue>, c.argv[first + 1]);
-    zset = &std::get<ZSetValue>(c.db().add(key, std::move(fresh)).value);
+    zset = value_if<ZSetValue>(c.db().add(key, make_value(ZSetValue(c.argv[first + 1]))).value);
   }
   for (size_t j = 0; zset != nullptr && j < elements; j++) {
     double new_score = 0;
