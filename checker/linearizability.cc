@@ -241,8 +241,9 @@ Search::Answer Search::run() {
     const uint32_t code = f.cands[f.next++];
     const uint32_t c = code >> 1;
     Frame child;
-    if (!try_candidate(f, code, &child)) continue;
+    // The budget counts every transition tried, so it bounds the work, not just the depth.
     if (++states_ > budget_) return Answer::kBudget;
+    if (!try_candidate(f, code, &child)) continue;
     unlink(c);
     stack.push_back(std::move(child));
     fill_required(stack.back());
