@@ -2,8 +2,11 @@
 #include <algorithm>
 
 #include "algorithms/baseline/set_nx_px.h"
+#include "algorithms/baseline/setnx_naive.h"
 #include "algorithms/lock_client.h"
 #include "algorithms/redisson/redisson_lock.h"
+#include "algorithms/redisson/redlock.h"
+#include "algorithms/redlock_spec/redlock_spec.h"
 
 namespace lockstep::algorithms {
 namespace {
@@ -15,6 +18,9 @@ std::vector<AlgorithmInfo> build() {
   all.push_back(redisson::redisson_fair_lock_algorithm());
   all.push_back(redisson::redisson_fenced_lock_algorithm());
   all.push_back(redisson::redisson_rwlock_algorithm());
+  all.push_back(redisson::redisson_redlock_algorithm());
+  all.push_back(redlock_spec::redlock_spec_algorithm());
+  all.push_back(baseline::setnx_naive_algorithm());
   std::sort(all.begin(), all.end(),
             [](const AlgorithmInfo& a, const AlgorithmInfo& b) { return a.name < b.name; });
   return all;

@@ -33,7 +33,7 @@ Task<AcquireReply> FairType::try_acquire(size_t endpoint, std::string lock, cons
                                          int64_t lease_ms, int64_t wait_ms, bool once,
                                          int64_t op) {
   LS_ASSERT(thread != nullptr);
-  LS_ASSERT(lease_ms > 0);
+  LS_ASSERT(lease_ms != -1);
   const bool current = ctx_.options.fair_script == FairScript::kCurrent;
   // The client's clock: deadlines in the timeout zset are client times (skew matters).
   const int64_t now_ms = ctx_.rt.now_ms();

@@ -26,7 +26,9 @@ LockOutcome error_outcome(Outcome outcome, const std::string& error) {
 Task<AcquireReply> try_acquire(LockType& type, size_t endpoint, const Thread* thread,
                                const LockCall& call, bool once) {
   ClientContext& ctx = type.ctx();
-  const bool watchdog = call.lease_ms <= 0;
+  // -1 is "no lease": the watchdog's. Any other value goes to the script as it is, as Redisson
+  // passes it (RedLock's classic newLeaseTime can be 0 or -2: PEXPIRE then deletes the key).
+  const bool watchdog = call.lease_ms == -1;
   const int64_t lease_ms = watchdog ? ctx.rt.options().lock_watchdog_timeout_ms : call.lease_ms;
   AcquireReply a =
       co_await type.try_acquire(endpoint, call.lock, thread, lease_ms, call.wait_ms, once, call.op);
@@ -48,7 +50,7 @@ Task<AcquireReply> try_acquire(LockType& type, size_t endpoint, const Thread* th
 Task<LockOutcome> acquire(LockType& type, size_t endpoint, const Thread* thread, LockCall call) {
   LS_ASSERT(thread != nullptr);
   if (call.wait_ms < 0) co_return co_await lock(type, endpoint, thread, std::move(call));
-  if (call.wait_ms == 0 && call.lease_ms <= 0) {
+  if (call.wait_ms == 0 && call.lease_ms == -1) {
     co_return co_await try_lock_once(type, endpoint, thread, std::move(call));
   }
   co_return co_await try_lock(type, endpoint, thread, std::move(call));

@@ -142,6 +142,11 @@ const std::vector<OptionDef>& defs() {
                         "RedLock's lower bound on the per-lock wait max(remain/N, min) (1; 1000 "
                         "before 2.11.3)",
                         0, kDayMs, &RedissonOptions::redlock_min_lock_wait_ms));
+    v.push_back(choice("redlock_lease",
+                       "RedLock sub-lock lease when a lease is given: wait_times_two (seed 001: "
+                       "waitTime*2, even for a wait of -1 or 0, #2172) or lease_unless_wait "
+                       "(3.11.1+: waitTime*2 only if waitTime > 0, else the lease)",
+                       {"wait_times_two", "lease_unless_wait"}, &RedissonOptions::redlock_lease));
     return v;
   }();
   return all;
@@ -177,6 +182,7 @@ RedissonOptions profile_defaults(Profile profile) {
   o.fair_script = FairScript::kCurrent;
   o.fair_acquire_failed_on_timeout = true;
   o.read_renew = ReadRenew::kOwnOnly;
+  o.redlock_lease = RedlockLease::kLeaseUnlessWait;
   return o;
 }
 
@@ -227,7 +233,7 @@ std::vector<std::string> rwlock_option_names() {
 
 std::vector<std::string> redlock_option_names() {
   std::vector<std::string> v = common_option_names();
-  v.push_back("redlock_min_lock_wait_ms");
+  v.insert(v.end(), {"redlock_min_lock_wait_ms", "redlock_lease"});
   return v;
 }
 

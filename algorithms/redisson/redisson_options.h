@@ -44,6 +44,10 @@ enum class ReadRenew : uint8_t {
   kAllFields,  // seed 004: renews the timeout keys of every field of the hash (any client's)
   kOwnOnly,    // 4.4.0+: renews only this client's threads' timeout keys
 };
+enum class RedlockLease : uint8_t {
+  kWaitTimesTwo,     // seed 001: with a lease, each sub-lock's lease is waitTime*2, whatever it is
+  kLeaseUnlessWait,  // 3.11.1+ (#2172): waitTime*2 only when waitTime > 0, else the lease
+};
 enum class WatchdogAfterFailure : uint8_t {
   kStop,        // <= 3.43: a renewal that errors or times out stops the watchdog for good
   kReschedule,  // >= 3.44: the next renewal is scheduled anyway
@@ -74,8 +78,10 @@ struct RedissonOptions {
   // Read-write lock.
   bool read_lease_max = true;
   ReadRenew read_renew = ReadRenew::kAllFields;
-  // RedLock (redisson-redlock): Redisson's lower bound of the per-lock wait (2.11.3+: 1 ms).
+  // RedLock (redisson-redlock): Redisson's lower bound of the per-lock wait (2.11.3+: 1 ms),
+  // and how the sub-locks' lease is derived.
   int64_t redlock_min_lock_wait_ms = 1;
+  RedlockLease redlock_lease = RedlockLease::kWaitTimesTwo;
 
   // The retry attempts to use given the client's setting.
   int32_t effective_retry_attempts(int32_t client_retry_attempts) const {

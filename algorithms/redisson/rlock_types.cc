@@ -11,7 +11,7 @@ Task<AcquireReply> RLockType::try_acquire(size_t endpoint, std::string lock,
                                           const Thread* thread, int64_t lease_ms,
                                           int64_t wait_ms, bool once, int64_t op) {
   LS_ASSERT(thread != nullptr);
-  LS_ASSERT(lease_ms > 0);
+  LS_ASSERT(lease_ms != -1);
   // GCC 12 miscompiles braced lists inside co_await expressions: arguments are built first.
   ScriptCall call;
   call.script = ctx_.options.merged_acquire ? &scripts::rlock_acquire_merged()
@@ -64,7 +64,7 @@ Task<RenewReply> RLockType::renew(size_t endpoint, std::string lock, const Threa
                                   std::vector<const Thread*> threads, int64_t lease_ms,
                                   int64_t op) {
   LS_ASSERT(first != nullptr);
-  LS_ASSERT(lease_ms > 0);
+  LS_ASSERT(lease_ms >= 3);
   ScriptCall call;
   call.script = &scripts::rlock_renew();
   call.keys = {lock};
@@ -79,7 +79,7 @@ Task<AcquireReply> FencedType::try_acquire(size_t endpoint, std::string lock,
                                            const Thread* thread, int64_t lease_ms,
                                            int64_t wait_ms, bool once, int64_t op) {
   LS_ASSERT(thread != nullptr);
-  LS_ASSERT(lease_ms > 0);
+  LS_ASSERT(lease_ms != -1);
   ScriptCall call;
   call.script = &scripts::fenced_acquire();
   call.keys = {lock, prefix_name("redisson_lock_token", lock)};

@@ -32,7 +32,7 @@ Task<AcquireReply> ReadType::try_acquire(size_t endpoint, std::string lock, cons
                                          int64_t lease_ms, int64_t wait_ms, bool once,
                                          int64_t op) {
   LS_ASSERT(thread != nullptr);
-  LS_ASSERT(lease_ms > 0);
+  LS_ASSERT(lease_ms != -1);
   ScriptCall call;
   call.script = ctx_.options.read_lease_max ? &scripts::read_acquire()
                                             : &scripts::read_acquire_plain_pexpire();
@@ -116,7 +116,7 @@ Task<AcquireReply> WriteType::try_acquire(size_t endpoint, std::string lock,
                                           const Thread* thread, int64_t lease_ms,
                                           int64_t wait_ms, bool once, int64_t op) {
   LS_ASSERT(thread != nullptr);
-  LS_ASSERT(lease_ms > 0);
+  LS_ASSERT(lease_ms != -1);
   ScriptCall call;
   call.script = &scripts::write_acquire();
   call.keys = {lock};
@@ -168,7 +168,7 @@ Task<RenewReply> WriteType::renew(size_t endpoint, std::string lock, const Threa
                                   std::vector<const Thread*> threads, int64_t lease_ms,
                                   int64_t op) {
   LS_ASSERT(first != nullptr);
-  LS_ASSERT(lease_ms > 0);
+  LS_ASSERT(lease_ms >= 3);
   ScriptCall call;
   call.script = &scripts::rlock_renew();
   call.keys = {lock};
