@@ -63,6 +63,7 @@ bool HashValue::set(std::string_view field, std::string_view value) {
     if (buffer_.size() > kMaxPackedBytes) unpack();
     return false;
   }
+  buffer_.reserve(buffer_.size() + 8 + field.size() + value.size());  // one allocation
   append_record(buffer_, field);
   append_record(buffer_, value);
   if (count + 1 > kMaxPackedFields || buffer_.size() > kMaxPackedBytes) unpack();
