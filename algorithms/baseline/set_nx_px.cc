@@ -48,6 +48,12 @@ class SetNxPx : public LockClient {
   };
   using Key = std::pair<uint32_t, std::string>;  // (thread index, lock)
 
+  enum : int { kAcquired = 1, kTaken = 0, kTimedOut = -1, kError = -2 };
+  // One SET NX PX; returns kAcquired, kTaken, kTimedOut or kError (with *error set).
+  Task<int> try_set(std::string_view lock, const std::string& token, int64_t lease_ms,
+                    int64_t op, std::string* error);
+  LockOutcome on_acquired(const Thread& thread, std::string_view lock, const std::string& token,
+                          bool renew, int64_t lease_ms);
   Task<void> renew_loop(const Thread* thread, std::string lock, std::string token,
                         int64_t lease_ms);
   int64_t retry_delay() {
@@ -60,38 +66,53 @@ class SetNxPx : public LockClient {
   std::map<Key, Hold> holds_;
 };
 
+Task<int> SetNxPx::try_set(std::string_view lock, const std::string& token, int64_t lease_ms,
+                           int64_t op, std::string* error) {
+  // GCC 12 miscompiles braced lists inside co_await expressions: build arguments first.
+  std::vector<std::string> argv = {"SET", std::string(lock), token, "NX", "PX",
+                                   std::to_string(lease_ms)};
+  CallOptions call;
+  call.op = op;
+  CallResult r = co_await rt_.conn().call(std::move(argv), std::move(call));
+  if (!r.ok()) co_return kTimedOut;
+  if (r.reply.is_error()) {
+    *error = r.reply.str;
+    co_return kError;
+  }
+  co_return r.reply.type == Reply::Type::kStatus ? kAcquired : kTaken;
+}
+
 Task<LockOutcome> SetNxPx::acquire(const Thread& thread, const LockRequest& req) {
   if (req.mode != LockMode::kExclusive) co_return LockOutcome::fail("set-nx-px has no read/write modes");
   const bool renew = req.lease_ms < 0;
   const int64_t lease_ms = renew ? rt_.options().lock_watchdog_timeout_ms : req.lease_ms;
-  std::string token = rt_.owner_name(thread) + ":" + std::to_string(++next_token_);
+  const std::string token = rt_.owner_name(thread) + ":" + std::to_string(++next_token_);
   const int64_t start_ms = rt_.now_ms();
-  CallOptions call;
-  call.op = req.op;
+  std::string error;
   for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
-    // GCC 12 miscompiles braced lists inside co_await expressions: build arguments first.
-    std::vector<std::string> argv = {"SET", std::string(req.lock), token, "NX", "PX",
-                                     std::to_string(lease_ms)};
-    CallResult r = co_await rt_.conn().call(std::move(argv), call);
-    if (!r.ok()) co_return LockOutcome::unknown("command timed out");
-    if (r.reply.is_error()) co_return LockOutcome::fail(r.reply.str);
-    if (r.reply.type == Reply::Type::kStatus) {
-      Hold& hold = holds_[Key{thread.index, std::string(req.lock)}];
-      rt_.cancel(hold.renewal);  // a renewal of an earlier, lost hold
-      hold.token = token;
-      hold.renewal = renew ? rt_.spawn(renew_loop(&thread, std::string(req.lock), token, lease_ms))
-                           : TaskId{};
-      LockOutcome out;
-      out.acquired = true;
-      out.count = 1;
-      co_return out;
-    }
+    // The attempt's arguments and reply live in try_set's frame only while it is in flight.
+    const int result = co_await try_set(req.lock, token, lease_ms, req.op, &error);
+    if (result == kTimedOut) co_return LockOutcome::unknown("command timed out");
+    if (result == kError) co_return LockOutcome::fail(error);
+    if (result == kAcquired) co_return on_acquired(thread, req.lock, token, renew, lease_ms);
     const int64_t remaining_ms =
         req.wait_ms < 0 ? INT64_MAX : req.wait_ms - (rt_.now_ms() - start_ms);
     if (remaining_ms <= 0) co_return LockOutcome{};  // acquired = false
     co_await rt_.sleep_ms(std::min(retry_delay(), remaining_ms));
   }
   co_return LockOutcome::fail("set-nx-px: gave up after " + std::to_string(kMaxAttempts) + " attempts");
+}
+
+LockOutcome SetNxPx::on_acquired(const Thread& thread, std::string_view lock,
+                                 const std::string& token, bool renew, int64_t lease_ms) {
+  Hold& hold = holds_[Key{thread.index, std::string(lock)}];
+  rt_.cancel(hold.renewal);  // a renewal of an earlier, lost hold
+  hold.token = token;
+  hold.renewal = renew ? rt_.spawn(renew_loop(&thread, std::string(lock), token, lease_ms)) : TaskId{};
+  LockOutcome out;
+  out.acquired = true;
+  out.count = 1;
+  return out;
 }
 
 Task<LockOutcome> SetNxPx::release(const Thread& thread, const LockRequest& req) {

@@ -163,12 +163,12 @@ int64_t ClientProcess::replicas(size_t endpoint) const {
 
 const algorithms::Thread& ClientProcess::add_thread() {
   LS_ASSERT(threads_.size() < kMaxThreads);
-  algorithms::Thread t;
-  t.index = static_cast<uint32_t>(threads_.size());
-  t.id = t.index;
-  t.name = name() + "/t" + std::to_string(t.index);
+  auto t = std::make_unique<algorithms::Thread>();
+  t->index = static_cast<uint32_t>(threads_.size());
+  t->id = t->index;
+  t->name = name() + "/t" + std::to_string(t->index);
   threads_.push_back(std::move(t));
-  return threads_.back();
+  return *threads_.back();
 }
 
 void ClientProcess::set_lock_client(std::unique_ptr<algorithms::LockClient> client) {
@@ -432,7 +432,7 @@ int64_t ClientProcess::hold_token(const algorithms::Thread& thread, std::string_
 
 void ClientProcess::end_all_holds(history::HoldEnd reason) {
   for (const auto& [key, hold] : holds_) {
-    ctx_.rec->hold_end(now(), threads_[std::get<0>(key)].name, std::get<1>(key), reason);
+    ctx_.rec->hold_end(now(), threads_[std::get<0>(key)]->name, std::get<1>(key), reason);
   }
   holds_.clear();
 }

@@ -66,7 +66,7 @@ class ClientProcess : public CoroProcess, public algorithms::Runtime, public Top
   // --- for the workload driver ---
   // Adds the next application thread ("<client>/t<index>", id = index).
   const algorithms::Thread& add_thread();
-  const algorithms::Thread& thread(uint32_t index) const { return threads_[index]; }
+  const algorithms::Thread& thread(uint32_t index) const { return *threads_[index]; }
   size_t thread_count() const { return threads_.size(); }
   void set_lock_client(std::unique_ptr<algorithms::LockClient> client);
   algorithms::LockClient& lock_client() { return *lock_client_; }
@@ -134,7 +134,7 @@ class ClientProcess : public CoroProcess, public algorithms::Runtime, public Top
   algorithms::ClientOptions options_;
   std::string uuid_;
   Rng rng_;
-  std::deque<algorithms::Thread> threads_;  // stable addresses
+  std::vector<std::unique_ptr<algorithms::Thread>> threads_;  // stable addresses
   std::vector<Endpoint> endpoints_;
   std::vector<NodeConns> conns_;
   uint32_t conn_serial_ = 0;

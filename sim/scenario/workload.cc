@@ -81,10 +81,11 @@ kernel::Task<void> Workload::run_step(ThreadState* t, const Step& st) {
   }
 }
 
-kernel::Task<bool> Workload::acquire(ThreadState* t, OpKind op, const std::string& lock,
-                                     LockMode mode, int64_t wait_ms, int64_t lease_ms) {
+// Coroutine frames keep every local that lives across a co_await, so the history bookkeeping
+// happens in plain functions around the one suspension (B5: memory per waiting client).
+algorithms::LockRequest Workload::invoke(ThreadState* t, OpKind op, const std::string& lock,
+                                         LockMode mode, int64_t wait_ms, int64_t lease_ms) {
   kernel::ClientProcess& c = *t->client;
-  history::Recorder& rec = world_.recorder();
   const std::string owner = c.owner_name(*t->thread);
   history::Invoke inv;
   inv.thread = t->thread->name;
@@ -92,16 +93,24 @@ kernel::Task<bool> Workload::acquire(ThreadState* t, OpKind op, const std::strin
   inv.lock = lock;
   inv.op = op;
   inv.mode = mode;
-  inv.lease_ms = lease_ms;
-  inv.wait_ms = wait_ms;
-  if (lease_ms < 0) inv.watchdog_ms = c.options().lock_watchdog_timeout_ms;
+  const bool acquire = op == OpKind::kLock || op == OpKind::kTryLock;
+  if (acquire) {
+    inv.lease_ms = lease_ms;
+    inv.wait_ms = wait_ms;
+    if (lease_ms < 0) inv.watchdog_ms = c.options().lock_watchdog_timeout_ms;
+  }
   algorithms::LockRequest req;
   req.lock = lock;
   req.mode = mode;
-  req.wait_ms = wait_ms;
-  req.lease_ms = lease_ms;
-  req.op = rec.invoke(c.now(), inv);
-  algorithms::LockOutcome out = co_await c.lock_client().acquire(*t->thread, req);
+  req.wait_ms = acquire ? wait_ms : -1;
+  req.lease_ms = acquire ? lease_ms : -1;
+  req.op = world_.recorder().invoke(c.now(), inv);
+  return req;
+}
+
+bool Workload::acquired(ThreadState* t, const algorithms::LockRequest& req,
+                        const algorithms::LockOutcome& out) {
+  kernel::ClientProcess& c = *t->client;
   history::Completion done;
   done.outcome = out.outcome;
   done.error = out.error;
@@ -113,31 +122,18 @@ kernel::Task<bool> Workload::acquire(ThreadState* t, OpKind op, const std::strin
       if (out.validity_ms >= 0) done.validity_ms = out.validity_ms;
     }
   }
-  rec.complete(c.now(), req.op, done);
+  world_.recorder().complete(c.now(), req.op, done);
   const bool got = out.outcome == history::Outcome::kOk && out.acquired;
   if (got) {
-    c.hold_acquired(*t->thread, lock, mode, req.op, out.token >= 0 ? out.token : history::kAbsent);
-    t->last_lock = lock;
+    c.hold_acquired(*t->thread, req.lock, req.mode, req.op,
+                    out.token >= 0 ? out.token : history::kAbsent);
+    t->last_lock = std::string(req.lock);
   }
-  co_return got;
+  return got;
 }
 
-kernel::Task<void> Workload::release(ThreadState* t, const std::string& lock, LockMode mode) {
-  kernel::ClientProcess& c = *t->client;
-  history::Recorder& rec = world_.recorder();
-  const std::string owner = c.owner_name(*t->thread);
-  history::Invoke inv;
-  inv.thread = t->thread->name;
-  inv.owner = owner;
-  inv.lock = lock;
-  inv.op = OpKind::kUnlock;
-  inv.mode = mode;
-  algorithms::LockRequest req;
-  req.lock = lock;
-  req.mode = mode;
-  req.op = rec.invoke(c.now(), inv);
-  c.hold_unlocking(*t->thread, lock, mode);  // the thread stops believing it holds the lock
-  algorithms::LockOutcome out = co_await c.lock_client().release(*t->thread, req);
+void Workload::released(ThreadState* t, const algorithms::LockRequest& req,
+                        const algorithms::LockOutcome& out) {
   history::Completion done;
   done.outcome = out.outcome;
   done.error = out.error;
@@ -145,27 +141,26 @@ kernel::Task<void> Workload::release(ThreadState* t, const std::string& lock, Lo
     done.released = out.released ? 1 : 0;
     if (out.count >= 0) done.count = out.count;
   }
-  rec.complete(c.now(), req.op, done);
+  world_.recorder().complete(t->client->now(), req.op, done);
+}
+
+kernel::Task<bool> Workload::acquire(ThreadState* t, OpKind op, const std::string& lock,
+                                     LockMode mode, int64_t wait_ms, int64_t lease_ms) {
+  const algorithms::LockRequest req = invoke(t, op, lock, mode, wait_ms, lease_ms);
+  co_return acquired(t, req, co_await t->client->lock_client().acquire(*t->thread, req));
+}
+
+kernel::Task<void> Workload::release(ThreadState* t, const std::string& lock, LockMode mode) {
+  const algorithms::LockRequest req = invoke(t, OpKind::kUnlock, lock, mode, history::kAbsent,
+                                             history::kAbsent);
+  t->client->hold_unlocking(*t->thread, lock, mode);  // the thread stops believing it holds it
+  released(t, req, co_await t->client->lock_client().release(*t->thread, req));
 }
 
 kernel::Task<void> Workload::force_release(ThreadState* t, const std::string& lock) {
-  kernel::ClientProcess& c = *t->client;
-  history::Recorder& rec = world_.recorder();
-  const std::string owner = c.owner_name(*t->thread);
-  history::Invoke inv;
-  inv.thread = t->thread->name;
-  inv.owner = owner;
-  inv.lock = lock;
-  inv.op = OpKind::kForceUnlock;
-  algorithms::LockRequest req;
-  req.lock = lock;
-  req.op = rec.invoke(c.now(), inv);
-  algorithms::LockOutcome out = co_await c.lock_client().force_release(*t->thread, req);
-  history::Completion done;
-  done.outcome = out.outcome;
-  done.error = out.error;
-  if (out.outcome == history::Outcome::kOk) done.released = out.released ? 1 : 0;
-  rec.complete(c.now(), req.op, done);
+  const algorithms::LockRequest req = invoke(t, OpKind::kForceUnlock, lock, LockMode::kExclusive,
+                                             history::kAbsent, history::kAbsent);
+  released(t, req, co_await t->client->lock_client().force_release(*t->thread, req));
 }
 
 void Workload::write(ThreadState* t, const std::string& resource, const std::string& lock_name,

@@ -36,6 +36,12 @@ class Workload {
   kernel::Task<void> run_script(ThreadState* t, const std::vector<const ScriptEntry*> entries);
   kernel::Task<void> run_steps(ThreadState* t, const std::vector<Step>& steps);
   kernel::Task<void> run_step(ThreadState* t, const Step& step);
+  algorithms::LockRequest invoke(ThreadState* t, history::OpKind op, const std::string& lock,
+                                 history::LockMode mode, int64_t wait_ms, int64_t lease_ms);
+  bool acquired(ThreadState* t, const algorithms::LockRequest& req,
+                const algorithms::LockOutcome& out);
+  void released(ThreadState* t, const algorithms::LockRequest& req,
+                const algorithms::LockOutcome& out);
   kernel::Task<bool> acquire(ThreadState* t, history::OpKind op, const std::string& lock,
                              history::LockMode mode, int64_t wait_ms, int64_t lease_ms);
   kernel::Task<void> release(ThreadState* t, const std::string& lock, history::LockMode mode);

@@ -156,6 +156,7 @@ Status World::run() {
                          std::to_string(scenario_.max_history_bytes) + " bytes)");
   }
   for (auto& c : clients_) {
+    holds_open_at_end_ += c->holds_open();
     if (c->up()) c->end_all_holds(history::HoldEnd::kEnd);
   }
   rec_.end(end, true);
@@ -170,6 +171,7 @@ RunStats World::stats() const {
   s.messages_sent = net_->messages_sent();
   s.messages_lost = net_->messages_lost();
   s.faults = faults_.size();
+  s.holds_open_at_end = holds_open_at_end_;
   return s;
 }
 

@@ -39,6 +39,7 @@ struct RunStats {
   uint64_t messages_sent = 0;
   uint64_t messages_lost = 0;
   uint64_t faults = 0;
+  uint64_t holds_open_at_end = 0;  // holds still open when the run ended (before hold_end "end")
 };
 
 class World {
@@ -89,6 +90,7 @@ class World {
   std::vector<std::unique_ptr<kernel::ClientProcess>> clients_;
   std::map<std::string, Resource> resources_;
   std::vector<FaultSpec> faults_;  // schedule + drawn random faults, by time
+  uint64_t holds_open_at_end_ = 0;
   std::unique_ptr<FaultInjector> injector_;
   std::unique_ptr<Workload> workload_;
 };
