@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# `lockstep run` end to end: exit codes, error messages, no half-written outputs, the replay line,
+# and byte-identical outputs from two runs of the binary.
+# Usage: run_cli_test.sh LOCKSTEP_BINARY SOURCE_DIR
+set -u
+bin=$1
+src=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+scenario=$src/scenarios/kernel/clock-jump-node.json
+
+# Expected violation: exit 0, outputs written, replay line printed.
+"$bin" run "$scenario" --out "$work/a" > "$work/a.txt" 2>&1
+[ $? -eq 0 ] || fail "expected exit 0 for an expected violation: $(cat "$work/a.txt")"
+[ -f "$work/a/history.jsonl" ] && [ -f "$work/a/result.json" ] || fail "outputs missing"
+grep -q "replay: lockstep run $scenario --seed 1" "$work/a.txt" || fail "no replay line"
+ls "$work/a" | grep -q '\.tmp$' && fail "temporary files left behind"
+
+# Same run again: the same bytes.
+"$bin" run "$scenario" --out "$work/b" > /dev/null 2>&1
+cmp -s "$work/a/history.jsonl" "$work/b/history.jsonl" || fail "histories differ between runs"
+cmp -s "$work/a/result.json" "$work/b/result.json" || fail "results differ between runs"
+
+# Another seed: printed, and in the replay line.
+"$bin" run "$scenario" --seed 77 --out "$work/c" > "$work/c.txt" 2>&1
+grep -q "seed 77" "$work/c.txt" || fail "the seed is not printed"
+grep -q -- "--seed 77" "$work/c.txt" || fail "the replay line lacks the seed"
+
+# The same scenario expecting ok: an unexpected violation, exit 1.
+sed 's/"expect": {"verdict": "violation", "property": "mutual_exclusion"}/"expect": {"verdict": "ok"}/' \
+  "$scenario" > "$work/unexpected.json"
+"$bin" run "$work/unexpected.json" --out "$work/d" > "$work/d.txt" 2>&1
+[ $? -eq 1 ] || fail "expected exit 1 for an unexpected violation"
+
+# Bad input: exit 2, one message naming file and path, no outputs.
+cat > "$work/bad.json" <<'JSON'
+{"name": "bad", "duration_ms": 1000, "algorithm": {"name": "set-nx-px"},
+ "workload": {"script": [{"threads": "all", "steps": [{"op": "hold", "ms": 1}]}]},
+ "faults": {"schedule": [{"kind": "pause", "at_ms": 10, "target": "c1", "duration_ms": -5}]}}
+JSON
+"$bin" run "$work/bad.json" --out "$work/e" > "$work/e.txt" 2>&1
+[ $? -eq 2 ] || fail "expected exit 2 for a bad scenario"
+grep -q "bad.json: /faults/schedule/0/duration_ms: expected an integer (milliseconds) in \[0, 2592000000\], found -5" "$work/e.txt" \
+  || fail "unexpected message: $(cat "$work/e.txt")"
+[ -e "$work/e" ] && fail "an output directory was created for a bad scenario"
+
+# A runaway run (event budget): exit 2, no outputs left.
+sed 's/"duration_ms": 60000,/"duration_ms": 60000, "limits": {"max_events": 1000},/' \
+  "$src/scenarios/kernel/crash-client.json" > "$work/runaway.json"
+"$bin" run "$work/runaway.json" --out "$work/f" > "$work/f.txt" 2>&1
+[ $? -eq 2 ] || fail "expected exit 2 when the event budget runs out"
+grep -q "budget of 1000 events" "$work/f.txt" || fail "no budget message: $(cat "$work/f.txt")"
+[ -e "$work/f/history.jsonl" ] || [ -e "$work/f/history.jsonl.tmp" ] && fail "outputs left after a failed run"
+
+# A missing file: exit 2.
+"$bin" run "$work/nope.json" > "$work/g.txt" 2>&1
+[ $? -eq 2 ] || fail "expected exit 2 for a missing file"
+grep -q "nope.json: cannot open" "$work/g.txt" || fail "no message for a missing file"
+echo "ok"
