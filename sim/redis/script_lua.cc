@@ -1,7 +1,5 @@
 #include "sim/redis/script_lua.h"
 
-#include <lua.hpp>
-
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -11,27 +9,18 @@
 #include "sim/core/assert.h"
 #include "sim/redis/commands.h"
 #include "sim/redis/node.h"
+#include "sim/redis/script_lua_internal.h"
 #include "sim/redis/util.h"
 
 namespace lockstep::redis {
 
 namespace {
 
-constexpr int kHookPeriod = 1000;      // instructions between two budget checks
-constexpr int kMaxReplyDepth = 1000;   // nesting of a script's reply (cycles end here)
-constexpr const char* kReadonlyError = "Attempt to modify a readonly table";
-
 // Lua numbers become integers as C's (long long) cast does on x86-64: NaN and out-of-range
 // values give INT64_MIN ("return 1e20" replies :-9223372036854775808 on Redis).
 int64_t lua_number_to_int64(lua_Number d) {
   if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0)) return INT64_MIN;
   return static_cast<int64_t>(d);
-}
-
-std::string_view to_view(lua_State* L, int idx) {
-  size_t len = 0;
-  const char* s = lua_tolstring(L, idx, &len);
-  return s == nullptr ? std::string_view() : std::string_view(s, len);
 }
 
 // Maps CR and LF to spaces (status and big-number replies).
@@ -43,11 +32,8 @@ std::string map_crlf(std::string_view text) {
   return out;
 }
 
-// A C string view of a Lua string: Redis copies these with sdsnew, which stops at a NUL byte.
-std::string_view c_string_view(std::string_view s) { return s.substr(0, s.find('\0')); }
+}  // namespace
 
-// Pushes Redis's Lua error table {err = "<CODE> <message>"}, built from "-CODE message" or
-// "message" (code ERR) as luaPushErrorBuff does; the message is trimmed of CR/LF at both ends.
 void push_error_table(lua_State* L, std::string_view text) {
   std::string_view code = "ERR";
   std::string_view msg = text;
@@ -74,604 +60,238 @@ void push_error_table(lua_State* L, std::string_view text) {
   lua_rawset(L, -3);
 }
 
-// Marks the error table on top of the stack as already counted (Redis sets this field on errors
-// of commands run by scripts; it is visible to scripts that inspect the table).
 void mark_ignore_stats(lua_State* L) {
   lua_pushliteral(L, "ignore_error_stats_update");
   lua_pushboolean(L, 1);
   lua_rawset(L, -3);
 }
 
-}  // namespace
+// ---- The host's machinery and the reply conversion ----------------------------------------
 
-// ---- The Lua side: C functions registered in the sandbox -------------------------------------
+LuaHost& LuaHost::Internal::host(lua_State* L) {
+  void* ud = nullptr;
+  lua_getallocf(L, &ud);
+  LS_ASSERT(ud != nullptr);
+  return *static_cast<LuaHost*>(ud);
+}
 
-struct LuaHost::Internal {
-  static LuaHost& host(lua_State* L) {
-    void* ud = nullptr;
-    lua_getallocf(L, &ud);
-    LS_ASSERT(ud != nullptr);
-    return *static_cast<LuaHost*>(ud);
+// The allocator: counts bytes and, while a script runs, refuses to grow past the limit (Lua
+// then raises "not enough memory"). Shrinking never fails, as Lua 5.1 requires.
+void* LuaHost::Internal::alloc(void* ud, void* ptr, size_t osize, size_t nsize) {
+  auto* h = static_cast<LuaHost*>(ud);
+  if (nsize == 0) {
+    std::free(ptr);
+    h->bytes_ -= osize;
+    return nullptr;
   }
-
-  // The allocator: counts bytes and, while a script runs, refuses to grow past the limit (Lua
-  // then raises "not enough memory"). Shrinking never fails, as Lua 5.1 requires.
-  static void* alloc(void* ud, void* ptr, size_t osize, size_t nsize) {
-    auto* h = static_cast<LuaHost*>(ud);
-    if (nsize == 0) {
-      std::free(ptr);
-      h->bytes_ -= osize;
-      return nullptr;
-    }
-    if (h->limit_memory_ && nsize > osize && h->bytes_ - osize + nsize > h->memory_limit_) {
-      return nullptr;
-    }
-    void* p = std::realloc(ptr, nsize);
-    if (p != nullptr) h->bytes_ = h->bytes_ - osize + nsize;
-    return p;
+  if (h->limit_memory_ && nsize > osize && h->bytes_ - osize + nsize > h->memory_limit_) {
+    return nullptr;
   }
+  void* p = std::realloc(ptr, nsize);
+  if (p != nullptr) h->bytes_ = h->bytes_ - osize + nsize;
+  return p;
+}
 
-  static int panic(lua_State* L) {
-    std::fprintf(stderr, "lockstep: unprotected Lua error: %s\n", lua_tostring(L, -1));
-    LS_ASSERT(false && "unprotected Lua error");
-    return 0;
+int LuaHost::Internal::panic(lua_State* L) {
+  std::fprintf(stderr, "lockstep: unprotected Lua error: %s\n", lua_tostring(L, -1));
+  LS_ASSERT(false && "unprotected Lua error");
+  return 0;
+}
+
+// Instruction budget. Once spent, the hook fires on every instruction, so a script that
+// catches the error with pcall is stopped again at once (as Redis does after SCRIPT KILL).
+void LuaHost::Internal::count_hook(lua_State* L, lua_Debug*) {
+  LuaHost& h = host(L);
+  h.instructions_ += kHookPeriod;
+  if (!h.killed_ && h.instructions_ <= h.budget_) return;
+  if (!h.killed_) {
+    h.killed_ = true;
+    lua_sethook(L, count_hook, LUA_MASKCOUNT, 1);
   }
+  std::string msg = "-ERR Script exceeded the lockstep instruction budget (" +
+                    std::to_string(h.budget_) + " Lua instructions) and was stopped";
+  push_error_table(L, msg);
+  lua_error(L);
+}
 
-  // Instruction budget. Once spent, the hook fires on every instruction, so a script that
-  // catches the error with pcall is stopped again at once (as Redis does after SCRIPT KILL).
-  static void count_hook(lua_State* L, lua_Debug*) {
-    LuaHost& h = host(L);
-    h.instructions_ += kHookPeriod;
-    if (!h.killed_ && h.instructions_ <= h.budget_) return;
-    if (!h.killed_) {
-      h.killed_ = true;
-      lua_sethook(L, count_hook, LUA_MASKCOUNT, 1);
-    }
-    std::string msg = "-ERR Script exceeded the lockstep instruction budget (" +
-                      std::to_string(h.budget_) + " Lua instructions) and was stopped";
-    push_error_table(L, msg);
-    lua_error(L);
+// The message handler of every script call (Redis's __redis__err__handler): turns the error
+// into a table {err=, source=, line=} naming the Lua line that raised it.
+int LuaHost::Internal::error_handler(lua_State* L) {
+  lua_settop(L, 1);
+  lua_Debug ar;
+  bool have = lua_getstack(L, 1, &ar) != 0 && lua_getinfo(L, "nSl", &ar) != 0;
+  if (have && std::strcmp(ar.what, "C") == 0) {
+    have = lua_getstack(L, 2, &ar) != 0 && lua_getinfo(L, "nSl", &ar) != 0;
   }
-
-  // The message handler of every script call (Redis's __redis__err__handler): turns the error
-  // into a table {err=, source=, line=} naming the Lua line that raised it.
-  static int error_handler(lua_State* L) {
-    lua_settop(L, 1);
-    lua_Debug ar;
-    bool have = lua_getstack(L, 1, &ar) != 0 && lua_getinfo(L, "nSl", &ar) != 0;
-    if (have && std::strcmp(ar.what, "C") == 0) {
-      have = lua_getstack(L, 2, &ar) != 0 && lua_getinfo(L, "nSl", &ar) != 0;
-    }
-    // A read-only proxy must not receive the source/line fields: raise a plain table instead.
-    if (lua_istable(L, 1) && push_real_if_proxy(L, 1)) {
-      lua_settop(L, 0);
-      lua_newtable(L);
-    }
-    if (!lua_istable(L, 1)) {
-      // err = {err = 'ERR ' .. tostring(err)}
-      lua_getfield(L, LUA_REGISTRYINDEX, "lockstep.tostring");
-      lua_pushvalue(L, 1);
-      lua_call(L, 1, 1);
-      std::string msg = "ERR " + std::string(to_view(L, -1));
-      lua_settop(L, 0);
-      lua_createtable(L, 0, 3);
-      lua_pushliteral(L, "err");
-      lua_pushlstring(L, msg.data(), msg.size());
-      lua_rawset(L, -3);
-    }
-    if (have) {
-      lua_pushliteral(L, "source");
-      lua_pushstring(L, ar.source);
-      lua_rawset(L, 1);
-      lua_pushliteral(L, "line");
-      lua_pushinteger(L, ar.currentline);
-      lua_rawset(L, 1);
-    }
-    return 1;
+  // A read-only proxy must not receive the source/line fields: raise a plain table instead.
+  if (lua_istable(L, 1) && push_real_if_proxy(L, 1)) {
+    lua_settop(L, 0);
+    lua_newtable(L);
   }
-
-  // ---- Read-only proxies ----
-  static bool push_real_if_proxy(lua_State* L, int idx) {
-    lua_rawgeti(L, LUA_REGISTRYINDEX, host(L).readonly_index_ref_);
-    lua_pushvalue(L, idx);
-    lua_rawget(L, -2);
-    lua_remove(L, -2);
-    if (lua_isnil(L, -1)) {
-      lua_pop(L, 1);
-      return false;
-    }
-    return true;
-  }
-
-  static int readonly_newindex(lua_State* L) { return luaL_error(L, "%s", kReadonlyError); }
-
-  static int missing_global(lua_State* L) {
-    if (!lua_isstring(L, 2)) {
-      return luaL_error(L, "Second argument to luaProtectedTableError must be a string or number");
-    }
-    return luaL_error(L, "Script attempted to access nonexistent global variable '%s'",
-                      lua_tostring(L, 2));
-  }
-
-  static int next(lua_State* L) {
-    luaL_checktype(L, 1, LUA_TTABLE);
-    lua_settop(L, 2);
-    if (push_real_if_proxy(L, 1)) lua_replace(L, 1);
-    if (lua_next(L, 1)) return 2;
-    lua_pushnil(L);
-    return 1;
-  }
-
-  static int pairs(lua_State* L) {
-    luaL_checktype(L, 1, LUA_TTABLE);
-    lua_pushcfunction(L, next);
+  if (!lua_istable(L, 1)) {
+    // err = {err = 'ERR ' .. tostring(err)}
+    lua_getfield(L, LUA_REGISTRYINDEX, "lockstep.tostring");
     lua_pushvalue(L, 1);
-    lua_pushnil(L);
-    return 3;
-  }
-
-  static int rawget(lua_State* L) {
-    luaL_checktype(L, 1, LUA_TTABLE);
-    luaL_checkany(L, 2);
-    lua_settop(L, 2);
-    if (push_real_if_proxy(L, 1)) lua_replace(L, 1);
-    lua_rawget(L, 1);
-    return 1;
-  }
-
-  static int rawset(lua_State* L) {
-    luaL_checktype(L, 1, LUA_TTABLE);
-    luaL_checkany(L, 2);
-    luaL_checkany(L, 3);
-    if (push_real_if_proxy(L, 1)) {
-      lua_pushstring(L, kReadonlyError);
-      return lua_error(L);
-    }
-    if (is_arg_table(L, 1)) host(L).arg_dirty_ = true;
-    lua_settop(L, 3);
-    lua_rawset(L, 1);
-    return 1;
-  }
-
-  static bool is_arg_table(lua_State* L, int idx) {
-    if (!lua_getmetatable(L, idx)) return false;
-    lua_rawgeti(L, LUA_REGISTRYINDEX, host(L).arg_mt_ref_);
-    bool marked = lua_rawequal(L, -1, -2) != 0;
-    lua_pop(L, 2);
-    return marked;
-  }
-
-  // __newindex of KEYS/ARGV: stores the value and marks the tables as changed.
-  static int arg_newindex(lua_State* L) {
-    host(L).arg_dirty_ = true;
-    lua_settop(L, 3);
-    lua_rawset(L, 1);
-    return 0;
-  }
-
-  static int getmetatable(lua_State* L) {
-    luaL_checkany(L, 1);
-    if (!lua_getmetatable(L, 1) || is_arg_table(L, 1)) {
-      lua_pushnil(L);  // KEYS and ARGV have no metatable as far as scripts can tell
-      return 1;
-    }
-    luaL_getmetafield(L, 1, "__metatable");
-    return 1;
-  }
-
-  static int setmetatable(lua_State* L) {
-    int t = lua_type(L, 2);
-    luaL_checktype(L, 1, LUA_TTABLE);
-    luaL_argcheck(L, t == LUA_TNIL || t == LUA_TTABLE, 2, "nil or table expected");
-    if (push_real_if_proxy(L, 1)) {
-      lua_pushstring(L, kReadonlyError);
-      return lua_error(L);
-    }
-    if (luaL_getmetafield(L, 1, "__metatable")) return luaL_error(L, "cannot change a protected metatable");
-    lua_settop(L, 2);
-    lua_setmetatable(L, 1);
-    return 1;
-  }
-
-  // Redis's pcall: a caught error table is replaced by its `err` string.
-  static int pcall(lua_State* L) {
-    int argc = lua_gettop(L);
-    lua_pushboolean(L, 1);
-    lua_insert(L, 1);
-    if (lua_pcall(L, argc - 1, LUA_MULTRET, 0) != 0) {
-      lua_remove(L, 1);
-      if (lua_istable(L, -1)) {
-        lua_getfield(L, -1, "err");
-        if (lua_isstring(L, -1)) lua_replace(L, -2);
-      }
-      lua_pushboolean(L, 0);
-      lua_insert(L, 1);
-    }
-    return lua_gettop(L);
-  }
-
-  // Redis's Lua refuses binary chunks; its parser then reports the escape byte. A one-space
-  // text chunk followed by that byte gives the same message under the same chunk name.
-  static int load_text(lua_State* L, std::string_view code, const char* chunkname) {
-    int rc = 0;
-    if (!code.empty() && code[0] == LUA_SIGNATURE[0]) {
-      rc = luaL_loadbuffer(L, " \x1b", 2, chunkname);
-    } else {
-      rc = luaL_loadbuffer(L, code.data(), code.size(), chunkname);
-    }
-    if (rc == 0) return 1;
-    lua_pushnil(L);
-    lua_insert(L, -2);
-    return 2;
-  }
-
-  static int loadstring(lua_State* L) {
-    size_t len = 0;
-    const char* s = luaL_checklstring(L, 1, &len);
-    const char* chunkname = luaL_optstring(L, 2, s);
-    return load_text(L, std::string_view(s, len), chunkname);
-  }
-
-  static int load(lua_State* L) {
-    const char* chunkname = luaL_optstring(L, 2, "=(load)");
-    luaL_checktype(L, 1, LUA_TFUNCTION);
-    std::string code;
-    // Bounded by the instruction budget: each piece runs the reader function.
-    for (;;) {
-      lua_pushvalue(L, 1);
-      lua_call(L, 0, 1);
-      if (lua_isnil(L, -1)) break;
-      if (!lua_isstring(L, -1)) {
-        lua_pushnil(L);
-        lua_pushliteral(L, "reader function must return a string");
-        return 2;
-      }
-      std::string_view piece = to_view(L, -1);
-      if (piece.empty()) break;
-      code.append(piece);
-      lua_pop(L, 1);
-    }
-    return load_text(L, code, chunkname);
-  }
-
-  // ---- math.random / math.randomseed on Redis's generator ----
-  static int math_random(lua_State* L) {
-    LuaHost& h = host(L);
-    lua_Number r = static_cast<lua_Number>(h.rand_.next() % Rand48::kMax) /
-                   static_cast<lua_Number>(Rand48::kMax);
-    switch (lua_gettop(L)) {
-      case 0:
-        lua_pushnumber(L, r);
-        break;
-      case 1: {
-        int u = luaL_checkint(L, 1);
-        luaL_argcheck(L, 1 <= u, 1, "interval is empty");
-        lua_pushnumber(L, std::floor(r * u) + 1);
-        break;
-      }
-      case 2: {
-        int l = luaL_checkint(L, 1);
-        int u = luaL_checkint(L, 2);
-        luaL_argcheck(L, l <= u, 2, "interval is empty");
-        // u - l + 1 wraps as C int arithmetic does in Redis.
-        int width = static_cast<int>(static_cast<uint32_t>(u) - static_cast<uint32_t>(l) + 1u);
-        lua_pushnumber(L, std::floor(r * width) + l);
-        break;
-      }
-      default:
-        return luaL_error(L, "wrong number of arguments");
-    }
-    return 1;
-  }
-
-  static int math_randomseed(lua_State* L) {
-    host(L).rand_.seed(luaL_checkint(L, 1));
-    return 0;
-  }
-
-  // ---- redis.* ----
-  static int raise_error(lua_State* L, std::string_view text) {
-    push_error_table(L, text);
-    return lua_error(L);
-  }
-
-  // Converts the call's arguments to strings (numbers as "%.17g", like Redis). False when one
-  // is neither a string nor a number.
-  static bool collect_args(lua_State* L, LuaHost& h, int argc) {
-    h.call_args_.clear();
-    if (h.number_buffers_.size() < static_cast<size_t>(argc)) h.number_buffers_.resize(argc);
-    for (int j = 1; j <= argc; j++) {
-      int t = lua_type(L, j);
-      if (t == LUA_TNUMBER) {
-        char* buf = h.number_buffers_[j - 1].data();
-        size_t n = format_double_g17(lua_tonumber(L, j), buf);
-        h.call_args_.emplace_back(buf, n);
-      } else if (t == LUA_TSTRING) {
-        h.call_args_.push_back(to_view(L, j));
-      } else {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  // Why the running script may not run this command, or empty (scriptCall's checks).
-  static std::string_view refusal(LuaHost& h, const Command* cmd, size_t argc) {
-    if (cmd == nullptr) return "Unknown Redis command called from script";
-    if (!arity_ok(cmd->arity, argc)) return "Wrong number of args calling Redis command from script";
-    if (cmd->flags & kCmdNoScript) return "This Redis command is not allowed from script";
-    if (h.run_->read_only && (cmd->flags & (kCmdWrite | kCmdMayReplicate))) {
-      return "Write commands are not allowed from read-only scripts.";
-    }
-    if ((cmd->flags & kCmdWrite) && h.server_.replica()) {
-      return "-READONLY You can't write against a read only replica.";
-    }
-    return {};
-  }
-
-  static int generic_call(lua_State* L, bool raise) {
-    LuaHost& h = host(L);
-    if (!h.running_) {
-      return raise_error(L, "redis.call/pcall can only be called inside a script invocation");
-    }
-    int argc = lua_gettop(L);
-    if (argc == 0) {
-      push_error_table(L, "Please specify at least one argument for this redis lib call");
-      return raise ? lua_error(L) : 1;
-    }
-    if (!collect_args(L, h, argc)) {
-      push_error_table(L, "Lua redis lib command arguments must be strings or integers");
-      return raise ? lua_error(L) : 1;
-    }
-    Args argv(h.call_args_);
-    const Command* cmd = lookup_command(argv[0]);
-    if (std::string_view why = refusal(h, cmd, argv.size()); !why.empty()) {
-      push_error_table(L, why);
-      mark_ignore_stats(L);
-      return raise ? lua_error(L) : 1;
-    }
-    h.call_replies_.clear();
-    {
-      Call c(h.server_, h.script_client_, argv, h.call_replies_, cmd, /*script=*/true);
-      c.propagate = h.propagate_effects_;
-      h.server_.call(c);
-    }
-    LS_ASSERT(h.call_replies_.size() == 1);
-    const Reply& reply = h.call_replies_.front();
-    push_reply(L, reply, 0);
-    if (raise && reply.is_error()) return lua_error(L);
-    return 1;
-  }
-
-  static int redis_call(lua_State* L) { return generic_call(L, true); }
-  static int redis_pcall(lua_State* L) { return generic_call(L, false); }
-
-  static int sha1hex(lua_State* L) {
-    if (lua_gettop(L) != 1) return raise_error(L, "wrong number of arguments");
-    std::string digest = sha1_hex(to_view(L, 1));
-    lua_pushlstring(L, digest.data(), digest.size());
-    return 1;
-  }
-
-  static int error_reply(lua_State* L) {
-    if (lua_gettop(L) != 1 || lua_type(L, -1) != LUA_TSTRING) {
-      push_error_table(L, "wrong number or type of arguments");
-      return 1;
-    }
-    std::string_view err = c_string_view(to_view(L, 1));
-    push_error_table(L, (!err.empty() && err[0] == '-') ? std::string(err) : "-" + std::string(err));
-    return 1;
-  }
-
-  static int status_reply(lua_State* L) {
-    if (lua_gettop(L) != 1 || lua_type(L, -1) != LUA_TSTRING) {
-      push_error_table(L, "wrong number or type of arguments");
-      return 1;
-    }
-    lua_createtable(L, 0, 1);
-    lua_pushliteral(L, "ok");
-    lua_pushvalue(L, 1);
+    lua_call(L, 1, 1);
+    std::string msg = "ERR " + std::string(to_view(L, -1));
+    lua_settop(L, 0);
+    lua_createtable(L, 0, 3);
+    lua_pushliteral(L, "err");
+    lua_pushlstring(L, msg.data(), msg.size());
     lua_rawset(L, -3);
-    return 1;
   }
-
-  // redis.log goes nowhere: the model has no log file. Arguments are checked as Redis does.
-  static int log(lua_State* L) {
-    int argc = lua_gettop(L);
-    if (argc < 2) return raise_error(L, "redis.log() requires two arguments or more.");
-    if (!lua_isnumber(L, 1)) return raise_error(L, "First argument must be a number (log level).");
-    int level = static_cast<int>(lua_tonumber(L, 1));
-    if (level < 0 || level > 3) return raise_error(L, "Invalid debug level.");
-    return 0;
+  if (have) {
+    lua_pushliteral(L, "source");
+    lua_pushstring(L, ar.source);
+    lua_rawset(L, 1);
+    lua_pushliteral(L, "line");
+    lua_pushinteger(L, ar.currentline);
+    lua_rawset(L, 1);
   }
+  return 1;
+}
 
-  static int setresp(lua_State* L) {
-    if (lua_gettop(L) != 1) return raise_error(L, "redis.setresp() requires one argument.");
-    int resp = static_cast<int>(lua_tonumber(L, 1));
-    if (resp != 2 && resp != 3) return raise_error(L, "RESP version must be 2 or 3.");
-    if (resp == 3) return raise_error(L, "lockstep model: RESP3 (redis.setresp(3)) is not supported");
-    return 0;
-  }
-
-  static int set_repl(lua_State* L) {
-    if (lua_gettop(L) != 1) return raise_error(L, "redis.set_repl() requires two arguments.");
-    int flags = static_cast<int>(lua_tonumber(L, -1));
-    if ((flags & ~3) != 0) {
-      return raise_error(L, "Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.");
-    }
-    // The model has one effect stream: any target keeps propagating, REPL_NONE stops it.
-    host(L).propagate_effects_ = flags != 0;
-    return 0;
-  }
-
-  static int replicate_commands(lua_State* L) {
-    lua_pushboolean(L, 1);
-    return 1;
-  }
-
-  static int breakpoint(lua_State* L) {
-    lua_pushboolean(L, 0);
-    return 1;
-  }
-
-  static int debug(lua_State*) { return 0; }
-
-  static int acl_check_cmd(lua_State* L) {
-    LuaHost& h = host(L);
-    int argc = lua_gettop(L);
-    if (argc == 0) return raise_error(L, "Please specify at least one argument for this redis lib call");
-    if (!collect_args(L, h, argc)) {
-      return raise_error(L, "Lua redis lib command arguments must be strings or integers");
-    }
-    if (lookup_command(h.call_args_[0]) == nullptr) {
-      return raise_error(L, "Invalid command passed to redis.acl_check_cmd()");
-    }
-    lua_pushboolean(L, 1);  // the model has no ACLs: every command is permitted
-    return 1;
-  }
-
-  // ---- Reply conversion, Redis -> Lua ----
-  // A C function starts with LUA_MINSTACK free slots; scalars need 3, arrays check for more.
-  static void push_reply(lua_State* L, const Reply& r, int depth) {
-    switch (r.type) {
-      case Reply::Type::kInteger:
-        lua_pushnumber(L, static_cast<lua_Number>(r.integer));
-        return;
-      case Reply::Type::kBulk:
-        lua_pushlstring(L, r.str.data(), r.str.size());
-        return;
-      case Reply::Type::kNil:
-      case Reply::Type::kNilArray:
-        lua_pushboolean(L, 0);
-        return;
-      case Reply::Type::kStatus:
-        lua_createtable(L, 0, 1);
-        lua_pushliteral(L, "ok");
-        lua_pushlstring(L, r.str.data(), r.str.size());
-        lua_rawset(L, -3);
-        return;
-      case Reply::Type::kError:
-        push_error_table(L, "-" + r.str);
-        mark_ignore_stats(L);
-        return;
-      case Reply::Type::kArray:
-        LS_ASSERT(depth < kMaxReplyDepth);
-        LS_ASSERT(lua_checkstack(L, 4));
-        lua_createtable(L, static_cast<int>(r.elements.size()), 0);
-        for (size_t i = 0; i < r.elements.size(); i++) {
-          push_reply(L, r.elements[i], depth + 1);
-          lua_rawseti(L, -2, static_cast<int>(i + 1));
-        }
-        return;
-    }
-  }
-
-  // ---- Reply conversion, Lua -> Redis (the script's return value) ----
-  // Tables are read with raw access: a metamethod must not run outside the protected call.
-  static int raw_field_type(lua_State* L, int table, const char* field) {
-    lua_pushstring(L, field);
-    lua_rawget(L, table);
-    return lua_type(L, -1);
-  }
-
-  static Reply to_reply(lua_State* L, int idx, int depth) {
-    if (idx < 0) idx = lua_gettop(L) + idx + 1;
-    switch (lua_type(L, idx)) {
-      case LUA_TSTRING:
-        return Reply::bulk(to_view(L, idx));
-      case LUA_TBOOLEAN:
-        return lua_toboolean(L, idx) ? Reply::integer_of(1) : Reply::nil();
-      case LUA_TNUMBER:
-        return Reply::integer_of(lua_number_to_int64(lua_tonumber(L, idx)));
-      case LUA_TTABLE:
-        if (depth >= kMaxReplyDepth || !lua_checkstack(L, 6)) {
-          return Reply::error("ERR reached lua stack limit");
-        }
-        return table_to_reply(L, idx, depth);
-      default:
-        return Reply::nil();
-    }
-  }
-
-  static Reply table_to_reply(lua_State* L, int t, int depth) {
-    const int top = lua_gettop(L);
-    Reply out;
-    if (!special_table_to_reply(L, t, depth, &out)) {
-      lua_settop(L, top);
-      std::vector<Reply> items;
-      // An array: elements 1, 2, ... up to the first nil.
-      for (int j = 1;; j++) {
-        lua_rawgeti(L, t, j);
-        if (lua_isnil(L, -1)) break;
-        items.push_back(to_reply(L, -1, depth + 1));
-        lua_pop(L, 1);
+// ---- Reply conversion, Redis -> Lua ----
+// A C function starts with LUA_MINSTACK free slots; scalars need 3, arrays check for more.
+void LuaHost::Internal::push_reply(lua_State* L, const Reply& r, int depth) {
+  switch (r.type) {
+    case Reply::Type::kInteger:
+      lua_pushnumber(L, static_cast<lua_Number>(r.integer));
+      return;
+    case Reply::Type::kBulk:
+      lua_pushlstring(L, r.str.data(), r.str.size());
+      return;
+    case Reply::Type::kNil:
+    case Reply::Type::kNilArray:
+      lua_pushboolean(L, 0);
+      return;
+    case Reply::Type::kStatus:
+      lua_createtable(L, 0, 1);
+      lua_pushliteral(L, "ok");
+      lua_pushlstring(L, r.str.data(), r.str.size());
+      lua_rawset(L, -3);
+      return;
+    case Reply::Type::kError:
+      push_error_table(L, "-" + r.str);
+      mark_ignore_stats(L);
+      return;
+    case Reply::Type::kArray:
+      LS_ASSERT(depth < kMaxReplyDepth);
+      LS_ASSERT(lua_checkstack(L, 4));
+      lua_createtable(L, static_cast<int>(r.elements.size()), 0);
+      for (size_t i = 0; i < r.elements.size(); i++) {
+        push_reply(L, r.elements[i], depth + 1);
+        lua_rawseti(L, -2, static_cast<int>(i + 1));
       }
-      out = Reply::array(std::move(items));
-    }
-    lua_settop(L, top);
-    return out;
+      return;
   }
+}
 
-  // The single-field tables, checked in Redis's order: err, ok, double, big_number,
-  // verbatim_string, map, set. Returns false for a plain array.
-  static bool special_table_to_reply(lua_State* L, int t, int depth, Reply* out) {
-    const int top = lua_gettop(L);
-    if (raw_field_type(L, t, "err") == LUA_TSTRING) {
-      *out = Reply::error(sanitize_error(std::string(c_string_view(to_view(L, -1)))));
-      return true;
-    }
-    lua_settop(L, top);
-    if (raw_field_type(L, t, "ok") == LUA_TSTRING) {
-      *out = Reply::status(map_crlf(c_string_view(to_view(L, -1))));
-      return true;
-    }
-    lua_settop(L, top);
-    if (raw_field_type(L, t, "double") == LUA_TNUMBER) {
-      *out = Reply::bulk(format_double(lua_tonumber(L, -1)));  // RESP2: a bulk string
-      return true;
-    }
-    lua_settop(L, top);
-    if (raw_field_type(L, t, "big_number") == LUA_TSTRING) {
-      *out = Reply::bulk(map_crlf(to_view(L, -1)));
-      return true;
-    }
-    lua_settop(L, top);
-    if (raw_field_type(L, t, "verbatim_string") == LUA_TTABLE &&
-        verbatim_to_reply(L, lua_gettop(L), out)) {
-      return true;
-    }
-    lua_settop(L, top);
-    if (raw_field_type(L, t, "map") == LUA_TTABLE) {
-      *out = pairs_to_reply(L, lua_gettop(L), depth, /*values=*/true);
-      return true;
-    }
-    lua_settop(L, top);
-    if (raw_field_type(L, t, "set") == LUA_TTABLE) {
-      *out = pairs_to_reply(L, lua_gettop(L), depth, /*values=*/false);
-      return true;
-    }
-    return false;
+// ---- Reply conversion, Lua -> Redis (the script's return value) ----
+// Tables are read with raw access: a metamethod must not run outside the protected call.
+int LuaHost::Internal::raw_field_type(lua_State* L, int table, const char* field) {
+  lua_pushstring(L, field);
+  lua_rawget(L, table);
+  return lua_type(L, -1);
+}
+
+Reply LuaHost::Internal::to_reply(lua_State* L, int idx, int depth) {
+  if (idx < 0) idx = lua_gettop(L) + idx + 1;
+  switch (lua_type(L, idx)) {
+    case LUA_TSTRING:
+      return Reply::bulk(to_view(L, idx));
+    case LUA_TBOOLEAN:
+      return lua_toboolean(L, idx) ? Reply::integer_of(1) : Reply::nil();
+    case LUA_TNUMBER:
+      return Reply::integer_of(lua_number_to_int64(lua_tonumber(L, idx)));
+    case LUA_TTABLE:
+      if (depth >= kMaxReplyDepth || !lua_checkstack(L, 6)) {
+        return Reply::error("ERR reached lua stack limit");
+      }
+      return table_to_reply(L, idx, depth);
+    default:
+      return Reply::nil();
   }
+}
 
-  static bool verbatim_to_reply(lua_State* L, int v, Reply* out) {
-    if (raw_field_type(L, v, "format") != LUA_TSTRING) return false;
-    if (raw_field_type(L, v, "string") != LUA_TSTRING) return false;
-    *out = Reply::bulk(to_view(L, -1));  // RESP2 has no verbatim type: a bulk string
-    return true;
-  }
-
-  // RESP2 has no map or set: both become flat arrays, in lua_next order.
-  static Reply pairs_to_reply(lua_State* L, int m, int depth, bool values) {
+Reply LuaHost::Internal::table_to_reply(lua_State* L, int t, int depth) {
+  const int top = lua_gettop(L);
+  Reply out;
+  if (!special_table_to_reply(L, t, depth, &out)) {
+    lua_settop(L, top);
     std::vector<Reply> items;
-    lua_pushnil(L);
-    while (lua_next(L, m) != 0) {
-      items.push_back(to_reply(L, -2, depth + 1));
-      if (values) items.push_back(to_reply(L, -1, depth + 1));
+    // An array: elements 1, 2, ... up to the first nil.
+    for (int j = 1;; j++) {
+      lua_rawgeti(L, t, j);
+      if (lua_isnil(L, -1)) break;
+      items.push_back(to_reply(L, -1, depth + 1));
       lua_pop(L, 1);
     }
-    return Reply::array(std::move(items));
+    out = Reply::array(std::move(items));
   }
-};
+  lua_settop(L, top);
+  return out;
+}
+
+// The single-field tables, checked in Redis's order: err, ok, double, big_number,
+// verbatim_string, map, set. Returns false for a plain array.
+bool LuaHost::Internal::special_table_to_reply(lua_State* L, int t, int depth, Reply* out) {
+  const int top = lua_gettop(L);
+  if (raw_field_type(L, t, "err") == LUA_TSTRING) {
+    *out = Reply::error(sanitize_error(std::string(c_string_view(to_view(L, -1)))));
+    return true;
+  }
+  lua_settop(L, top);
+  if (raw_field_type(L, t, "ok") == LUA_TSTRING) {
+    *out = Reply::status(map_crlf(c_string_view(to_view(L, -1))));
+    return true;
+  }
+  lua_settop(L, top);
+  if (raw_field_type(L, t, "double") == LUA_TNUMBER) {
+    *out = Reply::bulk(format_double(lua_tonumber(L, -1)));  // RESP2: a bulk string
+    return true;
+  }
+  lua_settop(L, top);
+  if (raw_field_type(L, t, "big_number") == LUA_TSTRING) {
+    *out = Reply::bulk(map_crlf(to_view(L, -1)));
+    return true;
+  }
+  lua_settop(L, top);
+  if (raw_field_type(L, t, "verbatim_string") == LUA_TTABLE &&
+      verbatim_to_reply(L, lua_gettop(L), out)) {
+    return true;
+  }
+  lua_settop(L, top);
+  if (raw_field_type(L, t, "map") == LUA_TTABLE) {
+    *out = pairs_to_reply(L, lua_gettop(L), depth, /*values=*/true);
+    return true;
+  }
+  lua_settop(L, top);
+  if (raw_field_type(L, t, "set") == LUA_TTABLE) {
+    *out = pairs_to_reply(L, lua_gettop(L), depth, /*values=*/false);
+    return true;
+  }
+  return false;
+}
+
+bool LuaHost::Internal::verbatim_to_reply(lua_State* L, int v, Reply* out) {
+  if (raw_field_type(L, v, "format") != LUA_TSTRING) return false;
+  if (raw_field_type(L, v, "string") != LUA_TSTRING) return false;
+  *out = Reply::bulk(to_view(L, -1));  // RESP2 has no verbatim type: a bulk string
+  return true;
+}
+
+// RESP2 has no map or set: both become flat arrays, in lua_next order.
+Reply LuaHost::Internal::pairs_to_reply(lua_State* L, int m, int depth, bool values) {
+  std::vector<Reply> items;
+  lua_pushnil(L);
+  while (lua_next(L, m) != 0) {
+    items.push_back(to_reply(L, -2, depth + 1));
+    if (values) items.push_back(to_reply(L, -1, depth + 1));
+    lua_pop(L, 1);
+  }
+  return Reply::array(std::move(items));
+}
 
 // ---- LuaHost ------------------------------------------------------------------------------
 
@@ -858,10 +478,6 @@ void LuaHost::release(int ref) {
   LS_ASSERT(!running_);
   luaL_unref(L_, LUA_REGISTRYINDEX, ref);
 }
-
-namespace {
-
-}  // namespace
 
 void LuaHost::prepare_arg_table(ArgTable& t, const char* name, Args items) {
   lua_State* L = L_;
