@@ -52,7 +52,9 @@ TEST(KeyspaceTest, ManyKeysAndTheCache) {
   for (int i = 0; i < 50'000; i++) {
     const Entry* e = ks.find("k" + std::to_string(i));
     ASSERT_EQ(e != nullptr, i % 2 == 1) << i;
-    if (e != nullptr) EXPECT_EQ(value_of(e), std::to_string(i));
+    if (e != nullptr) {
+      EXPECT_EQ(value_of(e), std::to_string(i));
+    }
   }
   // A cached entry is forgotten when its key goes.
   ASSERT_NE(ks.find("k1"), nullptr);
