@@ -13,8 +13,9 @@
 namespace lockstep::checker {
 
 struct CheckOptions {
-  // The linearizability search gives up (verdict unknown) after this many states on one lock.
-  int64_t search_budget = 2'000'000;
+  // The linearizability search gives up (verdict unknown) after trying this many transitions
+  // (states explored) on one lock: about a second of CPU.
+  int64_t search_budget = 20'000'000;
   // Properties to run, by name; empty runs all seven.
   std::vector<std::string> properties;
   // Verify the per-node execution order first, when the history logged it (docs/checker.md).
