@@ -1,21 +1,208 @@
-// `lockstep list`: placeholder until the subcommand lands.
+// `lockstep list [algorithms|scenarios|all] [--scenarios DIR] [--json]`: what lockstep can run.
+//
+// The client options every algorithm runs with; every registered algorithm with its lock kind,
+// what it is, and each option with its default — both profile defaults for the Redisson
+// algorithms — and the scenario library: every *.json
+// under DIR (default `scenarios`), in path order, with its name, algorithm and expected verdict,
+// or the error that keeps it from loading. --json prints the same as one JSON object.
+// Exit codes: 0, or 2 for bad usage (an unknown topic, a missing scenario directory when
+// scenarios were asked for explicitly).
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "algorithms/lock_client.h"
 #include "cli/commands.h"
+#include "sim/scenario/parse.h"
 
 namespace lockstep::cli {
+namespace {
+
+using nlohmann::json;
+
+struct ListArgs {
+  std::string topic = "all";
+  std::string dir = "scenarios";
+  bool json = false;
+};
+
+json algorithm_json(const algorithms::AlgorithmInfo& a) {
+  json options = json::array();
+  for (auto it = a.option_defaults.begin(); it != a.option_defaults.end(); ++it) {
+    json o = {{"name", it.key()}};
+    if (it.value().is_object() && it.value().contains("doc")) {
+      for (auto f = it.value().begin(); f != it.value().end(); ++f) o[f.key()] = f.value();
+    } else {
+      o["default"] = it.value();
+    }
+    // `profile` sets the others' defaults: it goes first.
+    if (it.key() == "profile") {
+      options.insert(options.begin(), std::move(o));
+    } else {
+      options.push_back(std::move(o));
+    }
+  }
+  return {{"name", a.name},      {"lock_kind", a.lock_kind},       {"description", a.description},
+          {"fair", a.fair},      {"modes", a.modes},                {"multi_master", a.multi_master},
+          {"options", options}};
+}
+
+std::string value_text(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
+// "classic 5000, current 300000" or the single default, and the allowed values.
+std::string defaults_text(const json& o) {
+  std::string out;
+  if (o["name"] == "profile") {
+    out = "classic (default)";
+  } else if (o.contains("classic")) {
+    const std::string c = value_text(o["classic"]), n = value_text(o["current"]);
+    out = c == n ? c : "classic: " + c + ", current: " + n;
+  } else {
+    out = o.contains("default") ? value_text(o["default"]) : std::string("-");
+  }
+  if (o.contains("values")) {
+    std::string values;
+    for (const json& v : o["values"]) values += (values.empty() ? "" : " | ") + value_text(v);
+    out += "   (" + values + ")";
+  }
+  return out;
+}
+
+// The client options every algorithm runs with (the scenario's clients[].options).
+json client_options_json() {
+  const algorithms::ClientOptions d;
+  return json::array({
+      {{"name", "timeout_ms"}, {"default", d.timeout_ms}, {"doc", "a command with no reply by then fails or is re-sent (Redisson timeout)"}},
+      {{"name", "retry_attempts"}, {"default", d.retry_attempts}, {"doc", "re-sends after a timeout (Redisson retryAttempts)"}},
+      {{"name", "retry_interval_ms"}, {"default", d.retry_interval_ms}, {"doc", "pause before a re-send (Redisson retryInterval)"}},
+      {{"name", "subscription_timeout_ms"}, {"default", d.subscription_timeout_ms}, {"doc", "SUBSCRIBE confirmation deadline"}},
+      {{"name", "lock_watchdog_timeout_ms"}, {"default", d.lock_watchdog_timeout_ms}, {"doc", "the lease the watchdog keeps renewing (every third of it)"}}});
+}
+
+void print_client_options(const json& options) {
+  std::printf("Client options (clients[].options in a scenario; every algorithm):\n");
+  for (const json& o : options) {
+    std::printf("  %-32s %s\n    %s\n", o["name"].get<std::string>().c_str(),
+                value_text(o["default"]).c_str(), o["doc"].get<std::string>().c_str());
+  }
+  std::printf("\n");
+}
+
+void print_algorithms(const json& algos) {
+  std::printf("Algorithms (%zu):\n", algos.size());
+  for (const json& a : algos) {
+    std::string tags = a["lock_kind"].get<std::string>();
+    if (a["fair"].get<bool>()) tags += ", fair";
+    if (a["modes"].get<bool>()) tags += ", read/write modes";
+    if (a["multi_master"].get<bool>()) tags += ", independent masters";
+    std::printf("\n  %s  [%s]\n    %s\n", a["name"].get<std::string>().c_str(), tags.c_str(),
+                a["description"].get<std::string>().c_str());
+    if (a["options"].empty()) {
+      std::printf("    options: none\n");
+      continue;
+    }
+    std::printf("    options:\n");
+    for (const json& o : a["options"]) {
+      std::printf("      %-32s %s\n", o["name"].get<std::string>().c_str(), defaults_text(o).c_str());
+      if (o.contains("doc")) std::printf("        %s\n", o["doc"].get<std::string>().c_str());
+    }
+  }
+}
+
+std::vector<std::string> scenario_files(const std::string& dir) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    if (it->is_regular_file() && it->path().extension() == ".json") files.push_back(it->path().string());
+  }
+  std::sort(files.begin(), files.end());  // the directory's own order is not deterministic
+  return files;
+}
+
+json scenarios_json(const std::string& dir) {
+  json out = json::array();
+  for (const std::string& f : scenario_files(dir)) {
+    Result<scenario::Scenario> s = scenario::load_scenario(f);
+    if (!s.ok()) {
+      out.push_back({{"file", f}, {"error", s.status().message()}});
+      continue;
+    }
+    const scenario::Scenario& sc = s.value();
+    json expect = {{"verdict", sc.expect.verdict}};
+    if (!sc.expect.property.empty()) expect["property"] = sc.expect.property;
+    out.push_back({{"file", f}, {"name", sc.name}, {"algorithm", sc.algorithm},
+                   {"description", sc.description}, {"expect", expect}});
+  }
+  return out;
+}
+
+void print_scenarios(const json& list, const std::string& dir) {
+  std::printf("Scenarios in %s (%zu):\n", dir.c_str(), list.size());
+  for (const json& s : list) {
+    if (s.contains("error")) {
+      std::printf("  %s\n    cannot load: %s\n", s["file"].get<std::string>().c_str(),
+                  s["error"].get<std::string>().c_str());
+      continue;
+    }
+    std::string expect = s["expect"]["verdict"].get<std::string>();
+    if (s["expect"].contains("property")) expect += " (" + s["expect"]["property"].get<std::string>() + ")";
+    std::printf("  %-48s %-22s expect %s\n", s["file"].get<std::string>().c_str(),
+                s["algorithm"].get<std::string>().c_str(), expect.c_str());
+  }
+}
+
+int list_command(const ListArgs& args) {
+  if (args.topic != "all" && args.topic != "algorithms" && args.topic != "scenarios") {
+    std::fprintf(stderr, "lockstep list: unknown topic \"%s\" (expected algorithms, scenarios or all)\n",
+                 args.topic.c_str());
+    return kExitBadInput;
+  }
+  const bool algos = args.topic != "scenarios";
+  const bool scens = args.topic != "algorithms";
+  const bool have_dir = std::filesystem::is_directory(args.dir);
+  if (args.topic == "scenarios" && !have_dir) {
+    std::fprintf(stderr, "lockstep list: %s: no such directory (give the library with --scenarios DIR)\n",
+                 args.dir.c_str());
+    return kExitBadInput;
+  }
+  json out = json::object();
+  if (algos) {
+    out["algorithms"] = json::array();
+    for (const algorithms::AlgorithmInfo& a : algorithms::algorithms()) out["algorithms"].push_back(algorithm_json(a));
+    out["client_options"] = client_options_json();
+  }
+  if (scens) out["scenarios"] = have_dir ? scenarios_json(args.dir) : json::array();
+  if (args.json) {
+    std::printf("%s\n", out.dump(2).c_str());
+    return kExitOk;
+  }
+  if (algos) {
+    print_client_options(out["client_options"]);
+    print_algorithms(out["algorithms"]);
+  }
+  if (algos && scens) std::printf("\n");
+  if (scens && have_dir) print_scenarios(out["scenarios"], args.dir);
+  if (scens && !have_dir) std::printf("Scenarios: no library at %s (use --scenarios DIR)\n", args.dir.c_str());
+  return kExitOk;
+}
+
+}  // namespace
 
 void register_list(CLI::App& app, Action& action) {
-  CLI::App* sub = app.add_subcommand("list", "(not implemented yet)");
-  sub->allow_extras();
-  sub->callback([&action] {
-    action = [] {
-      std::fprintf(stderr, "lockstep list: not implemented yet\n");
-      return static_cast<int>(kExitBadInput);
-    };
-  });
+  auto args = std::make_shared<ListArgs>();
+  CLI::App* sub = app.add_subcommand("list", "List the algorithms (with options and defaults) and the scenario library");
+  sub->add_option("topic", args->topic, "algorithms, scenarios or all")->capture_default_str();
+  sub->add_option("--scenarios", args->dir, "The scenario library's directory")->capture_default_str();
+  sub->add_flag("--json", args->json, "Print one JSON object");
+  sub->callback([&action, args] { action = [args] { return list_command(*args); }; });
 }
 
 }  // namespace lockstep::cli
