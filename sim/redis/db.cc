@@ -72,6 +72,8 @@ Entry* Keyspace::find(std::string_view key) {
   const Slot& s = slots_[probe(key, hash_of(key))];
   if (s.node == nullptr) return nullptr;
   cached_node_ = s.node;
+  // Scripts test a key, then read its fields: start loading a hash's records now.
+  if (const HashValue* h = value_if<HashValue>(s.node->entry.value)) h->prefetch();
   return &s.node->entry;
 }
 
@@ -94,7 +96,7 @@ void Keyspace::grow() {
 }
 
 Entry& Keyspace::add(std::string_view key, Value value) {
-  // At most 5/8 full: probes stay short.
+  // At most 5/8 full: linear probes stay short, also for keys that are absent.
   if ((size_ + 1) * 8 > slots_.size() * 5) grow();
   const uint64_t hash = hash_of(key);
   const size_t i = probe(key, hash);

@@ -14,7 +14,6 @@ namespace lockstep::redis {
 
 namespace {
 
-constexpr size_t kPrefetchKeys = 4;
 constexpr std::string_view kNoScript = "NOSCRIPT No matching script. Please use EVAL.";
 
 struct FlagName {
@@ -162,6 +161,7 @@ void Scripting::eval(Call& c, bool by_sha, bool read_only_command) {
   }
   if (numkeys < 0) return c.error("ERR Number of keys can't be negative");
   Args keys = c.argv.subspan(3, static_cast<size_t>(numkeys));
+  // Step 1 of fetching the script's keys early (step 2 is in LuaHost::run).
   for (size_t i = 0; i < keys.size() && i < kPrefetchKeys; i++) c.db().prefetch_slot(keys[i]);
   char digest[40];
   std::string loaded_sha;
@@ -182,7 +182,6 @@ void Scripting::eval(Call& c, bool by_sha, bool read_only_command) {
     if (read_only_command) return c.error("ERR Can not execute a script with write flag using *_ro command.");
   }
   ScriptRun how{sha, read_only_command || (script->flags & kScriptNoWrites) != 0};
-  for (size_t i = 0; i < keys.size() && i < kPrefetchKeys; i++) c.db().prefetch_node(keys[i]);
   Args args = c.argv.subspan(3 + static_cast<size_t>(numkeys));
   c.reply(lua_->run(script->ref, how, c.client, keys, args));
 }

@@ -60,6 +60,10 @@ class HashValue {
   // Calls fn(field, value) for every field in order.
   template <typename Fn>
   void for_each(Fn&& fn) const;
+  // Starts loading the packed records into the cache (the next command will read them).
+  void prefetch() const {
+    if (!dict_) __builtin_prefetch(buffer_.data());
+  }
 
  private:
   // Offset of the record of `field` in buffer_, or npos; *count gets the records scanned.

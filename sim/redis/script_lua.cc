@@ -549,6 +549,8 @@ Reply LuaHost::run(int ref, const ScriptRun& how, Client& caller, Args keys, Arg
   arg_dirty_ = false;
   prepare_arg_table(keys_table_, "KEYS", keys);
   prepare_arg_table(argv_table_, "ARGV", args);
+  // By now the keys' table slots are likely cached (step 1 was at EVAL's start): load the nodes.
+  for (size_t i = 0; i < keys.size() && i < kPrefetchKeys; i++) server_.db(caller.db).prefetch_node(keys[i]);
   limit_memory_ = true;
   int rc = lua_pcall(L, 0, 1, 1);
   limit_memory_ = false;

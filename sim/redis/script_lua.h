@@ -29,6 +29,9 @@ struct lua_State;
 namespace lockstep::redis {
 
 // How a script runs: its digest (for error messages), whether it may write.
+// How many of a script's KEYS are prefetched before it runs.
+inline constexpr size_t kPrefetchKeys = 4;
+
 struct ScriptRun {
   std::string_view sha;  // 40 lowercase hex digits
   bool read_only = false;
