@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -44,7 +45,11 @@ pid_t spawn(const std::string& path, uint16_t port, const std::string& log_path)
   const std::string port_s = std::to_string(port);
   const pid_t pid = ::fork();
   if (pid != 0) return pid;
-  // Child: exec the server in the foreground with no persistence, loopback only.
+  // Child: the server must not outlive the test (a killed or timed-out test would leave it
+  // running), so it gets SIGTERM when its parent dies.
+  ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (::getppid() == 1) ::_exit(127);  // the parent died before prctl took effect
+  // Exec the server in the foreground with no persistence, loopback only.
   const char* argv[] = {path.c_str(), "--port", port_s.c_str(), "--bind", "127.0.0.1",
                         "--save", "", "--appendonly", "no", "--daemonize", "no",
                         "--logfile", log_path.c_str(), "--protected-mode", "yes", nullptr};
