@@ -86,7 +86,8 @@ void Story::add_faults() {
           if (c_.lease_ms != kAbsent && duration_ms > c_.lease_ms) item.text += " > lease " + seconds(c_.lease_ms);
         }
       } else if (kind == "clock_jump") {
-        const int64_t jump = f.param(syms, "jump_ms");
+        int64_t jump = f.param(syms, "delta_ms");
+        if (jump == kAbsent) jump = f.param(syms, "jump_ms");
         item.text = target + "'s clock jumped" + (jump == kAbsent ? "" : " by " + std::to_string(jump) + " ms") + " at " + format_time(f.t);
       } else if (kind == "crash") {
         item.text = target + " crashed at " + format_time(f.t);
