@@ -35,3 +35,10 @@ lockstep_add_test(algorithms_test
           redisson/seed001_trace_test.cc redisson/rlock_faults_test.cc
           redisson/redlock_test.cc redlock_spec/redlock_spec_test.cc
   LIBS lockstep_algorithms_testing)
+
+# Scenario-level tests: seed 001's suite (scenarios/seed) and every algorithm under a random
+# profile of every fault kind, through the scenario runner.
+lockstep_add_test(algorithms_scenario_test
+  SOURCES redisson/seed001_suite_test.cc fault_profile_test.cc
+  LIBS lockstep_scenario)
+target_compile_definitions(algorithms_scenario_test PRIVATE LOCKSTEP_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
