@@ -227,6 +227,14 @@ void CoroProcess::handle_timer(uint64_t tag) {
   complete_wait_inline(WaitRef{index, slot.gen}, kWaitTimedOut);
 }
 
+bool CoroProcess::timer_live(uint64_t tag) const {
+  if ((tag & kCoroBit) == 0) return other_timer_live(tag);
+  const uint32_t index = index_of(tag);
+  if (index >= slots_.size()) return false;
+  const Slot& slot = slots_[index];
+  return (slot.gen & kGenMask) == gen_of(tag) && slot.state == kWaiting;
+}
+
 void CoroProcess::drop_work(uint64_t payload) {
   if ((payload & kCoroBit) == 0) drop_message(payload);
 }

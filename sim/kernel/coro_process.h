@@ -87,6 +87,7 @@ class CoroProcess : public Process, public RootListener {
   virtual void handle_message(uint64_t payload) = 0;
   virtual void drop_message(uint64_t payload) {}
   virtual void handle_other_timer(uint64_t tag) {}
+  virtual bool other_timer_live(uint64_t tag) const { return true; }
   // Runs after every root has been destroyed by a crash.
   virtual void after_crash() {}
 
@@ -113,6 +114,7 @@ class CoroProcess : public Process, public RootListener {
 
   void handle_work(uint64_t payload) final;
   void handle_timer(uint64_t tag) final;
+  bool timer_live(uint64_t tag) const final;
   void drop_work(uint64_t payload) final;
   void on_crash() final;
   bool finish_wait(WaitRef ref, int32_t result);

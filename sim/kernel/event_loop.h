@@ -24,6 +24,19 @@ class EventHandler {
   virtual void on_event(uint64_t arg) = 0;
 };
 
+// A movable event: at most one pending occurrence, which arm() schedules or moves. Processes use
+// one for their timer wake-ups, so re-timing timers (a new earliest deadline, a clock jump) never
+// leaves superseded events behind in the queue. The owner keeps it alive while it is armed.
+struct LoopTimer {
+  static constexpr uint32_t kIdle = UINT32_MAX;
+  TimeUs t = 0;
+  uint64_t seq = 0;
+  EventHandler* handler = nullptr;
+  uint64_t arg = 0;
+  uint32_t index = kIdle;  // position in the loop's timer heap, kIdle when not armed
+  bool armed() const { return index != kIdle; }
+};
+
 class EventLoop {
  public:
   EventLoop() = default;
@@ -39,6 +52,12 @@ class EventLoop {
   // Same as at(now() + delay_us, ...). REQUIRES: delay_us >= 0.
   void after(int64_t delay_us, EventHandler* handler, uint64_t arg);
 
+  // Schedules `timer` to fire handler->on_event(arg) at `t`, moving it if it is already armed.
+  // It takes a new sequence number, as if scheduled now. REQUIRES: t >= now().
+  void arm(LoopTimer& timer, TimeUs t, EventHandler* handler, uint64_t arg);
+  // Unschedules `timer` if it is armed.
+  void disarm(LoopTimer& timer);
+
   // Runs events in order until none is left, the next one is later than `end`, stop() was called,
   // or `max_events` events have run in total. Returns an error only when the event budget ran
   // out while events due before `end` were still pending. now() is `end` afterwards unless stopped.
@@ -48,7 +67,7 @@ class EventLoop {
   void stop() { stopped_ = true; }
 
   uint64_t events_run() const { return events_run_; }
-  size_t pending() const { return heap_.size(); }
+  size_t pending() const { return heap_.size() + timers_.size(); }
   size_t peak_pending() const { return peak_pending_; }
 
  private:
@@ -62,7 +81,17 @@ class EventLoop {
     return a.t != b.t ? a.t > b.t : a.seq > b.seq;
   }
 
+  bool timer_first() const;
+  void timer_swap(uint32_t a, uint32_t b);
+  void timer_sift_up(uint32_t i);
+  void timer_sift_down(uint32_t i);
+  void timer_remove(uint32_t i);
+  static bool timer_less(const LoopTimer* a, const LoopTimer* b) {
+    return a->t != b->t ? a->t < b->t : a->seq < b->seq;
+  }
+
   std::vector<Event> heap_;
+  std::vector<LoopTimer*> timers_;  // indexed min-heap of armed timers
   TimeUs now_ = 0;
   uint64_t next_seq_ = 0;
   uint64_t events_run_ = 0;

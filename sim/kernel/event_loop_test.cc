@@ -63,6 +63,52 @@ TEST(EventLoopTest, EventBudgetEndsARunawayRunWithAnError) {
   EXPECT_NE(s.message().find("t=7"), std::string::npos);
 }
 
+TEST(EventLoopTest, MovableTimersFireOnceAtTheirLatestTimeInSequenceOrder) {
+  EventLoop loop;
+  Recorder r;
+  r.loop = &loop;
+  LoopTimer a, b;
+  loop.at(10, &r, 1);
+  loop.arm(a, 50, &r, 100);
+  loop.arm(b, 10, &r, 200);  // same time as event 1, scheduled after it
+  loop.arm(a, 5, &r, 101);   // moved earlier: fires once, with its new argument
+  loop.at(10, &r, 2);
+  loop.arm(b, 30, &r, 201);  // moved later: now after event 2
+  LoopTimer c;
+  loop.arm(c, 20, &r, 300);
+  loop.disarm(c);
+  EXPECT_EQ(loop.pending(), 4u);
+  ASSERT_TRUE(loop.run_until(100, 100).ok());
+  const std::vector<std::pair<TimeUs, uint64_t>> expected = {{5, 101}, {10, 1}, {10, 2}, {30, 201}};
+  EXPECT_EQ(r.seen, expected);
+  EXPECT_FALSE(a.armed());
+  EXPECT_FALSE(c.armed());
+}
+
+RC_GTEST_PROP(EventLoopProp, MovableTimersKeepHeapOrder, (std::vector<std::pair<uint8_t, uint8_t>> ops)) {
+  EventLoop loop;
+  Recorder r;
+  r.loop = &loop;
+  std::vector<LoopTimer> timers(8);
+  std::vector<TimeUs> last(8, -1);
+  for (auto [which, t] : ops) {
+    const size_t i = which % timers.size();
+    if (t % 5 == 0) {
+      loop.disarm(timers[i]);
+      last[i] = -1;
+    } else {
+      loop.arm(timers[i], t, &r, i);
+      last[i] = t;
+    }
+  }
+  RC_ASSERT(loop.run_until(1000, 10000).ok());
+  size_t armed = 0;
+  for (TimeUs t : last) armed += t >= 0 ? 1 : 0;
+  RC_ASSERT(r.seen.size() == armed);
+  for (size_t k = 1; k < r.seen.size(); ++k) RC_ASSERT(r.seen[k - 1].first <= r.seen[k].first);
+  for (const auto& [t, i] : r.seen) RC_ASSERT(last[i] == t);
+}
+
 RC_GTEST_PROP(EventLoopProp, OrderIsByTimeThenInsertion, (std::vector<uint8_t> times)) {
   EventLoop loop;
   Recorder r;

@@ -25,6 +25,8 @@ Process::Process(EventLoop& loop, ProcessId id, std::string name, LocalClock clo
   LS_ASSERT(timers_.empty());
 }
 
+Process::~Process() { loop_.disarm(wake_); }
+
 uint64_t Process::encode(uint64_t kind, uint64_t payload) const {
   LS_ASSERT(payload <= kMaxPayload);
   LS_ASSERT(kind <= 3);
@@ -40,19 +42,32 @@ void Process::add_timer(int64_t deadline_local_us, uint64_t tag) {
   if (timers_.front().seq == timer_seq_ - 1) arm_wake();
 }
 
+void Process::drop_dead_timers() {
+  // Bounded by the heap's size: each iteration removes one timer.
+  while (!timers_.empty() && !timer_live(timers_.front().tag)) {
+    std::pop_heap(timers_.begin(), timers_.end(), timer_later);
+    timers_.pop_back();
+  }
+}
+
 void Process::arm_wake() {
   LS_ASSERT(wake_gen_ < kMaxPayload);
+  drop_dead_timers();
   if (crashed_ || paused() || timers_.empty()) {
-    ++wake_gen_;  // any wake in flight is now stale
+    ++wake_gen_;
     wake_at_ = kTimeNever;
+    loop_.disarm(wake_);
     return;
   }
   const TimeUs t = clock_.true_time_at(timers_.front().deadline_local_us, loop_.now());
-  if (t == wake_at_) return;  // the live wake event already fires then
+  if (t == wake_at_ && wake_.armed()) return;  // the armed wake already fires then
   ++wake_gen_;
   wake_at_ = t;
-  if (t == kTimeNever) return;
-  loop_.at(t, this, encode(kKindWake, wake_gen_));
+  if (t == kTimeNever) {
+    loop_.disarm(wake_);
+    return;
+  }
+  loop_.arm(wake_, t, this, encode(kKindWake, wake_gen_));
 }
 
 void Process::post_at(TimeUs t, uint64_t payload) {
@@ -153,7 +168,6 @@ void Process::after_clock_change() {
   LS_ASSERT(clock_.version() > 0);
   // Force a recomputation even if the wake time happens to be unchanged.
   wake_at_ = kTimeNever;
-  ++wake_gen_;
   arm_wake();
 }
 
