@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 #include <new>
+#include <sys/mman.h>
+#include <cstdlib>
 
 #include "sim/core/assert.h"
 
@@ -15,7 +17,28 @@ constexpr size_t kHeapSlack = 1024;
 
 namespace {
 constexpr size_t kMinSlots = 16;
+constexpr size_t kHugePage = 2u << 20;
 }  // namespace
+
+template <typename T>
+T* Keyspace::HugePageAllocator<T>::allocate(size_t n) {
+  const size_t bytes = n * sizeof(T);
+  if (bytes < kHugePage) return static_cast<T*>(::operator new(bytes));
+  const size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
+  void* p = std::aligned_alloc(kHugePage, rounded);
+  if (p == nullptr) throw std::bad_alloc();
+  madvise(p, rounded, MADV_HUGEPAGE);  // advice only: without huge pages it still works
+  return static_cast<T*>(p);
+}
+
+template <typename T>
+void Keyspace::HugePageAllocator<T>::deallocate(T* p, size_t n) {
+  if (n * sizeof(T) < kHugePage) {
+    ::operator delete(p);
+  } else {
+    std::free(p);
+  }
+}
 
 Keyspace::~Keyspace() { clear(); }
 
@@ -84,7 +107,7 @@ const Entry* Keyspace::find(std::string_view key) const {
 }
 
 void Keyspace::grow() {
-  std::vector<Slot> old = std::move(slots_);
+  std::vector<Slot, HugePageAllocator<Slot>> old = std::move(slots_);
   slots_.assign(std::max(kMinSlots, old.size() * 2), Slot{});
   const size_t mask = slots_.size() - 1;
   for (const Slot& s : old) {

@@ -101,6 +101,18 @@ class Keyspace {
     uint64_t hash = 0;
     Node* node = nullptr;
   };
+  // Large tables are read at random: they ask the kernel for huge pages, so that a lookup does
+  // not also miss the TLB.
+  template <typename T>
+  struct HugePageAllocator {
+    using value_type = T;
+    HugePageAllocator() = default;
+    template <typename U>
+    HugePageAllocator(const HugePageAllocator<U>&) {}
+    T* allocate(size_t n);
+    void deallocate(T* p, size_t n);
+    bool operator==(const HugePageAllocator&) const { return true; }
+  };
   static Node* new_node(std::string_view key, Value value);
   static void delete_node(Node* node);
   static uint64_t hash_of(std::string_view key);
@@ -124,7 +136,7 @@ class Keyspace {
   void push(std::string_view key, Entry& entry, int64_t at_ms);
   void forget_cached() { cached_node_ = nullptr; }
 
-  std::vector<Slot> slots_;
+  std::vector<Slot, HugePageAllocator<Slot>> slots_;
   size_t size_ = 0;
   std::vector<HeapItem> heap_;
   size_t volatile_count_ = 0;
