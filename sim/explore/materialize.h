@@ -1,0 +1,36 @@
+// Materialising a seed's random fault schedule: the scenario file a seed "really" ran.
+//
+// A scenario with a random fault profile draws a different schedule for every seed. To shrink a
+// failure (or to keep it as a regression test that no longer depends on the profile's draws),
+// the schedule the seed drew is written out as explicit faults: the result is the same scenario
+// with no random profile, every drawn fault in /faults/schedule, and the seed set. Running it
+// with that seed does exactly what the original run did — the same faults with the same numbers
+// in the same order, so every other random draw (network, workload) is unchanged too; only the
+// faults' recorded `origin` differs.
+//
+// Clock jumps given in clock specs (/nodes/*/clock/jumps, /clients/.../clock/jumps) are moved
+// into the schedule as well, behind the file's own entries and before the drawn ones, which is
+// the order (and so the numbering) the world gives them; shrinking can then remove them too.
+#ifndef LOCKSTEP_SIM_EXPLORE_MATERIALIZE_H_
+#define LOCKSTEP_SIM_EXPLORE_MATERIALIZE_H_
+
+#include <cstdint>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/scenario/scenario.h"
+
+namespace lockstep::explore {
+
+// A schedule entry (docs/scenarios.md) that parses back into `f`.
+nlohmann::json fault_to_json(const scenario::FaultSpec& f);
+
+// `doc` (the scenario file's JSON, which parsed into `parsed`) with the faults `seed` draws
+// written out as a fixed schedule and "seed" set to `seed`.
+// REQUIRES: parsed is what doc parses into.
+nlohmann::json materialize_faults(const nlohmann::json& doc, const scenario::Scenario& parsed,
+                                  uint64_t seed);
+
+}  // namespace lockstep::explore
+
+#endif  // LOCKSTEP_SIM_EXPLORE_MATERIALIZE_H_

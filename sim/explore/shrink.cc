@@ -1,0 +1,310 @@
+#include "sim/explore/shrink.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <optional>
+
+#include "checker/result.h"
+#include "sim/core/assert.h"
+#include "sim/explore/materialize.h"
+#include "sim/explore/worker_pool.h"
+#include "sim/scenario/parse.h"
+#include "sim/scenario/run.h"
+
+namespace lockstep::explore {
+namespace {
+
+using json = nlohmann::json;
+using Ptr = json::json_pointer;
+
+constexpr int kMaxRounds = 4;       // rounds of all passes while they make progress
+constexpr int kMaxBisectSteps = 12; // per number: precision about 1/4096 of its value
+constexpr int kInvalidPerRun = 20;  // candidates the parser may reject per run allowed
+
+std::string n_of(size_t n, const char* noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
+// Pointers to every array of steps in the script workload, and to every repeat's "times".
+void walk_steps(const json& node, const std::string& ptr, std::vector<std::string>& arrays,
+                std::vector<std::string>& repeats, int depth) {
+  if (depth > scenario::Limits::kMaxNesting + 2 || !node.is_object()) return;
+  if (node.value("op", "") == "repeat" && node.contains("times")) repeats.push_back(ptr + "/times");
+  for (const char* key : {"steps", "then", "else"}) {
+    if (!node.contains(key) || !node[key].is_array()) continue;
+    const std::string p = ptr + "/" + key;
+    arrays.push_back(p);
+    for (size_t i = 0; i < node[key].size(); ++i) {
+      walk_steps(node[key][i], p + "/" + std::to_string(i), arrays, repeats, depth + 1);
+    }
+  }
+}
+
+class Shrinker {
+ public:
+  Shrinker(uint64_t seed, const std::string& property, const ShrinkOptions& options)
+      : seed_(seed), property_(property), options_(options) {
+    LS_ASSERT(options.max_runs >= 0);
+    LS_ASSERT(!property.empty());
+  }
+
+  // Runs the starting point; false if it does not fail with the property.
+  bool start(const json& materialized) {
+    reproduced_ = try_candidate(materialized);
+    before_ = size_of(current_, ops_);
+    return reproduced_;
+  }
+
+  void run_passes() {
+    for (int round = 0; round < kMaxRounds && !stopped(); ++round) {
+      bool changed = reduce_array("/faults/schedule", "fault");
+      changed |= pass_clients();
+      changed |= pass_operations();
+      changed |= pass_fault_sizes();
+      changed |= reduce_number("/duration_ms", 1, std::nullopt);
+      if (!changed) break;
+    }
+  }
+
+  ShrinkResult result() {
+    ShrinkResult r;
+    r.seed = seed_;
+    r.property = property_;
+    r.reproduced = reproduced_;
+    r.scenario = current_;
+    r.runs = runs_;
+    r.exhausted = exhausted_;
+    r.before = before_;
+    r.after = size_of(current_, ops_);
+    r.log = log_;
+    return r;
+  }
+
+  const Status& error() const { return error_; }
+
+ private:
+  bool stopped() const { return exhausted_ || !error_.ok(); }
+
+  // Parses and runs `candidate`; if it still violates the property it becomes the current one.
+  bool try_candidate(const json& candidate) {
+    if (stopped() || candidate == current_) return false;
+    Result<scenario::Scenario> s = scenario::parse_scenario_text(candidate.dump(), options_.file);
+    if (!s.ok()) {
+      // Not a valid scenario (e.g. a fault aimed at a removed client): free, but bounded.
+      if (++invalid_ > kInvalidPerRun * (options_.max_runs + 1)) exhausted_ = true;
+      return false;
+    }
+    if (runs_ >= options_.max_runs) {
+      exhausted_ = true;
+      return false;
+    }
+    ++runs_;
+    int64_t ops = 0;
+    if (!run_isolated(s.value(), ops)) return false;
+    current_ = candidate;
+    ops_ = ops;
+    return true;
+  }
+
+  // One run in a forked worker: does it violate the property? A crash counts as no.
+  bool run_isolated(const scenario::Scenario& s, int64_t& ops) {
+    const TaskFn task = [&](uint64_t) -> std::string {
+      scenario::RunOptions ro;
+      ro.seed = seed_;
+      Result<scenario::RunReport> r = scenario::run_scenario(s, ro);
+      if (!r.ok()) return "0 0";
+      const checker::CheckResult& c = r.value().check;
+      const bool v = c.has(property_) && c.property(property_).verdict == checker::Verdict::kViolation;
+      return std::string(v ? "1 " : "0 ") + std::to_string(r.value().stats.ops);
+    };
+    std::string out;
+    const DoneFn done = [&](uint64_t, const TaskOutput& t) {
+      if (!t.crashed) out = t.text;
+    };
+    Status st = run_tasks(1, 1, task, done);
+    if (!st.ok()) {
+      error_ = st;
+      return false;
+    }
+    if (out.size() < 3 || out[0] != '1') return false;
+    ops = std::strtoll(out.c_str() + 2, nullptr, 10);
+    return true;
+  }
+
+  ScenarioSize size_of(const json& doc, int64_t ops) const {
+    ScenarioSize z;
+    z.operations = ops;
+    Result<scenario::Scenario> s = scenario::parse_scenario_text(doc.dump(), options_.file);
+    if (!s.ok()) return z;
+    z.faults = static_cast<int64_t>(s.value().schedule.size());
+    z.clients = static_cast<int64_t>(s.value().clients.size());
+    z.threads = s.value().total_threads();
+    z.duration_ms = s.value().duration_ms;
+    return z;
+  }
+
+  // Removes as much of the array at `ptr` as still fails: all of it, then halves, quarters...
+  bool reduce_array(const std::string& ptr, const char* noun) {
+    const Ptr p(ptr);
+    if (!current_.contains(p) || !current_[p].is_array() || current_[p].empty()) return false;
+    const size_t before = current_[p].size();
+    size_t chunk = before;
+    for (;;) {
+      size_t start = 0;
+      while (!stopped() && current_.contains(p) && start < current_[p].size()) {
+        json candidate = current_;
+        json& arr = candidate[p];
+        const size_t end = std::min(arr.size(), start + chunk);
+        arr.erase(arr.begin() + static_cast<std::ptrdiff_t>(start), arr.begin() + static_cast<std::ptrdiff_t>(end));
+        if (!try_candidate(candidate)) start += chunk;
+      }
+      if (chunk == 1 || stopped()) break;
+      chunk = (chunk + 1) / 2;
+    }
+    const size_t after = current_.contains(p) ? current_[p].size() : 0;
+    if (after == before) return false;
+    log_.push_back(ptr + ": " + n_of(before, noun) + " -> " + std::to_string(after));
+    return true;
+  }
+
+  // Moves the integer at `ptr` as close to `target` as still fails (target first, then
+  // bisection). A missing field counts as `missing_default` (no default: leave it alone).
+  bool reduce_number(const std::string& ptr, int64_t target, std::optional<int64_t> missing_default) {
+    const Ptr p(ptr);
+    int64_t from = 0;
+    if (current_.contains(p)) {
+      if (!current_[p].is_number_integer()) return false;
+      from = current_[p].get<int64_t>();
+    } else if (missing_default.has_value()) {
+      from = *missing_default;
+    } else {
+      return false;
+    }
+    if (from == target) return false;
+    auto with = [&](int64_t v) {
+      json c = current_;
+      c[p] = v;
+      return c;
+    };
+    int64_t hi = from;  // fails
+    if (try_candidate(with(target))) {
+      hi = target;
+    } else {
+      int64_t lo = target;  // does not fail
+      for (int step = 0; step < kMaxBisectSteps && !stopped(); ++step) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (mid == lo || mid == hi) break;
+        if (try_candidate(with(mid))) {
+          hi = mid;
+        } else {
+          lo = mid;
+        }
+      }
+    }
+    if (hi == from) return false;
+    log_.push_back(ptr + ": " + std::to_string(from) + " -> " + std::to_string(hi));
+    return true;
+  }
+
+  bool pass_clients() {
+    bool changed = false;
+    if (current_.contains("clients") && current_["clients"].is_array()) {
+      changed |= reduce_array("/clients", "client");
+      for (size_t i = 0; current_.contains("clients") && i < current_["clients"].size(); ++i) {
+        changed |= reduce_number("/clients/" + std::to_string(i) + "/threads", 1, std::nullopt);
+      }
+    } else if (current_.contains("clients") && current_["clients"].is_object()) {
+      changed |= reduce_number("/clients/count", 1, std::nullopt);
+      changed |= reduce_number("/clients/threads", 1, std::nullopt);
+    }
+    return changed;
+  }
+
+  bool pass_operations() {
+    bool changed = false;
+    if (current_.contains(Ptr("/workload/generator"))) {
+      changed |= reduce_number("/workload/generator/ops_per_thread", 1, 10);
+    }
+    changed |= reduce_array("/workload/script", "script entry");
+    std::vector<std::string> arrays;
+    std::vector<std::string> repeats;
+    const Ptr script("/workload/script");
+    if (current_.contains(script) && current_[script].is_array()) {
+      for (size_t i = 0; i < current_[script].size(); ++i) {
+        walk_steps(current_[script][i], "/workload/script/" + std::to_string(i), arrays, repeats, 0);
+      }
+    }
+    // Pointers into arrays shortened meanwhile may be gone; the passes skip those.
+    for (const std::string& a : arrays) changed |= reduce_array(a, "step");
+    for (const std::string& r : repeats) changed |= reduce_number(r, 1, std::nullopt);
+    return changed;
+  }
+
+  bool pass_fault_sizes() {
+    bool changed = false;
+    const Ptr sched("/faults/schedule");
+    for (size_t i = 0; current_.contains(sched) && i < current_[sched].size(); ++i) {
+      const std::string f = "/faults/schedule/" + std::to_string(i);
+      for (const char* field : {"duration_ms", "restart_after_ms", "extra_ms"}) {
+        changed |= reduce_number(f + "/" + field, 0, std::nullopt);
+      }
+      for (const char* field : {"delta_ms", "offset_ms", "drift_ppm"}) {
+        changed |= reduce_number(f + "/" + field, 0, std::nullopt);
+      }
+      changed |= reduce_number(f + "/replies", 1, std::nullopt);
+    }
+    return changed;
+  }
+
+  const uint64_t seed_;
+  const std::string property_;
+  const ShrinkOptions options_;
+  json current_;
+  int64_t ops_ = 0;
+  bool reproduced_ = false;
+  int runs_ = 0;
+  int64_t invalid_ = 0;
+  bool exhausted_ = false;
+  ScenarioSize before_;
+  std::vector<std::string> log_;
+  Status error_;
+};
+
+}  // namespace
+
+json ScenarioSize::to_json() const {
+  return {{"faults", faults}, {"clients", clients}, {"threads", threads},
+          {"operations", operations}, {"duration_ms", duration_ms}};
+}
+
+std::string ScenarioSize::to_text() const {
+  return n_of(static_cast<size_t>(faults), "fault") + ", " + n_of(static_cast<size_t>(clients), "client") +
+         ", " + n_of(static_cast<size_t>(threads), "thread") + ", " +
+         n_of(static_cast<size_t>(operations), "operation") + ", " + std::to_string(duration_ms) + " ms";
+}
+
+json ShrinkResult::to_json() const {
+  return {{"seed", seed},       {"property", property},        {"reproduced", reproduced},
+          {"runs", runs},       {"exhausted", exhausted},      {"before", before.to_json()},
+          {"after", after.to_json()}, {"log", log}};
+}
+
+Result<ShrinkResult> shrink_failure(const json& doc, const scenario::Scenario& parsed, uint64_t seed,
+                                    const std::string& property, const ShrinkOptions& options) {
+  LS_ASSERT(doc.is_object());
+  LS_ASSERT(options.max_runs >= 1);
+  Shrinker shrinker(seed, property, options);
+  json start = materialize_faults(doc, parsed, seed);
+  if (shrinker.start(start)) shrinker.run_passes();
+  if (!shrinker.error().ok()) return shrinker.error();
+  ShrinkResult r = shrinker.result();
+  if (!r.reproduced) r.scenario = start;
+  // Say where the file came from; the description is free text, so this changes no behaviour.
+  const std::string origin = "Shrunk by lockstep explore from " + parsed.file + ", seed " +
+                             std::to_string(seed) + ", violating " + property + ".";
+  const std::string desc = doc.value("description", "");
+  r.scenario["description"] = desc.empty() ? origin : origin + " Originally: " + desc;
+  return r;
+}
+
+}  // namespace lockstep::explore
