@@ -106,22 +106,20 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
       }
     }
     // Renewals by an owner that no longer held the lock: a watchdog that was never cancelled.
+    std::map<Sym, std::vector<uint32_t>> holds_of_owner;  // this lock's holds, by owner, in start order
+    for (uint32_t j : holds_by_lock[lock]) holds_of_owner[h.holds[j].owner].push_back(j);
     for (uint32_t i : ops) {
       const Operation& op = h.ops[i];
       if (op.kind != OpKind::kRenew || op.outcome != Outcome::kOk || op.renewed != Tri::kTrue) continue;
-      bool held = false;
-      TimeUs ended = 0;
-      Sym reason = kNoSym;
-      for (uint32_t j : holds_by_lock[lock]) {
-        const Hold& x = h.holds[j];
-        if (x.owner != op.owner) continue;
-        if (x.begin_t <= op.invoke_t && op.invoke_t <= x.end_t) held = true;
-        if (x.end_t < op.invoke_t && x.end_t >= ended) {
-          ended = x.end_t;
-          reason = x.end_reason;
-        }
-      }
-      if (held || reason == kNoSym) continue;
+      const std::vector<uint32_t>& mine = holds_of_owner[op.owner];
+      // The owner's last hold that began no later than the renewal.
+      auto it = std::upper_bound(mine.begin(), mine.end(), op.invoke_t,
+                                 [&](TimeUs t, uint32_t j) { return t < h.holds[j].begin_t; });
+      if (it == mine.begin()) continue;
+      const Hold& last = h.holds[*std::prev(it)];
+      if (op.invoke_t <= last.end_t || last.end_reason == kNoSym) continue;
+      const TimeUs ended = last.end_t;
+      const Sym reason = last.end_reason;
       stuck.push_back(interval_json(h, lock, {ended, op.complete_t}, "zombie_renewal", std::string(h.str(op.thread))));
       if (first.empty()) {
         first = std::string(h.str(lock)) + " was kept alive by a renewal of " + std::string(h.str(op.owner)) + " at " +

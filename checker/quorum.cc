@@ -9,6 +9,7 @@
 //    (plain lease expiry is the lease's business, judged by the other properties).
 #include <algorithm>
 #include <cctype>
+#include <map>
 
 #include "checker/check.h"
 #include "checker/explain.h"
@@ -38,27 +39,47 @@ bool node_clock_jumped(const History& h, Sym node, TimeUs from, TimeUs to) {
   return false;
 }
 
-Death death_of(const History& h, Sym node, Sym key, TimeUs after) {
+// Key deaths by (node, key), in time order: expiries and data loss. Built once, so each grant's
+// lookup is a binary search instead of a scan of the whole history.
+struct DeathIndex {
+  struct Entry {
+    TimeUs t;
+    bool loss;  // data loss (else an expiry)
+    Sym reason;
+  };
+  std::map<std::pair<Sym, Sym>, std::vector<Entry>> by_key;
+  std::map<Sym, std::vector<TimeUs>> crashes;  // node → crash times
+
+  explicit DeathIndex(const History& h) {
+    for (const Expire& e : h.expires) by_key[{e.node, e.key}].push_back({e.t, false, kNoSym});
+    for (const DataLoss& l : h.data_losses) {
+      for (uint32_t i = 0; i < l.keys_count; ++i) by_key[{l.node, h.key_pool[l.keys_begin + i]}].push_back({l.t, true, l.reason});
+    }
+    for (auto& [key, v] : by_key) std::stable_sort(v.begin(), v.end(), [](const Entry& a, const Entry& b) { return a.t < b.t; });
+    for (const NodeEvent& n : h.node_events) {
+      if (h.str(n.event) == "crashed") crashes[n.node].push_back(n.t);
+    }
+  }
+};
+
+Death death_of(const History& h, const DeathIndex& index, Sym node, Sym key, TimeUs after) {
   Death d;
-  for (const Expire& e : h.expires) {
-    if (e.t > after && e.node == node && e.key == key && e.t < d.t) {
-      d = {e.t, "expired on " + std::string(h.str(node)) + " at " + format_time(e.t), node_clock_jumped(h, node, after, e.t)};
+  auto it = index.by_key.find({node, key});
+  if (it != index.by_key.end()) {
+    for (const DeathIndex::Entry& e : it->second) {
+      if (e.t <= after) continue;
+      d = e.loss ? Death{e.t, std::string(h.str(node)) + " lost it at " + format_time(e.t) + " (" + std::string(h.str(e.reason)) + ")", true}
+                 : Death{e.t, "expired on " + std::string(h.str(node)) + " at " + format_time(e.t), node_clock_jumped(h, node, after, e.t)};
       break;
     }
   }
-  for (const DataLoss& l : h.data_losses) {
-    if (l.t <= after || l.node != node || l.t >= d.t) continue;
-    for (uint32_t i = 0; i < l.keys_count; ++i) {
-      if (h.key_pool[l.keys_begin + i] == key) {
-        d = {l.t, std::string(h.str(node)) + " lost it at " + format_time(l.t) + " (" + std::string(h.str(l.reason)) + ")", true};
+  auto c = index.crashes.find(node);
+  if (c != index.crashes.end()) {
+    for (TimeUs t : c->second) {
+      if (t > after && t < d.t) {
+        d = {t, std::string(h.str(node)) + " crashed at " + format_time(t), true};
         break;
       }
-    }
-  }
-  for (const NodeEvent& n : h.node_events) {
-    if (n.t > after && n.t < d.t && n.node == node && h.str(n.event) == "crashed") {
-      d = {n.t, std::string(h.str(node)) + " crashed at " + format_time(n.t), true};
-      break;
     }
   }
   return d;
@@ -78,6 +99,7 @@ PropertyResult check_quorum(const History& h, const CheckOptions&) {
   const std::vector<std::vector<uint32_t>> execs = execs_by_op(h);
   const bool any = std::any_of(execs.begin(), execs.end(), [](const auto& v) { return !v.empty(); });
   if (!any) return make_result(name, Verdict::kUnknown, "the history lacks per-node exec events with op ids");
+  const DeathIndex deaths(h);
   const int64_t nodes = static_cast<int64_t>(h.header.nodes.size());
   const int64_t quorum = h.header.quorum != kAbsent ? h.header.quorum : nodes / 2 + 1;
   int64_t checked = 0;
@@ -93,7 +115,7 @@ PropertyResult check_quorum(const History& h, const CheckOptions&) {
       const Exec& x = h.execs[e];
       if (!is_grant(h, x) || x.keys_count == 0) continue;
       ++grants;
-      Death d = death_of(h, x.node, h.key_pool[x.keys_begin], x.t);
+      Death d = death_of(h, deaths, x.node, h.key_pool[x.keys_begin], x.t);
       if (d.t > declared) live.push_back(std::move(d));
     }
     std::sort(live.begin(), live.end(), [](const Death& a, const Death& b) { return a.t < b.t; });
