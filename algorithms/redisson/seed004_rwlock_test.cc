@@ -267,6 +267,34 @@ TEST(RwLockTest, AShortReaderNoLongerShortensALongReadersLock) {
   }
 }
 
+TEST(RwLockTest, ReadUnderWriteLosesItsWatchdogWhenTheWriteIsReleased) {
+  // The read and write lock objects share one watchdog entry (the same entryName), renewed with
+  // the script of the type that created it: here the write lock's, which finds its field gone
+  // once the write is released, and stops. The read hold then expires with its 30 s TTL.
+  SimWorld::Options o;
+  o.algorithm = "redisson-rwlock";
+  SimWorld w(o);
+  w.program(0, 0, 1000, {t::with_mode(t::lock("L"), kWrite), t::with_mode(t::lock("L"), kRead),
+                         t::with_mode(t::unlock("L"), kWrite), t::sleep(100'000)});
+  w.run_until(5 * kSec);
+  auto d = w.key(0, "L");
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->strings[1], "read");  // downgraded: the thread still holds its read lock
+  w.run_until(45 * kSec);
+  EXPECT_FALSE(w.key(0, "L").has_value());
+  std::vector<json> renews;
+  for (const json& j : w.lines("invoke")) {
+    if (j["op"] == "renew") renews.push_back(j);
+  }
+  ASSERT_EQ(renews.size(), 1u);
+  EXPECT_EQ(renews[0]["mode"], "write");
+  for (const json& c : w.lines("complete")) {
+    if (c.contains("renewed")) {
+      EXPECT_EQ(c["renewed"], false);
+    }
+  }
+}
+
 TEST(RwLockTest, ModesAreRequired) {
   SimWorld::Options o;
   o.algorithm = "redisson-rwlock";
