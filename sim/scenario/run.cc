@@ -146,7 +146,12 @@ Result<RunReport> run_scenario(const Scenario& s, const RunOptions& options) {
     report.check = checker::check_history(h.value(), copts);
     report.check.source = "history.jsonl";
   }
-  judge(s, report);
+  if (options.check) {
+    judge(s, report);
+  } else {
+    report.verdict = "unchecked";
+    report.outcome = "not checked (--no-check)";
+  }
   report.result = make_result(s, world, report);
   if (!options.out_dir.empty()) {
     st = write_file_atomically(options.out_dir + "/result.json", report.result.dump(2) + "\n");
