@@ -1,5 +1,6 @@
 #include "algorithms/redisson/redisson_lock.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "sim/core/assert.h"
@@ -65,13 +66,26 @@ LockOutcome no_such_mode(LockMode mode) {
 Task<LockOutcome> RedissonLock::acquire(const Thread& thread, const LockRequest& request) {
   LockType* type = type_for(request.mode);
   if (type == nullptr) co_return no_such_mode(request.mode);
-  co_return co_await redisson::acquire(*type, 0, &thread, to_call(request));
+  LockOutcome out = co_await redisson::acquire(*type, 0, &thread, to_call(request));
+  if (request.mode == LockMode::kRead && out.outcome == Outcome::kOk && out.acquired) {
+    out.count = ++read_holds_[{thread.index, std::string(request.lock)}];
+  }
+  co_return out;
 }
 
 Task<LockOutcome> RedissonLock::release(const Thread& thread, const LockRequest& request) {
   LockType* type = type_for(request.mode);
   if (type == nullptr) co_return no_such_mode(request.mode);
-  co_return co_await redisson::release(*type, 0, &thread, to_call(request));
+  LockOutcome out = co_await redisson::release(*type, 0, &thread, to_call(request));
+  if (request.mode == LockMode::kRead && out.outcome == Outcome::kOk) {
+    auto it = read_holds_.find({thread.index, std::string(request.lock)});
+    const int64_t left = it == read_holds_.end() ? 0 : std::max<int64_t>(0, it->second - 1);
+    out.released = out.released || left == 0;
+    out.count = left;
+    if (it != read_holds_.end() && left == 0) read_holds_.erase(it);
+    if (left > 0) it->second = left;
+  }
+  co_return out;
 }
 
 Task<LockOutcome> RedissonLock::force_release(const Thread& thread, const LockRequest& request) {

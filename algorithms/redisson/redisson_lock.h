@@ -8,8 +8,10 @@
 #ifndef LOCKSTEP_ALGORITHMS_REDISSON_REDISSON_LOCK_H_
 #define LOCKSTEP_ALGORITHMS_REDISSON_REDISSON_LOCK_H_
 
+#include <map>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "algorithms/lock_client.h"
 #include "algorithms/redisson/lock_flows.h"
@@ -45,6 +47,10 @@ class RedissonLock : public LockClient {
 
   LockKind kind_;
   ClientContext ctx_;
+  // Read holds per (thread index, lock), counted client-side: the read unlock script answers 0
+  // while *any* reader remains, so whether this thread's own count reached zero (the history's
+  // `released`) comes from here.
+  std::map<std::pair<uint32_t, std::string>, int64_t> read_holds_;
   std::unique_ptr<LockType> exclusive_;
   std::unique_ptr<LockType> read_;
   std::unique_ptr<LockType> write_;

@@ -186,12 +186,19 @@ TEST_F(Seed004Test, ReadUnlocksDropOneHoldAndItsKeyUntilTheLockIsDeleted) {
   read(1);
   ASSERT_EQ(state(), (RwState{{{"mode", "read"}, {a_, "2"}, {b_, "1"}},
                               {tk(a_, 1), tk(a_, 2), tk(b_, 1)}}));
-  EXPECT_FALSE(read_unlock(0).outcome.released);
+  EXPECT_FALSE(read_unlock(0).outcome.released);  // A still holds one read
   EXPECT_EQ(state(), (RwState{{{"mode", "read"}, {a_, "1"}, {b_, "1"}}, {tk(a_, 1), tk(b_, 1)}}));
-  EXPECT_FALSE(read_unlock(0).outcome.released);
+  // A's last read: the script answers 0 (B still reads) but A's own holds are gone, which is
+  // what the history's `released` says.
+  EXPECT_TRUE(read_unlock(0).outcome.released);
   EXPECT_EQ(state(), (RwState{{{"mode", "read"}, {b_, "1"}}, {tk(b_, 1)}}));
   EXPECT_TRUE(read_unlock(1).outcome.released);
   EXPECT_EQ(state(), RwState{});
+  std::vector<json> replies;
+  for (const json& e : w_.lines("exec")) {
+    if (e.value("script", "") == "read_unlock") replies.push_back(e["reply"]);
+  }
+  EXPECT_EQ(replies, (std::vector<json>{0, 0, 1}));
   auto pubs = w_.lines("publish");
   ASSERT_EQ(pubs.size(), 1u);
   EXPECT_EQ(pubs[0]["channel"], "redisson_rwlock:{myLock}");
@@ -206,8 +213,9 @@ TEST_F(Seed004Test, ReadUnlockUnderTheOwnWriteKeepsTheWriteLock) {
   ASSERT_EQ(state(), (RwState{{{"mode", "write"}, {a_ + ":write", "1"}, {a_, "1"}}, {tk(a_, 1)}}));
   const StepResult& r = read_unlock(0);
   EXPECT_EQ(r.outcome.outcome, Outcome::kOk);
-  EXPECT_FALSE(r.outcome.released);
+  EXPECT_TRUE(r.outcome.released);  // the thread's read hold is gone; its write stays
   EXPECT_EQ(state(), (RwState{{{"mode", "write"}, {a_ + ":write", "1"}}, {}}));
+  EXPECT_EQ(w_.lines("exec").back()["reply"], 0);  // the script's answer, as the seed says
 }
 
 // Section 9: write held twice plus a read; two write unlocks: the first decrements, the second
