@@ -3,6 +3,7 @@
 // expiry, and bad clients that must not disturb good ones.
 #include <hiredis/hiredis.h>
 #include <gtest/gtest.h>
+#include <openssl/crypto.h>
 
 #include <thread>
 
@@ -26,7 +27,11 @@ class ModelServer : public ::testing::Test {
     auto created = Server::create(std::move(options));
     ASSERT_TRUE(created.ok()) << created.status().message();
     server_ = std::move(created.value());
-    thread_ = std::thread([this] { server_->run(false); });
+    // OpenSSL (the model's SHA-1) keeps per-thread state that only OPENSSL_thread_stop frees.
+    thread_ = std::thread([this] {
+      server_->run(false);
+      OPENSSL_thread_stop();
+    });
   }
   void TearDown() override {
     server_->stop();

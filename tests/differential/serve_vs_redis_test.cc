@@ -6,6 +6,7 @@
 // servers answer what they can parse and close the connection, and everything received until
 // the close is compared.
 #include <gtest/gtest.h>
+#include <openssl/crypto.h>
 #include <rapidcheck/gtest.h>
 
 #include <cstdlib>
@@ -47,7 +48,11 @@ struct Servers {
       return;
     }
     serve = std::move(s.value());
-    thread = std::thread([this] { serve->run(false); });
+    // OpenSSL (the model's SHA-1) keeps per-thread state that only OPENSSL_thread_stop frees.
+    thread = std::thread([this] {
+      serve->run(false);
+      OPENSSL_thread_stop();
+    });
   }
   ~Servers() {
     if (serve) serve->stop();
@@ -62,10 +67,23 @@ struct Servers {
   }
 };
 
+Servers* g_servers = nullptr;
+
 Servers& servers() {
-  static Servers s;
-  return s;
+  if (g_servers == nullptr) g_servers = new Servers;
+  return *g_servers;
 }
+
+// Stops the servers when the tests are over, before the process exits (and before the leak
+// checker of sanitizer builds looks), rather than in a static destructor.
+class StopServers : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    delete g_servers;
+    g_servers = nullptr;
+  }
+};
+const auto* const kStopServers = ::testing::AddGlobalTestEnvironment(new StopServers);
 
 // The bytes a server sends back for `request` before it closes the connection.
 std::string round_trip(uint16_t port, const std::string& request) {
