@@ -1,21 +1,221 @@
-// `lockstep explore`: placeholder until the subcommand lands.
+// `lockstep explore SCENARIO --seeds N [--first-seed S] [--jobs J] [--shard I/N] [--junit FILE]
+// [--out DIR] [--no-shrink] [--shrink-runs N]`, and `lockstep explore --merge A.json B.json ...`
+// (docs/cli.md).
+//
+// Runs many seeds of a scenario in worker processes, prints progress on a terminal and then a
+// summary (violations by property, the first failing seeds with replay commands), shrinks the
+// first failure to DIR/shrunk.json, and writes DIR/explore.json (and JUnit XML if asked).
+// Exit codes: 0 every seed as expected, 1 otherwise, 2 bad usage or input, 3 only unknowns.
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
 
+#include "checker/report/files.h"
 #include "cli/commands.h"
+#include "cli/explore_common.h"
+#include "sim/explore/explore.h"
+#include "sim/explore/junit.h"
+#include "sim/explore/shrink.h"
+#include "sim/explore/worker_pool.h"
+#include "sim/scenario/parse.h"
+#include "sim/scenario/run.h"
 
 namespace lockstep::cli {
+namespace {
+
+using explore::ExploreSummary;
+
+struct ExploreArgs {
+  std::string scenario;
+  uint64_t seeds = 0;
+  uint64_t first_seed = 1;
+  int jobs = 0;  // 0: one per available CPU
+  std::string shard = "1/1";
+  std::string junit;
+  std::string out = "lockstep-explore";
+  bool no_shrink = false;
+  int shrink_runs = 300;
+  size_t list = 10;
+  std::vector<std::string> merge;
+};
+
+int fail(const std::string& message) {
+  std::fprintf(stderr, "lockstep explore: %s\n", message.c_str());
+  return kExitBadInput;
+}
+
+// Shrinks the first unexpected violation into DIR/shrunk.json and runs it into DIR/shrunk/.
+// Returns what goes into the summary's "shrunk" field (null when there is nothing to shrink).
+Result<nlohmann::json> shrink_first(const LoadedScenario& l, const ExploreSummary& sum, const ExploreArgs& args,
+                                    std::vector<std::string>& wrote) {
+  uint64_t seed = 0;
+  std::string property;
+  if (!sum.shrink_target(seed, property)) return nlohmann::json(nullptr);
+  explore::ShrinkOptions o;
+  o.max_runs = args.shrink_runs;
+  o.file = args.out + "/shrunk.json";
+  std::fprintf(stderr, "lockstep explore: shrinking seed %llu (%s), at most %d runs...\n",
+               static_cast<unsigned long long>(seed), property.c_str(), o.max_runs);
+  Result<explore::ShrinkResult> r = explore::shrink_failure(l.doc, l.parsed, seed, property, o);
+  if (!r.ok()) return r.status();
+  const explore::ShrinkResult& sh = r.value();
+  nlohmann::json j = sh.to_json();
+  j["max_runs"] = o.max_runs;
+  if (!sh.reproduced) return j;
+  Status st = report::write_file_atomically(o.file, sh.scenario.dump(2) + "\n");
+  if (!st.ok()) return st;
+  wrote.push_back(o.file);
+  j["file"] = o.file;
+  j["replay"] = "lockstep run " + explore::shell_quote(o.file);
+  // Run it once more with outputs, so the minimal failure has its own report.
+  Result<scenario::Scenario> s = scenario::parse_scenario_text(sh.scenario.dump(), o.file);
+  if (s.ok()) {
+    scenario::RunOptions ro;
+    ro.out_dir = args.out + "/shrunk";
+    if (scenario::run_scenario(s.value(), ro).ok()) {
+      wrote.push_back(ro.out_dir + "/report.html");
+      j["report"] = ro.out_dir + "/report.html";
+    }
+  }
+  return j;
+}
+
+std::string shrunk_text(const nlohmann::json& j) {
+  if (j.is_null()) return "";
+  std::string out = "shrunk seed " + std::to_string(j["seed"].get<uint64_t>()) + " (" + j["property"].get<std::string>() + "): ";
+  if (!j["reproduced"].get<bool>()) {
+    return out + "the materialised fault schedule did not reproduce the failure, so nothing was shrunk (a lockstep bug: please report it)\n";
+  }
+  auto size = [](const nlohmann::json& z) {
+    return std::to_string(z["faults"].get<int64_t>()) + " faults, " + std::to_string(z["clients"].get<int64_t>()) +
+           " clients, " + std::to_string(z["threads"].get<int64_t>()) + " threads, " +
+           std::to_string(z["operations"].get<int64_t>()) + " operations, " + std::to_string(z["duration_ms"].get<int64_t>()) + " ms";
+  };
+  out += size(j["before"]) + " -> " + size(j["after"]) + " in " + std::to_string(j["runs"].get<int>()) + " runs";
+  out += j["exhausted"].get<bool>() ? " (stopped at the run limit; --shrink-runs raises it)\n" : "\n";
+  out += "  replay: " + j["replay"].get<std::string>() + "\n";
+  return out;
+}
+
+Status write_outputs(const ExploreSummary& sum, const ExploreArgs& args, std::vector<std::string>& wrote) {
+  const std::string path = args.out + "/explore.json";
+  Status st = report::write_file_atomically(path, sum.to_json().dump(2) + "\n");
+  if (!st.ok()) return st;
+  wrote.insert(wrote.begin(), path);
+  if (!args.junit.empty()) {
+    st = report::write_file_atomically(args.junit, explore::junit_xml("lockstep explore", {explore::junit_suite(sum)}));
+    if (!st.ok()) return st;
+    wrote.push_back(args.junit);
+  }
+  return Status::ok_status();
+}
+
+int finish(const ExploreSummary& sum, const ExploreArgs& args, std::vector<std::string>& wrote) {
+  Status st = make_dir(args.out);
+  if (st.ok()) st = write_outputs(sum, args, wrote);
+  if (!st.ok()) return fail(st.message());
+  std::fputs(sum.to_text(args.list).c_str(), stdout);
+  std::fputs(shrunk_text(sum.shrunk).c_str(), stdout);
+  std::string w;
+  for (const std::string& f : wrote) w += (w.empty() ? "" : ", ") + f;
+  std::printf("wrote: %s\n", w.c_str());
+  return sum.exit_code();
+}
+
+int merge_command(const ExploreArgs& args) {
+  std::vector<ExploreSummary> parts;
+  for (const std::string& f : args.merge) {
+    Result<std::string> text = report::read_text_file(f, uint64_t{1} << 32);
+    if (!text.ok()) return fail(text.status().message());
+    nlohmann::json j = nlohmann::json::parse(text.value(), nullptr, false);
+    if (j.is_discarded()) return fail(f + ": not valid JSON (expected an explore.json)");
+    Result<ExploreSummary> s = ExploreSummary::from_json(j, f);
+    if (!s.ok()) return fail(s.status().message());
+    parts.push_back(std::move(s.value()));
+  }
+  Result<ExploreSummary> m = explore::merge_summaries(parts, args.merge);
+  if (!m.ok()) return fail(m.status().message());
+  const ExploreSummary& sum = m.value();
+  uint64_t covered = 0;
+  for (const explore::SeedRange& s : sum.slices) covered += s.count;
+  std::printf("lockstep explore --merge: scenario \"%s\" (%s), %zu summaries, %llu of seeds %llu..%llu%s\n",
+              sum.scenario.c_str(), sum.file.c_str(), parts.size(), static_cast<unsigned long long>(covered),
+              static_cast<unsigned long long>(sum.range.first), static_cast<unsigned long long>(sum.range.end() - 1),
+              covered == sum.range.count ? " (complete)" : " (INCOMPLETE: some shards are missing)");
+  std::vector<std::string> wrote;
+  return finish(sum, args, wrote);
+}
+
+int explore_command(const ExploreArgs& args) {
+  if (!args.merge.empty()) {
+    if (!args.scenario.empty()) return fail("give either a scenario or --merge, not both");
+    return merge_command(args);
+  }
+  if (args.scenario.empty()) return fail("a scenario file is required (or --merge FILES)");
+  if (args.seeds == 0) return fail("--seeds N is required (N >= 1)");
+  Result<LoadedScenario> l = load_scenario_file(args.scenario);
+  if (!l.ok()) return fail(l.status().message());
+  explore::ExploreOptions o;
+  o.range = explore::SeedRange{args.first_seed, args.seeds};
+  Status st = explore::check_range(o.range);
+  if (!st.ok()) return fail(st.message());
+  Result<explore::Shard> shard = explore::parse_shard(args.shard);
+  if (!shard.ok()) return fail(shard.status().message());
+  o.shard = shard.value();
+  o.jobs = args.jobs > 0 ? args.jobs : explore::available_cpus();
+  const explore::SeedRange slice = explore::shard_slice(o.range, o.shard);
+  std::printf("lockstep explore: scenario \"%s\" (%s), seeds %llu..%llu", l.value().parsed.name.c_str(),
+              args.scenario.c_str(), static_cast<unsigned long long>(o.range.first),
+              static_cast<unsigned long long>(o.range.end() - 1));
+  if (o.shard.total > 1) {
+    std::printf(", shard %s: %llu seeds from %llu", args.shard.c_str(), static_cast<unsigned long long>(slice.count),
+                static_cast<unsigned long long>(slice.first));
+  }
+  std::printf("\n");
+  std::fflush(stdout);
+  Progress progress("seeds");
+  o.progress = [&](const explore::ExploreProgress& p) {
+    progress.update(p.done, p.total, std::to_string(p.violations) + " with violations, " + std::to_string(p.failures) + " not as expected");
+  };
+  Result<ExploreSummary> sum = explore::run_explore(l.value().parsed, o);
+  progress.finish();
+  if (!sum.ok()) return fail(sum.status().message());
+  const double wall_s = progress.elapsed_s();
+  std::fprintf(stderr, "lockstep explore: %llu seeds in %.2f s (%.0f seeds/s with %d jobs)\n",
+               static_cast<unsigned long long>(sum.value().seeds_run), wall_s,
+               wall_s > 0 ? static_cast<double>(sum.value().seeds_run) / wall_s : 0.0, o.jobs);
+  st = make_dir(args.out);
+  if (!st.ok()) return fail(st.message());
+  std::vector<std::string> wrote;
+  if (!args.no_shrink) {
+    Result<nlohmann::json> shrunk = shrink_first(l.value(), sum.value(), args, wrote);
+    if (!shrunk.ok()) return fail(shrunk.status().message());
+    sum.value().shrunk = shrunk.value();
+  }
+  return finish(sum.value(), args, wrote);
+}
+
+}  // namespace
 
 void register_explore(CLI::App& app, Action& action) {
-  CLI::App* sub = app.add_subcommand("explore", "(not implemented yet)");
-  sub->allow_extras();
-  sub->callback([&action] {
-    action = [] {
-      std::fprintf(stderr, "lockstep explore: not implemented yet\n");
-      return static_cast<int>(kExitBadInput);
-    };
-  });
+  auto args = std::make_shared<ExploreArgs>();
+  CLI::App* sub = app.add_subcommand("explore", "Run many seeds of a scenario in parallel; shrink the first failure");
+  sub->add_option("scenario", args->scenario, "The scenario file (JSON; docs/scenarios.md)");
+  sub->add_option("--seeds", args->seeds, "How many seeds to run")->check(CLI::Range(uint64_t{1}, explore::kMaxSeeds));
+  sub->add_option("--first-seed", args->first_seed, "The first seed of the range")->capture_default_str();
+  sub->add_option("--jobs,-j", args->jobs, "Worker processes (default: one per CPU)")->check(CLI::Range(1, explore::kMaxJobs));
+  sub->add_option("--shard", args->shard, "Run only slice I of N of the seed range (I/N, 1-based)")->capture_default_str();
+  sub->add_option("--junit", args->junit, "Also write JUnit XML here (one test case per seed)");
+  sub->add_option("--out", args->out, "Directory for explore.json, shrunk.json and shrunk/")->capture_default_str();
+  sub->add_flag("--no-shrink", args->no_shrink, "Do not shrink the first failure");
+  sub->add_option("--shrink-runs", args->shrink_runs, "The most runs shrinking may spend")
+      ->check(CLI::Range(1, 100000))->capture_default_str();
+  sub->add_option("--list", args->list, "How many failing seeds to list")->capture_default_str();
+  sub->add_option("--merge", args->merge, "Merge these explore.json files (shards) instead of running")->expected(1, -1);
+  sub->callback([&action, args] { action = [args] { return explore_command(*args); }; });
 }
 
 }  // namespace lockstep::cli

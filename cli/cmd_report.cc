@@ -1,21 +1,43 @@
-// `lockstep report`: placeholder until the subcommand lands.
+// `lockstep report RESULT -o FILE.html [--history FILE]`: (re)renders the HTML report of a run
+// from its result.json and the history next to it (docs/report.md). Exit codes: 0 written,
+// 2 bad usage or input (a missing or malformed result or history, an unwritable output).
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <memory>
+#include <string>
 
+#include "checker/report/report.h"
 #include "cli/commands.h"
 
 namespace lockstep::cli {
+namespace {
+
+struct ReportArgs {
+  std::string result;
+  std::string out;
+  std::string history;
+};
+
+int report_command(const ReportArgs& args) {
+  Status s = report::write_report_from_result(args.result, args.history, args.out);
+  if (!s.ok()) {
+    std::fprintf(stderr, "lockstep report: %s\n", s.message().c_str());
+    return kExitBadInput;
+  }
+  std::printf("wrote: %s\n", args.out.c_str());
+  return kExitOk;
+}
+
+}  // namespace
 
 void register_report(CLI::App& app, Action& action) {
-  CLI::App* sub = app.add_subcommand("report", "(not implemented yet)");
-  sub->allow_extras();
-  sub->callback([&action] {
-    action = [] {
-      std::fprintf(stderr, "lockstep report: not implemented yet\n");
-      return static_cast<int>(kExitBadInput);
-    };
-  });
+  auto args = std::make_shared<ReportArgs>();
+  CLI::App* sub = app.add_subcommand("report", "Render the self-contained HTML report of a run from its result.json");
+  sub->add_option("result", args->result, "The run's result.json (its history is found beside it)")->required();
+  sub->add_option("-o,--out", args->out, "The HTML file to write")->required();
+  sub->add_option("--history", args->history, "The history file (default: the one result.json names, beside it)");
+  sub->callback([&action, args] { action = [args] { return report_command(*args); }; });
 }
 
 }  // namespace lockstep::cli

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "checker/check.h"
+#include "checker/report/report.h"
 #include "sim/history/recorder.h"
 #include "sim/history/writer.h"
 #include "sim/scenario/faults.h"
@@ -159,6 +160,9 @@ Result<RunReport> run_scenario(const Scenario& s, const RunOptions& options) {
       std::remove(history_path.c_str());
       return st;
     }
+    // The self-contained HTML report (checker/report), from the two files just written.
+    st = lockstep::report::write_run_report(report.result, history_path, options.out_dir + "/report.html");
+    if (!st.ok()) return st;
   }
   return report;
 }
@@ -167,7 +171,7 @@ std::string format_report(const RunReport& r, const std::string& out_dir) {
   std::string out = r.check.to_text();
   if (!out.empty() && out.back() != '\n') out += '\n';
   out += "outcome: " + r.outcome + (r.expected ? " (as expected)" : " (NOT as expected)") + "\n";
-  if (!out_dir.empty()) out += "wrote: " + out_dir + "/history.jsonl, " + out_dir + "/result.json\n";
+  if (!out_dir.empty()) out += "wrote: " + out_dir + "/history.jsonl, " + out_dir + "/result.json, " + out_dir + "/report.html\n";
   out += "replay: " + r.replay + "\n";
   return out;
 }

@@ -1,0 +1,21 @@
+// Reading and writing the report's files: whole-file reads with a size limit, and writes that
+// go through a temporary name and a rename, so a reader never sees half a file.
+#ifndef LOCKSTEP_CHECKER_REPORT_FILES_H_
+#define LOCKSTEP_CHECKER_REPORT_FILES_H_
+
+#include <cstdint>
+#include <string>
+
+#include "sim/core/status.h"
+
+namespace lockstep::report {
+
+// The whole file. Errors name the path: cannot open, larger than `max_bytes`, read failed.
+Result<std::string> read_text_file(const std::string& path, uint64_t max_bytes);
+
+// Writes `text` to `path`.tmp, then renames it to `path`. On failure nothing is left behind.
+Status write_file_atomically(const std::string& path, const std::string& text);
+
+}  // namespace lockstep::report
+
+#endif  // LOCKSTEP_CHECKER_REPORT_FILES_H_

@@ -1,0 +1,127 @@
+#include "checker/report/report.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "checker/report/files.h"
+#include "checker/report/page.h"
+
+namespace lockstep::report {
+namespace {
+
+using json = nlohmann::json;
+
+const char* kHistory = R"({"lockstep_history": 1, "scenario": "s", "seed": 2, "lock_kind": "simple", "nodes": ["node0"]}
+{"t": 0, "type": "hold_begin", "thread": "c1/t0", "lock": "</script><script>alert(1)</script>", "op": 1}
+{"t": 5000, "type": "hold_end", "thread": "c1/t0", "lock": "</script><script>alert(1)</script>", "reason": "unlock"}
+{"t": 9000, "type": "end", "complete": true}
+)";
+
+json result() {
+  return json::parse(R"({"lockstep_result": 1, "scenario": "demo <b>", "file": "demo.json", "seed": 7,
+    "algorithm": "set-nx-px", "expect": {"verdict": "ok"}, "verdict": "violation", "expected": false,
+    "outcome": "expected ok: the checkers answered violation", "replay": "lockstep run demo.json --seed 7",
+    "history": "history.jsonl",
+    "faults": [{"fault": 1, "kind": "pause", "target": "c1", "at_ms": 2, "params": {"duration_ms": 35000}}],
+    "properties": [{"name": "mutual_exclusion", "verdict": "violation", "reason": "1 overlap",
+                    "explanation": {"text": "A paused 35 s > lease 30 s & B acquired", "facts": {}}},
+                   {"name": "fencing", "verdict": "not_applicable", "reason": "no writes"}]})");
+}
+
+std::string render(const json& r) {
+  std::istringstream in(kHistory);
+  Result<std::string> page = render_report(r, in, "history.jsonl");
+  EXPECT_TRUE(page.ok()) << (page.ok() ? "" : page.status().message());
+  return page.ok() ? page.value() : "";
+}
+
+TEST(ReportPageTest, HasTheHeaderVerdictsViolationAndData) {
+  const std::string page = render(result());
+  EXPECT_EQ(page.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_NE(page.find("<h1>demo &lt;b&gt; <span class=\"verdict v-violation\">violation</span></h1>"), std::string::npos);
+  EXPECT_NE(page.find("<code class=\"replay\" id=\"replay\">lockstep run demo.json --seed 7</code>"), std::string::npos);
+  EXPECT_NE(page.find("<tr data-property=\"mutual_exclusion\" data-verdict=\"violation\">"), std::string::npos);
+  EXPECT_NE(page.find("<div class=\"violation\" id=\"violation-0\" data-property=\"mutual_exclusion\">"), std::string::npos);
+  EXPECT_NE(page.find("A paused 35 s &gt; lease 30 s &amp; B acquired"), std::string::npos);
+  EXPECT_NE(page.find("data-zoom-violation=\"0\""), std::string::npos);
+  EXPECT_NE(page.find("<canvas id=\"timeline\""), std::string::npos);
+  EXPECT_NE(page.find("id=\"render-status\" data-status=\"pending\""), std::string::npos);
+  EXPECT_NE(page.find("window.onerror"), std::string::npos);
+  EXPECT_NE(page.find("<td>pause</td><td>c1</td>"), std::string::npos);
+}
+
+TEST(ReportPageTest, IsSelfContained) {
+  const std::string page = render(result());
+  for (const char* remote : {"http://", "https://", "src=", "<link", "@import", "url("}) {
+    EXPECT_EQ(page.find(remote), std::string::npos) << remote;
+  }
+}
+
+TEST(ReportPageTest, DataCannotCloseTheScriptElement) {
+  const std::string page = render(result());
+  // The lock name is embedded, but only as \u003c/script>...
+  EXPECT_NE(page.find("\\u003c/script>\\u003cscript>alert(1)\\u003c/script>"), std::string::npos);
+  EXPECT_EQ(page.find("<script>alert(1)"), std::string::npos);
+  // Exactly three script elements: the error handler, the data and the code.
+  size_t n = 0;
+  for (size_t p = page.find("<script"); p != std::string::npos; p = page.find("<script", p + 1)) ++n;
+  EXPECT_EQ(n, 3u);
+  EXPECT_EQ(script_safe_json(json{{"a", "<!--"}}), "{\"a\":\"\\u003c!--\"}");
+}
+
+TEST(ReportPageTest, SameInputSameBytes) { EXPECT_EQ(render(result()), render(result())); }
+
+TEST(ReportPageTest, NoViolationSaysSo) {
+  json r = result();
+  r["properties"][0]["verdict"] = "ok";
+  const std::string page = render(r);
+  EXPECT_NE(page.find("None: no property was violated."), std::string::npos);
+  EXPECT_EQ(page.find("id=\"btn-violation\""), std::string::npos);
+}
+
+class ReportFilesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() / ("lockstep_report_test_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  void put(const std::string& name, const std::string& text) { ASSERT_TRUE(write_file_atomically(path(name), text).ok()); }
+  std::filesystem::path dir_;
+};
+
+TEST_F(ReportFilesTest, RendersFromAResultAndTheHistoryBesideIt) {
+  put("result.json", result().dump());
+  put("history.jsonl", kHistory);
+  Status s = write_report_from_result(path("result.json"), "", path("out.html"));
+  ASSERT_TRUE(s.ok()) << s.message();
+  Result<std::string> page = read_text_file(path("out.html"), 1 << 24);
+  ASSERT_TRUE(page.ok());
+  EXPECT_NE(page.value().find("data-property=\"mutual_exclusion\""), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(path("out.html.tmp")));
+}
+
+TEST_F(ReportFilesTest, BadInputsGetClearErrors) {
+  auto err = [&](const std::string& result_file, const std::string& hist) {
+    Status s = write_report_from_result(path(result_file), hist, path("out.html"));
+    EXPECT_FALSE(s.ok());
+    EXPECT_FALSE(std::filesystem::exists(path("out.html")));
+    return s.ok() ? std::string() : s.message();
+  };
+  EXPECT_NE(err("missing.json", "").find("missing.json: cannot open"), std::string::npos);
+  put("bad.json", "{not json");
+  EXPECT_NE(err("bad.json", "").find("bad.json: not valid JSON"), std::string::npos);
+  put("other.json", "{\"a\": 1}");
+  EXPECT_NE(err("other.json", "").find("not a lockstep result"), std::string::npos);
+  put("nohist.json", result().dump());
+  EXPECT_NE(err("nohist.json", "").find("history.jsonl: cannot open the history (named by"), std::string::npos);
+  put("badhist.jsonl", "{\"lockstep_history\": 1}\nnot json\n");
+  EXPECT_NE(err("nohist.json", path("badhist.jsonl")).find("badhist.jsonl:2: not a JSON object"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace lockstep::report

@@ -1,0 +1,55 @@
+#include "cli/explore_common.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+
+#include "checker/report/files.h"
+#include "sim/scenario/parse.h"
+
+namespace lockstep::cli {
+
+Result<LoadedScenario> load_scenario_file(const std::string& path) {
+  Result<std::string> text = report::read_text_file(path, uint64_t{64} << 20);
+  if (!text.ok()) return Status::error(text.status().message() + " (the scenario file)");
+  Result<scenario::Scenario> s = scenario::parse_scenario_text(text.value(), path);
+  if (!s.ok()) return s.status();
+  LoadedScenario l;
+  l.doc = nlohmann::json::parse(text.value());  // it parsed above, so this cannot fail
+  l.parsed = std::move(s.value());
+  return l;
+}
+
+Progress::Progress(std::string what)
+    : what_(std::move(what)), tty_(::isatty(STDERR_FILENO) == 1), start_(std::chrono::steady_clock::now()), last_(start_) {}
+
+double Progress::elapsed_s() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+}
+
+void Progress::update(uint64_t done, uint64_t total, const std::string& extra) {
+  if (!tty_) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (done != total && now - last_ < std::chrono::milliseconds(100)) return;
+  last_ = now;
+  const double s = elapsed_s();
+  std::fprintf(stderr, "\r\033[K%s %llu/%llu, %s, %.0f/s", what_.c_str(), static_cast<unsigned long long>(done),
+               static_cast<unsigned long long>(total), extra.c_str(), s > 0 ? static_cast<double>(done) / s : 0.0);
+  std::fflush(stderr);
+  drawn_ = true;
+}
+
+void Progress::finish() {
+  if (tty_ && drawn_) std::fprintf(stderr, "\r\033[K");
+  drawn_ = false;
+}
+
+Status make_dir(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return Status::error(dir + ": cannot create the output directory: " + ec.message());
+  return Status::ok_status();
+}
+
+}  // namespace lockstep::cli

@@ -1,0 +1,50 @@
+// Shared by `lockstep explore` and `lockstep sweep`: loading the scenario file as both its JSON
+// (for materialising, shrinking and substituting) and its parsed form, and a progress line on
+// the terminal.
+#ifndef LOCKSTEP_CLI_EXPLORE_COMMON_H_
+#define LOCKSTEP_CLI_EXPLORE_COMMON_H_
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/core/status.h"
+#include "sim/scenario/scenario.h"
+
+namespace lockstep::cli {
+
+struct LoadedScenario {
+  nlohmann::json doc;
+  scenario::Scenario parsed;
+};
+
+// Reads and validates the scenario file. Errors name the file and the problem.
+Result<LoadedScenario> load_scenario_file(const std::string& path);
+
+// A progress line on stderr, redrawn at most ten times a second, only when stderr is a
+// terminal (so logs and CI output stay clean).
+class Progress {
+ public:
+  explicit Progress(std::string what);
+  // Redraws "<what> done/total, <extra>, N/s" if enough time has passed.
+  void update(uint64_t done, uint64_t total, const std::string& extra);
+  // Erases the line.
+  void finish();
+  double elapsed_s() const;
+
+ private:
+  std::string what_;
+  bool tty_;
+  bool drawn_ = false;
+  std::chrono::steady_clock::time_point start_;
+  std::chrono::steady_clock::time_point last_;
+};
+
+// Creates `dir` (and its parents). Errors name it.
+Status make_dir(const std::string& dir);
+
+}  // namespace lockstep::cli
+
+#endif  // LOCKSTEP_CLI_EXPLORE_COMMON_H_
