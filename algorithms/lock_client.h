@@ -73,6 +73,9 @@ struct AlgorithmInfo {
   std::function<Status(const nlohmann::json& options, const std::string& path)> validate;
   // Documented options with their defaults (for `lockstep list` and the docs).
   nlohmann::json option_defaults;
+  // Optional: extra history-header fields this algorithm's runs need (e.g. the fair lock's
+  // {"thread_wait_ms": 5000} with its profile's default resolved). REQUIRES: validated options.
+  std::function<nlohmann::json(const nlohmann::json& options)> history_header;
   // Builds the client for one client process. REQUIRES: validate(options) succeeded.
   std::function<std::unique_ptr<LockClient>(Runtime& runtime, const nlohmann::json& options)> make;
 };

@@ -367,7 +367,7 @@ Result<Scenario> parse_scenario_text(std::string_view text, const std::string& f
     // Parse again with exceptions for the position and the reason.
     try {
       (void)nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range (1e999999)
       return Status::error(file + ": not valid JSON: " + e.what());
     }
     return Status::error(file + ": not valid JSON");

@@ -138,6 +138,13 @@ TEST(ParseTest, MoreErrors) {
             "bad.json: /network/latency/max_us: expected an integer (microseconds, >= min_us) in [9, 3600000000], found 3");
 }
 
+// Regression (found by fuzz_scenario_parse): a number too large for a double made the second,
+// diagnostic parse throw out_of_range, which was not caught.
+TEST(ParseTest, NumberOverflowIsAnErrorNotACrash) {
+  EXPECT_NE(error_of(R"({"name": "x", "duration_ms": 1e999999})").find("bad.json: not valid JSON: "),
+            std::string::npos);
+}
+
 TEST(ParseTest, TheSeedDocumentsTestsAreExpressible) {
   // 1000 threads each tryLock(wait 10 ms, lease 10 s) on one lock: exactly one wins.
   Scenario a = must_parse(with(R"({"clients": {"count": 1, "threads": 1000},

@@ -133,14 +133,19 @@ void World::write_header() {
   if (info->multi_master) w->num("quorum", static_cast<int64_t>(nodes_.size() / 2 + 1));
   w->num("drift_tolerance_us", scenario_.checks.drift_tolerance_us);
   if (scenario_.checks.liveness_bound_ms > 0) w->num("liveness_bound_ms", scenario_.checks.liveness_bound_ms);
+  nlohmann::json extra = info->history_header ? info->history_header(scenario_.algorithm_options)
+                                              : nlohmann::json::object();
   if (info->fair) {
     w->boolean("fair", true);
     const auto it = scenario_.algorithm_options.find("thread_wait_ms");
-    if (it != scenario_.algorithm_options.end() && it->is_number_integer()) {
+    if (!extra.contains("thread_wait_ms") && it != scenario_.algorithm_options.end() &&
+        it->is_number_integer()) {
       w->num("thread_wait_ms", it->get<int64_t>());
     }
   }
   w->num("duration_ms", scenario_.duration_ms);
+  // Algorithm-specific fields, in key order (nlohmann keeps objects sorted): deterministic.
+  for (auto it = extra.begin(); it != extra.end(); ++it) w->value(it.key()) += it.value().dump();
   w->end();
 }
 
