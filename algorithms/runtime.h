@@ -7,6 +7,10 @@
 // read a real clock, a real random source or global state: time comes from now_ms(), randomness
 // from rng(), and every wait is a co_await on this interface.
 //
+// A GCC 12 pitfall: a braced initializer list inside a co_await expression
+// (`co_await conn.call({"GET", key})`) fails to compile ("array used as initializer"); build the
+// argument vector in a named variable first.
+//
 // One Runtime is one client process (one Redisson client instance): it has a deterministic UUID,
 // client options (command timeout, retries, subscription timeout, watchdog timeout), one command
 // connection and one pub/sub connection per Redis endpoint, threads with ids, background tasks
