@@ -112,3 +112,57 @@ INSTANTIATE_TEST_SUITE_P(EveryAlgorithm, FaultProfileTest, ::testing::ValuesIn(n
 
 }  // namespace
 }  // namespace lockstep::algorithms
+
+namespace lockstep::algorithms {
+namespace {
+
+// The fenced lock against the classic stale-holder story: the holder pauses past its lease, the
+// next holder writes, the old one resumes and writes with its older token. A fenced resource
+// rejects that write; an unfenced one accepts it.
+TEST(FencedResourceTest, AFencedResourceRejectsTheStaleHoldersWrite) {
+  for (bool fenced : {true, false}) {
+    const json s = {
+        {"name", "fenced-pause"},
+        {"duration_ms", 60000},
+        {"algorithm", {{"name", "redisson-fenced-lock"}}},
+        {"clients", {{"count", 2}}},
+        {"workload",
+         {{"script",
+           {{{"threads", "c1"},
+             {"steps",
+              {{{"op", "lock"}, {"lock", "L"}, {"lease_ms", 5000},
+                {"then", {{{"op", "hold"}, {"ms", 10000}},
+                          {{"op", "write"}, {"resource", "R"}, {"fenced", fenced}}}}}}}},
+            {{"threads", "c2"},
+             {"steps",
+              {{{"op", "lock"}, {"lock", "L"}, {"lease_ms", 5000}, {"at_ms", 1000},
+                {"then", {{{"op", "write"}, {"resource", "R"}, {"fenced", fenced}},
+                          {{"op", "unlock"}, {"lock", "L"}}}}}}}}}}}},
+        {"expect", {{"verdict", "violation"}, {"property", "mutual_exclusion"}}}};
+    Result<scenario::Scenario> sc = scenario::parse_scenario_text(s.dump(), "fenced-pause.json");
+    ASSERT_TRUE(sc.ok()) << sc.status().message();
+    Result<scenario::RunReport> r = scenario::run_scenario(sc.value(), scenario::RunOptions{});
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    EXPECT_TRUE(r.value().expected) << r.value().outcome;
+    std::vector<json> writes;
+    size_t pos = 0;
+    const std::string& h = r.value().history;
+    while ((pos = h.find("\"type\": \"write\"", pos)) != std::string::npos) {
+      const size_t begin = h.rfind('\n', pos) + 1;
+      const size_t end = h.find('\n', pos);
+      writes.push_back(json::parse(h.substr(begin, end - begin)));
+      pos = end;
+    }
+    ASSERT_EQ(writes.size(), 2u);
+    EXPECT_EQ(writes[0]["token"], 2);  // c2, after c1's lease ran out
+    EXPECT_EQ(writes[1]["token"], 1);  // c1, stale
+    EXPECT_EQ(writes[1]["accepted"], !fenced);
+    const auto& fencing = r.value().check.property("fencing");
+    if (fenced) {
+      EXPECT_EQ(fencing.verdict, checker::Verdict::kOk) << fencing.reason;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace lockstep::algorithms

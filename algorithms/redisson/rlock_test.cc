@@ -180,6 +180,42 @@ TEST(RLockTest, TheWatchdogRenewsEveryThirdOfTheTimeoutUntilUnlock) {
   EXPECT_FALSE(w.key(0, "L").has_value());
 }
 
+TEST(RLockTest, TheWatchdogEntryCountsReentrantHoldsAndStopsAtTheLastUnlock) {
+  // Seed 003's cancelExpirationRenewal removes one count of the thread per unlock; the renewal
+  // stops only when the thread's last hold is released.
+  SimWorld w(rlock());
+  w.program(0, 0, 1000, {t::lock("L"), t::lock("L"), t::unlock("L"), t::sleep(25'000),
+                         t::unlock("L", "last"), t::sleep(60'000)});
+  w.run_until(2 * kSec);
+  auto& client = static_cast<RedissonLock&>(w.lock_client(0));
+  EXPECT_TRUE(client.context().watchdog.active(0, "L"));
+  EXPECT_EQ(client.context().watchdog.count(0, "L", w.thread(0, 0)), 1);
+  w.run_until(24 * kSec);
+  EXPECT_EQ(renewals(w), 2);  // ~10 s and ~20 s: the lock is still held once
+  w.run_until(100 * kSec);
+  EXPECT_TRUE(w.result("last").outcome.released);
+  EXPECT_FALSE(client.context().watchdog.active(0, "L"));
+  EXPECT_EQ(renewals(w), 2);
+}
+
+TEST(RLockTest, TheFencedLockReturnsAGrowingTokenForEveryAcquisition) {
+  SimWorld::Options o = rlock(2);
+  o.algorithm = "redisson-fenced-lock";
+  SimWorld w(o);
+  w.program(0, 0, 1000, {t::lock("F", -1, "a1"), t::lock("F", -1, "a2"), t::unlock("F"),
+                         t::unlock("F")});
+  w.program(1, 0, 100'000, {t::lock("F", -1, "b")});
+  w.run_until(5 * kSec);
+  EXPECT_EQ(w.result("a1").outcome.token, 1);
+  EXPECT_EQ(w.result("a2").outcome.token, 2);  // a re-entry takes a token too
+  EXPECT_EQ(w.result("b").outcome.token, 3);
+  EXPECT_EQ(w.key(0, "redisson_lock_token:{F}")->strings, std::vector<std::string>{"3"});
+  auto begins = w.lines("hold_begin");
+  ASSERT_EQ(begins.size(), 2u);
+  EXPECT_EQ(begins[0]["token"], 1);
+  EXPECT_EQ(begins[1]["token"], 3);
+}
+
 TEST(RLockTest, ALeaseMeansNoWatchdogAndTheKeyExpires) {
   SimWorld w(rlock());
   w.program(0, 0, 1000, {t::lock("L", 1000), t::sleep(5000), t::unlock("L", "u")});
