@@ -49,12 +49,20 @@ void append_json_string(std::string& out, std::string_view s) {
   out += '"';
   size_t i = 0;
   while (i < s.size()) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
-      out += static_cast<char>(c);
-      ++i;
+    // Copy the longest run of characters that need no escaping in one append (most strings
+    // are plain ASCII: lock names, tokens, commands).
+    size_t run = i;
+    while (run < s.size()) {
+      const unsigned char r = static_cast<unsigned char>(s[run]);
+      if (r < 0x20 || r >= 0x80 || r == '"' || r == '\\') break;
+      ++run;
+    }
+    if (run > i) {
+      out.append(s.data() + i, run - i);
+      i = run;
       continue;
     }
+    const unsigned char c = static_cast<unsigned char>(s[i]);
     switch (c) {
       case '"': out += "\\\""; ++i; continue;
       case '\\': out += "\\\\"; ++i; continue;
