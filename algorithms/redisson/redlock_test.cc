@@ -102,6 +102,17 @@ TEST(RedLockTest, TryLockWithAZeroWaitNeverSucceeds) {
   EXPECT_EQ(holders(w, "L"), 0);
 }
 
+TEST(RedLockTest, TryLockWithNoWaitAndNoLeaseIsOneAttemptPerMaster) {
+  SimWorld w(redlock(2));
+  w.program(0, 0, 1000, {t::try_lock("L", 0, -1, "a")});
+  w.program(1, 0, 100'000, {t::try_lock("L", 0, -1, "b")});
+  w.run_until(kSec);
+  EXPECT_TRUE(w.result("a").outcome.acquired);
+  EXPECT_FALSE(w.result("b").outcome.acquired);
+  EXPECT_LT(w.result("b").end_us - w.result("b").start_us, 5'000);  // no waiting
+  EXPECT_EQ(holders(w, "L"), 3);  // b unlocked what it did not get (nothing)
+}
+
 Task<void> try_lock_direct(RedissonRedLock* r, const Thread* thread, int64_t wait_ms,
                            int64_t lease_ms, LockOutcome* out) {
   *out = co_await r->try_lock(thread, "L", wait_ms, lease_ms, -1);
