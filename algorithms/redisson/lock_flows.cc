@@ -9,6 +9,10 @@
 namespace lockstep::algorithms::redisson {
 namespace {
 
+// A TTL of 0 (the key expires within the millisecond) is waited as 1 ms: Redisson spins through
+// it in real time, but on a network with zero latency simulated time would not move at all.
+constexpr int64_t kMinLatchWaitMs = 1;
+
 LockOutcome acquired_outcome(const AcquireReply& a) {
   LockOutcome out;
   out.acquired = true;
@@ -107,7 +111,7 @@ Task<LockOutcome> try_lock(LockType& type, size_t endpoint, const Thread* thread
     if (time <= 0) break;
     current_time = rt.now_ms();
     const int64_t wait_ms = a.ttl_ms >= 0 && a.ttl_ms < time ? a.ttl_ms : time;
-    co_await entry->wait_latch(wait_ms);
+    co_await entry->wait_latch(std::max<int64_t>(wait_ms, kMinLatchWaitMs));
     time -= rt.now_ms() - current_time;
     gave_up = time <= 0;
   }
@@ -136,7 +140,7 @@ Task<LockOutcome> lock(LockType& type, size_t endpoint, const Thread* thread, Lo
       pubsub.release_entry(entry);
       co_return a.acquired ? acquired_outcome(a) : error_outcome(a.outcome, a.error);
     }
-    co_await entry->wait_latch(a.ttl_ms >= 0 ? a.ttl_ms : -1);
+    co_await entry->wait_latch(a.ttl_ms >= 0 ? std::max<int64_t>(a.ttl_ms, kMinLatchWaitMs) : -1);
   }
   pubsub.release_entry(entry);
   co_return LockOutcome::fail("lock(): gave up after " + std::to_string(kMaxLockAttempts) +

@@ -216,6 +216,19 @@ TEST(RLockTest, TheFencedLockReturnsAGrowingTokenForEveryAcquisition) {
   EXPECT_EQ(begins[1]["token"], 3);
 }
 
+TEST(RLockTest, AZeroLatencyNetworkDoesNotSpinOnAZeroTtl) {
+  SimWorld::Options o = rlock(2);
+  o.link = kernel::LinkSpec{kernel::LatencyDist::fixed(0), 0};
+  SimWorld w(o);
+  // B retries at the very millisecond A's 5 ms lease runs out (PTTL 0).
+  w.program(0, 0, 0, {t::lock("L", 5)});
+  w.program(1, 0, 0, {t::try_lock("L", 100, 1000, "b"), t::lock("L", 3, "c")});
+  w.run_until(kSec);
+  EXPECT_TRUE(w.result("b").outcome.acquired);
+  EXPECT_LE(w.result("b").end_us, 7'000);
+  EXPECT_TRUE(w.result("c").outcome.acquired);  // re-entry
+}
+
 TEST(RLockTest, ALeaseMeansNoWatchdogAndTheKeyExpires) {
   SimWorld w(rlock());
   w.program(0, 0, 1000, {t::lock("L", 1000), t::sleep(5000), t::unlock("L", "u")});

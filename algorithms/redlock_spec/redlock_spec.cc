@@ -136,7 +136,8 @@ Task<LockOutcome> RedlockSpec::acquire(const Thread& thread, const LockRequest& 
     if (remaining_ms <= 0) co_return LockOutcome{};
     const int64_t delay_ms = rt_.rng().between(std::max<int64_t>(0, o_.retry_delay_ms - o_.retry_jitter_ms),
                                                o_.retry_delay_ms + o_.retry_jitter_ms);
-    co_await rt_.sleep_ms(std::min(delay_ms, remaining_ms));
+    // At least 1 ms: with a zero-latency network a zero pause would retry at the same instant.
+    co_await rt_.sleep_ms(std::max<int64_t>(1, std::min(delay_ms, remaining_ms)));
   }
   co_return LockOutcome::fail("redlock-spec: gave up after " + std::to_string(kMaxAttempts) + " attempts");
 }
