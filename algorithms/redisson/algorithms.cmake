@@ -39,6 +39,6 @@ lockstep_add_test(algorithms_test
 # Scenario-level tests: seed 001's suite (scenarios/seed) and every algorithm under a random
 # profile of every fault kind, through the scenario runner.
 lockstep_add_test(algorithms_scenario_test
-  SOURCES redisson/seed001_suite_test.cc fault_profile_test.cc
+  SOURCES redisson/seed001_suite_test.cc fault_profile_test.cc edge_cases_test.cc
   LIBS lockstep_scenario)
 target_compile_definitions(algorithms_scenario_test PRIVATE LOCKSTEP_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
