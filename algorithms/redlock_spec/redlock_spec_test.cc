@@ -50,7 +50,9 @@ TEST(RedlockSpecTest, AcquiresOnAllFiveWithTheValidityAndReleasesEverywhere) {
   EXPECT_TRUE(w.result("u").outcome.released);
   EXPECT_EQ(holders(w, "R"), 0);
   for (const json& c : w.lines("complete")) {
-    if (c.contains("validity_ms")) EXPECT_EQ(c["validity_ms"], 10'000 - 2 - 102);
+    if (c.contains("validity_ms")) {
+      EXPECT_EQ(c["validity_ms"], 10'000 - 2 - 102);
+    }
   }
 }
 
