@@ -208,3 +208,34 @@ RC_GTEST_PROP(Injected, EarlyLapseFailsLinearizability, ()) {
 
 }  // namespace
 }  // namespace lockstep::checker
+
+namespace lockstep::checker {
+namespace {
+
+// Regression (flaky FifoInversionFailsFairness, RapidCheck seed 12): the generator "barged" past
+// waiters whose queue entries had gone stale (a lost unlock held the lock for a whole lease, far
+// past their ttl + threadWaitTime), which the fair script is allowed to evict; the checker was
+// right to call that reordering allowed. The generator now only injects a barge past a head
+// waiter that could not have been evicted yet, so an injected inversion is always a violation.
+TEST(InjectedRegression, BargePastStaleWaitersIsNotInjected) {
+  testing::GenOptions o;
+  o.fair = true;
+  o.execs = true;
+  o.threads = 3;
+  o.ops = 87;
+  o.hold_max_ms = 100;
+  o.think_max_ms = 5;
+  o.net_max_us = 20000;
+  o.unknown_ppm = 50000;
+  o.try_lock_ppm = 200000;
+  o.reentry_ppm = 300000;
+  o.inject = testing::Inject::kFifoInversion;
+  const History h = parse_or_die(testing::generate_history(o, 18223044));
+  const CheckResult r = check_history(h);
+  for (const PropertyResult& p : r.properties) {
+    if (p.name == "fairness") EXPECT_EQ(p.verdict, Verdict::kViolation) << p.reason;
+  }
+}
+
+}  // namespace
+}  // namespace lockstep::checker

@@ -12,6 +12,7 @@ namespace lockstep::checker::testing {
 namespace {
 
 constexpr int64_t kReplyTimeoutUs = 3000 * kUsPerMs;  // Redisson's default command timeout
+constexpr int64_t kThreadWaitMs = 5000;  // the classic fair lock's threadWaitTime
 
 const char* mode_text(Mode m) { return m == Mode::kRead ? "read" : m == Mode::kWrite ? "write" : "exclusive"; }
 
@@ -81,6 +82,10 @@ struct ThreadState {
   bool lose_lock = false;  // inject kEarlyLapse on this hold
   bool renew_ok = false;   // the server's answer to the pending renewal
   bool in_flight = false;  // an acquisition attempt is on its way to the server
+  // Fair lock: when this waiter's queue entry becomes stale (its score: the replied ttl +
+  // threadWaitTime after its last attempt). Past it, the fair script may evict it, so overtaking
+  // it is an allowed reordering, not a FIFO inversion.
+  TimeUs queue_stale_at = 0;
 };
 
 struct ServerHolder {
@@ -154,7 +159,7 @@ void Generator::header() {
   out_.text += "\", \"nodes\": [";
   for (int n = 0; n < o_.nodes; ++n) out_.text += (n ? ", \"node" : "\"node") + std::to_string(n) + "\"";
   out_.text += "], \"drift_tolerance_us\": 1000, \"liveness_bound_ms\": " + std::to_string(o_.liveness_bound_ms);
-  if (o_.fair) out_.text += ", \"fair\": true, \"thread_wait_ms\": 5000";
+  if (o_.fair) out_.text += ", \"fair\": true, \"thread_wait_ms\": " + std::to_string(kThreadWaitMs);
   out_.text += "}\n";
 }
 
@@ -280,8 +285,11 @@ void Generator::start(ThreadState& th, int32_t i) {
 void Generator::server_acquire(ThreadState& th, int32_t i) {
   th.in_flight = false;
   LockServer& s = locks_[th.lock];
+  // A barge is a FIFO inversion only past a head waiter that the fair script could not have
+  // evicted yet; overtaking a stale head is what the algorithm allows.
   const bool barge = o_.inject == Inject::kFifoInversion && !injected_ && holder_count(s, i) == 0 &&
                      s.holders.empty() && !s.waiters.empty() && s.waiters.front() != i &&
+                     now_ + 10 * kUsPerMs < threads_[s.waiters.front()].queue_stale_at &&
                      std::find(s.waiters.begin(), s.waiters.end(), i) == s.waiters.end() && next_op_ > o_.ops / 3;
   if (barge) injected_ = true;
   if (!barge && !can_grant(s, i, th.mode)) {
@@ -294,6 +302,7 @@ void Generator::server_acquire(ThreadState& th, int32_t i) {
       push(now_ + net(), Act::kCompleteAcquire, i, 0);
       return;
     }
+    th.queue_stale_at = now_ + (until - now_) / kUsPerMs * kUsPerMs + kThreadWaitMs * kUsPerMs;
     if (std::find(s.waiters.begin(), s.waiters.end(), i) == s.waiters.end()) s.waiters.push_back(i);
     return;  // woken by an unlock or a lapse
   }
