@@ -71,8 +71,9 @@ TEST(Seed001SuiteTest, AThenB) {
   // B's acquisition completed after A's unlock was invoked (it waited, then was woken).
   int64_t a_unlock = -1, b_acquired = -1;
   for (const json& j : r.lines) {
-    if (j["type"] == "invoke" && j["op"] == "unlock" && j["thread"] == "c1/t0") a_unlock = j["t"];
-    if (j["type"] == "hold_begin" && j["thread"] == "c1/t1") b_acquired = j["t"];
+    const std::string type = j.value("type", "");  // the header line has no type
+    if (type == "invoke" && j["op"] == "unlock" && j["thread"] == "c1/t0") a_unlock = j["t"];
+    if (type == "hold_begin" && j["thread"] == "c1/t1") b_acquired = j["t"];
   }
   EXPECT_GT(b_acquired, a_unlock);
   EXPECT_LT(b_acquired - a_unlock, 5'000);  // by the unlock message, within a few round trips
@@ -89,7 +90,7 @@ TEST(Seed001SuiteTest, WaitTimeout) {
   EXPECT_EQ(acquisitions(r, true), 1);
   EXPECT_EQ(acquisitions(r, false), 1);
   for (const json& j : r.lines) {
-    if (j["type"] != "complete" || !j.contains("acquired") || j["acquired"].get<bool>()) continue;
+    if (j.value("type", "") != "complete" || !j.contains("acquired") || j["acquired"].get<bool>()) continue;
     const json& inv = r.invokes.at(j["id"].get<int64_t>());
     EXPECT_EQ(inv["thread"], "c1/t1");
     const int64_t cost_us = j["t"].get<int64_t>() - inv["t"].get<int64_t>();
