@@ -90,9 +90,13 @@ std::string shrunk_text(const nlohmann::json& j) {
     return out + "the materialised fault schedule did not reproduce the failure, so nothing was shrunk (a lockstep bug: please report it)\n";
   }
   auto size = [](const nlohmann::json& z) {
-    return std::to_string(z["faults"].get<int64_t>()) + " faults, " + std::to_string(z["clients"].get<int64_t>()) +
-           " clients, " + std::to_string(z["threads"].get<int64_t>()) + " threads, " +
-           std::to_string(z["operations"].get<int64_t>()) + " operations, " + std::to_string(z["duration_ms"].get<int64_t>()) + " ms";
+    explore::ScenarioSize s;
+    s.faults = z["faults"].get<int64_t>();
+    s.clients = z["clients"].get<int64_t>();
+    s.threads = z["threads"].get<int64_t>();
+    s.operations = z["operations"].get<int64_t>();
+    s.duration_ms = z["duration_ms"].get<int64_t>();
+    return s.to_text();
   };
   out += size(j["before"]) + " -> " + size(j["after"]) + " in " + std::to_string(j["runs"].get<int>()) + " runs";
   out += j["exhausted"].get<bool>() ? " (stopped at the run limit; --shrink-runs raises it)\n" : "\n";

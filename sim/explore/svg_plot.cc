@@ -94,7 +94,9 @@ void series(const PlotSpec& spec, const Frame& f, std::string& out) {
     std::string pts;
     for (const auto& [x, y] : s.points) pts += (pts.empty() ? "" : " ") + fmt(f.px(x)) + "," + fmt(f.py(y));
     out += "<g class=\"series\" data-name=\"" + xml_escape(s.name) + "\">\n";
-    out += "<polyline fill=\"none\" stroke=\"" + std::string(colour) + "\" stroke-width=\"2\" points=\"" + pts + "\"/>\n";
+    // The first series (the overall rate) is drawn wide and pale, so series lying on it show.
+    const char* stroke = i == 0 && spec.series.size() > 1 ? "\" stroke-width=\"5\" stroke-opacity=\"0.45" : "\" stroke-width=\"2";
+    out += "<polyline fill=\"none\" stroke=\"" + std::string(colour) + stroke + "\" points=\"" + pts + "\"/>\n";
     for (const auto& [x, y] : s.points) {
       out += "<circle cx=\"" + fmt(f.px(x)) + "\" cy=\"" + fmt(f.py(y)) + "\" r=\"3\" fill=\"" + colour + "\"><title>" +
              xml_escape(s.name + ": " + label(x, false) + " → " + label(y, spec.y_percent)) + "</title></circle>\n";

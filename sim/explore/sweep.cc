@@ -278,12 +278,12 @@ std::string SweepResult::to_svg() const {
 }
 
 std::string SweepResult::to_text() const {
-  std::string out = "value        violating  rate";
+  std::string out = "       value   violating     rate";
   for (const std::string& p : properties) out += "  " + p;
   out += "\n";
   for (const SweepRow& row : rows) {
-    char buf[96];
-    std::snprintf(buf, sizeof buf, "%-12lld %4llu/%-5llu %5.1f%%", static_cast<long long>(row.value),
+    char buf[128];
+    std::snprintf(buf, sizeof buf, "%12lld %5llu/%-5llu %7.1f%%", static_cast<long long>(row.value),
                   static_cast<unsigned long long>(row.violating), static_cast<unsigned long long>(row.seeds),
                   100.0 * rate(row.violating, row.seeds));
     out += buf;

@@ -1,6 +1,7 @@
 #include "sim/explore/worker_pool.h"
 
 #include <fcntl.h>
+#include <malloc.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -52,6 +53,11 @@ bool read_all(int fd, void* data, size_t n) {
 
 // The worker's loop: a task index in, its output out, until the parent closes the pipe.
 [[noreturn]] void worker_main(int in_fd, int out_fd, const TaskFn& task) {
+  // Every task builds and frees a whole world. Keep freed memory in the heap instead of giving
+  // it back to the kernel and faulting it in again for the next task (a tenth of the time).
+  ::mallopt(M_MMAP_THRESHOLD, 64 << 20);
+  ::mallopt(M_TRIM_THRESHOLD, 256 << 20);
+  ::mallopt(M_TOP_PAD, 16 << 20);
   for (;;) {
     uint64_t index = 0;
     if (!read_all(in_fd, &index, sizeof index)) ::_exit(0);
