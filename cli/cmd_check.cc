@@ -8,6 +8,7 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "checker/check.h"
@@ -23,7 +24,18 @@ struct CheckArgs {
   std::vector<std::string> properties;
   bool no_exec_order = false;
   int64_t unknown_window_ms = -1;
+  std::string model;  // empty: the header's lock_kind
 };
+
+// The sequential models `--model` accepts, as the header's lock_kind spells them.
+const std::vector<std::pair<std::string, checker::LockKind>>& model_names() {
+  static const std::vector<std::pair<std::string, checker::LockKind>> names = {
+      {"reentrant", checker::LockKind::kReentrant},
+      {"rwlock", checker::LockKind::kRwlock},
+      {"simple", checker::LockKind::kSimple},
+      {"redlock", checker::LockKind::kRedlock}};
+  return names;
+}
 
 // Writes `text` to `path` through a temporary name, so a half-written file never looks valid.
 bool write_atomically(const std::string& path, const std::string& text) {
@@ -51,6 +63,12 @@ int run_check(const CheckArgs& args) {
   if (!history.ok()) {
     std::fprintf(stderr, "lockstep check: %s\n", history.status().message().c_str());
     return kExitBadInput;
+  }
+  if (!args.model.empty()) {
+    // REQUIRES: the CLI check accepted only a name of model_names().
+    for (const auto& [name, kind] : model_names()) {
+      if (name == args.model) history.value().header.lock_kind = kind;
+    }
   }
   checker::CheckOptions options;
   options.search_budget = args.budget;
@@ -82,6 +100,11 @@ void register_check(CLI::App& app, Action& action) {
                   "How long after its invoke an unknown-outcome operation may still take effect "
                   "(-1: unbounded, the default)")
       ->check(CLI::Range(int64_t{-1}, int64_t{1} << 40));
+  std::vector<std::string> models;
+  for (const auto& [name, kind] : model_names()) models.push_back(name);
+  sub->add_option("--model", args->model,
+                  "The sequential model for linearizability, overriding the header's lock_kind")
+      ->check(CLI::IsMember(models));
   sub->add_flag("--no-exec-order", args->no_exec_order,
                 "Ignore the logged execution order; always search (for testing the search)");
   sub->callback([&action, args] { action = [args] { return run_check(*args); }; });

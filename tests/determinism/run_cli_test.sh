@@ -18,6 +18,21 @@ scenario=$src/scenarios/kernel/clock-jump-node.json
 grep -q "replay: lockstep run $scenario --seed 1" "$work/a.txt" || fail "no replay line"
 ls "$work/a" | grep -q '\.tmp$' && fail "temporary files left behind"
 
+# lockstep check on that history: the same violation (exit 1: check has no expect); --model
+# overrides the header's lock kind; an unknown model or a malformed line is bad input (exit 2).
+"$bin" check "$work/a/history.jsonl" > "$work/h.txt" 2>&1
+[ $? -eq 1 ] || fail "check: expected exit 1 for a violation: $(cat "$work/h.txt")"
+grep -q "mutual_exclusion *violation" "$work/h.txt" || fail "check: no mutual_exclusion violation: $(cat "$work/h.txt")"
+"$bin" check "$work/a/history.jsonl" --model simple --property linearizability > "$work/h2.txt" 2>&1
+[ $? -ne 2 ] || fail "check --model simple refused: $(cat "$work/h2.txt")"
+"$bin" check "$work/a/history.jsonl" --model nope > "$work/h3.txt" 2>&1
+[ $? -eq 2 ] || fail "check --model nope: expected exit 2"
+lines=$(wc -l < "$work/a/history.jsonl")
+{ cat "$work/a/history.jsonl"; echo '{"t": 5, "type": "invoke"'; } > "$work/broken.jsonl"
+"$bin" check "$work/broken.jsonl" > "$work/h4.txt" 2>&1
+[ $? -eq 2 ] || fail "check: expected exit 2 for a malformed line"
+grep -q "broken.jsonl:$((lines + 1))" "$work/h4.txt" || fail "check: the message does not name the line: $(cat "$work/h4.txt")"
+
 # Same run again: the same bytes.
 "$bin" run "$scenario" --out "$work/b" > /dev/null 2>&1
 cmp -s "$work/a/history.jsonl" "$work/b/history.jsonl" || fail "histories differ between runs"
