@@ -117,6 +117,42 @@ TEST(Examples, DeadWaiterEvictionIsAllowed) {
   EXPECT_EQ(f.details["reorderings"][0]["rule"], "evicted after threadWaitTime");
 }
 
+// A waiter whose client crashed is no longer waiting: its lock call never completes, but its
+// waiting ends at the crash (regression: a dead fair-lock waiter was reported stuck to the end).
+TEST(Liveness, ADeadClientsPendingLockIsNotAStuckWaiter) {
+  const std::string head =
+      R"({"lockstep_history": 1, "scenario": "dead-waiter", "lock_kind": "reentrant", "nodes": ["node0"], "liveness_bound_ms": 10000})" "\n"
+      R"({"t": 1000, "type": "invoke", "id": 1, "thread": "c2/t0", "owner": "u2:0", "lock": "L", "op": "lock", "lease_ms": -1})" "\n";
+  const std::string crash = R"({"t": 500000, "type": "fault", "fault": 1, "kind": "crash", "target": "c2", "phase": "instant"})" "\n";
+  const std::string end = R"({"t": 60000000, "type": "end", "complete": true})" "\n";
+  Result<History> dead = parse_history_text(head + crash + end, "dead");
+  ASSERT_TRUE(dead.ok()) << dead.status().message();
+  const PropertyResult r = check_history(dead.value()).property("liveness");
+  EXPECT_EQ(r.verdict, Verdict::kOk) << r.reason;
+  // The same waiter alive is stuck on a lock nobody holds for the whole minute.
+  Result<History> alive = parse_history_text(head + end, "alive");
+  ASSERT_TRUE(alive.ok()) << alive.status().message();
+  EXPECT_EQ(check_history(alive.value()).property("liveness").verdict, Verdict::kViolation);
+}
+
+// A plain command's exec has no `keys`: its key is args[0] (docs/history-format.md), so the
+// SET grants of redlock-spec count (regression: they were skipped, every acquisition had 0).
+TEST(Quorum, SetGrantsAreReadFromArgs) {
+  std::string text =
+      R"({"lockstep_history": 1, "scenario": "spec", "algorithm": "redlock-spec", "lock_kind": "simple", "nodes": ["node0", "node1", "node2"]})" "\n"
+      R"({"t": 1000, "type": "invoke", "id": 1, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "lock", "lease_ms": 30000})" "\n";
+  for (int n = 0; n < 3; ++n) {
+    text += R"({"t": )" + std::to_string(1100 + n) + R"(, "type": "exec", "node": "node)" + std::to_string(n) +
+            R"(", "seq": 1, "command": "SET", "op": 1, "args": ["L", "tok", "NX", "PX", "30000"], "reply": {"ok": "OK"}})" "\n";
+  }
+  text += R"({"t": 2000, "type": "complete", "id": 1, "outcome": "ok", "acquired": true, "validity_ms": 29000})" "\n"
+          R"({"t": 60000000, "type": "end", "complete": true})" "\n";
+  Result<History> h = parse_history_text(text, "spec");
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  const PropertyResult q = check_history(h.value()).property("quorum");
+  EXPECT_EQ(q.verdict, Verdict::kOk) << q.reason;
+}
+
 TEST(Examples, QuorumFindingSaysWhy) {
   const CheckResult r = check_history(load("redlock-restart.jsonl"));
   const PropertyResult& q = r.property("quorum");

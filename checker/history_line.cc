@@ -53,6 +53,17 @@ Status LineParser::get_keys(od::value& value, LineFields& out) {
   return Status();
 }
 
+// A plain command's `args` start with its key (docs/history-format.md); only that one is kept.
+Status LineParser::get_first_arg(od::value& value, LineFields& out) {
+  od::array array;
+  if (value.get_array().get(array)) return type_error("args", "an array", value);
+  for (auto element : array) {
+    if (!element.get_string().get(out.first_arg)) out.present |= kFirstArg;
+    break;
+  }
+  return Status();
+}
+
 Status LineParser::get_reply(od::value& value, LineFields& out) {
   od::json_type type;
   if (value.type().get(type)) return Status::error("field 'reply': invalid JSON");
@@ -186,6 +197,7 @@ Status LineParser::field(std::string_view name, od::value value, LineFields& out
       if (name == "node") return str(kNode, out.node);
       if (name == "conn") return str(kConn, out.conn);
       if (name == "keys") { out.present |= kKeys; return get_keys(value, out); }
+      if (name == "args") return get_first_arg(value, out);
       if (name == "kind") return str(kKind, out.kind);
       break;
     case 5:

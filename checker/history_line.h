@@ -34,7 +34,7 @@ enum Field : uint64_t {
   kScript = 1ull << 29, kKeys = 1ull << 30, kReply = 1ull << 31, kKey = 1ull << 32,
   kChannel = 1ull << 33, kMessage = 1ull << 34, kReceivers = 1ull << 35, kValue = 1ull << 36,
   kEvent = 1ull << 37, kFault = 1ull << 38, kKind = 1ull << 39, kTarget = 1ull << 40,
-  kPhase = 1ull << 41, kParams = 1ull << 42, kComplete = 1ull << 43,
+  kPhase = 1ull << 41, kParams = 1ull << 42, kComplete = 1ull << 43, kFirstArg = 1ull << 44,
 };
 
 // The fields of one event line. Views point into the parser's buffers: valid for this line only.
@@ -50,6 +50,7 @@ struct LineFields {
   ReplyKind reply = ReplyKind::kNil;
   int64_t reply_int = 0;
   std::vector<std::string_view> keys;
+  std::string_view first_arg;  // exec: args[0] when it is a string (a plain command's key)
   std::vector<std::string_view> members, values;
   std::vector<std::pair<std::string_view, int64_t>> params;
   std::string message_buf;  // integer messages rendered as text
@@ -78,6 +79,7 @@ class LineParser {
   Status get_str(std::string_view name, od::value& value, std::string_view& out);
   Status get_bool(std::string_view name, od::value& value, bool& out);
   Status get_keys(od::value& value, LineFields& out);
+  Status get_first_arg(od::value& value, LineFields& out);
   Status get_reply(od::value& value, LineFields& out);
   Status get_state_value(od::value& value, LineFields& out);
   Status get_params(od::value& value, LineFields& out);

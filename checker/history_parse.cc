@@ -3,6 +3,7 @@
 // matched with completes by id and hold_begin with hold_end by (thread, lock).
 #include "checker/history_parse.h"
 
+#include <cctype>
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
@@ -254,6 +255,13 @@ Status Reader::on_write(const LineFields& f) {
   return Status();
 }
 
+// EVAL/EVALSHA carry their KEYS in `keys`; their `args` are ARGV, not keys.
+bool is_script_command(std::string_view command) {
+  std::string upper(command);
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return upper == "EVAL" || upper == "EVALSHA" || upper == "EVAL_RO" || upper == "EVALSHA_RO";
+}
+
 Status Reader::on_exec(const LineFields& f) {
   if (Status s = require(f, {{F::kNode, "node"}, {F::kSeq, "seq"}}); !s.ok()) return s;
   Exec e;
@@ -265,8 +273,14 @@ Status Reader::on_exec(const LineFields& f) {
   if (f.has(F::kCommand)) e.command = sym(f.command);
   if (f.has(F::kScript)) e.script = sym(f.script);
   if (f.has(F::kOpInt)) e.op_id = f.op_int;
-  e.keys_begin = pool(f.keys);
-  e.keys_count = static_cast<uint32_t>(f.keys.size());
+  if (f.keys.empty() && f.has(F::kFirstArg) && !is_script_command(f.command)) {
+    // A plain command (SET, PEXPIRE, ...) has no `keys`: its key is its first argument.
+    e.keys_begin = pool({f.first_arg});
+    e.keys_count = 1;
+  } else {
+    e.keys_begin = pool(f.keys);
+    e.keys_count = static_cast<uint32_t>(f.keys.size());
+  }
   e.reply = f.reply;
   e.reply_int = f.reply_int;
   e.line = line;

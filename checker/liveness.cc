@@ -68,6 +68,22 @@ bool free_stretch(const std::vector<Interval>& busy, TimeUs from, TimeUs to, Tim
   return false;
 }
 
+// When each process was first hit by a `crash` fault. A client's pending acquire stops waiting
+// when its client dies (the thread is gone; nobody is left to serve), so its waiting interval
+// ends there. Threads are named "<client>/t<k>".
+std::map<std::string, TimeUs> crash_times(const History& h) {
+  std::map<std::string, TimeUs> out;
+  for (const FaultEvent& f : h.faults) {
+    if (h.str(f.kind) == "crash") out.emplace(std::string(h.str(f.target)), f.t);
+  }
+  return out;
+}
+
+TimeUs death_of(const std::map<std::string, TimeUs>& crashes, std::string_view thread) {
+  const auto it = crashes.find(std::string(thread.substr(0, thread.find('/'))));
+  return it == crashes.end() ? kTimeNever : it->second;
+}
+
 nlohmann::json interval_json(const History& h, Sym lock, const Interval& x, const std::string& kind,
                              const std::string& who) {
   return {{"lock", h.str(lock)}, {"kind", kind}, {"thread", who}, {"from_us", x.begin}, {"to_us", x.end}};
@@ -87,6 +103,7 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
   for (uint32_t i = 0; i < h.holds.size(); ++i) holds_by_lock[h.holds[i].lock].push_back(i);
   nlohmann::json stuck = nlohmann::json::array();
   std::string first;
+  const std::map<std::string, TimeUs> crashes = crash_times(h);
   for (const auto& [lock, ops] : group_by_lock(h.ops)) {
     const std::vector<Interval> any = busy(h, holds_by_lock[lock], false);
     const std::vector<Interval> writes = busy(h, holds_by_lock[lock], true);
@@ -94,7 +111,8 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
       const Operation& op = h.ops[i];
       if (!op.is_acquire() || (op.wait_ms >= 0 && op.wait_ms * kUsPerMs < bound_us)) continue;
       const TimeUs from = std::max(op.invoke_t, heal);
-      const TimeUs to = op.complete_t == kTimeNever ? h.end_t : op.complete_t;
+      const TimeUs to = std::min({op.complete_t == kTimeNever ? h.end_t : op.complete_t, h.end_t,
+                                  death_of(crashes, h.str(op.thread))});
       Interval x;
       const bool read = h.header.lock_kind == LockKind::kRwlock && op.mode == Mode::kRead;
       if (from >= to || !free_stretch(read ? writes : any, from, to, bound_us, &x)) continue;
