@@ -1,12 +1,10 @@
 // Seed 001's test suite as scenarios (scenarios/seed/001-*.json): each runs through the scenario
 // runner exactly as `lockstep run` does, its verdict must match its `expect`, and the seed test's
 // own assertion is checked on the recorded history (exactly one of 1000 threads acquires, all of
-// 100 acquire, the timed-out tryLock costs its 1 s budget, ...). And every scenario in
-// scenarios/seed ends with the verdict its `expect` names.
+// 100 acquire, the timed-out tryLock costs its 1 s budget, ...). That every library scenario
+// ends with the verdict its `expect` names is tests/library's job.
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <filesystem>
 #include <map>
 #include <sstream>
 
@@ -116,32 +114,6 @@ TEST(Seed001SuiteTest, HundredThreadsWithATenSecondWaitAllAcquire) {
   EXPECT_EQ(acquisitions(r, false), 0);
   EXPECT_EQ(r.report.check.property("mutual_exclusion").verdict, checker::Verdict::kOk);
 }
-
-std::vector<std::string> seed_scenarios() {
-  std::vector<std::string> out;
-  const std::filesystem::path dir = std::filesystem::path(LOCKSTEP_SOURCE_DIR) / "scenarios" / "seed";
-  for (const auto& e : std::filesystem::directory_iterator(dir)) {
-    if (e.path().extension() == ".json") out.push_back(e.path().filename().string());
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-class SeedLibraryTest : public ::testing::TestWithParam<std::string> {};
-
-TEST_P(SeedLibraryTest, TheVerdictIsTheExpectedOne) {
-  SeedRun r = run(GetParam());  // run() checks report.expected
-  EXPECT_FALSE(r.lines.empty());
-}
-
-INSTANTIATE_TEST_SUITE_P(Scenarios, SeedLibraryTest, ::testing::ValuesIn(seed_scenarios()),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           std::string n = info.param.substr(0, info.param.size() - 5);
-                           for (char& c : n) {
-                             if (c == '-') c = '_';
-                           }
-                           return n;
-                         });
 
 }  // namespace
 }  // namespace lockstep::algorithms::redisson
