@@ -57,9 +57,14 @@ Status LineParser::get_keys(od::value& value, LineFields& out) {
 Status LineParser::get_first_arg(od::value& value, LineFields& out) {
   od::array array;
   if (value.get_array().get(array)) return type_error("args", "an array", value);
-  for (auto element : array) {
-    if (!element.get_string().get(out.first_arg)) out.present |= kFirstArg;
-    break;
+  bool first = true;
+  for (auto element : array) {  // every element is visited, so simdjson leaves the array whole
+    std::string_view arg;
+    if (first && !element.get_string().get(arg)) {
+      out.first_arg = arg;
+      out.present |= kFirstArg;
+    }
+    first = false;
   }
   return Status();
 }
