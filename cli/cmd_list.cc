@@ -1,10 +1,13 @@
-// `lockstep list [algorithms|scenarios|all] [--scenarios DIR] [--json]`: what lockstep can run.
+// `lockstep list [algorithms|scenarios|mutants|all] [--scenarios DIR] [--mutants] [--json]`:
+// what lockstep can run.
 //
 // The client options every algorithm runs with; every registered algorithm with its lock kind,
 // what it is, and each option with its default — both profile defaults for the Redisson
 // algorithms — and the scenario library: every *.json
 // under DIR (default `scenarios`), in path order, with its name, algorithm and expected verdict,
-// or the error that keeps it from loading. --json prints the same as one JSON object.
+// or the error that keeps it from loading. `mutants` (or --mutants) lists the deliberately broken
+// scripts `lockstep run --mutant NAME` can swap in (algorithms/mutants); `all` leaves them out.
+// --json prints the same as one JSON object.
 // Exit codes: 0, or 2 for bad usage (an unknown topic, a missing scenario directory when
 // scenarios were asked for explicitly).
 #include <CLI/CLI.hpp>
@@ -19,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "algorithms/lock_client.h"
+#include "algorithms/mutants/mutants.h"
 #include "cli/commands.h"
 #include "sim/scenario/parse.h"
 
@@ -31,6 +35,7 @@ struct ListArgs {
   std::string topic = "all";
   std::string dir = "scenarios";
   bool json = false;
+  bool mutants = false;
 };
 
 json algorithm_json(const algorithms::AlgorithmInfo& a) {
@@ -159,9 +164,37 @@ void print_scenarios(const json& list, const std::string& dir) {
   }
 }
 
+json mutants_json() {
+  json out = json::array();
+  for (const algorithms::mutants::Mutant& m : algorithms::mutants::mutants()) {
+    out.push_back({{"name", m.name}, {"replaces", m.replaces}, {"algorithms", m.algorithms},
+                   {"caught_by", m.property}, {"broken", m.broken}});
+  }
+  return out;
+}
+
+int list_mutants(bool as_json) {
+  const json list = mutants_json();
+  if (as_json) {
+    std::printf("%s\n", json{{"mutants", list}}.dump(2).c_str());
+    return kExitOk;
+  }
+  std::printf("Mutants (%zu; lockstep run SCENARIO --mutant NAME):\n", list.size());
+  for (const json& m : list) {
+    std::string algos;
+    for (const json& a : m["algorithms"]) algos += (algos.empty() ? "" : ", ") + a.get<std::string>();
+    std::printf("\n  %s  [replaces %s; caught by %s]\n    %s\n    algorithms: %s\n",
+                m["name"].get<std::string>().c_str(), m["replaces"].get<std::string>().c_str(),
+                m["caught_by"].get<std::string>().c_str(), m["broken"].get<std::string>().c_str(),
+                algos.c_str());
+  }
+  return kExitOk;
+}
+
 int list_command(const ListArgs& args) {
+  if (args.mutants || args.topic == "mutants") return list_mutants(args.json);
   if (args.topic != "all" && args.topic != "algorithms" && args.topic != "scenarios") {
-    std::fprintf(stderr, "lockstep list: unknown topic \"%s\" (expected algorithms, scenarios or all)\n",
+    std::fprintf(stderr, "lockstep list: unknown topic \"%s\" (expected algorithms, scenarios, mutants or all)\n",
                  args.topic.c_str());
     return kExitBadInput;
   }
@@ -199,9 +232,10 @@ int list_command(const ListArgs& args) {
 void register_list(CLI::App& app, Action& action) {
   auto args = std::make_shared<ListArgs>();
   CLI::App* sub = app.add_subcommand("list", "List the algorithms (with options and defaults) and the scenario library");
-  sub->add_option("topic", args->topic, "algorithms, scenarios or all")->capture_default_str();
+  sub->add_option("topic", args->topic, "algorithms, scenarios, mutants or all")->capture_default_str();
   sub->add_option("--scenarios", args->dir, "The scenario library's directory")->capture_default_str();
   sub->add_flag("--json", args->json, "Print one JSON object");
+  sub->add_flag("--mutants", args->mutants, "List the mutants (broken scripts for run --mutant)");
   sub->callback([&action, args] { action = [args] { return list_command(*args); }; });
 }
 

@@ -1,4 +1,6 @@
-// `lockstep run SCENARIO [--seed N] [--out DIR]`: one deterministic run (docs/run.md).
+// `lockstep run SCENARIO [--seed N] [--out DIR] [--mutant NAME]`: one deterministic run
+// (docs/run.md). --mutant swaps one lock script for a deliberately broken one (algorithms/mutants)
+// to see the checker catch it; every output then names the mutant.
 //
 // Prints the seed, the verdict per property with explanations, the outcome against the
 // scenario's `expect`, and a one-line replay command; writes DIR/history.jsonl and
@@ -24,6 +26,7 @@ struct RunArgs {
   std::optional<uint64_t> seed;
   std::string out = "lockstep-out";
   bool no_check = false;
+  std::string mutant;
 };
 
 int run_command(const RunArgs& args) {
@@ -36,9 +39,11 @@ int run_command(const RunArgs& args) {
   options.seed = args.seed;
   options.out_dir = args.out;
   options.check = !args.no_check;
+  options.mutant = args.mutant;
   const uint64_t seed = args.seed.value_or(s.value().seed);
-  std::printf("lockstep run: scenario \"%s\" (%s), seed %llu\n", s.value().name.c_str(),
-              args.scenario.c_str(), static_cast<unsigned long long>(seed));
+  const std::string mutant = args.mutant.empty() ? "" : ", MUTANT " + args.mutant;
+  std::printf("lockstep run: scenario \"%s\" (%s), seed %llu%s\n", s.value().name.c_str(),
+              args.scenario.c_str(), static_cast<unsigned long long>(seed), mutant.c_str());
   std::fflush(stdout);
   // Wall time is printed, never recorded: outputs must be byte-identical between runs.
   const auto wall_start = std::chrono::steady_clock::now();
@@ -66,6 +71,8 @@ void register_run(CLI::App& app, Action& action) {
   sub->add_option("--out", args->out, "Directory for history.jsonl and result.json")
       ->capture_default_str();
   sub->add_flag("--no-check", args->no_check, "Record the history only; skip the checkers");
+  sub->add_option("--mutant", args->mutant,
+                  "Swap one lock script for this deliberately broken one (lockstep list --mutants)");
   sub->callback([&action, args] { action = [args] { return run_command(*args); }; });
 }
 

@@ -156,9 +156,7 @@ AlgorithmInfo make_info(std::string name, std::string lock_kind, std::string des
   };
   info.make = [option_names, kind](Runtime& rt,
                                    const nlohmann::json& options) -> std::unique_ptr<LockClient> {
-    Result<RedissonOptions> r = parse_options(options, "/algorithm/options", option_names);
-    LS_ASSERT(r.ok());
-    return std::make_unique<RedissonLock>(rt, r.value(), kind);
+    return std::make_unique<RedissonLock>(rt, client_options(options, option_names), kind);
   };
   return info;
 }

@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "algorithms/lock_client.h"
+#include "algorithms/mutants/mutants.h"
 #include "sim/core/assert.h"
 
 namespace lockstep::algorithms::redisson {
@@ -208,6 +209,27 @@ Result<RedissonOptions> parse_options(const json& options, const std::string& pa
     return Status::error(path + "/retry_delay_base_ms: expected at most retry_delay_max_ms (" +
                          std::to_string(o.retry_delay_max_ms) + "), found " +
                          std::to_string(o.retry_delay_base_ms));
+  }
+  return o;
+}
+
+RedissonOptions client_options(const json& options, const std::vector<std::string>& allowed) {
+  const std::string key(mutants::kOptionKey);
+  json rest = options;
+  std::string mutant;
+  if (rest.is_object() && rest.contains(key)) {
+    LS_ASSERT(rest[key].is_string());
+    mutant = rest[key].get<std::string>();
+    rest.erase(key);
+  }
+  Result<RedissonOptions> r = parse_options(rest, "/algorithm/options", allowed);
+  LS_ASSERT(r.ok());
+  RedissonOptions o = r.value();
+  if (!mutant.empty()) {
+    const mutants::Mutant* m = mutants::find_mutant(mutant);
+    LS_ASSERT(m != nullptr);
+    o.swap_replaces = m->replaces;
+    o.swap_script = &m->script;
   }
   return o;
 }

@@ -20,6 +20,10 @@
 
 #include "sim/core/status.h"
 
+namespace lockstep::algorithms {
+struct Script;
+}  // namespace lockstep::algorithms
+
 namespace lockstep::algorithms::redisson {
 
 enum class Profile : uint8_t { kClassic, kCurrent };
@@ -82,6 +86,10 @@ struct RedissonOptions {
   // and how the sub-locks' lease is derived.
   int64_t redlock_min_lock_wait_ms = 1;
   RedlockLease redlock_lease = RedlockLease::kWaitTimesTwo;
+  // A mutant run (algorithms/mutants): the script named `swap_replaces` is sent as `swap_script`
+  // instead. Never set from a scenario's options; see client_options().
+  std::string swap_replaces;
+  const Script* swap_script = nullptr;
 
   // The retry attempts to use given the client's setting.
   int32_t effective_retry_attempts(int32_t client_retry_attempts) const {
@@ -98,6 +106,13 @@ RedissonOptions profile_defaults(Profile profile);
 // expected and what was found.
 Result<RedissonOptions> parse_options(const nlohmann::json& options, const std::string& path,
                                       const std::vector<std::string>& allowed);
+
+// What make() builds a client with: parse_options() of the validated options, plus the run's
+// mutant when the runner added the mutants::kOptionKey field (scenario files cannot: validate()
+// rejects it). REQUIRES: the options without that field passed parse_options(); the mutant
+// exists (scenario::run_scenario checks it).
+RedissonOptions client_options(const nlohmann::json& options,
+                               const std::vector<std::string>& allowed);
 
 // Option groups: every algorithm takes the common ones plus its own.
 std::vector<std::string> common_option_names();

@@ -198,9 +198,7 @@ AlgorithmInfo redisson_redlock_algorithm() {
     return r.ok() ? Status::ok_status() : r.status();
   };
   info.make = [names](Runtime& rt, const nlohmann::json& options) -> std::unique_ptr<LockClient> {
-    Result<RedissonOptions> r = parse_options(options, "/algorithm/options", names);
-    LS_ASSERT(r.ok());
-    return std::make_unique<RedissonRedLock>(rt, r.value());
+    return std::make_unique<RedissonRedLock>(rt, client_options(options, names));
   };
   return info;
 }

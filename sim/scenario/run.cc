@@ -6,8 +6,10 @@
 #include <filesystem>
 #include <fstream>
 
+#include "algorithms/mutants/mutants.h"
 #include "checker/check.h"
 #include "checker/report/report.h"
+#include "sim/core/assert.h"
 #include "sim/history/recorder.h"
 #include "sim/history/writer.h"
 #include "sim/scenario/faults.h"
@@ -59,6 +61,13 @@ nlohmann::json make_result(const Scenario& s, const World& w, const RunReport& r
   j["file"] = s.file;
   j["seed"] = r.seed;
   j["algorithm"] = s.algorithm;
+  if (!s.mutant.empty()) {
+    // Never mistaken for the real algorithm: which script was replaced, and by what.
+    const algorithms::mutants::Mutant* m = algorithms::mutants::find_mutant(s.mutant);
+    LS_ASSERT(m != nullptr);
+    j["mutant"] = {{"name", m->name}, {"replaces", m->replaces}, {"broken", m->broken},
+                   {"caught_by", m->property}};
+  }
   j["expect"] = {{"verdict", s.expect.verdict}};
   if (!s.expect.property.empty()) j["expect"]["property"] = s.expect.property;
   j["verdict"] = r.verdict;
@@ -107,9 +116,24 @@ Status write_file_atomically(const std::string& path, const std::string& text) {
 }  // namespace
 
 Result<RunReport> run_scenario(const Scenario& s, const RunOptions& options) {
+  if (!options.mutant.empty() && options.mutant != s.mutant) {
+    Scenario mutated = s;
+    mutated.mutant = options.mutant;
+    return run_scenario(mutated, options);
+  }
+  const algorithms::mutants::Mutant* mutant = nullptr;
+  if (!s.mutant.empty()) {
+    Result<const algorithms::mutants::Mutant*> m = algorithms::mutants::mutant_for(s.mutant, s.algorithm);
+    if (!m.ok()) return Status::error(s.file + ": --mutant: " + m.status().message());
+    mutant = m.value();
+  }
   RunReport report;
   report.seed = options.seed.value_or(s.seed);
   report.replay = "lockstep run " + s.file + " --seed " + std::to_string(report.seed);
+  if (mutant != nullptr) {
+    report.replay += " --mutant " + mutant->name;
+    report.mutant = mutant->name;
+  }
   kernel::NodeModelFactory factory = options.factory ? options.factory : kernel::redis_node_model_factory();
   if (!factory) return Status::error("lockstep run: this build has no Redis node model (sim/redis/node.cc)");
 
@@ -168,9 +192,17 @@ Result<RunReport> run_scenario(const Scenario& s, const RunOptions& options) {
 }
 
 std::string format_report(const RunReport& r, const std::string& out_dir) {
-  std::string out = r.check.to_text();
+  std::string out;
+  const algorithms::mutants::Mutant* m =
+      r.mutant.empty() ? nullptr : algorithms::mutants::find_mutant(r.mutant);
+  if (m != nullptr) {
+    out += "MUTANT RUN (not the real algorithm): " + m->name + " replaces " + m->replaces + ": " +
+           m->broken + "\n";
+  }
+  out += r.check.to_text();
   if (!out.empty() && out.back() != '\n') out += '\n';
-  out += "outcome: " + r.outcome + (r.expected ? " (as expected)" : " (NOT as expected)") + "\n";
+  out += "outcome" + (m != nullptr ? " [mutant " + m->name + "]" : std::string()) + ": " +
+         r.outcome + (r.expected ? " (as expected)" : " (NOT as expected)") + "\n";
   if (!out_dir.empty()) out += "wrote: " + out_dir + "/history.jsonl, " + out_dir + "/result.json, " + out_dir + "/report.html\n";
   out += "replay: " + r.replay + "\n";
   return out;

@@ -26,6 +26,7 @@ struct RunOptions {
   std::string out_dir;                // empty: keep outputs in memory
   kernel::NodeModelFactory factory;   // empty: the real Redis model
   bool check = true;                  // run the checkers
+  std::string mutant;                 // a mutant (algorithms/mutants) replacing one script
 };
 
 struct RunReport {
@@ -35,14 +36,16 @@ struct RunReport {
   bool expected = true;    // the outcome matches the scenario's expect
   int exit_code = 0;       // 0 expected, 1 unexpected violation (or missing one), 3 unknown
   std::string outcome;     // one sentence: what was expected and what happened
-  std::string replay;      // "lockstep run FILE --seed N"
+  std::string replay;      // "lockstep run FILE --seed N [--mutant NAME]"
+  std::string mutant;      // the mutant that ran, if any
   nlohmann::json result;   // result.json
   std::string history;     // the history text (in-memory runs only)
   RunStats stats;
 };
 
-// Runs `s`. Errors (the event budget, the history limit, an output that cannot be written) are
-// returned as a Status naming the file; no output is left half-written.
+// Runs `s`. Errors (the event budget, the history limit, an output that cannot be written, a
+// mutant that does not exist or does not apply to the algorithm) are returned as a Status naming
+// the file; no output is left half-written.
 Result<RunReport> run_scenario(const Scenario& s, const RunOptions& options);
 
 // The text `lockstep run` prints: verdicts, explanations, the outcome and the replay command.

@@ -207,6 +207,8 @@ struct Scenario {
   ChecksSpec checks;
   uint64_t max_events = Limits::kDefaultMaxEvents;
   uint64_t max_history_bytes = Limits::kDefaultMaxHistoryBytes;
+  // A mutant run (algorithms/mutants): set by RunOptions::mutant, never read from a file.
+  std::string mutant;
 
   bool is_node(const std::string& name) const;
   bool is_client(const std::string& name) const;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "algorithms/lock_client.h"
+#include "algorithms/mutants/mutants.h"
 #include "sim/core/assert.h"
 #include "sim/history/json_text.h"
 #include "sim/scenario/faults.h"
@@ -69,13 +70,16 @@ void World::build_clients() {
   const algorithms::AlgorithmInfo* info = algorithms::find_algorithm(scenario_.algorithm);
   LS_ASSERT(info != nullptr);
   kernel::ProcessId next = static_cast<kernel::ProcessId>(nodes_.size());
+  // A mutant run hands its mutant to the algorithm beside the scenario's own options.
+  nlohmann::json options = scenario_.algorithm_options;
+  if (!scenario_.mutant.empty()) options[std::string(algorithms::mutants::kOptionKey)] = scenario_.mutant;
   for (const ClientSpec& spec : scenario_.clients) {
     kernel::LocalClock clock(ms_to_us(spec.clock.offset_ms), spec.clock.drift_ppm);
     auto c = std::make_unique<kernel::ClientProcess>(ctx_, next++, spec.name, clock, spec.options);
     net_->add_process(c.get());
     cluster_->add_listener(c.get());
     for (int64_t t = 0; t < spec.threads; ++t) c->add_thread();
-    c->set_lock_client(info->make(*c, scenario_.algorithm_options));
+    c->set_lock_client(info->make(*c, options));
     clients_.push_back(std::move(c));
   }
 }
@@ -129,6 +133,7 @@ void World::write_header() {
   w->begin_header();
   w->str("scenario", scenario_.name).num("seed", static_cast<int64_t>(seed_));
   w->str("algorithm", scenario_.algorithm).str("lock_kind", info->lock_kind);
+  if (!scenario_.mutant.empty()) w->str("mutant", scenario_.mutant);
   w->strings("nodes", scenario_.node_names);
   if (info->multi_master) w->num("quorum", static_cast<int64_t>(nodes_.size() / 2 + 1));
   w->num("drift_tolerance_us", scenario_.checks.drift_tolerance_us);
