@@ -298,5 +298,29 @@ TEST(ClientNodeTest, SemaphoreWaitersAreServedInOrderAndTimeOutOnTheLocalClock) 
                                            "60000 d timeout"}));
 }
 
+
+// A queue that never empties while permits trickle in one at a time (the consumed prefix is
+// compacted now and then): waiters are still served strictly in arrival order, and none is lost.
+TEST(ClientNodeTest, SemaphoreKeepsFifoOrderThroughALongNeverEmptyingQueue) {
+  TestWorld w(one_node());
+  ClientProcess& p = *w.clients[0];
+  SimSemaphore sem(p, 0);
+  std::vector<std::string> log;
+  constexpr int kWaiters = 200;
+  for (int i = 0; i < kWaiters; ++i) {
+    // Waiter i arrives at i ms; one permit comes at i ms + 0.5 ms from i = 2 on, so two are
+    // always queued.
+    w.at(i * 1000, [&, i] { p.CoroProcess::spawn(acquire_into(sem, p, -1, &log, std::to_string(i))); });
+    if (i >= 2) w.at(i * 1000 + 500, [&] { sem.release(1); });
+  }
+  w.at(kWaiters * 1000, [&] { sem.release(2); });
+  w.run_until(1'000'000);
+  ASSERT_EQ(log.size(), static_cast<size_t>(kWaiters));
+  for (int i = 0; i < kWaiters; ++i) {
+    EXPECT_EQ(log[i].substr(log[i].find(' ') + 1), std::to_string(i) + " got") << i;
+  }
+  EXPECT_EQ(sem.waiters(), 0u);
+}
+
 }  // namespace
 }  // namespace lockstep::kernel

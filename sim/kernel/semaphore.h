@@ -7,7 +7,8 @@
 #ifndef LOCKSTEP_SIM_KERNEL_SEMAPHORE_H_
 #define LOCKSTEP_SIM_KERNEL_SEMAPHORE_H_
 
-#include <deque>
+#include <cstddef>
+#include <vector>
 
 #include "algorithms/runtime.h"
 #include "sim/kernel/coro_process.h"
@@ -22,14 +23,18 @@ class SimSemaphore : public algorithms::Semaphore {
   void release(int64_t permits = 1) override;
   Task<bool> try_acquire(int64_t timeout_ms) override;
   int64_t available() const override { return permits_; }
-  size_t waiters() const { return waiters_.size(); }
+  size_t waiters() const { return waiters_.size() - head_; }
 
  private:
   void drop_stale_waiters();
 
   CoroProcess& process_;
   int64_t permits_;
-  std::deque<WaitRef> waiters_;
+  // FIFO of waiters: waiters_[head_..] are queued. A vector with a head index rather than a
+  // std::deque, whose first element alone costs a 512-byte block: a client has two semaphores
+  // per lock it waits on, and B5 counts bytes per client.
+  std::vector<WaitRef> waiters_;
+  size_t head_ = 0;
 };
 
 }  // namespace lockstep::kernel
