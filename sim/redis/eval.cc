@@ -129,7 +129,7 @@ const Scripting::Script* Scripting::find(std::string_view sha) const {
 }
 
 const Scripting::Script* Scripting::load(Call& c, std::string_view body, std::string* sha) {
-  *sha = sha1_hex(body);
+  *sha = sha_memo_.digest(body);
   if (const Script* s = find(*sha); s != nullptr) return s;
   Script script;
   size_t shebang_len = 0;
@@ -194,7 +194,7 @@ uint32_t Scripting::eval_command_flags(Args argv, bool by_sha, uint32_t base_fla
     const Script* s = find(std::string_view(digest, 40));
     if (s == nullptr) return base_flags;
     flags = s->flags;
-  } else if (const Script* s = find(sha1_hex(argv[1])); s != nullptr) {
+  } else if (const Script* s = find(sha_memo_.digest(argv[1])); s != nullptr) {
     flags = s->flags;
   } else {
     size_t len = 0;

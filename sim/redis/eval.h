@@ -16,6 +16,7 @@
 #include "sim/redis/ordered_map.h"
 #include "sim/redis/rand48.h"
 #include "sim/redis/server.h"
+#include "sim/redis/sha_memo.h"
 
 namespace lockstep::redis {
 
@@ -70,6 +71,7 @@ class Scripting {
   Rand48 rand_;
   std::unique_ptr<LuaHost> lua_;
   std::unordered_map<std::string, Script, StringHash, StringEq> cache_;
+  ShaMemo sha_memo_;  // EVAL bodies' digests: only the cost of hashing changes
 };
 
 }  // namespace lockstep::redis
