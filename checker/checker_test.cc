@@ -153,11 +153,44 @@ TEST(Quorum, SetGrantsAreReadFromArgs) {
   EXPECT_EQ(q.verdict, Verdict::kOk) << q.reason;
 }
 
+// A node that crashes and restarts keeps what its persistence kept: only the restart's data_loss
+// (none with aof-always) ends a grant's key. A node that crashes and never comes back loses it.
+TEST(Quorum, ACrashedNodeThatRestartsWithTheKeyKeepsTheQuorum) {
+  std::string text =
+      R"({"lockstep_history": 1, "scenario": "spec", "algorithm": "redlock-spec", "lock_kind": "simple", "nodes": ["node0", "node1", "node2"]})" "\n"
+      R"({"t": 1000, "type": "invoke", "id": 1, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "lock", "lease_ms": 30000})" "\n";
+  for (int n = 0; n < 2; ++n) {
+    text += R"({"t": )" + std::to_string(1100 + n) + R"(, "type": "exec", "node": "node)" + std::to_string(n) +
+            R"(", "seq": 1, "command": "SET", "op": 1, "args": ["L", "tok", "NX", "PX", "30000"], "reply": {"ok": "OK"}})" "\n";
+  }
+  text += R"({"t": 2000, "type": "complete", "id": 1, "outcome": "ok", "acquired": true, "validity_ms": 29000})" "\n"
+          R"({"t": 3000, "type": "node", "node": "node1", "event": "crashed"})" "\n";
+  const std::string restart = R"({"t": 4000, "type": "node", "node": "node1", "event": "restarted"})" "\n";
+  const std::string end = R"({"t": 60000000, "type": "end", "complete": true})" "\n";
+  Result<History> kept = parse_history_text(text + restart + end, "kept");
+  ASSERT_TRUE(kept.ok()) << kept.status().message();
+  const PropertyResult k = check_history(kept.value()).property("quorum");
+  EXPECT_EQ(k.verdict, Verdict::kOk) << k.reason;
+  // Restarted empty: the data_loss ends the key, and with it the quorum of 2.
+  const std::string loss = R"({"t": 4000, "type": "data_loss", "node": "node1", "reason": "restart", "keys": ["L"]})" "\n";
+  Result<History> lost = parse_history_text(text + restart + loss + end, "lost");
+  ASSERT_TRUE(lost.ok()) << lost.status().message();
+  const PropertyResult l = check_history(lost.value()).property("quorum");
+  EXPECT_EQ(l.verdict, Verdict::kViolation) << l.reason;
+  EXPECT_NE(l.reason.find("node1 lost its key at 0.004 s (restart)"), std::string::npos) << l.reason;
+  // Never restarted: the crash itself ends the key.
+  Result<History> gone = parse_history_text(text + end, "gone");
+  ASSERT_TRUE(gone.ok()) << gone.status().message();
+  const PropertyResult g = check_history(gone.value()).property("quorum");
+  EXPECT_EQ(g.verdict, Verdict::kViolation) << g.reason;
+  EXPECT_NE(g.reason.find("node1 crashed"), std::string::npos) << g.reason;
+}
+
 TEST(Examples, QuorumFindingSaysWhy) {
   const CheckResult r = check_history(load("redlock-restart.jsonl"));
   const PropertyResult& q = r.property("quorum");
   EXPECT_EQ(q.counterexample["kind"], "validity_outlasted_quorum");
-  EXPECT_NE(q.reason.find("n2 lost it at 2.000 s (restart)"), std::string::npos) << q.reason;
+  EXPECT_NE(q.reason.find("n2 lost its key at 2.000 s (restart)"), std::string::npos) << q.reason;
 }
 
 // --- the reader ---

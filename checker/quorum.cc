@@ -1,7 +1,8 @@
 // Property 4, RedLock quorum and validity. For every successful acquisition, its grants are read
 // from the per-node `exec` events of the operation (a lock script that replied nil — Redisson's
 // convention — or a SET that replied OK). A grant's key dies at the first expiry of that key on
-// its node, data loss of it (restart, failover) or crash of the node after the grant. Checked:
+// its node, data loss of it (restart, failover) or a crash of the node it never restarted from
+// (a restarted node's `data_loss` says what the crash cost: with aof-always, nothing). Checked:
 //  - at the instant the client declared success (complete), at least `quorum` grants were live;
 //  - the validity window the client used (validity_ms) did not outlast the quorum: fewer than
 //    `quorum` keys live before complete + validity is a violation;
@@ -10,6 +11,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <string_view>
 
 #include "checker/check.h"
 #include "checker/explain.h"
@@ -48,7 +50,7 @@ struct DeathIndex {
     Sym reason;
   };
   std::map<std::pair<Sym, Sym>, std::vector<Entry>> by_key;
-  std::map<Sym, std::vector<TimeUs>> crashes;  // node → crash times
+  std::map<Sym, std::vector<TimeUs>> crashes;  // node → times of crashes it never restarted from
 
   explicit DeathIndex(const History& h) {
     for (const Expire& e : h.expires) by_key[{e.node, e.key}].push_back({e.t, false, kNoSym});
@@ -56,9 +58,14 @@ struct DeathIndex {
       for (uint32_t i = 0; i < l.keys_count; ++i) by_key[{l.node, h.key_pool[l.keys_begin + i]}].push_back({l.t, true, l.reason});
     }
     for (auto& [key, v] : by_key) std::stable_sort(v.begin(), v.end(), [](const Entry& a, const Entry& b) { return a.t < b.t; });
+    // A crash followed by a restart of the same node is judged by the restart's data_loss.
+    std::map<Sym, TimeUs> open_crash;
     for (const NodeEvent& n : h.node_events) {
-      if (h.str(n.event) == "crashed") crashes[n.node].push_back(n.t);
+      const std::string_view event = h.str(n.event);
+      if (event == "crashed") open_crash[n.node] = n.t;
+      if (event == "restarted") open_crash.erase(n.node);
     }
+    for (const auto& [node, t] : open_crash) crashes[node].push_back(t);
   }
 };
 
@@ -68,8 +75,8 @@ Death death_of(const History& h, const DeathIndex& index, Sym node, Sym key, Tim
   if (it != index.by_key.end()) {
     for (const DeathIndex::Entry& e : it->second) {
       if (e.t <= after) continue;
-      d = e.loss ? Death{e.t, std::string(h.str(node)) + " lost it at " + format_time(e.t) + " (" + std::string(h.str(e.reason)) + ")", true}
-                 : Death{e.t, "expired on " + std::string(h.str(node)) + " at " + format_time(e.t), node_clock_jumped(h, node, after, e.t)};
+      d = e.loss ? Death{e.t, std::string(h.str(node)) + " lost its key at " + format_time(e.t) + " (" + std::string(h.str(e.reason)) + ")", true}
+                 : Death{e.t, "its key expired on " + std::string(h.str(node)) + " at " + format_time(e.t), node_clock_jumped(h, node, after, e.t)};
       break;
     }
   }
@@ -135,7 +142,7 @@ PropertyResult check_quorum(const History& h, const CheckOptions&) {
     if (op.validity_ms != kAbsent && lost.t < declared + op.validity_ms * kUsPerMs) {
       facts["validity_ms"] = op.validity_ms;
       findings.push_back({"validity_outlasted_quorum", who + " with validity " + std::to_string(op.validity_ms) +
-                          " ms lost its quorum at " + format_time(lost.t) + ": a key " + lost.cause, facts});
+                          " ms lost its quorum at " + format_time(lost.t) + ": " + lost.cause, facts});
       continue;
     }
     TimeUs hold_end = declared;
@@ -144,7 +151,7 @@ PropertyResult check_quorum(const History& h, const CheckOptions&) {
     }
     if (lost.abnormal && lost.t < hold_end) {
       findings.push_back({"lost_during_hold", who + " lost its quorum during the hold at " + format_time(lost.t) +
-                          ": a key " + lost.cause, facts});
+                          ": " + lost.cause, facts});
     }
   }
   if (findings.empty()) {
