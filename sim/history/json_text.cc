@@ -1,5 +1,6 @@
 #include "sim/history/json_text.h"
 
+#include <array>
 #include <charconv>
 
 #include "sim/core/assert.h"
@@ -8,6 +9,15 @@ namespace lockstep::history {
 namespace {
 
 const char kHex[] = "0123456789abcdef";
+
+// kPlain[c]: byte c is copied as is (printable ASCII other than '"' and '\\'). One table load
+// per byte instead of four compares: this loop runs over every string of the history.
+constexpr std::array<bool, 256> make_plain_table() {
+  std::array<bool, 256> t{};
+  for (int c = 0x20; c < 0x80; ++c) t[c] = c != '"' && c != '\\';
+  return t;
+}
+constexpr std::array<bool, 256> kPlain = make_plain_table();
 
 void append_u00(std::string& out, unsigned char c) {
   out += "\\u00";
@@ -52,11 +62,7 @@ void append_json_string(std::string& out, std::string_view s) {
     // Copy the longest run of characters that need no escaping in one append (most strings
     // are plain ASCII: lock names, tokens, commands).
     size_t run = i;
-    while (run < s.size()) {
-      const unsigned char r = static_cast<unsigned char>(s[run]);
-      if (r < 0x20 || r >= 0x80 || r == '"' || r == '\\') break;
-      ++run;
-    }
+    while (run < s.size() && kPlain[static_cast<unsigned char>(s[run])]) ++run;
     if (run > i) {
       out.append(s.data() + i, run - i);
       i = run;

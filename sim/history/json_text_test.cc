@@ -23,6 +23,25 @@ TEST(JsonTextTest, EscapesWhatJsonRequires) {
   EXPECT_EQ(as_json("\xff\xc3"), "\"\\u00ff\\u00c3\"");   // invalid bytes as Latin-1
 }
 
+// Every single byte: printable ASCII (and DEL) is copied, '"' and '\\' are backslashed, other
+// control characters and lone high bytes become \u00XX.
+TEST(JsonTextTest, EverySingleByte) {
+  for (int c = 0; c < 256; ++c) {
+    const std::string in(1, static_cast<char>(c));
+    const std::string got = as_json(in);
+    if (c == '"' || c == '\\') {
+      EXPECT_EQ(got, std::string("\"\\") + in + "\"") << c;
+    } else if (c == '\n' || c == '\r' || c == '\t') {
+      EXPECT_EQ(got.size(), 4u) << c;
+    } else if (c >= 0x20 && c < 0x80) {
+      EXPECT_EQ(got, "\"" + in + "\"") << c;
+    } else {
+      static const char kHex[] = "0123456789abcdef";
+      EXPECT_EQ(got, std::string("\"\\u00") + kHex[c >> 4] + kHex[c & 15] + "\"") << c;
+    }
+  }
+}
+
 TEST(JsonTextTest, IntegersIncludingExtremes) {
   std::string out;
   append_json_int(out, INT64_MIN);
