@@ -128,9 +128,11 @@ const Scripting::Script* Scripting::find(std::string_view sha) const {
   return it == cache_.end() ? nullptr : &it->second;
 }
 
-const Scripting::Script* Scripting::load(Call& c, std::string_view body, std::string* sha) {
-  *sha = sha_memo_.digest(body);
-  if (const Script* s = find(*sha); s != nullptr) return s;
+const Scripting::Script* Scripting::load(Call& c, std::string_view body, char (&sha)[40]) {
+  const std::string& digest = sha_memo_.digest(body);
+  LS_ASSERT(digest.size() == sizeof(sha));
+  std::memcpy(sha, digest.data(), sizeof(sha));
+  if (const Script* s = find(std::string_view(sha, sizeof(sha))); s != nullptr) return s;
   Script script;
   size_t shebang_len = 0;
   std::string error;
@@ -148,7 +150,7 @@ const Scripting::Script* Scripting::load(Call& c, std::string_view body, std::st
     c.error(sanitize_error("ERR Error compiling script (new function): " + error));
     return nullptr;
   }
-  auto [it, inserted] = cache_.emplace(*sha, script);
+  auto [it, inserted] = cache_.emplace(std::string(sha, sizeof(sha)), script);
   LS_ASSERT(inserted);
   return &it->second;
 }
@@ -164,18 +166,15 @@ void Scripting::eval(Call& c, bool by_sha, bool read_only_command) {
   // Step 1 of fetching the script's keys early (step 2 is in LuaHost::run).
   for (size_t i = 0; i < keys.size() && i < kPrefetchKeys; i++) c.db().prefetch_slot(keys[i]);
   char digest[40];
-  std::string loaded_sha;
   const Script* script = nullptr;
-  std::string_view sha;
+  const std::string_view sha(digest, sizeof(digest));
   if (by_sha) {
     if (!normalize_sha(c.argv[1], digest)) return c.error(kNoScript);
-    sha = std::string_view(digest, 40);
     script = find(sha);
     if (script == nullptr) return c.error(kNoScript);
   } else {
-    script = load(c, c.argv[1], &loaded_sha);
+    script = load(c, c.argv[1], digest);
     if (script == nullptr) return;
-    sha = loaded_sha;
   }
   if (!(script->flags & kScriptCompat) && !(script->flags & kScriptNoWrites)) {
     if (server_.replica()) return c.error("READONLY Can not run script with write flag on readonly replica");
@@ -239,8 +238,8 @@ void Scripting::script_command(Call& c) {
   std::string_view sub = c.argv[1];
   if (iequals(sub, "load")) {
     if (!sub_arity_ok(c, "load", 3)) return;
-    std::string sha;
-    if (load(c, c.argv[2], &sha) != nullptr) c.reply(Reply::bulk(sha));
+    char sha[40];
+    if (load(c, c.argv[2], sha) != nullptr) c.reply(Reply::bulk(std::string_view(sha, sizeof(sha))));
   } else if (iequals(sub, "exists")) {
     if (!sub_arity_ok(c, "exists", -3)) return;
     std::vector<Reply> found;

@@ -61,8 +61,9 @@ class Scripting {
     int ref = 0;        // the compiled function in the Lua registry
     uint32_t flags = 0;
   };
-  // Finds or compiles `body`. Returns nullptr after replying an error.
-  const Script* load(Call& c, std::string_view body, std::string* sha);
+  // Finds or compiles `body`; its SHA-1 (hex) goes to `sha` either way. Returns nullptr after
+  // replying an error.
+  const Script* load(Call& c, std::string_view body, char (&sha)[40]);
   const Script* find(std::string_view sha) const;
 
   Server& server_;

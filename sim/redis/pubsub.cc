@@ -71,10 +71,14 @@ int64_t PubSub::publish(std::string_view channel, std::string_view message) {
   int64_t receivers = 0;
   const auto& hook = server_.hooks().on_message;
   if (auto it = channels_.find(channel); it != channels_.end()) {
-    for (ConnectionId id : it->second) {
-      if (hook) hook(id, Reply::array({Reply::bulk("message"), Reply::bulk(channel), Reply::bulk(message)}));
-      receivers++;
+    // One message for all the channel's subscribers: the hook takes it by reference and copies
+    // what it keeps, so building it per receiver only cost allocations.
+    if (hook && !it->second.empty()) {
+      const Reply push =
+          Reply::array({Reply::bulk("message"), Reply::bulk(channel), Reply::bulk(message)});
+      for (ConnectionId id : it->second) hook(id, push);
     }
+    receivers += static_cast<int64_t>(it->second.size());
   }
   for (const auto& [pattern, ids] : patterns_) {
     if (!glob_match(pattern, channel)) continue;
