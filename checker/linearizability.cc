@@ -9,6 +9,7 @@
 // visited (linearized set, model state, time) fingerprints. A budget of states per lock turns a
 // blow-up into `unknown`.
 #include <algorithm>
+#include <map>
 #include <unordered_set>
 
 #include "checker/explain.h"
@@ -332,19 +333,30 @@ Explanation explain_search(const History& h, const Model& model, const Deepest& 
     Conflict c;
     c.lock = op.lock;
     c.first_thread = holder.owner;
+    // Name the holder by its thread when an operation of the history says which one it is.
+    for (const Operation& o : h.ops) {
+      if (o.owner == holder.owner && o.thread != kNoSym) {
+        c.first_thread = o.thread;
+        break;
+      }
+    }
     // The holder's hold began no later than its lease was last armed.
     c.first_begin = std::min(op.invoke_t, std::max<TimeUs>(0, holder.lapse_at_us - holder.lease_us));
     c.second_thread = op.thread;
     c.second_begin = op.complete_t == kTimeNever ? op.invoke_t : op.complete_t;
     c.lease_ms = holder.lease_us / kUsPerMs;
+    bool recorded_hold = false;
     for (const Hold& hold : h.holds) {
       if (hold.lock == op.lock && hold.owner == holder.owner && hold.begin_t <= c.second_begin) {
         c.first_thread = hold.thread;
         c.first_begin = hold.begin_t;
         c.first_end = hold.end_t;
+        recorded_hold = true;
       }
     }
-    if (c.first_begin <= c.second_begin) {
+    // The causal story needs a hold the history recorded: a holder the search merely tried
+    // first (its own acquisition still pending then) would get a story of events that never were.
+    if (recorded_hold && c.first_begin <= c.second_begin) {
       Explanation story = explain_conflict(h, c);
       e.text += ". " + story.text;
       e.facts["story"] = story.facts;
@@ -361,7 +373,12 @@ PropertyResult check_linearizability(const History& h, const CheckOptions& optio
     return make_result(name, h.complete ? Verdict::kOk : Verdict::kUnknown,
                        h.complete ? "no operations recorded" : "history incomplete and no operations recorded");
   }
-  const Model model(h.header.lock_kind, h.header.drift_tolerance_us, h.header.fair, &h.syms);
+  Model model(h.header.lock_kind, h.header.drift_tolerance_us, h.header.fair, &h.syms);
+  std::map<Sym, Sym> owner_threads;
+  for (const Operation& op : h.ops) {
+    if (op.owner != kNoSym && op.thread != kNoSym) owner_threads.emplace(op.owner, op.thread);
+  }
+  model.set_owner_threads(std::move(owner_threads));
   std::vector<std::vector<uint32_t>> execs_of;
   if (options.use_exec_order && !h.execs.empty()) {
     execs_of.resize(h.ops.size());

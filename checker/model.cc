@@ -36,7 +36,13 @@ Model::Model(LockKind kind, int64_t tolerance_us, bool fair, const SymbolTable* 
   LS_ASSERT(syms != nullptr);
 }
 
-std::string Model::owner(Sym sym) const { return std::string(syms_->name(sym)); }
+std::string Model::owner(Sym sym) const { return owner(sym, *syms_); }
+
+std::string Model::owner(Sym sym, const SymbolTable& syms) const {
+  const auto it = owner_threads_.find(sym);
+  if (it == owner_threads_.end()) return std::string(syms.name(sym));
+  return std::string(syms.name(it->second)) + " (owner " + std::string(syms.name(sym)) + ")";
+}
 
 Mode Model::mode_of(const Operation& op) const {
   if (kind_ != LockKind::kRwlock) return Mode::kExclusive;
@@ -241,7 +247,7 @@ std::string Model::describe(const LockState& state, const SymbolTable& syms) con
   std::string out;
   for (const Holder& h : state.holders) {
     if (!out.empty()) out += "; ";
-    out += "held by " + std::string(syms.name(h.owner)) + " (";
+    out += "held by " + owner(h.owner, syms) + " (";
     if (kind_ == LockKind::kRwlock) {
       out += "write×" + std::to_string(h.count) + ", read×" + std::to_string(h.read_count);
     } else {

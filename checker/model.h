@@ -21,7 +21,9 @@
 #define LOCKSTEP_CHECKER_MODEL_H_
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "checker/history.h"
@@ -54,6 +56,10 @@ class Model {
   // `fair`: a fair lock's acquire may also fail while the lock is free (waiters queued ahead).
   Model(LockKind kind, int64_t tolerance_us, bool fair, const SymbolTable* syms);
 
+  // Messages name an owner by its thread ("c1/t0 (owner 3f2a…:1)") once told which thread each
+  // owner belongs to; owners are otherwise opaque client ids.
+  void set_owner_threads(std::map<Sym, Sym> owner_threads) { owner_threads_ = std::move(owner_threads); }
+
   LockState init() const { return LockState{}; }
   // Applies `op` at the earliest time `*at_us` (updated if lapses push it later, never past
   // `limit_us`, the latest time the op may take effect). Returns false when the op's result is
@@ -85,11 +91,13 @@ class Model {
   template <typename Pred>
   bool lapse(LockState& s, Pred pred, TimeUs limit_us, TimeUs* at_us, std::string* why) const;
   std::string owner(Sym sym) const;
+  std::string owner(Sym sym, const SymbolTable& syms) const;
 
   LockKind kind_;
   int64_t tolerance_us_;
   bool fair_;
   const SymbolTable* syms_;
+  std::map<Sym, Sym> owner_threads_;  // owner -> the thread it belongs to, for messages
 };
 
 }  // namespace lockstep::checker
