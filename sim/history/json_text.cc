@@ -2,6 +2,7 @@
 
 #include <array>
 #include <charconv>
+#include <cstring>
 
 #include "sim/core/assert.h"
 
@@ -55,7 +56,24 @@ size_t utf8_length(std::string_view s, size_t i) {
 
 }  // namespace
 
+bool json_plain(std::string_view s) {
+  for (const char c : s) {
+    if (!kPlain[static_cast<unsigned char>(c)]) return false;
+  }
+  return true;
+}
+
 void append_json_string(std::string& out, std::string_view s) {
+  // The common case (a short plain string) in one append: the quotes and the text together.
+  constexpr size_t kShort = 128;
+  if (s.size() <= kShort && json_plain(s)) {
+    char quoted[kShort + 2];
+    quoted[0] = '"';
+    std::memcpy(quoted + 1, s.data(), s.size());
+    quoted[s.size() + 1] = '"';
+    out.append(quoted, s.size() + 2);
+    return;
+  }
   out += '"';
   size_t i = 0;
   while (i < s.size()) {

@@ -15,6 +15,9 @@ namespace lockstep::history {
 
 // Appends `s` as a quoted, escaped JSON string.
 void append_json_string(std::string& out, std::string_view s);
+// True if append_json_string copies every byte of `s` unchanged (printable ASCII other than
+// '"' and '\\'), so that `"` + s + `"` is its JSON text.
+bool json_plain(std::string_view s);
 // Appends a decimal integer.
 void append_json_int(std::string& out, int64_t v);
 

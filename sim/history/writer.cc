@@ -1,6 +1,7 @@
 #include "sim/history/writer.h"
 
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 
 #include "sim/core/assert.h"
@@ -9,7 +10,54 @@
 namespace lockstep::history {
 namespace {
 constexpr size_t kFlushBytes = size_t{1} << 20;
+
+// A piece of a line built on the stack and appended to the buffer in one go: most fields are a
+// short plain key and a short plain value, and one append instead of four or five is most of
+// what writing them costs. Each add returns false when the piece would not fit or a string
+// needs escaping; the caller then writes the field the general way (nothing was appended yet).
+class Chunk {
+ public:
+  bool raw(std::string_view s) {
+    if (s.size() > kSize - n_) return false;
+    std::memcpy(buf_ + n_, s.data(), s.size());
+    n_ += s.size();
+    return true;
+  }
+  bool quoted(std::string_view s) {
+    if (s.size() + 2 > kSize - n_ || !json_plain(s)) return false;
+    buf_[n_] = '"';
+    std::memcpy(buf_ + n_ + 1, s.data(), s.size());
+    buf_[n_ + 1 + s.size()] = '"';
+    n_ += s.size() + 2;
+    return true;
+  }
+  bool integer(int64_t v) {
+    auto [end, ec] = std::to_chars(buf_ + n_, buf_ + kSize, v);
+    if (ec != std::errc()) return false;
+    n_ = static_cast<size_t>(end - buf_);
+    return true;
+  }
+  // `, "key": `
+  bool key(std::string_view k) { return raw(", ") && quoted(k) && raw(": "); }
+  void append_to(std::string& out) const { out.append(buf_, n_); }
+
+ private:
+  static constexpr size_t kSize = 256;
+  char buf_[kSize];
+  size_t n_ = 0;
+};
+
+template <typename T>
+bool strings_chunk(Chunk& c, std::string_view k, std::span<const T> values) {
+  if (!c.key(k) || !c.raw("[")) return false;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i > 0 && !c.raw(", ")) return false;
+    if (!c.quoted(values[i])) return false;
+  }
+  return c.raw("]");
 }
+
+}  // namespace
 
 Writer::Writer(Mode mode, uint64_t max_bytes) : mode_(mode), max_bytes_(max_bytes) {
   LS_ASSERT(buf_.empty());
@@ -34,6 +82,7 @@ Writer::~Writer() {
 
 void Writer::key(std::string_view k) {
   LS_ASSERT(in_line_);
+  if (Chunk c; c.key(k)) return c.append_to(buf_);
   buf_ += ", ";
   append_json_string(buf_, k);
   buf_ += ": ";
@@ -52,6 +101,10 @@ Writer& Writer::begin(TimeUs t, std::string_view type) {
   LS_ASSERT(t >= last_t_);
   last_t_ = t;
   in_line_ = true;
+  if (Chunk c; c.raw("{\"t\": ") && c.integer(t) && c.raw(", \"type\": ") && c.quoted(type)) {
+    c.append_to(buf_);
+    return *this;
+  }
   buf_ += "{\"t\": ";
   append_json_int(buf_, t);
   buf_ += ", \"type\": ";
@@ -60,12 +113,22 @@ Writer& Writer::begin(TimeUs t, std::string_view type) {
 }
 
 Writer& Writer::str(std::string_view k, std::string_view v) {
+  LS_ASSERT(in_line_);
+  if (Chunk c; c.key(k) && c.quoted(v)) {
+    c.append_to(buf_);
+    return *this;
+  }
   key(k);
   append_json_string(buf_, v);
   return *this;
 }
 
 Writer& Writer::num(std::string_view k, int64_t v) {
+  LS_ASSERT(in_line_);
+  if (Chunk c; c.key(k) && c.integer(v)) {
+    c.append_to(buf_);
+    return *this;
+  }
   key(k);
   append_json_int(buf_, v);
   return *this;
@@ -84,6 +147,11 @@ Writer& Writer::null(std::string_view k) {
 }
 
 Writer& Writer::strings(std::string_view k, std::span<const std::string> values) {
+  LS_ASSERT(in_line_);
+  if (Chunk c; strings_chunk(c, k, values)) {
+    c.append_to(buf_);
+    return *this;
+  }
   key(k);
   buf_ += '[';
   for (size_t i = 0; i < values.size(); ++i) {
@@ -95,6 +163,11 @@ Writer& Writer::strings(std::string_view k, std::span<const std::string> values)
 }
 
 Writer& Writer::strings(std::string_view k, std::span<const std::string_view> values) {
+  LS_ASSERT(in_line_);
+  if (Chunk c; strings_chunk(c, k, values)) {
+    c.append_to(buf_);
+    return *this;
+  }
   key(k);
   buf_ += '[';
   for (size_t i = 0; i < values.size(); ++i) {

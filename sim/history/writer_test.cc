@@ -1,5 +1,7 @@
 #include "sim/history/writer.h"
 
+#include "sim/history/json_text.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -31,6 +33,32 @@ TEST(WriterTest, BuildsOneJsonObjectPerLine) {
             "\"reply\": null}\n"
             "{\"t\": 10, \"type\": \"end\", \"complete\": true}\n");
   EXPECT_EQ(w.lines(), 3u);
+}
+
+// Fields short and plain enough for the one-append path and fields that are not (long, or
+// needing escapes) must give the same text as writing each piece the general way.
+TEST(WriterTest, FastAndGeneralPathsWriteTheSameText) {
+  auto q = [](std::string_view s) {
+    std::string out;
+    append_json_string(out, s);
+    return out;
+  };
+  const std::string long_value(300, 'v');
+  const std::string long_key(260, 'k');
+  const std::vector<std::string> many(40, std::string("element-") + "0123456789");
+  const std::vector<std::string> few = {"a", "", "c"};
+  for (const std::string& value : {std::string("plain"), std::string("tab\there"), long_value}) {
+    for (const std::string& key : {std::string("k"), std::string("k\"ey"), long_key}) {
+      Writer w;
+      w.begin(5, "ty\npe").str(key, value).num(key, INT64_MIN).strings(key, many).strings(key, few).end();
+      std::string want = "{\"t\": 5, \"type\": \"ty\\npe\", " + q(key) + ": " + q(value) + ", " +
+                         q(key) + ": -9223372036854775808, " + q(key) + ": [";
+      for (size_t i = 0; i < many.size(); ++i) want += (i > 0 ? ", " : "") + q(many[i]);
+      want += "], " + q(key) + ": [\"a\", \"\", \"c\"]}\n";
+      EXPECT_EQ(w.text(), want) << key << " / " << value;
+      EXPECT_NO_THROW((void)nlohmann::json::parse(w.text()));
+    }
+  }
 }
 
 TEST(WriterTest, WritesThroughATemporaryNameAndRenamesOnFinish) {
