@@ -24,6 +24,7 @@
 #include <lualib.h>
 
 #include "bench/bench.h"
+#include "bench/bench_util.h"
 #include "sim/core/assert.h"
 #include "sim/core/rng.h"
 #include "tests/differential/redis_client.h"
@@ -62,12 +63,6 @@ Args make_args(size_t count, uint64_t lock_names) {
 double ops_per_s(size_t ops, Clock::duration elapsed) {
   const double s = std::chrono::duration<double>(elapsed).count();
   return s > 0 ? static_cast<double>(ops) / s : 0.0;
-}
-
-double median(std::vector<double> v) {
-  LS_ASSERT(!v.empty());
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 // --- floor: bare Lua with redis.call stubbed --------------------------------------------------
@@ -174,18 +169,6 @@ double run_model(const Args& a, size_t ops, std::string* error) {
     return 0;
   }
   return ops_per_s(ops, elapsed);
-}
-
-nlohmann::json machine() {
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  std::string line, model = "unknown";
-  while (std::getline(cpuinfo, line)) {
-    if (line.rfind("model name", 0) == 0) {
-      model = line.substr(line.find(':') + 2);
-      break;
-    }
-  }
-  return {{"cores", std::thread::hardware_concurrency()}, {"cpu", model}};
 }
 
 struct Measured {

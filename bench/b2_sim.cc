@@ -29,6 +29,7 @@
 
 #include "algorithms/redisson/scripts.h"
 #include "bench/bench.h"
+#include "bench/bench_util.h"
 #include "checker/check.h"
 #include "sim/core/rng.h"
 #include "sim/history/recorder.h"
@@ -54,12 +55,6 @@ double cpu_seconds() {
   getrusage(RUSAGE_SELF, &u);
   return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
          static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
 struct Shape {

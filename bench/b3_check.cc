@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "bench/bench.h"
+#include "bench/bench_util.h"
 #include "checker/testing/history_gen.h"
 #include "sim/core/assert.h"
 
@@ -82,12 +83,6 @@ Run run_check(const std::string& file, const std::vector<std::string>& extra) {
   }
   std::filesystem::remove(out);
   return run;
-}
-
-double median(std::vector<double> v) {
-  LS_ASSERT(!v.empty());
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 // Checks `file` `repeats` times; the median wall time, the largest peak RSS, the verdicts.
@@ -150,18 +145,6 @@ nlohmann::json bench_shape(const Shape& shape, int repeats, const std::string& d
   j["search_only"] = measure(file, {"--no-exec-order"}, repeats);
   std::filesystem::remove(file);
   return j;
-}
-
-nlohmann::json machine() {
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  std::string line, model = "unknown";
-  while (std::getline(cpuinfo, line)) {
-    if (line.rfind("model name", 0) == 0) {
-      model = line.substr(line.find(':') + 2);
-      break;
-    }
-  }
-  return {{"cores", std::thread::hardware_concurrency()}, {"cpu", model}};
 }
 
 }  // namespace

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "bench/bench.h"
+#include "bench/bench_util.h"
 #include "sim/explore/explore.h"
 #include "sim/scenario/parse.h"
 
@@ -51,12 +52,6 @@ const char* kScenario = R"({
     {"kind": "delay", "count": [0, 2], "extra_ms": [10, 2000], "duration_ms": [100, 3000]},
     {"kind": "lose_reply", "count": [0, 2], "replies": [1, 2]}]}}
 })";
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
 
 double children_cpu_s() {
   rusage u{};
@@ -92,21 +87,6 @@ Run explore_once(const scenario::Scenario& s, uint64_t seeds, int jobs) {
     r.errors = seeds;
   }
   return r;
-}
-
-nlohmann::json machine() {
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  std::string line, model = "unknown";
-  while (std::getline(cpuinfo, line)) {
-    if (line.rfind("model name", 0) == 0) {
-      model = line.substr(line.find(':') + 2);
-      break;
-    }
-  }
-  double load = -1;
-  std::ifstream loadavg("/proc/loadavg");
-  loadavg >> load;
-  return {{"cores", std::thread::hardware_concurrency()}, {"cpu", model}, {"load_average_1min", load}};
 }
 
 }  // namespace

@@ -21,6 +21,7 @@
 #include <string>
 
 #include "bench/bench.h"
+#include "bench/bench_util.h"
 #include "sim/history/recorder.h"
 #include "sim/history/writer.h"
 #include "sim/kernel/node_model.h"
@@ -156,6 +157,7 @@ nlohmann::json run_b5_memory(const BenchOptions& options) {
     out["results"].push_back(r.contains("results") ? r["results"] : r);
   }
   out["met"] = met;
+  out["machine"] = machine();
   out["note"] = "each algorithm in its own child process; repeats do not apply (one peak per process)";
   return out;
 }
