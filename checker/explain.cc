@@ -126,6 +126,12 @@ void Story::add_server_events() {
   }
   for (const NodeEvent& n : h_.node_events) {
     if (n.t < from || n.t > to) continue;
+    // A crash the fault schedule caused is already in the chain as that fault; say it once.
+    const bool told = name(n.event) == "crashed" &&
+                      std::any_of(h_.faults.begin(), h_.faults.end(), [&](const FaultEvent& f) {
+                        return f.t == n.t && f.target == n.node && name(f.kind) == "crash";
+                      });
+    if (told) continue;
     Item item{n.t, true, name(n.node) + " " + name(n.event) + " at " + format_time(n.t), {}};
     item.fact = {{"event", "node"}, {"node", name(n.node)}, {"what", name(n.event)}, {"t_us", n.t}};
     chain_.push_back(std::move(item));
