@@ -50,6 +50,13 @@ void header(const json& r, std::string& out) {
   row("scenario file", "<code>" + html_escape(text_of(r, "file")) + "</code>");
   row("seed", "<code id=\"seed\">" + html_escape(text_of(r, "seed")) + "</code>");
   row("algorithm", html_escape(text_of(r, "algorithm")));
+  if (r.contains("mutant") && r["mutant"].is_object()) {
+    // A mutant run must never pass for the real algorithm (algorithms/mutants).
+    const json& m = r["mutant"];
+    row("MUTANT", "<b id=\"mutant\" style=\"color:#9a0000\">" + html_escape(text_of(m, "name")) + "</b> replaces <code>" +
+                      html_escape(text_of(m, "replaces")) + "</code>: " + html_escape(text_of(m, "broken")) +
+                      " — not the real algorithm");
+  }
   if (r.contains("expect") && r["expect"].is_object()) {
     std::string e = text_of(r["expect"], "verdict");
     if (r["expect"].contains("property")) e += " of " + text_of(r["expect"], "property");

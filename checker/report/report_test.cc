@@ -53,6 +53,17 @@ TEST(ReportPageTest, HasTheHeaderVerdictsViolationAndData) {
   EXPECT_NE(page.find("<td>pause</td><td>c1</td>"), std::string::npos);
 }
 
+TEST(ReportPageTest, AMutantRunSaysSoInTheHeader) {
+  EXPECT_EQ(render(result()).find("id=\"mutant\""), std::string::npos);
+  json r = result();
+  r["mutant"] = {{"name", "rlock_unlock_no_owner_check"}, {"replaces", "rlock_unlock"},
+                 {"broken", "no owner check"}, {"caught_by", "mutual_exclusion"}};
+  const std::string page = render(r);
+  EXPECT_NE(page.find("<b id=\"mutant\" style=\"color:#9a0000\">rlock_unlock_no_owner_check</b> replaces <code>rlock_unlock</code>"),
+            std::string::npos);
+  EXPECT_NE(page.find("not the real algorithm"), std::string::npos);
+}
+
 TEST(ReportPageTest, IsSelfContained) {
   const std::string page = render(result());
   for (const char* remote : {"http://", "https://", "src=", "<link", "@import", "url("}) {
