@@ -295,7 +295,8 @@ bool verify_exec_order(const History& h, const Model& model, const std::vector<L
     if (model.step(state, op, x.required ? Effect::kObserved : Effect::kAssumedDone, p.t, &at, &next, &step_why)) {
       state = std::move(next);
     } else if (x.required) {
-      *why = "operation " + std::to_string(op.id) + " at its execution time: " + step_why;
+      *why = std::string(h.str(op.thread)) + "'s " + op_kind_name(op.kind) + " (#" + std::to_string(op.id) +
+             ") at its execution time " + format_time(p.t) + ": " + step_why;
       return false;
     }
     // An unknown op whose precondition failed when its script ran (an acquisition that found the
@@ -416,6 +417,12 @@ PropertyResult check_linearizability(const History& h, const CheckOptions& optio
       r.explanation.text = r.reason;
     }
     if (!order_why.empty()) r.details["exec_order"] = "not usable: " + order_why;
+    // The search reports the deepest order it tried, which need not be the telling one; the
+    // order the nodes actually executed the operations in is concrete, so say where it broke.
+    if (order_why.find(") at its execution time ") != std::string::npos) {
+      r.explanation.text += ". In the order the nodes executed them: " + order_why;
+      r.explanation.facts["exec_order"] = order_why;
+    }
     r.details["search_states"] = states;
     return r;
   }
