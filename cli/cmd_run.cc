@@ -15,6 +15,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/explore_common.h"
 #include "sim/scenario/parse.h"
 #include "sim/scenario/run.h"
 
@@ -47,7 +48,16 @@ int run_command(const RunArgs& args) {
   std::fflush(stdout);
   // Wall time is printed, never recorded: outputs must be byte-identical between runs.
   const auto wall_start = std::chrono::steady_clock::now();
+  // A progress line on a terminal only (stderr), so long runs show they are alive.
+  Progress progress("virtual ms");
+  const uint64_t duration_ms = static_cast<uint64_t>(s.value().duration_ms);
+  options.progress = [&progress, duration_ms](const char* phase, int64_t virtual_ms, uint64_t events) {
+    const bool checking = std::string(phase) == "checking";
+    progress.update(static_cast<uint64_t>(virtual_ms), duration_ms,
+                    std::to_string(events) + " events" + (checking ? ", checking the history" : ""));
+  };
   Result<scenario::RunReport> r = scenario::run_scenario(s.value(), options);
+  progress.finish();
   if (!r.ok()) {
     std::fprintf(stderr, "lockstep run: %s\n", r.status().message().c_str());
     return kExitBadInput;

@@ -151,7 +151,11 @@ Result<RunReport> run_scenario(const Scenario& s, const RunOptions& options) {
   }
   history::Recorder rec(writer.get());
   World world(s, report.seed, rec, factory);
-  Status st = world.run();
+  World::ProgressFn progress;
+  if (options.progress) {
+    progress = [&options](TimeUs now_us, uint64_t events) { options.progress("simulating", us_to_ms_floor(now_us), events); };
+  }
+  Status st = world.run(progress);
   if (!st.ok()) {
     writer->abandon();
     return st;
@@ -162,6 +166,7 @@ Result<RunReport> run_scenario(const Scenario& s, const RunOptions& options) {
   if (!st.ok()) return Status::error(s.file + ": " + st.message());
 
   if (options.check) {
+    if (options.progress) options.progress("checking", report.stats.virtual_ms, report.stats.events);
     Result<checker::History> h = options.out_dir.empty()
                                      ? checker::parse_history_text(report.history, "history.jsonl")
                                      : checker::parse_history_file(history_path);

@@ -8,6 +8,7 @@
 #define LOCKSTEP_SIM_SCENARIO_RUN_H_
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -27,6 +28,9 @@ struct RunOptions {
   kernel::NodeModelFactory factory;   // empty: the real Redis model
   bool check = true;                  // run the checkers
   std::string mutant;                 // a mutant (algorithms/mutants) replacing one script
+  // Called now and then while simulating ("simulating", virtual ms reached, events) and once
+  // before the checks ("checking"); for a progress display only (it cannot change the run).
+  std::function<void(const char* phase, int64_t virtual_ms, uint64_t events)> progress;
 };
 
 struct RunReport {

@@ -8,6 +8,7 @@
 #define LOCKSTEP_SIM_SCENARIO_WORLD_H_
 
 #include <map>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -52,8 +53,11 @@ class World {
   World& operator=(const World&) = delete;
 
   // Writes the history header, runs to the scenario's end, ends open holds, writes the footer.
-  // Fails (and writes no footer) if the event budget runs out.
-  Status run();
+  // Fails (and writes no footer) if the event budget runs out. With a progress callback the run
+  // goes in slices of virtual time, calling it between slices with (virtual time reached, events
+  // run); the events and their order are the same either way.
+  using ProgressFn = std::function<void(TimeUs now_us, uint64_t events)>;
+  Status run(const ProgressFn& progress = nullptr);
 
   const Scenario& scenario() const { return scenario_; }
   uint64_t seed() const { return seed_; }
