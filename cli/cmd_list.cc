@@ -24,6 +24,7 @@
 #include "algorithms/lock_client.h"
 #include "algorithms/mutants/mutants.h"
 #include "cli/commands.h"
+#include "sim/scenario/library.h"
 #include "sim/scenario/parse.h"
 
 namespace lockstep::cli {
@@ -121,20 +122,9 @@ void print_algorithms(const json& algos) {
   }
 }
 
-std::vector<std::string> scenario_files(const std::string& dir) {
-  std::vector<std::string> files;
-  std::error_code ec;
-  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec);
-       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
-    if (it->is_regular_file() && it->path().extension() == ".json") files.push_back(it->path().string());
-  }
-  std::sort(files.begin(), files.end());  // the directory's own order is not deterministic
-  return files;
-}
-
 json scenarios_json(const std::string& dir) {
   json out = json::array();
-  for (const std::string& f : scenario_files(dir)) {
+  for (const std::string& f : scenario::scenario_files(dir)) {
     Result<scenario::Scenario> s = scenario::load_scenario(f);
     if (!s.ok()) {
       out.push_back({{"file", f}, {"error", s.status().message()}});

@@ -16,6 +16,7 @@
 #include "algorithms/lock_client.h"
 #include "algorithms/mutants/mutants.h"
 #include "algorithms/redisson/scripts.h"
+#include "sim/scenario/library.h"
 #include "sim/scenario/parse.h"
 #include "sim/scenario/run.h"
 
@@ -28,14 +29,7 @@ using nlohmann::json;
 const std::string kLibrary = std::string(LOCKSTEP_SOURCE_DIR) + "/scenarios";
 
 // Every scenario file of the library, in path order (the directory order is not deterministic).
-std::vector<std::string> library_files() {
-  std::vector<std::string> files;
-  for (const fs::directory_entry& e : fs::recursive_directory_iterator(kLibrary)) {
-    if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path().string());
-  }
-  std::sort(files.begin(), files.end());
-  return files;
-}
+std::vector<std::string> library_files() { return scenario::scenario_files(kLibrary); }
 
 // The library, loaded once. A file that does not load is a failure of this test too: the
 // library is what the mutants are judged on.

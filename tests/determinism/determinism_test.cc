@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "sim/scenario/library.h"
 #include "sim/scenario/parse.h"
 #include "sim/scenario/run.h"
 
@@ -21,14 +22,9 @@ namespace fs = std::filesystem;
 
 std::vector<std::string> library_scenarios() {
   std::vector<std::string> out;
-  const fs::path root = fs::path(LOCKSTEP_SOURCE_DIR) / "scenarios";
-  if (!fs::exists(root)) return out;
-  for (const auto& e : fs::recursive_directory_iterator(root)) {
-    if (e.is_regular_file() && e.path().extension() == ".json") {
-      out.push_back(fs::relative(e.path(), LOCKSTEP_SOURCE_DIR).string());
-    }
+  for (const std::string& f : scenario::scenario_files(std::string(LOCKSTEP_SOURCE_DIR) + "/scenarios")) {
+    out.push_back(fs::relative(f, LOCKSTEP_SOURCE_DIR).string());
   }
-  std::sort(out.begin(), out.end());
   return out;
 }
 

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/scenario/library.h"
 #include "sim/scenario/parse.h"
 #include "sim/scenario/run.h"
 
@@ -29,14 +30,9 @@ const fs::path kRoot = fs::path(LOCKSTEP_SOURCE_DIR);
 // Every scenario file under scenarios/, relative to the source root, sorted.
 std::vector<std::string> library_scenarios() {
   std::vector<std::string> out;
-  const fs::path dir = kRoot / "scenarios";
-  if (!fs::exists(dir)) return out;
-  for (const auto& e : fs::recursive_directory_iterator(dir)) {
-    if (e.is_regular_file() && e.path().extension() == ".json") {
-      out.push_back(fs::relative(e.path(), kRoot).generic_string());
-    }
+  for (const std::string& f : scenario::scenario_files((kRoot / "scenarios").string())) {
+    out.push_back(fs::relative(f, kRoot).generic_string());
   }
-  std::sort(out.begin(), out.end());
   return out;
 }
 
