@@ -141,6 +141,8 @@ json scenarios_json(const std::string& dir) {
 
 void print_scenarios(const json& list, const std::string& dir) {
   std::printf("Scenarios in %s (%zu):\n", dir.c_str(), list.size());
+  int width = 0;  // the longest file name, so the columns line up
+  for (const json& s : list) width = std::max(width, static_cast<int>(s["file"].get<std::string>().size()));
   for (const json& s : list) {
     if (s.contains("error")) {
       std::printf("  %s\n    cannot load: %s\n", s["file"].get<std::string>().c_str(),
@@ -149,7 +151,7 @@ void print_scenarios(const json& list, const std::string& dir) {
     }
     std::string expect = s["expect"]["verdict"].get<std::string>();
     if (s["expect"].contains("property")) expect += " (" + s["expect"]["property"].get<std::string>() + ")";
-    std::printf("  %-48s %-22s expect %s\n", s["file"].get<std::string>().c_str(),
+    std::printf("  %-*s %-22s expect %s\n", width, s["file"].get<std::string>().c_str(),
                 s["algorithm"].get<std::string>().c_str(), expect.c_str());
   }
 }
