@@ -40,7 +40,7 @@ std::string Model::owner(Sym sym) const { return owner(sym, *syms_); }
 
 std::string Model::owner(Sym sym, const SymbolTable& syms) const {
   const auto it = owner_threads_.find(sym);
-  if (it == owner_threads_.end()) return std::string(syms.name(sym));
+  if (it == owner_threads_.end() || it->second == sym) return std::string(syms.name(sym));
   return std::string(syms.name(it->second)) + " (owner " + std::string(syms.name(sym)) + ")";
 }
 
