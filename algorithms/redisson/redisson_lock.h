@@ -44,6 +44,9 @@ class RedissonLock : public LockClient {
   // The type serving `mode`, or nullptr if this algorithm has no such mode.
   LockType* type_for(LockMode mode);
   static LockCall to_call(const LockRequest& request);
+  // acquire() in read mode: the flow, then the client-side read hold count.
+  Task<LockOutcome> acquire_read(LockType& type, const Thread& thread,
+                                 const LockRequest& request);
 
   LockKind kind_;
   ClientContext ctx_;
