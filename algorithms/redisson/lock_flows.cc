@@ -123,31 +123,47 @@ Task<LockOutcome> try_lock(LockType& type, size_t endpoint, const Thread* thread
   co_return LockOutcome{};
 }
 
+// lock()'s rare ways out, built outside its frame: a string temporary in a coroutine's
+// full-expression becomes a frame slot that a waiting thread would carry.
+LockOutcome subscribe_timeout(int64_t sub_timeout_ms) {
+  LS_ASSERT(sub_timeout_ms >= 0);
+  return LockOutcome::fail("RedisTimeoutException: Subscribe timeout: (" +
+                           std::to_string(sub_timeout_ms) + "ms)");
+}
+
+LockOutcome gave_up() {
+  return LockOutcome::fail("lock(): gave up after " + std::to_string(kMaxLockAttempts) +
+                           " attempts");
+}
+
+// One await site for every attempt (the first, before the subscription, included), so the frame
+// holds one reply slot instead of two: the order of commands is the same as the unrolled form.
 Task<LockOutcome> lock(LockType& type, size_t endpoint, const Thread* thread, LockCall call) {
   LS_ASSERT(thread != nullptr);
   ClientContext& ctx = type.ctx();
-  AcquireReply a = co_await try_acquire(type, endpoint, thread, call, false);
-  if (a.outcome != Outcome::kOk) co_return error_outcome(a.outcome, a.error);
-  if (a.acquired) co_return acquired_outcome(a);
   LockPubSub& pubsub = ctx.pubsub(endpoint);
-  std::shared_ptr<LockEntry> entry = pubsub.acquire_entry(type.channel(call.lock, *thread));
-  const int64_t sub_timeout_ms = ctx.rt.options().subscription_timeout_ms;
-  if (!co_await pubsub.await_subscribed(entry, sub_timeout_ms)) {
-    pubsub.release_entry(entry);
-    co_return LockOutcome::fail("RedisTimeoutException: Subscribe timeout: (" +
-                                std::to_string(sub_timeout_ms) + "ms)");
-  }
-  for (int64_t attempt = 0; attempt < kMaxLockAttempts; ++attempt) {
-    a = co_await try_acquire(type, endpoint, thread, call, false);
+  std::shared_ptr<LockEntry> entry;
+  // Attempt 0 is the one before subscribing; then kMaxLockAttempts more, as before.
+  for (int64_t attempt = 0; attempt <= kMaxLockAttempts; ++attempt) {
+    AcquireReply a = co_await try_acquire(type, endpoint, thread, call, false);
     if (a.outcome != Outcome::kOk || a.acquired) {
-      pubsub.release_entry(entry);
+      if (entry != nullptr) pubsub.release_entry(entry);
       co_return a.acquired ? acquired_outcome(a) : error_outcome(a.outcome, a.error);
+    }
+    if (entry == nullptr) {
+      entry = pubsub.acquire_entry(type.channel(call.lock, *thread));
+      const int64_t sub_timeout_ms = ctx.rt.options().subscription_timeout_ms;
+      if (!co_await pubsub.await_subscribed(entry, sub_timeout_ms)) {
+        pubsub.release_entry(entry);
+        co_return subscribe_timeout(sub_timeout_ms);
+      }
+      continue;
     }
     co_await entry->wait_latch(a.ttl_ms >= 0 ? std::max<int64_t>(a.ttl_ms, kMinLatchWaitMs) : -1);
   }
+  LS_ASSERT(entry != nullptr);
   pubsub.release_entry(entry);
-  co_return LockOutcome::fail("lock(): gave up after " + std::to_string(kMaxLockAttempts) +
-                              " attempts");
+  co_return gave_up();
 }
 
 Task<LockOutcome> release(LockType& type, size_t endpoint, const Thread* thread, LockCall call) {
