@@ -135,18 +135,23 @@ TEST(Liveness, ADeadClientsPendingLockIsNotAStuckWaiter) {
   EXPECT_EQ(check_history(alive.value()).property("liveness").verdict, Verdict::kViolation);
 }
 
-// A plain command's exec has no `keys`: its key is args[0] (docs/history-format.md), so the
-// SET grants of redlock-spec count (regression: they were skipped, every acquisition had 0).
-TEST(Quorum, SetGrantsAreReadFromArgs) {
+// A redlock-spec history over node0..node2: c1's lock, SET grants from the first `grants` nodes,
+// and its completion with a 29 s validity (no footer).
+std::string spec_acquisition(int grants) {
   std::string text =
       R"({"lockstep_history": 1, "scenario": "spec", "algorithm": "redlock-spec", "lock_kind": "simple", "nodes": ["node0", "node1", "node2"]})" "\n"
       R"({"t": 1000, "type": "invoke", "id": 1, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "lock", "lease_ms": 30000})" "\n";
-  for (int n = 0; n < 3; ++n) {
+  for (int n = 0; n < grants; ++n) {
     text += R"({"t": )" + std::to_string(1100 + n) + R"(, "type": "exec", "node": "node)" + std::to_string(n) +
             R"(", "seq": 1, "command": "SET", "op": 1, "args": ["L", "tok", "NX", "PX", "30000"], "reply": {"ok": "OK"}})" "\n";
   }
-  text += R"({"t": 2000, "type": "complete", "id": 1, "outcome": "ok", "acquired": true, "validity_ms": 29000})" "\n"
-          R"({"t": 60000000, "type": "end", "complete": true})" "\n";
+  return text + R"({"t": 2000, "type": "complete", "id": 1, "outcome": "ok", "acquired": true, "validity_ms": 29000})" "\n";
+}
+
+// A plain command's exec has no `keys`: its key is args[0] (docs/history-format.md), so the
+// SET grants of redlock-spec count (regression: they were skipped, every acquisition had 0).
+TEST(Quorum, SetGrantsAreReadFromArgs) {
+  const std::string text = spec_acquisition(3) + R"({"t": 60000000, "type": "end", "complete": true})" "\n";
   Result<History> h = parse_history_text(text, "spec");
   ASSERT_TRUE(h.ok()) << h.status().message();
   const PropertyResult q = check_history(h.value()).property("quorum");
@@ -156,15 +161,8 @@ TEST(Quorum, SetGrantsAreReadFromArgs) {
 // A node that crashes and restarts keeps what its persistence kept: only the restart's data_loss
 // (none with aof-always) ends a grant's key. A node that crashes and never comes back loses it.
 TEST(Quorum, ACrashedNodeThatRestartsWithTheKeyKeepsTheQuorum) {
-  std::string text =
-      R"({"lockstep_history": 1, "scenario": "spec", "algorithm": "redlock-spec", "lock_kind": "simple", "nodes": ["node0", "node1", "node2"]})" "\n"
-      R"({"t": 1000, "type": "invoke", "id": 1, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "lock", "lease_ms": 30000})" "\n";
-  for (int n = 0; n < 2; ++n) {
-    text += R"({"t": )" + std::to_string(1100 + n) + R"(, "type": "exec", "node": "node)" + std::to_string(n) +
-            R"(", "seq": 1, "command": "SET", "op": 1, "args": ["L", "tok", "NX", "PX", "30000"], "reply": {"ok": "OK"}})" "\n";
-  }
-  text += R"({"t": 2000, "type": "complete", "id": 1, "outcome": "ok", "acquired": true, "validity_ms": 29000})" "\n"
-          R"({"t": 3000, "type": "node", "node": "node1", "event": "crashed"})" "\n";
+  const std::string text =
+      spec_acquisition(2) + R"({"t": 3000, "type": "node", "node": "node1", "event": "crashed"})" "\n";
   const std::string restart = R"({"t": 4000, "type": "node", "node": "node1", "event": "restarted"})" "\n";
   const std::string end = R"({"t": 60000000, "type": "end", "complete": true})" "\n";
   Result<History> kept = parse_history_text(text + restart + end, "kept");

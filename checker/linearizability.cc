@@ -333,14 +333,8 @@ Explanation explain_search(const History& h, const Model& model, const Deepest& 
     const Holder& holder = d.model_state.holders.front();
     Conflict c;
     c.lock = op.lock;
-    c.first_thread = holder.owner;
     // Name the holder by its thread when an operation of the history says which one it is.
-    for (const Operation& o : h.ops) {
-      if (o.owner == holder.owner && o.thread != kNoSym) {
-        c.first_thread = o.thread;
-        break;
-      }
-    }
+    c.first_thread = model.thread_of(holder.owner) != kNoSym ? model.thread_of(holder.owner) : holder.owner;
     // The holder's hold began no later than its lease was last armed.
     c.first_begin = std::min(op.invoke_t, std::max<TimeUs>(0, holder.lapse_at_us - holder.lease_us));
     c.second_thread = op.thread;

@@ -39,9 +39,9 @@ Model::Model(LockKind kind, int64_t tolerance_us, bool fair, const SymbolTable* 
 std::string Model::owner(Sym sym) const { return owner(sym, *syms_); }
 
 std::string Model::owner(Sym sym, const SymbolTable& syms) const {
-  const auto it = owner_threads_.find(sym);
-  if (it == owner_threads_.end() || it->second == sym) return std::string(syms.name(sym));
-  return std::string(syms.name(it->second)) + " (owner " + std::string(syms.name(sym)) + ")";
+  const Sym thread = thread_of(sym);
+  if (thread == kNoSym || thread == sym) return std::string(syms.name(sym));
+  return std::string(syms.name(thread)) + " (owner " + std::string(syms.name(sym)) + ")";
 }
 
 Mode Model::mode_of(const Operation& op) const {

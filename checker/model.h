@@ -59,6 +59,11 @@ class Model {
   // Messages name an owner by its thread ("c1/t0 (owner 3f2a…:1)") once told which thread each
   // owner belongs to; owners are otherwise opaque client ids.
   void set_owner_threads(std::map<Sym, Sym> owner_threads) { owner_threads_ = std::move(owner_threads); }
+  // The thread `owner` belongs to, or kNoSym when no one said.
+  Sym thread_of(Sym owner) const {
+    const auto it = owner_threads_.find(owner);
+    return it == owner_threads_.end() ? kNoSym : it->second;
+  }
 
   LockState init() const { return LockState{}; }
   // Applies `op` at the earliest time `*at_us` (updated if lapses push it later, never past

@@ -44,18 +44,7 @@ nlohmann::json fault_to_json(const FaultSpec& f) {
   } else {
     j["target"] = f.target;
   }
-  if (f.duration_ms >= 0) j["duration_ms"] = f.duration_ms;
-  if (k == "delay" || k == "replication_lag") j["extra_ms"] = f.extra_ms;
-  if (k == "drop") j["rate_ppm"] = f.rate_ppm;
-  if (k == "crash" && f.restart_after_ms >= 0) j["restart_after_ms"] = f.restart_after_ms;
-  if (k == "clock_offset") j["offset_ms"] = f.offset_ms;
-  if (k == "clock_drift") j["drift_ppm"] = f.drift_ppm;
-  if (k == "clock_jump") j["delta_ms"] = f.delta_ms;
-  if (k == "failover" && !f.promote.empty()) j["promote"] = f.promote;
-  if (k == "lose_reply") {
-    if (!f.match.empty()) j["match"] = f.match;
-    j["replies"] = f.replies;
-  }
+  add_fault_params(f, j);
   return j;
 }
 

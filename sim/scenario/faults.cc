@@ -129,22 +129,28 @@ std::string fault_target(const FaultSpec& f) {
   return f.target;
 }
 
+void add_fault_params(const FaultSpec& f, nlohmann::json& j) {
+  LS_ASSERT(j.is_object());
+  LS_ASSERT(!f.kind.empty());
+  const std::string& k = f.kind;
+  if (f.duration_ms >= 0) j["duration_ms"] = f.duration_ms;
+  if (k == "delay" || k == "replication_lag") j["extra_ms"] = f.extra_ms;
+  if (k == "drop") j["rate_ppm"] = f.rate_ppm;
+  if (k == "crash" && f.restart_after_ms >= 0) j["restart_after_ms"] = f.restart_after_ms;
+  if (k == "clock_offset") j["offset_ms"] = f.offset_ms;
+  if (k == "clock_drift") j["drift_ppm"] = f.drift_ppm;
+  if (k == "clock_jump") j["delta_ms"] = f.delta_ms;
+  if (k == "failover" && !f.promote.empty()) j["promote"] = f.promote;
+  if (k == "lose_reply") {
+    j["replies"] = f.replies;
+    if (!f.match.empty()) j["match"] = f.match;
+  }
+}
+
 std::string fault_params_json(const FaultSpec& f) {
   nlohmann::json p = nlohmann::json::object();
-  const std::string& k = f.kind;
-  if (f.duration_ms >= 0) p["duration_ms"] = f.duration_ms;
-  if (k == "delay" || k == "replication_lag") p["extra_ms"] = f.extra_ms;
-  if (k == "drop") p["rate_ppm"] = f.rate_ppm;
-  if (k == "partition") p["one_way"] = f.one_way;
-  if (k == "crash" && f.restart_after_ms >= 0) p["restart_after_ms"] = f.restart_after_ms;
-  if (k == "clock_offset") p["offset_ms"] = f.offset_ms;
-  if (k == "clock_drift") p["drift_ppm"] = f.drift_ppm;
-  if (k == "clock_jump") p["delta_ms"] = f.delta_ms;
-  if (k == "failover" && !f.promote.empty()) p["promote"] = f.promote;
-  if (k == "lose_reply") {
-    p["replies"] = f.replies;
-    if (!f.match.empty()) p["match"] = f.match;
-  }
+  add_fault_params(f, p);
+  if (f.kind == "partition") p["one_way"] = f.one_way;
   if (f.origin != "random") p["origin"] = f.origin;
   return p.dump();
 }

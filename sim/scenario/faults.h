@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "sim/kernel/event_loop.h"
 #include "sim/kernel/network.h"
 #include "sim/scenario/scenario.h"
@@ -25,6 +27,12 @@ class World;
 
 // The faults the profile draws for `seed`, numbered from first_id, sorted by time (stable).
 std::vector<FaultSpec> draw_random_faults(const Scenario& s, uint64_t seed, int64_t first_id);
+
+// Adds the parameters of `f` that its kind has (duration_ms, extra_ms, rate_ppm,
+// restart_after_ms, offset_ms, drift_ppm, delta_ms, promote, replies, match), named as in a
+// scenario file, to the object `j`. Shared by the history's fault params and the materialised
+// scenario (sim/explore), so both spell a fault the same way.
+void add_fault_params(const FaultSpec& f, nlohmann::json& j);
 
 // The fault's parameters as a JSON object text (for the history and the result).
 std::string fault_params_json(const FaultSpec& f);
