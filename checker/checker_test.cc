@@ -261,7 +261,7 @@ TEST(Reader, IgnoresUnknownFieldsAndReadsStates) {
 TEST(Model, ReentrantOwnerAwareWithLeases) {
   SymbolTable syms;
   const Sym a = syms.intern("a"), b = syms.intern("b");
-  Model model(LockKind::kReentrant, 1000, false, &syms);
+  Model model(LockKind::kReentrant, 1000, false, false, &syms);
   Operation lock;
   lock.kind = OpKind::kLock;
   lock.outcome = Outcome::kOk;
@@ -307,7 +307,7 @@ TEST(Model, ReentrantOwnerAwareWithLeases) {
 TEST(Model, ReadWriteRulesOfSeed004) {
   SymbolTable syms;
   const Sym a = syms.intern("a"), b = syms.intern("b");
-  Model model(LockKind::kRwlock, 0, false, &syms);
+  Model model(LockKind::kRwlock, 0, false, false, &syms);
   auto acquire = [&](Sym owner, Mode mode) {
     Operation op;
     op.kind = OpKind::kLock;
@@ -332,7 +332,7 @@ TEST(Model, ReadWriteRulesOfSeed004) {
 
 TEST(Model, FencingTokensIncreaseAcrossHolders) {
   SymbolTable syms;
-  Model model(LockKind::kReentrant, 0, false, &syms);
+  Model model(LockKind::kReentrant, 0, false, false, &syms);
   Operation op;
   op.kind = OpKind::kLock;
   op.outcome = Outcome::kOk;

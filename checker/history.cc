@@ -8,6 +8,10 @@
 
 namespace lockstep::checker {
 
+bool HistoryHeader::quorum_lock() const {
+  return quorum != kAbsent || lock_kind == LockKind::kRedlock || algorithm.rfind("redlock", 0) == 0;
+}
+
 namespace {
 uint64_t hash_text(std::string_view text) { return std::hash<std::string_view>()(text) | 1; }
 }  // namespace

@@ -77,6 +77,10 @@ struct HistoryHeader {
   int64_t liveness_bound_ms = kAbsent;   // absent: no liveness check
   bool fair = false;
   int64_t thread_wait_ms = kAbsent;
+
+  // A lock over several independent masters (RedLock): the header says `quorum`, the lock kind
+  // is `redlock`, or the algorithm's name starts with "redlock".
+  bool quorum_lock() const;
 };
 
 // One lock call: an invoke merged with its complete (if any).

@@ -29,14 +29,23 @@ struct LinOp {
   bool required = true;         // observed (outcome ok): must take effect
 };
 
+// The exec events of each operation (by index into History::ops), in history order; empty when
+// the history logged no execs with op ids.
+using ExecsOf = std::vector<std::vector<uint32_t>>;
+
 // Builds the operations of one lock that the model must account for, in invoke order.
-std::vector<LinOp> lin_ops(const History& h, const std::vector<uint32_t>& indices, int64_t unknown_window_ms) {
+std::vector<LinOp> lin_ops(const History& h, const std::vector<uint32_t>& indices, int64_t unknown_window_ms,
+                           const ExecsOf& execs_of) {
   std::vector<LinOp> out;
   out.reserve(indices.size());
   for (uint32_t i : indices) {
     const Operation& op = h.ops[i];
     LinOp x{i, op.invoke_t, op.complete_t, true};
-    if (op.outcome == Outcome::kFail && !is_timeout_error(h, op)) continue;  // had no effect
+    // A failure is the answer of the call's last attempt. When the client re-sent the call (a
+    // lost reply, a timeout), an earlier attempt may have taken effect unseen — the retried
+    // unlock that fails with IllegalMonitorStateException after its first run released the lock.
+    const bool retried = !execs_of.empty() && execs_of[i].size() > 1;
+    if (op.outcome == Outcome::kFail && !is_timeout_error(h, op) && !retried) continue;  // had no effect
     if (op.outcome != Outcome::kOk) {
       // May have taken effect or not. An unknown renewal is skipped: taking effect would only
       // extend a lease, which never makes a history more legal.
@@ -254,12 +263,17 @@ Search::Answer Search::run() {
 
 // The execution-order witness: each op at the time its script ran on a node. Returns true when
 // that order is a legal linearization; otherwise `*why` says why it could not be used.
+//
+// An acquisition takes effect at its last attempt (the client stops retrying once it succeeds).
+// Any other operation that ran more than once (re-sent after a lost reply) takes effect at the
+// first of its runs where the model allows it: the later runs found the state it left.
 bool verify_exec_order(const History& h, const Model& model, const std::vector<LinOp>& ops,
-                       const std::vector<std::vector<uint32_t>>& execs_of, std::string* why) {
+                       const ExecsOf& execs_of, std::string* why) {
   struct Point {
     TimeUs t;
     int64_t seq;
     uint32_t lin;
+    bool last;  // the op's last run
   };
   std::vector<Point> points;
   points.reserve(ops.size());
@@ -273,28 +287,28 @@ bool verify_exec_order(const History& h, const Model& model, const std::vector<L
       }
       continue;  // never reached a node: it had no effect
     }
-    // Acquisitions retry until the last attempt succeeds; other ops retried after a lost reply
-    // may have taken effect at any of their attempts.
-    if (ex.size() > 1 && !op.is_acquire()) {
-      *why = "operation " + std::to_string(op.id) + " ran " + std::to_string(ex.size()) + " times";
-      return false;
+    const size_t first = op.is_acquire() ? ex.size() - 1 : 0;
+    for (size_t k = first; k < ex.size(); ++k) {
+      const Exec& e = h.execs[ex[k]];
+      points.push_back({e.t, e.seq, i, k + 1 == ex.size()});
     }
-    const Exec& e = h.execs[ex.back()];
-    points.push_back({e.t, e.seq, i});
   }
   std::stable_sort(points.begin(), points.end(), [](const Point& a, const Point& b) {
     return a.t != b.t ? a.t < b.t : a.seq < b.seq;
   });
+  std::vector<bool> applied(ops.size(), false);
   LockState state = model.init();
   LockState next;
   for (const Point& p : points) {
+    if (applied[p.lin]) continue;
     const LinOp& x = ops[p.lin];
     const Operation& op = h.ops[x.op];
     TimeUs at = p.t;
     std::string step_why;
     if (model.step(state, op, x.required ? Effect::kObserved : Effect::kAssumedDone, p.t, &at, &next, &step_why)) {
       state = std::move(next);
-    } else if (x.required) {
+      applied[p.lin] = true;
+    } else if (x.required && p.last) {
       *why = std::string(h.str(op.thread)) + "'s " + op_kind_name(op.kind) + " (#" + std::to_string(op.id) +
              ") at its execution time " + format_time(p.t) + ": " + step_why;
       return false;
@@ -368,14 +382,14 @@ PropertyResult check_linearizability(const History& h, const CheckOptions& optio
     return make_result(name, h.complete ? Verdict::kOk : Verdict::kUnknown,
                        h.complete ? "no operations recorded" : "history incomplete and no operations recorded");
   }
-  Model model(h.header.lock_kind, h.header.drift_tolerance_us, h.header.fair, &h.syms);
+  Model model(h.header.lock_kind, h.header.drift_tolerance_us, h.header.fair, h.header.quorum_lock(), &h.syms);
   std::map<Sym, Sym> owner_threads;
   for (const Operation& op : h.ops) {
     if (op.owner != kNoSym && op.thread != kNoSym) owner_threads.emplace(op.owner, op.thread);
   }
   model.set_owner_threads(std::move(owner_threads));
-  std::vector<std::vector<uint32_t>> execs_of;
-  if (options.use_exec_order && !h.execs.empty()) {
+  ExecsOf execs_of;
+  if (!h.execs.empty()) {
     execs_of.resize(h.ops.size());
     for (uint32_t i = 0; i < h.execs.size(); ++i) {
       if (h.execs[i].op_id == kAbsent) continue;
@@ -387,9 +401,9 @@ PropertyResult check_linearizability(const History& h, const CheckOptions& optio
   std::string budget_lock;
   nlohmann::json locks = nlohmann::json::array();
   for (const auto& [lock, indices] : group_by_lock(h.ops)) {
-    std::vector<LinOp> ops = lin_ops(h, indices, options.unknown_window_ms);
-    std::string order_why = "no exec events with op ids";
-    if (!execs_of.empty() && verify_exec_order(h, model, ops, execs_of, &order_why)) {
+    std::vector<LinOp> ops = lin_ops(h, indices, options.unknown_window_ms, execs_of);
+    std::string order_why = options.use_exec_order ? "no exec events with op ids" : "not asked for (--no-exec-order)";
+    if (options.use_exec_order && !execs_of.empty() && verify_exec_order(h, model, ops, execs_of, &order_why)) {
       ++by_order;
       continue;
     }

@@ -30,8 +30,8 @@ void remove_empty(LockState& s) {
 
 }  // namespace
 
-Model::Model(LockKind kind, int64_t tolerance_us, bool fair, const SymbolTable* syms)
-    : kind_(kind), tolerance_us_(tolerance_us), fair_(fair), syms_(syms) {
+Model::Model(LockKind kind, int64_t tolerance_us, bool fair, bool quorum, const SymbolTable* syms)
+    : kind_(kind), tolerance_us_(tolerance_us), fair_(fair), quorum_(quorum), syms_(syms) {
   LS_ASSERT(tolerance_us >= 0);
   LS_ASSERT(syms != nullptr);
 }
@@ -120,7 +120,7 @@ bool Model::acquire(LockState& s, const Operation& op, Effect effect, TimeUs lim
 }
 
 bool Model::try_fail(const LockState& s, const Operation& op, std::string* why) const {
-  if (fair_) return true;  // a fair lock also refuses while waiters are queued ahead
+  if (fair_ || quorum_) return true;  // waiters queued ahead (fair lock), no quorum (RedLock)
   const Mode mode = mode_of(op);
   for (const Holder& h : s.holders) {
     if (conflicts(h, op.owner, mode)) return true;
@@ -129,8 +129,20 @@ bool Model::try_fail(const LockState& s, const Operation& op, std::string* why) 
   return false;
 }
 
-bool Model::release(LockState& s, const Operation& op, Effect effect, std::string* why) const {
+bool Model::release(LockState& s, const Operation& op, Effect effect, TimeUs limit_us,
+                    TimeUs* at_us, std::string* why) const {
   const Mode mode = mode_of(op);
+  if (kind_ == LockKind::kSimple && effect == Effect::kObserved && op.released == Tri::kFalse) {
+    // A non-reentrant lock's unlock that released nothing found the owner's key gone (or, on a
+    // quorum lock, gone from too many masters): the owner's hold had lapsed, or ends now with an
+    // effect the client could not see. Only a lapse is checked against the lease, and only on
+    // a single node; a quorum lock's partial release has an unknown effect (docs/checker.md).
+    if (quorum_) {
+      std::erase_if(s.holders, [&](const Holder& x) { return x.owner == op.owner; });
+      return true;
+    }
+    return lapse(s, [&](const Holder& x) { return x.owner == op.owner; }, limit_us, at_us, why);
+  }
   Holder* h = find_holder(s, op.owner);
   int32_t* count = h == nullptr ? nullptr : (mode == Mode::kRead ? &h->read_count : &h->count);
   if (count == nullptr || *count == 0) {
@@ -178,6 +190,10 @@ bool Model::renew(LockState& s, const Operation& op, TimeUs limit_us, TimeUs* at
     return true;
   }
   if (op.renewed == Tri::kFalse && h != nullptr) {
+    // A read-write lock's renewal looks for the hold of its own mode: a write watchdog that
+    // outlived a write→read downgrade finds no write hold and renews nothing, while the read
+    // hold (and the key) stay.
+    if (kind_ == LockKind::kRwlock && (op.mode == Mode::kRead ? h->read_count : h->count) == 0) return true;
     return lapse(s, [&](const Holder& x) { return x.owner == op.owner; }, limit_us, at_us, why);
   }
   return true;
@@ -205,7 +221,7 @@ bool Model::step(const LockState& state, const Operation& op, Effect effect, Tim
     case OpKind::kUnlock:
       // A partial unlock re-arms the lease from the time it took effect (the script's pexpire);
       // the rwlock's read unlock recomputes it from the remaining holds, so it keeps theirs.
-      if (!release(*next, op, effect, why)) return false;
+      if (!release(*next, op, effect, limit_us, at_us, why)) return false;
       if (Holder* h = find_holder(*next, op.owner); h && kind_ != LockKind::kRwlock) {
         h->lapse_at_us = std::max<TimeUs>(0, *at_us + h->lease_us - tolerance_us_);
       }

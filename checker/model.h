@@ -53,8 +53,11 @@ enum class Effect : uint8_t {
 
 class Model {
  public:
-  // `fair`: a fair lock's acquire may also fail while the lock is free (waiters queued ahead).
-  Model(LockKind kind, int64_t tolerance_us, bool fair, const SymbolTable* syms);
+  // `fair`: an acquisition may fail while the lock is free (waiters queued ahead). `quorum`: a
+  // lock over several masters (RedLock) — an acquisition may fail while the lock is free (masters
+  // unreachable, a split vote: availability, not safety), and an unlock that released fewer
+  // than a quorum has an unknown effect.
+  Model(LockKind kind, int64_t tolerance_us, bool fair, bool quorum, const SymbolTable* syms);
 
   // Messages name an owner by its thread ("c1/t0 (owner 3f2a…:1)") once told which thread each
   // owner belongs to; owners are otherwise opaque client ids.
@@ -83,7 +86,8 @@ class Model {
   bool acquire(LockState& s, const Operation& op, Effect effect, TimeUs limit_us, TimeUs* at_us,
                std::string* why, bool lapse_own) const;
   bool try_fail(const LockState& s, const Operation& op, std::string* why) const;
-  bool release(LockState& s, const Operation& op, Effect effect, std::string* why) const;
+  bool release(LockState& s, const Operation& op, Effect effect, TimeUs limit_us, TimeUs* at_us,
+               std::string* why) const;
   bool force_release(LockState& s, const Operation& op, TimeUs limit_us, TimeUs* at_us,
                      std::string* why) const;
   bool renew(LockState& s, const Operation& op, TimeUs limit_us, TimeUs* at_us,
@@ -101,6 +105,7 @@ class Model {
   LockKind kind_;
   int64_t tolerance_us_;
   bool fair_;
+  bool quorum_;
   const SymbolTable* syms_;
   std::map<Sym, Sym> owner_threads_;  // owner -> the thread it belongs to, for messages
 };

@@ -138,13 +138,12 @@ void Recorder::hold_begin(TimeUs t, std::string_view thread, std::string_view ow
 }
 
 void Recorder::hold_end(TimeUs t, std::string_view thread, std::string_view lock,
-                        HoldEnd reason) {
+                        HoldEnd reason, LockMode mode) {
   if (writer_ == nullptr) return;
-  writer_->begin(t, "hold_end")
-      .str("thread", thread)
-      .str("lock", lock)
-      .str("reason", to_string(reason))
-      .end();
+  Writer& w = writer_->begin(t, "hold_end");
+  w.str("thread", thread).str("lock", lock);
+  if (mode != LockMode::kExclusive) w.str("mode", to_string(mode));
+  w.str("reason", to_string(reason)).end();
 }
 
 void Recorder::write(TimeUs t, std::string_view thread, std::string_view owner,

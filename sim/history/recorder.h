@@ -65,7 +65,10 @@ class Recorder {
   void complete(TimeUs t, int64_t id, const Completion& c);
   void hold_begin(TimeUs t, std::string_view thread, std::string_view owner,
                   std::string_view lock, LockMode mode, int64_t op, int64_t token);
-  void hold_end(TimeUs t, std::string_view thread, std::string_view lock, HoldEnd reason);
+  // `mode` is written for read and write holds only: a thread that holds a read-write lock in
+  // both modes (write→read reentry) must say which hold ends (docs/history-format.md).
+  void hold_end(TimeUs t, std::string_view thread, std::string_view lock, HoldEnd reason,
+                LockMode mode = LockMode::kExclusive);
   void write(TimeUs t, std::string_view thread, std::string_view owner, std::string_view lock,
              std::string_view resource, int64_t token, bool fenced, bool accepted);
   void exec(TimeUs t, const Exec& e);

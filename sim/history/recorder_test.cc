@@ -48,6 +48,22 @@ TEST(RecorderTest, OperationsAndHoldsHaveTheDocumentedFields) {
   EXPECT_EQ(v[2]["type"], "hold_begin");
   EXPECT_FALSE(v[2].contains("token"));
   EXPECT_EQ(v[3]["reason"], "unlock");
+  EXPECT_FALSE(v[3].contains("mode"));  // exclusive holds end without a mode
+}
+
+// Regression (issue 9): a write→read downgrade ends the write hold first; without a mode on
+// hold_end the checker ended the thread's most recent (read) hold and kept the write hold open.
+TEST(RecorderTest, HoldEndOfAReadWriteHoldSaysItsMode) {
+  Writer w;
+  Recorder r(&w);
+  r.hold_begin(100, "c1/t0", "u:0", "RW", LockMode::kWrite, 1, kAbsent);
+  r.hold_begin(200, "c1/t0", "u:0", "RW", LockMode::kRead, 2, kAbsent);
+  r.hold_end(300, "c1/t0", "RW", HoldEnd::kUnlock, LockMode::kWrite);
+  r.hold_end(400, "c1/t0", "RW", HoldEnd::kUnlock, LockMode::kRead);
+  auto v = lines(w);
+  ASSERT_EQ(v.size(), 4u);
+  EXPECT_EQ(v[2]["mode"], "write");
+  EXPECT_EQ(v[3]["mode"], "read");
 }
 
 TEST(RecorderTest, ExecSplitsScriptKeysAndArgsAndConvertsReplies) {

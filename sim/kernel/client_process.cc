@@ -411,7 +411,7 @@ void ClientProcess::hold_unlocking(const algorithms::Thread& thread, std::string
   LS_ASSERT(it->second.count > 0);
   if (--it->second.count > 0) return;
   holds_.erase(it);
-  ctx_.rec->hold_end(now(), thread.name, lock, history::HoldEnd::kUnlock);
+  ctx_.rec->hold_end(now(), thread.name, lock, history::HoldEnd::kUnlock, mode);
 }
 
 void ClientProcess::hold_lost(const algorithms::Thread& thread, std::string_view lock,
@@ -419,7 +419,7 @@ void ClientProcess::hold_lost(const algorithms::Thread& thread, std::string_view
   auto it = holds_.find(HoldKey{thread.index, std::string(lock), static_cast<uint8_t>(mode)});
   if (it == holds_.end()) return;
   holds_.erase(it);
-  ctx_.rec->hold_end(now(), thread.name, lock, history::HoldEnd::kLost);
+  ctx_.rec->hold_end(now(), thread.name, lock, history::HoldEnd::kLost, mode);
 }
 
 int64_t ClientProcess::hold_token(const algorithms::Thread& thread, std::string_view lock) const {
@@ -432,7 +432,8 @@ int64_t ClientProcess::hold_token(const algorithms::Thread& thread, std::string_
 
 void ClientProcess::end_all_holds(history::HoldEnd reason) {
   for (const auto& [key, hold] : holds_) {
-    ctx_.rec->hold_end(now(), threads_[std::get<0>(key)]->name, std::get<1>(key), reason);
+    ctx_.rec->hold_end(now(), threads_[std::get<0>(key)]->name, std::get<1>(key), reason,
+                       static_cast<history::LockMode>(std::get<2>(key)));
   }
   holds_.clear();
 }
