@@ -39,6 +39,17 @@ std::vector<std::vector<uint32_t>> execs_by_op(const History& history) {
   return out;
 }
 
+bool exec_granted(const History& history, const Exec& exec) {
+  std::string command(history.str(exec.command));
+  std::transform(command.begin(), command.end(), command.begin(), [](unsigned char c) { return std::toupper(c); });
+  if (command == "SET" || command == "SETNX") {
+    return exec.reply == ReplyKind::kStatus || (exec.reply == ReplyKind::kInt && exec.reply_int == 1);
+  }
+  const std::string_view script = history.str(exec.script);
+  if (script.find("acquire") == std::string_view::npos || script.find("failed") != std::string_view::npos) return false;
+  return exec.reply == ReplyKind::kNil || (exec.reply == ReplyKind::kArray && exec.reply_int == -1);
+}
+
 CheckResult check_history(const History& history, const CheckOptions& options) {
   using Fn = PropertyResult (*)(const History&, const CheckOptions&);
   static const Fn fns[] = {check_mutual_exclusion, check_linearizability, check_fairness,

@@ -31,6 +31,10 @@ CheckResult check_history(const History& history, const CheckOptions& options = 
 // for checkers that read the server side; empty inner vectors for ops without execs.
 std::vector<std::vector<uint32_t>> execs_by_op(const History& history);
 
+// True when `exec` granted its operation's lock on its node: an acquire script that replied nil
+// (Redisson's convention) or {-1, token} (the fenced lock), or a SET/SETNX that set the key.
+bool exec_granted(const History& history, const Exec& exec);
+
 }  // namespace lockstep::checker
 
 #endif  // LOCKSTEP_CHECKER_CHECK_H_

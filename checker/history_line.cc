@@ -80,7 +80,20 @@ Status LineParser::get_reply(od::value& value, LineFields& out) {
       if (value.get_int64().get(out.reply_int)) out.reply = ReplyKind::kOther;
       return Status();
     case od::json_type::string: out.reply = ReplyKind::kString; return Status();
-    case od::json_type::array: out.reply = ReplyKind::kArray; return Status();
+    case od::json_type::array: {
+      // The first element, when an integer, is kept in reply_int: the fenced lock's acquire
+      // replies {-1, token} on a grant and {pttl, -1} otherwise.
+      out.reply = ReplyKind::kArray;
+      od::array array;
+      if (value.get_array().get(array)) return Status::error("field 'reply': invalid JSON");
+      bool first = true;
+      for (auto element : array) {  // every element is visited, so simdjson leaves the array whole
+        int64_t n = 0;
+        if (first && !element.get_int64().get(n)) out.reply_int = n;
+        first = false;
+      }
+      return Status();
+    }
     case od::json_type::boolean: out.reply = ReplyKind::kOther; return Status();
     case od::json_type::object: break;
   }

@@ -10,8 +10,10 @@
 // blow-up into `unknown`.
 #include <algorithm>
 #include <map>
+#include <tuple>
 #include <unordered_set>
 
+#include "checker/check.h"
 #include "checker/explain.h"
 #include "checker/model.h"
 #include "checker/properties.h"
@@ -27,15 +29,51 @@ struct LinOp {
   TimeUs invoke_t = 0;
   TimeUs deadline_t = kTimeNever;  // complete time for observed ops; never for unknown ones
   bool required = true;         // observed (outcome ok): must take effect
+  int32_t extra_grants = 0;     // runs beyond the first that granted it again on one node
+  bool client_released = false;  // an unlock that ended its thread's hold (StepHints)
 };
 
 // The exec events of each operation (by index into History::ops), in history order; empty when
 // the history logged no execs with op ids.
 using ExecsOf = std::vector<std::vector<uint32_t>>;
 
+// How many times an acquisition was granted on one node beyond the first: a re-sent lock script
+// whose first run's reply was lost re-enters the lock the client does not know it holds (the
+// server's hold count is then one higher than the client's).
+int32_t extra_grants(const History& h, const std::vector<uint32_t>* execs) {
+  if (execs == nullptr || execs->size() < 2) return 0;
+  std::map<Sym, int32_t> by_node;
+  int32_t most = 0;
+  for (uint32_t e : *execs) {
+    if (exec_granted(h, h.execs[e])) most = std::max(most, ++by_node[h.execs[e].node]);
+  }
+  return std::max(0, most - 1);
+}
+
+// When each thread stopped believing it held each lock by unlocking: (thread, lock, mode) → the
+// times of those hold_end events, in order.
+using HoldEnds = std::map<std::tuple<Sym, Sym, Mode>, std::vector<TimeUs>>;
+
+HoldEnds unlock_hold_ends(const History& h) {
+  HoldEnds out;
+  const Sym unlock = h.syms.find("unlock");
+  for (const Hold& hold : h.holds) {
+    if (hold.end_t != kTimeNever && hold.end_reason == unlock) out[{hold.thread, hold.lock, hold.mode}].push_back(hold.end_t);
+  }
+  return out;
+}
+
+// True when `op`, an unlock, ended its thread's hold: a hold_end by unlock while it ran.
+bool ends_hold(const HoldEnds& ends, const Operation& op) {
+  const auto it = ends.find({op.thread, op.lock, op.mode});
+  if (it == ends.end()) return false;
+  const auto t = std::lower_bound(it->second.begin(), it->second.end(), op.invoke_t);
+  return t != it->second.end() && *t <= op.complete_t;
+}
+
 // Builds the operations of one lock that the model must account for, in invoke order.
 std::vector<LinOp> lin_ops(const History& h, const std::vector<uint32_t>& indices, int64_t unknown_window_ms,
-                           const ExecsOf& execs_of) {
+                           const ExecsOf& execs_of, const HoldEnds& hold_ends) {
   std::vector<LinOp> out;
   out.reserve(indices.size());
   for (uint32_t i : indices) {
@@ -53,6 +91,12 @@ std::vector<LinOp> lin_ops(const History& h, const std::vector<uint32_t>& indice
       x.required = false;
       x.deadline_t = unknown_window_ms < 0 ? kTimeNever : op.invoke_t + unknown_window_ms * kUsPerMs;
     }
+    // On a quorum lock a round that fails undoes its grants (with unlocks of no op) and tries
+    // again, so a second grant there is no unseen reentry.
+    if (op.is_acquire() && !h.header.quorum_lock()) {
+      x.extra_grants = extra_grants(h, execs_of.empty() ? nullptr : &execs_of[i]);
+    }
+    x.client_released = op.kind == OpKind::kUnlock && ends_hold(hold_ends, op);
     out.push_back(x);
   }
   return out;
@@ -208,7 +252,8 @@ bool Search::try_candidate(Frame& f, uint32_t code, Frame* child) {
   const TimeUs limit = std::min(f.limit, x.deadline_t);
   if (at > limit) return false;
   if (!model_.step(f.state, op, x.required ? Effect::kObserved : Effect::kAssumedDone, limit,
-                   &at, &child->state, urgent ? &why : nullptr, static_cast<int>(code & 1))) {
+                   &at, &child->state, urgent ? &why : nullptr,
+                   StepHints{static_cast<int>(code & 1), x.extra_grants, x.client_released})) {
     if (urgent && f.done >= deepest_.linearized) {
       deepest_.linearized = f.done;
       deepest_.stuck_op = x.op;
@@ -305,7 +350,8 @@ bool verify_exec_order(const History& h, const Model& model, const std::vector<L
     const Operation& op = h.ops[x.op];
     TimeUs at = p.t;
     std::string step_why;
-    if (model.step(state, op, x.required ? Effect::kObserved : Effect::kAssumedDone, p.t, &at, &next, &step_why)) {
+    if (model.step(state, op, x.required ? Effect::kObserved : Effect::kAssumedDone, p.t, &at, &next, &step_why,
+                   StepHints{0, x.extra_grants, x.client_released})) {
       state = std::move(next);
       applied[p.lin] = true;
     } else if (x.required && p.last) {
@@ -388,20 +434,13 @@ PropertyResult check_linearizability(const History& h, const CheckOptions& optio
     if (op.owner != kNoSym && op.thread != kNoSym) owner_threads.emplace(op.owner, op.thread);
   }
   model.set_owner_threads(std::move(owner_threads));
-  ExecsOf execs_of;
-  if (!h.execs.empty()) {
-    execs_of.resize(h.ops.size());
-    for (uint32_t i = 0; i < h.execs.size(); ++i) {
-      if (h.execs[i].op_id == kAbsent) continue;
-      const int64_t index = h.op_index(h.execs[i].op_id);
-      if (index >= 0) execs_of[index].push_back(i);
-    }
-  }
+  const ExecsOf execs_of = h.execs.empty() ? ExecsOf{} : execs_by_op(h);
+  const HoldEnds hold_ends = unlock_hold_ends(h);
   int64_t by_order = 0, by_search = 0, states = 0;
   std::string budget_lock;
   nlohmann::json locks = nlohmann::json::array();
   for (const auto& [lock, indices] : group_by_lock(h.ops)) {
-    std::vector<LinOp> ops = lin_ops(h, indices, options.unknown_window_ms, execs_of);
+    std::vector<LinOp> ops = lin_ops(h, indices, options.unknown_window_ms, execs_of, hold_ends);
     std::string order_why = options.use_exec_order ? "no exec events with op ids" : "not asked for (--no-exec-order)";
     if (options.use_exec_order && !execs_of.empty() && verify_exec_order(h, model, ops, execs_of, &order_why)) {
       ++by_order;

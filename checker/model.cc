@@ -84,7 +84,8 @@ bool Model::lapse(LockState& s, Pred pred, TimeUs limit_us, TimeUs* at_us, std::
 }
 
 bool Model::acquire(LockState& s, const Operation& op, Effect effect, TimeUs limit_us,
-                    TimeUs* at_us, std::string* why, bool lapse_own) const {
+                    TimeUs* at_us, std::string* why, bool lapse_own, int32_t extra_grants) const {
+  LS_ASSERT(extra_grants >= 0);
   const Mode mode = mode_of(op);
   // A recorded count of 1 says the owner's own earlier hold (e.g. an unknown acquisition that
   // took effect) had lapsed by then.
@@ -99,11 +100,12 @@ bool Model::acquire(LockState& s, const Operation& op, Effect effect, TimeUs lim
   const bool fresh = h == nullptr;
   if (fresh) h = &add_holder(s, op.owner);
   int32_t& count = mode == Mode::kRead ? h->read_count : h->count;
-  ++count;
+  // A non-reentrant lock's re-sent SET NX found its own key and set nothing more.
+  count += 1 + (kind_ == LockKind::kSimple ? 0 : extra_grants);
   h->lease_us = op.effective_lease_us();
   h->lapse_at_us = std::max<TimeUs>(0, *at_us + h->lease_us - tolerance_us_);
   if (effect != Effect::kObserved) return true;
-  if (op.count >= 0 && op.count != count) {
+  if (op.count >= 0 && extra_grants == 0 && op.count != count) {
     if (why) *why = "recorded hold count " + std::to_string(op.count) + ", but it is " + std::to_string(count);
     return false;
   }
@@ -130,7 +132,7 @@ bool Model::try_fail(const LockState& s, const Operation& op, std::string* why) 
 }
 
 bool Model::release(LockState& s, const Operation& op, Effect effect, TimeUs limit_us,
-                    TimeUs* at_us, std::string* why) const {
+                    TimeUs* at_us, std::string* why, bool client_released) const {
   const Mode mode = mode_of(op);
   if (kind_ == LockKind::kSimple && effect == Effect::kObserved && op.released == Tri::kFalse) {
     // A non-reentrant lock's unlock that released nothing found the owner's key gone (or, on a
@@ -150,6 +152,12 @@ bool Model::release(LockState& s, const Operation& op, Effect effect, TimeUs lim
     return false;
   }
   --*count;
+  if (client_released && *count > 0) {
+    // The server counts a hold the client no longer believes in (an unseen reentry): orphaned,
+    // it may lapse at once. Its lease protects nobody.
+    h->lapse_at_us = 0;
+    h->lease_us = 0;
+  }
   if (effect == Effect::kObserved) {
     if (op.released != Tri::kAbsent && (op.released == Tri::kTrue) != (*count == 0)) {
       if (why) *why = std::string("recorded released=") + (op.released == Tri::kTrue ? "true" : "false") +
@@ -209,7 +217,7 @@ int Model::variants(const LockState& state, const Operation& op) const {
 }
 
 bool Model::step(const LockState& state, const Operation& op, Effect effect, TimeUs limit_us,
-                 TimeUs* at_us, LockState* next, std::string* why, int variant) const {
+                 TimeUs* at_us, LockState* next, std::string* why, const StepHints& hints) const {
   LS_ASSERT(next != nullptr && at_us != nullptr);
   LS_ASSERT(effect == Effect::kAssumedDone || op.outcome == Outcome::kOk);
   *next = state;
@@ -217,11 +225,11 @@ bool Model::step(const LockState& state, const Operation& op, Effect effect, Tim
     case OpKind::kLock:
     case OpKind::kTryLock:
       if (effect == Effect::kObserved && op.acquired == Tri::kFalse) return try_fail(*next, op, why);
-      return acquire(*next, op, effect, limit_us, at_us, why, variant == 1);
+      return acquire(*next, op, effect, limit_us, at_us, why, hints.variant == 1, hints.extra_grants);
     case OpKind::kUnlock:
       // A partial unlock re-arms the lease from the time it took effect (the script's pexpire);
       // the rwlock's read unlock recomputes it from the remaining holds, so it keeps theirs.
-      if (!release(*next, op, effect, limit_us, at_us, why)) return false;
+      if (!release(*next, op, effect, limit_us, at_us, why, hints.client_released)) return false;
       if (Holder* h = find_holder(*next, op.owner); h && kind_ != LockKind::kRwlock) {
         h->lapse_at_us = std::max<TimeUs>(0, *at_us + h->lease_us - tolerance_us_);
       }

@@ -45,6 +45,21 @@ struct LockState {
   int64_t max_token = kAbsent;
 };
 
+// What the history says about one operation beyond the operation itself (step()'s hints).
+struct StepHints {
+  // An acquisition by an owner that already holds: 0 a reentry, 1 a fresh grant after its
+  // earlier hold lapsed unseen (see Model::variants).
+  int variant = 0;
+  // How many more times the acquisition was granted on the server than the client saw (a
+  // re-sent lock script whose first reply was lost re-enters): the hold count rises by
+  // 1 + extra_grants, and the client's recorded count is not compared.
+  int32_t extra_grants = 0;
+  // An unlock after which the client believed it no longer held the lock (its hold ended). When
+  // the server still counts a hold (released=false), that hold is orphaned: nobody believes they
+  // hold it, so it may lapse at any time without harming anyone.
+  bool client_released = false;
+};
+
 // How step() treats the operation's recorded result.
 enum class Effect : uint8_t {
   kObserved,    // outcome ok: the recorded result must match
@@ -72,8 +87,9 @@ class Model {
   // Applies `op` at the earliest time `*at_us` (updated if lapses push it later, never past
   // `limit_us`, the latest time the op may take effect). Returns false when the op's result is
   // illegal in `state` by then; `*why` (if not null) then says why, naming owners via `syms`.
+  // `hints` carry what the history says about `op` beyond the operation (StepHints).
   bool step(const LockState& state, const Operation& op, Effect effect, TimeUs limit_us,
-            TimeUs* at_us, LockState* next, std::string* why, int variant = 0) const;
+            TimeUs* at_us, LockState* next, std::string* why, const StepHints& hints = {}) const;
   // The number of ways `op` may take effect in `state` (1 or 2). An acquisition by an owner that
   // already holds may be a reentry (variant 0) or, when its earlier hold has lapsed unseen (an
   // unknown acquisition that took effect, a lost unlock), a fresh grant (variant 1).
@@ -84,10 +100,10 @@ class Model {
 
  private:
   bool acquire(LockState& s, const Operation& op, Effect effect, TimeUs limit_us, TimeUs* at_us,
-               std::string* why, bool lapse_own) const;
+               std::string* why, bool lapse_own, int32_t extra_grants) const;
   bool try_fail(const LockState& s, const Operation& op, std::string* why) const;
   bool release(LockState& s, const Operation& op, Effect effect, TimeUs limit_us, TimeUs* at_us,
-               std::string* why) const;
+               std::string* why, bool client_released) const;
   bool force_release(LockState& s, const Operation& op, TimeUs limit_us, TimeUs* at_us,
                      std::string* why) const;
   bool renew(LockState& s, const Operation& op, TimeUs limit_us, TimeUs* at_us,
