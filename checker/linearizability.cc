@@ -28,26 +28,49 @@ struct LinOp {
   uint32_t op = 0;              // index into History::ops
   TimeUs invoke_t = 0;
   TimeUs deadline_t = kTimeNever;  // complete time for observed ops; never for unknown ones
-  bool required = true;         // observed (outcome ok): must take effect
-  int32_t extra_grants = 0;     // runs beyond the first that granted it again on one node
+  bool required = true;         // must take effect: observed (outcome ok), or a phantom
+  // A grant the client never saw: a run of an acquisition before its last one that granted the
+  // lock (its reply was lost; the client re-sent the script). It took effect at exactly its exec
+  // time, with results nobody observed. `exec` is its index into History::execs.
+  bool phantom = false;
+  uint32_t exec = 0;
+  bool unseen_grants = false;    // an acquisition with phantoms: its recorded count is a belief
   bool client_released = false;  // an unlock that ended its thread's hold (StepHints)
+
+  Effect effect() const { return required && !phantom ? Effect::kObserved : Effect::kAssumedDone; }
+  StepHints hints(int variant) const { return StepHints{variant, unseen_grants, client_released}; }
 };
 
 // The exec events of each operation (by index into History::ops), in history order; empty when
 // the history logged no execs with op ids.
 using ExecsOf = std::vector<std::vector<uint32_t>>;
 
-// How many times an acquisition was granted on one node beyond the first: a re-sent lock script
-// whose first run's reply was lost re-enters the lock the client does not know it holds (the
-// server's hold count is then one higher than the client's).
-int32_t extra_grants(const History& h, const std::vector<uint32_t>* execs) {
-  if (execs == nullptr || execs->size() < 2) return 0;
-  std::map<Sym, int32_t> by_node;
-  int32_t most = 0;
-  for (uint32_t e : *execs) {
-    if (exec_granted(h, h.execs[e])) most = std::max(most, ++by_node[h.execs[e].node]);
+// The runs of an acquisition that granted the lock, in order.
+std::vector<uint32_t> granting_execs(const History& h, const std::vector<uint32_t>& execs) {
+  std::vector<uint32_t> out;
+  for (uint32_t e : execs) {
+    if (exec_granted(h, h.execs[e])) out.push_back(e);
   }
-  return std::max(0, most - 1);
+  return out;
+}
+
+// Adds a phantom for every grant of acquisition `index` that the client did not see: every
+// granting run before the last one (the client re-sent the script after a lost reply, and it
+// re-entered the lock or, once the unseen hold lapsed, took it afresh), and the last one too
+// when the call reported that it did not acquire. Returns whether it added any.
+bool add_phantoms(const History& h, uint32_t index, const std::vector<uint32_t>& execs, std::vector<LinOp>* out) {
+  const Operation& op = h.ops[index];
+  const std::vector<uint32_t> grants = granting_execs(h, execs);
+  const bool last_seen = !(op.outcome == Outcome::kOk && op.acquired == Tri::kFalse);
+  const size_t unseen = grants.size() - (last_seen && !grants.empty() ? 1 : 0);
+  for (size_t k = 0; k < unseen; ++k) {
+    const Exec& e = h.execs[grants[k]];
+    LinOp p{index, e.t, e.t, true};
+    p.phantom = true;
+    p.exec = grants[k];
+    out->push_back(p);
+  }
+  return unseen > 0;
 }
 
 // When each thread stopped believing it held each lock by unlocking: (thread, lock, mode) → the
@@ -92,13 +115,15 @@ std::vector<LinOp> lin_ops(const History& h, const std::vector<uint32_t>& indice
       x.deadline_t = unknown_window_ms < 0 ? kTimeNever : op.invoke_t + unknown_window_ms * kUsPerMs;
     }
     // On a quorum lock a round that fails undoes its grants (with unlocks of no op) and tries
-    // again, so a second grant there is no unseen reentry.
-    if (op.is_acquire() && !h.header.quorum_lock()) {
-      x.extra_grants = extra_grants(h, execs_of.empty() ? nullptr : &execs_of[i]);
+    // again, so an earlier grant there was taken back.
+    if (op.is_acquire() && !h.header.quorum_lock() && !execs_of.empty()) {
+      x.unseen_grants = add_phantoms(h, i, execs_of[i], &out);
     }
     x.client_released = op.kind == OpKind::kUnlock && ends_hold(hold_ends, op);
     out.push_back(x);
   }
+  // The search walks the ops in invoke order; a phantom is invoked at its exec time.
+  std::stable_sort(out.begin(), out.end(), [](const LinOp& a, const LinOp& b) { return a.invoke_t < b.invoke_t; });
   return out;
 }
 
@@ -251,9 +276,8 @@ bool Search::try_candidate(Frame& f, uint32_t code, Frame* child) {
   const bool urgent = x.required && (f.cands.front() >> 1) == c;
   const TimeUs limit = std::min(f.limit, x.deadline_t);
   if (at > limit) return false;
-  if (!model_.step(f.state, op, x.required ? Effect::kObserved : Effect::kAssumedDone, limit,
-                   &at, &child->state, urgent ? &why : nullptr,
-                   StepHints{static_cast<int>(code & 1), x.extra_grants, x.client_released})) {
+  if (!model_.step(f.state, op, x.effect(), limit, &at, &child->state, urgent ? &why : nullptr,
+                   x.hints(static_cast<int>(code & 1)))) {
     if (urgent && f.done >= deepest_.linearized) {
       deepest_.linearized = f.done;
       deepest_.stuck_op = x.op;
@@ -324,6 +348,11 @@ bool verify_exec_order(const History& h, const Model& model, const std::vector<L
   points.reserve(ops.size());
   for (uint32_t i = 0; i < ops.size(); ++i) {
     const Operation& op = h.ops[ops[i].op];
+    if (ops[i].phantom) {
+      const Exec& e = h.execs[ops[i].exec];
+      points.push_back({e.t, e.seq, i, true});
+      continue;
+    }
     const std::vector<uint32_t>& ex = execs_of[ops[i].op];
     if (ex.empty()) {
       if (ops[i].required) {
@@ -332,8 +361,15 @@ bool verify_exec_order(const History& h, const Model& model, const std::vector<L
       }
       continue;  // never reached a node: it had no effect
     }
-    const size_t first = op.is_acquire() ? ex.size() - 1 : 0;
-    for (size_t k = first; k < ex.size(); ++k) {
+    if (op.is_acquire()) {
+      // At its last grant (a lock script's later runs, e.g. a PEXPIRE, change no ownership),
+      // else at its last attempt.
+      const std::vector<uint32_t> grants = granting_execs(h, ex);
+      const Exec& e = h.execs[grants.empty() ? ex.back() : grants.back()];
+      points.push_back({e.t, e.seq, i, true});
+      continue;
+    }
+    for (size_t k = 0; k < ex.size(); ++k) {
       const Exec& e = h.execs[ex[k]];
       points.push_back({e.t, e.seq, i, k + 1 == ex.size()});
     }
@@ -350,8 +386,7 @@ bool verify_exec_order(const History& h, const Model& model, const std::vector<L
     const Operation& op = h.ops[x.op];
     TimeUs at = p.t;
     std::string step_why;
-    if (model.step(state, op, x.required ? Effect::kObserved : Effect::kAssumedDone, p.t, &at, &next, &step_why,
-                   StepHints{0, x.extra_grants, x.client_released})) {
+    if (model.step(state, op, x.effect(), p.t, &at, &next, &step_why, x.hints(0))) {
       state = std::move(next);
       applied[p.lin] = true;
     } else if (x.required && p.last) {

@@ -84,8 +84,7 @@ bool Model::lapse(LockState& s, Pred pred, TimeUs limit_us, TimeUs* at_us, std::
 }
 
 bool Model::acquire(LockState& s, const Operation& op, Effect effect, TimeUs limit_us,
-                    TimeUs* at_us, std::string* why, bool lapse_own, int32_t extra_grants) const {
-  LS_ASSERT(extra_grants >= 0);
+                    TimeUs* at_us, std::string* why, bool lapse_own, bool unseen_grants) const {
   const Mode mode = mode_of(op);
   // A recorded count of 1 says the owner's own earlier hold (e.g. an unknown acquisition that
   // took effect) had lapsed by then.
@@ -100,12 +99,11 @@ bool Model::acquire(LockState& s, const Operation& op, Effect effect, TimeUs lim
   const bool fresh = h == nullptr;
   if (fresh) h = &add_holder(s, op.owner);
   int32_t& count = mode == Mode::kRead ? h->read_count : h->count;
-  // A non-reentrant lock's re-sent SET NX found its own key and set nothing more.
-  count += 1 + (kind_ == LockKind::kSimple ? 0 : extra_grants);
+  ++count;
   h->lease_us = op.effective_lease_us();
   h->lapse_at_us = std::max<TimeUs>(0, *at_us + h->lease_us - tolerance_us_);
   if (effect != Effect::kObserved) return true;
-  if (op.count >= 0 && extra_grants == 0 && op.count != count) {
+  if (op.count >= 0 && !unseen_grants && op.count != count) {
     if (why) *why = "recorded hold count " + std::to_string(op.count) + ", but it is " + std::to_string(count);
     return false;
   }
@@ -225,7 +223,7 @@ bool Model::step(const LockState& state, const Operation& op, Effect effect, Tim
     case OpKind::kLock:
     case OpKind::kTryLock:
       if (effect == Effect::kObserved && op.acquired == Tri::kFalse) return try_fail(*next, op, why);
-      return acquire(*next, op, effect, limit_us, at_us, why, hints.variant == 1, hints.extra_grants);
+      return acquire(*next, op, effect, limit_us, at_us, why, hints.variant == 1, hints.unseen_grants);
     case OpKind::kUnlock:
       // A partial unlock re-arms the lease from the time it took effect (the script's pexpire);
       // the rwlock's read unlock recomputes it from the remaining holds, so it keeps theirs.

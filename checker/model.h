@@ -50,10 +50,10 @@ struct StepHints {
   // An acquisition by an owner that already holds: 0 a reentry, 1 a fresh grant after its
   // earlier hold lapsed unseen (see Model::variants).
   int variant = 0;
-  // How many more times the acquisition was granted on the server than the client saw (a
-  // re-sent lock script whose first reply was lost re-enters): the hold count rises by
-  // 1 + extra_grants, and the client's recorded count is not compared.
-  int32_t extra_grants = 0;
+  // The acquisition was granted on the server more often than the client saw (a re-sent lock
+  // script whose first reply was lost; docs/checker.md): its recorded count is the client's
+  // belief, not the server's, and is not compared.
+  bool unseen_grants = false;
   // An unlock after which the client believed it no longer held the lock (its hold ended). When
   // the server still counts a hold (released=false), that hold is orphaned: nobody believes they
   // hold it, so it may lapse at any time without harming anyone.
@@ -100,7 +100,7 @@ class Model {
 
  private:
   bool acquire(LockState& s, const Operation& op, Effect effect, TimeUs limit_us, TimeUs* at_us,
-               std::string* why, bool lapse_own, int32_t extra_grants) const;
+               std::string* why, bool lapse_own, bool unseen_grants) const;
   bool try_fail(const LockState& s, const Operation& op, std::string* why) const;
   bool release(LockState& s, const Operation& op, Effect effect, TimeUs limit_us, TimeUs* at_us,
                std::string* why, bool client_released) const;

@@ -1,0 +1,178 @@
+// Regression tests of the linearizability checker for the false alarms of issue 9: each history
+// is the smallest shape of a pattern lockstep's own runs produced, judged once as it happened
+// (legal) and once changed so that the same rule must refuse it, so no test passes by a checker
+// that accepts everything.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "checker/check.h"
+
+namespace lockstep::checker {
+namespace {
+
+// Parses `lines` (JSONL without the footer) and returns the linearizability result.
+PropertyResult lin(const std::string& header, const std::string& lines) {
+  const std::string text = header + "\n" + lines + R"({"t": 900000000, "type": "end", "complete": true})" + "\n";
+  Result<History> h = parse_history_text(text, "<test>");
+  EXPECT_TRUE(h.ok()) << (h.ok() ? "" : h.status().message());
+  if (!h.ok()) return PropertyResult{};
+  return check_linearizability(h.value(), CheckOptions{});
+}
+
+const char* kSingle = R"({"lockstep_history": 1, "lock_kind": "reentrant", "nodes": ["node0"]})";
+const char* kRedlock =
+    R"({"lockstep_history": 1, "lock_kind": "redlock", "nodes": ["node0", "node1", "node2"], "quorum": 2})";
+
+// A tryLock that failed while nobody held the lock.
+const char* kFailedTryOnFreeLock = R"(
+{"t": 1000, "type": "invoke", "id": 1, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "try_lock", "wait_ms": 0, "lease_ms": 10000}
+{"t": 2000, "type": "complete", "id": 1, "outcome": "ok", "acquired": false}
+)";
+
+TEST(LinearizabilityRegression, AQuorumLocksFailedAcquisitionIsAvailabilityNotSafety) {
+  EXPECT_EQ(lin(kRedlock, kFailedTryOnFreeLock).verdict, Verdict::kOk);
+  // On a single node nothing excuses it.
+  const PropertyResult single = lin(kSingle, kFailedTryOnFreeLock);
+  EXPECT_EQ(single.verdict, Verdict::kViolation);
+  EXPECT_NE(single.reason.find("failed although nothing blocked it"), std::string::npos) << single.reason;
+}
+
+// c1 holds L; its unlock runs (and releases), the reply is lost, the re-sent unlock finds the lock
+// free and fails with IllegalMonitorStateException; c2 then acquires. `unlock_execs` are the
+// unlock's exec lines.
+std::string retried_unlock(const std::string& unlock_execs) {
+  return R"({"t": 1000, "type": "invoke", "id": 1, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "lock", "lease_ms": 30000}
+{"t": 1100, "type": "exec", "node": "node0", "seq": 1, "conn": "c1", "command": "EVAL", "script": "rlock_acquire", "op": 1, "keys": ["L"], "reply": null}
+{"t": 1200, "type": "complete", "id": 1, "outcome": "ok", "acquired": true}
+{"t": 1200, "type": "hold_begin", "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": 1}
+{"t": 2000, "type": "invoke", "id": 2, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "unlock"}
+{"t": 2000, "type": "hold_end", "thread": "c1/t0", "lock": "L", "reason": "unlock"}
+)" + unlock_execs +
+         R"({"t": 5100000, "type": "complete", "id": 2, "outcome": "fail", "error": "IllegalMonitorStateException: attempt to unlock lock, not locked by current thread"}
+{"t": 5200000, "type": "invoke", "id": 3, "thread": "c2/t0", "owner": "u2:0", "lock": "L", "op": "lock", "lease_ms": 30000}
+{"t": 5200100, "type": "exec", "node": "node0", "seq": 4, "conn": "c2", "command": "EVAL", "script": "rlock_acquire", "op": 3, "keys": ["L"], "reply": null}
+{"t": 5200200, "type": "complete", "id": 3, "outcome": "ok", "acquired": true}
+)";
+}
+
+TEST(LinearizabilityRegression, ARetriedUnlockThatFailedMayHaveTakenEffectAtItsFirstRun) {
+  const std::string two_runs =
+      R"({"t": 2100, "type": "exec", "node": "node0", "seq": 2, "conn": "c1", "command": "EVAL", "script": "rlock_unlock", "op": 2, "keys": ["L"], "reply": 1}
+{"t": 5000000, "type": "exec", "node": "node0", "seq": 3, "conn": "c1", "command": "EVAL", "script": "rlock_unlock", "op": 2, "keys": ["L"], "reply": null}
+)";
+  const PropertyResult r = lin(kSingle, retried_unlock(two_runs));
+  EXPECT_EQ(r.verdict, Verdict::kOk) << r.reason;
+  // Run once, the failure is the only answer: the unlock had no effect, so c1 still held L.
+  const std::string one_run =
+      R"({"t": 5000000, "type": "exec", "node": "node0", "seq": 3, "conn": "c1", "command": "EVAL", "script": "rlock_unlock", "op": 2, "keys": ["L"], "reply": null}
+)";
+  EXPECT_EQ(lin(kSingle, retried_unlock(one_run)).verdict, Verdict::kViolation);
+}
+
+// c1's lock is granted at 1 s but the reply is lost; the re-sent script re-enters at 4 s (the
+// server now counts 2, the client 1); c1's unlock then leaves the lock held (released=false)
+// although c1 believes it released it. c2 takes the lock at 6 s, inside the orphaned hold's lease.
+std::string lost_grant_reply(bool client_released) {
+  std::string text = R"({"t": 900000, "type": "invoke", "id": 1, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "lock", "lease_ms": 30000}
+{"t": 1000000, "type": "exec", "node": "node0", "seq": 1, "conn": "c1", "command": "EVAL", "script": "rlock_acquire", "op": 1, "keys": ["L"], "reply": null}
+{"t": 4000000, "type": "exec", "node": "node0", "seq": 2, "conn": "c1", "command": "EVAL", "script": "rlock_acquire", "op": 1, "keys": ["L"], "reply": null}
+{"t": 4000100, "type": "complete", "id": 1, "outcome": "ok", "acquired": true, "count": 1}
+{"t": 4000100, "type": "hold_begin", "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": 1}
+{"t": 5000000, "type": "invoke", "id": 2, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "unlock"}
+)";
+  if (client_released) text += R"({"t": 5000000, "type": "hold_end", "thread": "c1/t0", "lock": "L", "reason": "unlock"})" "\n";
+  text += R"({"t": 5000100, "type": "exec", "node": "node0", "seq": 3, "conn": "c1", "command": "EVAL", "script": "rlock_unlock", "op": 2, "keys": ["L"], "reply": 0}
+{"t": 5000200, "type": "complete", "id": 2, "outcome": "ok", "released": false}
+{"t": 6000000, "type": "invoke", "id": 3, "thread": "c2/t0", "owner": "u2:0", "lock": "L", "op": "try_lock", "wait_ms": 0, "lease_ms": 30000}
+{"t": 6000100, "type": "exec", "node": "node0", "seq": 4, "conn": "c2", "command": "EVAL", "script": "rlock_acquire", "op": 3, "keys": ["L"], "reply": null}
+{"t": 6000200, "type": "complete", "id": 3, "outcome": "ok", "acquired": true, "count": 1}
+)";
+  return text;
+}
+
+TEST(LinearizabilityRegression, AnUnseenGrantReentersAndItsOrphanedHoldProtectsNobody) {
+  // The server's count of 2 explains released=false; nobody believes in the remaining hold, so
+  // its early lapse (c2's grant) harms nobody.
+  const PropertyResult r = lin(kSingle, lost_grant_reply(true));
+  EXPECT_EQ(r.verdict, Verdict::kOk) << r.reason;
+  // Had c1 kept believing it held L (no hold_end), c2's grant inside the lease is an early lapse.
+  EXPECT_EQ(lin(kSingle, lost_grant_reply(false)).verdict, Verdict::kViolation);
+}
+
+TEST(LinearizabilityRegression, AnUnseenGrantThatLapsedIsFollowedByAFreshOne) {
+  // c1's first grant (2 s lease) is unseen and lapses; c3's tryLock at 1.5 s fails because of it;
+  // c4 holds L from 5 s to 6 s; c1's re-sent script takes the lock afresh at 9 s.
+  const std::string text = R"({"t": 500000, "type": "invoke", "id": 1, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "lock", "lease_ms": 2000}
+{"t": 1000000, "type": "exec", "node": "node0", "seq": 1, "conn": "c1", "command": "EVAL", "script": "rlock_acquire", "op": 1, "keys": ["L"], "reply": null}
+{"t": 1500000, "type": "invoke", "id": 2, "thread": "c3/t0", "owner": "u3:0", "lock": "L", "op": "try_lock", "wait_ms": 0, "lease_ms": 2000}
+{"t": 1500100, "type": "exec", "node": "node0", "seq": 2, "conn": "c3", "command": "EVAL", "script": "rlock_acquire", "op": 2, "keys": ["L"], "reply": 1500}
+{"t": 1500200, "type": "complete", "id": 2, "outcome": "ok", "acquired": false}
+{"t": 5000000, "type": "invoke", "id": 4, "thread": "c4/t0", "owner": "u4:0", "lock": "L", "op": "try_lock", "wait_ms": 0, "lease_ms": 2000}
+{"t": 5000100, "type": "exec", "node": "node0", "seq": 5, "conn": "c4", "command": "EVAL", "script": "rlock_acquire", "op": 4, "keys": ["L"], "reply": null}
+{"t": 5000200, "type": "complete", "id": 4, "outcome": "ok", "acquired": true, "count": 1}
+{"t": 6000000, "type": "invoke", "id": 5, "thread": "c4/t0", "owner": "u4:0", "lock": "L", "op": "unlock"}
+{"t": 6000100, "type": "exec", "node": "node0", "seq": 6, "conn": "c4", "command": "EVAL", "script": "rlock_unlock", "op": 5, "keys": ["L"], "reply": 1}
+{"t": 6000200, "type": "complete", "id": 5, "outcome": "ok", "released": true, "count": 0}
+{"t": 9000000, "type": "exec", "node": "node0", "seq": 3, "conn": "c1", "command": "EVAL", "script": "rlock_acquire", "op": 1, "keys": ["L"], "reply": null}
+{"t": 9000100, "type": "complete", "id": 1, "outcome": "ok", "acquired": true, "count": 1}
+{"t": 9500000, "type": "invoke", "id": 3, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "unlock"}
+{"t": 9500100, "type": "exec", "node": "node0", "seq": 4, "conn": "c1", "command": "EVAL", "script": "rlock_unlock", "op": 3, "keys": ["L"], "reply": 1}
+{"t": 9500200, "type": "complete", "id": 3, "outcome": "ok", "released": true, "count": 0}
+)";
+  const PropertyResult r = lin(kSingle, text);
+  EXPECT_EQ(r.verdict, Verdict::kOk) << r.reason;
+  // Without the unseen first grant, c1's own grant must explain c3's failure (at 0.5 s) and its
+  // unlock at 9.5 s (so after c4's hold): no single grant does both.
+  std::string without = text;
+  without.erase(without.find(R"({"t": 1000000, "type": "exec")"), without.find(R"({"t": 1500000)") - without.find(R"({"t": 1000000, "type": "exec")"));
+  EXPECT_EQ(lin(kSingle, without).verdict, Verdict::kViolation);
+}
+
+// A write→read downgrade by c1, then the write watchdog's renewal that finds no write hold.
+std::string downgrade(const char* renewed) {
+  return std::string(R"({"t": 0, "type": "invoke", "id": 1, "thread": "c1/t0", "owner": "u1:0", "lock": "RW", "op": "lock", "mode": "write", "lease_ms": -1}
+{"t": 400, "type": "complete", "id": 1, "outcome": "ok", "acquired": true}
+{"t": 400, "type": "invoke", "id": 2, "thread": "c1/t0", "owner": "u1:0", "lock": "RW", "op": "lock", "mode": "read", "lease_ms": -1}
+{"t": 800, "type": "complete", "id": 2, "outcome": "ok", "acquired": true, "count": 1}
+{"t": 1000000, "type": "invoke", "id": 3, "thread": "c1/t0", "owner": "u1:0", "lock": "RW", "op": "unlock", "mode": "write"}
+{"t": 1000400, "type": "complete", "id": 3, "outcome": "ok", "released": true, "count": 0}
+{"t": 10000000, "type": "invoke", "id": 4, "thread": "c1/t0", "owner": "u1:0", "lock": "RW", "op": "renew", "mode": "write", "lease_ms": 30000}
+{"t": 10000400, "type": "complete", "id": 4, "outcome": "ok", "renewed": )") + renewed + R"(}
+{"t": 12000000, "type": "invoke", "id": 5, "thread": "c2/t0", "owner": "u2:0", "lock": "RW", "op": "lock", "mode": "read", "lease_ms": -1}
+{"t": 12000400, "type": "complete", "id": 5, "outcome": "ok", "acquired": true, "count": 1}
+)";
+}
+
+TEST(LinearizabilityRegression, AWriteRenewalAfterADowngradeLeavesTheReadHold) {
+  const char* header = R"({"lockstep_history": 1, "lock_kind": "rwlock", "nodes": ["node0"]})";
+  const PropertyResult r = lin(header, downgrade("false"));
+  EXPECT_EQ(r.verdict, Verdict::kOk) << r.reason;
+  // A read renewal that found nothing says the key (and the read hold) is gone: before its 30 s
+  // lease, that is an early lapse.
+  std::string read = downgrade("false");
+  read.replace(read.find(R"("op": "renew", "mode": "write")"), 30, R"("op": "renew", "mode": "read" )");
+  EXPECT_EQ(lin(header, read).verdict, Verdict::kViolation);
+}
+
+// set-nx-px style: c1's unlock finds its key gone (released=false) at `unlock_t_us`.
+std::string simple_release_false(int64_t unlock_t_us) {
+  const std::string t = std::to_string(unlock_t_us);
+  return R"({"t": 0, "type": "invoke", "id": 1, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "lock", "lease_ms": 2000}
+{"t": 100, "type": "complete", "id": 1, "outcome": "ok", "acquired": true}
+{"t": )" + t + R"(, "type": "invoke", "id": 2, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "unlock"}
+{"t": )" + std::to_string(unlock_t_us + 100) + R"(, "type": "complete", "id": 2, "outcome": "ok", "released": false}
+)";
+}
+
+TEST(LinearizabilityRegression, ANonReentrantUnlockThatReleasedNothingMeansTheHoldLapsed) {
+  const char* simple = R"({"lockstep_history": 1, "lock_kind": "simple", "nodes": ["node0"]})";
+  EXPECT_EQ(lin(simple, simple_release_false(3000000)).verdict, Verdict::kOk);       // after the lease
+  EXPECT_EQ(lin(simple, simple_release_false(1000000)).verdict, Verdict::kViolation);  // inside it
+  // On a quorum lock a partial release has an unknown effect: never an early lapse.
+  const char* quorum = R"({"lockstep_history": 1, "lock_kind": "simple", "algorithm": "redlock-spec", "nodes": ["node0", "node1", "node2"], "quorum": 2})";
+  EXPECT_EQ(lin(quorum, simple_release_false(1000000)).verdict, Verdict::kOk);
+}
+
+}  // namespace
+}  // namespace lockstep::checker
