@@ -35,10 +35,9 @@ struct LinOp {
   bool phantom = false;
   uint32_t exec = 0;
   bool unseen_grants = false;    // an acquisition with phantoms: its recorded count is a belief
-  bool client_released = false;  // an unlock that ended its thread's hold (StepHints)
 
   Effect effect() const { return required && !phantom ? Effect::kObserved : Effect::kAssumedDone; }
-  StepHints hints(int variant) const { return StepHints{variant, unseen_grants, client_released}; }
+  StepHints hints(int variant) const { return StepHints{variant, unseen_grants}; }
 };
 
 // The exec events of each operation (by index into History::ops), in history order; empty when
@@ -73,30 +72,33 @@ bool add_phantoms(const History& h, uint32_t index, const std::vector<uint32_t>&
   return unseen > 0;
 }
 
-// When each thread stopped believing it held each lock by unlocking: (thread, lock, mode) → the
-// times of those hold_end events, in order.
-using HoldEnds = std::map<std::tuple<Sym, Sym, Mode>, std::vector<TimeUs>>;
-
-HoldEnds unlock_hold_ends(const History& h) {
-  HoldEnds out;
-  const Sym unlock = h.syms.find("unlock");
+// When each owner believed it held each lock: from the grant of the acquisition that began a
+// hold (its last granting exec; the invoke when no execs were logged) to the hold's end.
+Beliefs beliefs_of(const History& h, const ExecsOf& execs_of) {
+  Beliefs out;
+  const Sym lost = h.syms.find("lost");
   for (const Hold& hold : h.holds) {
-    if (hold.end_t != kTimeNever && hold.end_reason == unlock) out[{hold.thread, hold.lock, hold.mode}].push_back(hold.end_t);
+    TimeUs from = hold.begin_t;
+    const int64_t index = hold.op_id == kAbsent ? -1 : h.op_index(hold.op_id);
+    if (index >= 0) {
+      from = std::min(from, h.ops[index].invoke_t);
+      const std::vector<uint32_t> grants =
+          execs_of.empty() ? std::vector<uint32_t>{} : granting_execs(h, execs_of[index]);
+      if (!grants.empty()) from = std::min(hold.begin_t, h.execs[grants.back()].t);
+    }
+    // A hold that ended because its client noticed the loss (a renewal that found nothing) was
+    // believed until that very observation, which therefore still finds it protected.
+    TimeUs to = hold.end_t;
+    if (to != kTimeNever && hold.end_reason == lost) ++to;
+    out.add(hold.owner, hold.lock, from, to);
   }
+  out.seal();
   return out;
-}
-
-// True when `op`, an unlock, ended its thread's hold: a hold_end by unlock while it ran.
-bool ends_hold(const HoldEnds& ends, const Operation& op) {
-  const auto it = ends.find({op.thread, op.lock, op.mode});
-  if (it == ends.end()) return false;
-  const auto t = std::lower_bound(it->second.begin(), it->second.end(), op.invoke_t);
-  return t != it->second.end() && *t <= op.complete_t;
 }
 
 // Builds the operations of one lock that the model must account for, in invoke order.
 std::vector<LinOp> lin_ops(const History& h, const std::vector<uint32_t>& indices, int64_t unknown_window_ms,
-                           const ExecsOf& execs_of, const HoldEnds& hold_ends) {
+                           const ExecsOf& execs_of) {
   std::vector<LinOp> out;
   out.reserve(indices.size());
   for (uint32_t i : indices) {
@@ -119,7 +121,14 @@ std::vector<LinOp> lin_ops(const History& h, const std::vector<uint32_t>& indice
     if (op.is_acquire() && !h.header.quorum_lock() && !execs_of.empty()) {
       x.unseen_grants = add_phantoms(h, i, execs_of[i], &out);
     }
-    x.client_released = op.kind == OpKind::kUnlock && ends_hold(hold_ends, op);
+    // An observed acquisition took effect when a node answered it, not before: at its last grant
+    // (or, when it did not acquire, its last attempt). Its lease protects its owner from then on
+    // (Beliefs), so it may not be placed earlier.
+    if (op.is_acquire() && x.required && !execs_of.empty() && !execs_of[i].empty()) {
+      const std::vector<uint32_t> grants = granting_execs(h, execs_of[i]);
+      const uint32_t e = op.acquired == Tri::kFalse || grants.empty() ? execs_of[i].back() : grants.back();
+      x.invoke_t = std::clamp(h.execs[e].t, op.invoke_t, op.complete_t);
+    }
     out.push_back(x);
   }
   // The search walks the ops in invoke order; a phantom is invoked at its exec time.
@@ -470,12 +479,13 @@ PropertyResult check_linearizability(const History& h, const CheckOptions& optio
   }
   model.set_owner_threads(std::move(owner_threads));
   const ExecsOf execs_of = h.execs.empty() ? ExecsOf{} : execs_by_op(h);
-  const HoldEnds hold_ends = unlock_hold_ends(h);
+  const Beliefs beliefs = beliefs_of(h, execs_of);
+  model.set_beliefs(&beliefs);
   int64_t by_order = 0, by_search = 0, states = 0;
   std::string budget_lock;
   nlohmann::json locks = nlohmann::json::array();
   for (const auto& [lock, indices] : group_by_lock(h.ops)) {
-    std::vector<LinOp> ops = lin_ops(h, indices, options.unknown_window_ms, execs_of, hold_ends);
+    std::vector<LinOp> ops = lin_ops(h, indices, options.unknown_window_ms, execs_of);
     std::string order_why = options.use_exec_order ? "no exec events with op ids" : "not asked for (--no-exec-order)";
     if (options.use_exec_order && !execs_of.empty() && verify_exec_order(h, model, ops, execs_of, &order_why)) {
       ++by_order;

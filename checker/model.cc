@@ -30,6 +30,37 @@ void remove_empty(LockState& s) {
 
 }  // namespace
 
+void Beliefs::add(Sym owner, Sym lock, TimeUs from, TimeUs to) {
+  LS_ASSERT(from <= to);
+  intervals_[{owner, lock}].emplace_back(from, to);
+}
+
+void Beliefs::seal() {
+  for (auto& [key, list] : intervals_) {
+    std::sort(list.begin(), list.end());
+    std::vector<std::pair<TimeUs, TimeUs>> merged;
+    for (const auto& iv : list) {
+      if (!merged.empty() && iv.first <= merged.back().second) {
+        merged.back().second = std::max(merged.back().second, iv.second);
+      } else {
+        merged.push_back(iv);
+      }
+    }
+    list = std::move(merged);
+  }
+}
+
+TimeUs Beliefs::protected_until(Sym owner, Sym lock, TimeUs t) const {
+  const auto it = intervals_.find({owner, lock});
+  if (it == intervals_.end()) return kTimeNever;
+  const auto& list = it->second;
+  // The last interval starting at or before t.
+  auto iv = std::upper_bound(list.begin(), list.end(), std::pair<TimeUs, TimeUs>{t, kTimeNever});
+  if (iv == list.begin()) return t;
+  --iv;
+  return t < iv->second ? iv->second : t;
+}
+
 Model::Model(LockKind kind, int64_t tolerance_us, bool fair, bool quorum, const SymbolTable* syms)
     : kind_(kind), tolerance_us_(tolerance_us), fair_(fair), quorum_(quorum), syms_(syms) {
   LS_ASSERT(tolerance_us >= 0);
@@ -59,21 +90,29 @@ bool Model::conflicts(const Holder& h, Sym owner, Mode mode) const {
   return mode == Mode::kWrite || h.count > 0;
 }
 
+TimeUs Model::may_lapse_at(const Holder& h, Sym lock, TimeUs at) const {
+  if (beliefs_ == nullptr || h.lapse_at_us <= at) return std::max(at, h.lapse_at_us);
+  return std::max(at, std::min(h.lapse_at_us, beliefs_->protected_until(h.owner, lock, at)));
+}
+
 template <typename Pred>
-bool Model::lapse(LockState& s, Pred pred, TimeUs limit_us, TimeUs* at_us, std::string* why) const {
+bool Model::lapse(LockState& s, Pred pred, Sym lock, TimeUs limit_us, TimeUs* at_us, std::string* why) const {
   TimeUs at = *at_us;
   const Holder* latest = nullptr;
+  TimeUs latest_at = 0;
   for (const Holder& h : s.holders) {
     if (!pred(h)) continue;
-    if (h.lapse_at_us > at) {
-      at = h.lapse_at_us;
+    const TimeUs h_at = may_lapse_at(h, lock, *at_us);
+    if (h_at > at) {
+      at = h_at;
       latest = &h;
+      latest_at = h_at;
     }
   }
   if (at > limit_us) {
     if (why) {
       *why = "held by " + owner(latest->owner) + ", whose lease cannot lapse before " +
-             format_time(latest->lapse_at_us) + " (after " + format_time(limit_us) +
+             format_time(latest_at) + " (after " + format_time(limit_us) +
              ", the latest time the operation can take effect)";
     }
     return false;
@@ -88,13 +127,13 @@ bool Model::acquire(LockState& s, const Operation& op, Effect effect, TimeUs lim
   const Mode mode = mode_of(op);
   // A recorded count of 1 says the owner's own earlier hold (e.g. an unknown acquisition that
   // took effect) had lapsed by then.
-  const bool fresh_count = effect == Effect::kObserved && op.count == 1;
+  const bool fresh_count = effect == Effect::kObserved && op.count == 1 && !unseen_grants;
   auto blocks = [&](const Holder& h) {
     if (conflicts(h, op.owner, mode)) return true;
     if (lapse_own && h.owner == op.owner) return true;
     return fresh_count && h.owner == op.owner && (mode == Mode::kRead ? h.read_count : h.count) > 0;
   };
-  if (!lapse(s, blocks, limit_us, at_us, why)) return false;
+  if (!lapse(s, blocks, op.lock, limit_us, at_us, why)) return false;
   Holder* h = find_holder(s, op.owner);
   const bool fresh = h == nullptr;
   if (fresh) h = &add_holder(s, op.owner);
@@ -102,6 +141,10 @@ bool Model::acquire(LockState& s, const Operation& op, Effect effect, TimeUs lim
   ++count;
   h->lease_us = op.effective_lease_us();
   h->lapse_at_us = std::max<TimeUs>(0, *at_us + h->lease_us - tolerance_us_);
+  // A grant nobody saw (a lost reply, an unknown outcome) protects nobody: its owner does not
+  // believe it holds the lock, so the hold may lapse at once without harming anyone. A later
+  // observed reentry re-arms the lease from then.
+  if (effect != Effect::kObserved && fresh) h->lapse_at_us = 0;
   if (effect != Effect::kObserved) return true;
   if (op.count >= 0 && !unseen_grants && op.count != count) {
     if (why) *why = "recorded hold count " + std::to_string(op.count) + ", but it is " + std::to_string(count);
@@ -130,7 +173,7 @@ bool Model::try_fail(const LockState& s, const Operation& op, std::string* why) 
 }
 
 bool Model::release(LockState& s, const Operation& op, Effect effect, TimeUs limit_us,
-                    TimeUs* at_us, std::string* why, bool client_released) const {
+                    TimeUs* at_us, std::string* why) const {
   const Mode mode = mode_of(op);
   if (kind_ == LockKind::kSimple && effect == Effect::kObserved && op.released == Tri::kFalse) {
     // A non-reentrant lock's unlock that released nothing found the owner's key gone (or, on a
@@ -141,7 +184,7 @@ bool Model::release(LockState& s, const Operation& op, Effect effect, TimeUs lim
       std::erase_if(s.holders, [&](const Holder& x) { return x.owner == op.owner; });
       return true;
     }
-    return lapse(s, [&](const Holder& x) { return x.owner == op.owner; }, limit_us, at_us, why);
+    return lapse(s, [&](const Holder& x) { return x.owner == op.owner; }, op.lock, limit_us, at_us, why);
   }
   Holder* h = find_holder(s, op.owner);
   int32_t* count = h == nullptr ? nullptr : (mode == Mode::kRead ? &h->read_count : &h->count);
@@ -150,12 +193,6 @@ bool Model::release(LockState& s, const Operation& op, Effect effect, TimeUs lim
     return false;
   }
   --*count;
-  if (client_released && *count > 0) {
-    // The server counts a hold the client no longer believes in (an unseen reentry): orphaned,
-    // it may lapse at once. Its lease protects nobody.
-    h->lapse_at_us = 0;
-    h->lease_us = 0;
-  }
   if (effect == Effect::kObserved) {
     if (op.released != Tri::kAbsent && (op.released == Tri::kTrue) != (*count == 0)) {
       if (why) *why = std::string("recorded released=") + (op.released == Tri::kTrue ? "true" : "false") +
@@ -178,7 +215,7 @@ bool Model::force_release(LockState& s, const Operation& op, TimeUs limit_us, Ti
     return false;
   }
   if (op.released == Tri::kFalse) {
-    return lapse(s, [](const Holder&) { return true; }, limit_us, at_us, why);
+    return lapse(s, [](const Holder&) { return true; }, op.lock, limit_us, at_us, why);
   }
   s.holders.clear();
   return true;
@@ -200,7 +237,7 @@ bool Model::renew(LockState& s, const Operation& op, TimeUs limit_us, TimeUs* at
     // outlived a write→read downgrade finds no write hold and renews nothing, while the read
     // hold (and the key) stay.
     if (kind_ == LockKind::kRwlock && (op.mode == Mode::kRead ? h->read_count : h->count) == 0) return true;
-    return lapse(s, [&](const Holder& x) { return x.owner == op.owner; }, limit_us, at_us, why);
+    return lapse(s, [&](const Holder& x) { return x.owner == op.owner; }, op.lock, limit_us, at_us, why);
   }
   return true;
 }
@@ -227,7 +264,7 @@ bool Model::step(const LockState& state, const Operation& op, Effect effect, Tim
     case OpKind::kUnlock:
       // A partial unlock re-arms the lease from the time it took effect (the script's pexpire);
       // the rwlock's read unlock recomputes it from the remaining holds, so it keeps theirs.
-      if (!release(*next, op, effect, limit_us, at_us, why, hints.client_released)) return false;
+      if (!release(*next, op, effect, limit_us, at_us, why)) return false;
       if (Holder* h = find_holder(*next, op.owner); h && kind_ != LockKind::kRwlock) {
         h->lapse_at_us = std::max<TimeUs>(0, *at_us + h->lease_us - tolerance_us_);
       }

@@ -54,10 +54,25 @@ struct StepHints {
   // script whose first reply was lost; docs/checker.md): its recorded count is the client's
   // belief, not the server's, and is not compared.
   bool unseen_grants = false;
-  // An unlock after which the client believed it no longer held the lock (its hold ended). When
-  // the server still counts a hold (released=false), that hold is orphaned: nobody believes they
-  // hold it, so it may lapse at any time without harming anyone.
-  bool client_released = false;
+};
+
+// When each owner believed it held each lock: the leases the model enforces protect a holder only
+// then (docs/checker.md, "Leases and time"). A hold nobody believes in — a grant whose reply was
+// lost, a hold the client already released, crashed with or lost — may lapse at any time without
+// harming anyone; a lapse that does harm someone is a mutual-exclusion violation too.
+class Beliefs {
+ public:
+  // Adds [from, to) for (owner, lock); intervals may overlap.
+  void add(Sym owner, Sym lock, TimeUs from, TimeUs to);
+  // Sorts and merges. REQUIRES: called once, after every add().
+  void seal();
+  // The end of the belief interval of (owner, lock) containing `t`, `t` itself when the owner
+  // did not believe at t, or kTimeNever when nothing was recorded for the pair (a history without
+  // holds: every lease binds).
+  TimeUs protected_until(Sym owner, Sym lock, TimeUs t) const;
+
+ private:
+  std::map<std::pair<Sym, Sym>, std::vector<std::pair<TimeUs, TimeUs>>> intervals_;
 };
 
 // How step() treats the operation's recorded result.
@@ -73,6 +88,10 @@ class Model {
   // unreachable, a split vote: availability, not safety), and an unlock that released fewer
   // than a quorum has an unknown effect.
   Model(LockKind kind, int64_t tolerance_us, bool fair, bool quorum, const SymbolTable* syms);
+
+  // Leases protect a holder only while its owner believed it held the lock (Beliefs). Without
+  // this call every lease binds. REQUIRES: `beliefs` outlives the model.
+  void set_beliefs(const Beliefs* beliefs) { beliefs_ = beliefs; }
 
   // Messages name an owner by its thread ("c1/t0 (owner 3f2a…:1)") once told which thread each
   // owner belongs to; owners are otherwise opaque client ids.
@@ -103,7 +122,7 @@ class Model {
                std::string* why, bool lapse_own, bool unseen_grants) const;
   bool try_fail(const LockState& s, const Operation& op, std::string* why) const;
   bool release(LockState& s, const Operation& op, Effect effect, TimeUs limit_us, TimeUs* at_us,
-               std::string* why, bool client_released) const;
+               std::string* why) const;
   bool force_release(LockState& s, const Operation& op, TimeUs limit_us, TimeUs* at_us,
                      std::string* why) const;
   bool renew(LockState& s, const Operation& op, TimeUs limit_us, TimeUs* at_us,
@@ -114,7 +133,7 @@ class Model {
   // Lets every holder matching `pred` lapse, moving *at_us to the latest lapse time; false (and
   // nothing changed) when that would pass `limit_us`.
   template <typename Pred>
-  bool lapse(LockState& s, Pred pred, TimeUs limit_us, TimeUs* at_us, std::string* why) const;
+  bool lapse(LockState& s, Pred pred, Sym lock, TimeUs limit_us, TimeUs* at_us, std::string* why) const;
   std::string owner(Sym sym) const;
   std::string owner(Sym sym, const SymbolTable& syms) const;
 
@@ -124,6 +143,9 @@ class Model {
   bool quorum_;
   const SymbolTable* syms_;
   std::map<Sym, Sym> owner_threads_;  // owner -> the thread it belongs to, for messages
+  const Beliefs* beliefs_ = nullptr;
+  // The earliest time ≥ at that holder `h` of the lock `lock` may lapse.
+  TimeUs may_lapse_at(const Holder& h, Sym lock, TimeUs at) const;
 };
 
 }  // namespace lockstep::checker
