@@ -53,22 +53,33 @@ std::vector<uint32_t> granting_execs(const History& h, const std::vector<uint32_
   return out;
 }
 
-// Adds a phantom for every grant of acquisition `index` that the client did not see: every
-// granting run before the last one (the client re-sent the script after a lost reply, and it
-// re-entered the lock or, once the unseen hold lapsed, took it afresh), and the last one too
-// when the call reported that it did not acquire. Returns whether it added any.
+// Adds the runs of operation `index` that the client did not see as phantoms: operations pinned
+// to their exec times whose results nobody observed. A client re-sends a call whose reply was
+// lost or late, so a run before the last may have taken effect unseen:
+//  - an acquisition's earlier grants (the re-sent script re-entered the lock or, once the unseen
+//    hold lapsed, took it afresh) certainly did: they are required; so is its last grant when
+//    the call did not report success;
+//  - any other call's earlier runs (an unlock's first run that released before its retry found
+//    the lock free and failed with IllegalMonitorStateException, or decremented it once more)
+//    may have: they are optional.
+// Returns whether it added a grant the client did not see.
 bool add_phantoms(const History& h, uint32_t index, const std::vector<uint32_t>& execs, std::vector<LinOp>* out) {
   const Operation& op = h.ops[index];
-  const std::vector<uint32_t> grants = granting_execs(h, execs);
-  const bool last_seen = !(op.outcome == Outcome::kOk && op.acquired == Tri::kFalse);
-  const size_t unseen = grants.size() - (last_seen && !grants.empty() ? 1 : 0);
-  for (size_t k = 0; k < unseen; ++k) {
-    const Exec& e = h.execs[grants[k]];
-    LinOp p{index, e.t, e.t, true};
+  auto add = [&](uint32_t exec, bool required) {
+    const Exec& e = h.execs[exec];
+    LinOp p{index, e.t, e.t, required};
     p.phantom = true;
-    p.exec = grants[k];
+    p.exec = exec;
     out->push_back(p);
+  };
+  if (!op.is_acquire()) {
+    for (size_t k = 0; k + 1 < execs.size(); ++k) add(execs[k], false);
+    return false;
   }
+  const std::vector<uint32_t> grants = granting_execs(h, execs);
+  const bool last_seen = op.outcome == Outcome::kOk && op.acquired != Tri::kFalse;
+  const size_t unseen = grants.size() - (last_seen && !grants.empty() ? 1 : 0);
+  for (size_t k = 0; k < unseen; ++k) add(grants[k], true);
   return unseen > 0;
 }
 
@@ -104,22 +115,19 @@ std::vector<LinOp> lin_ops(const History& h, const std::vector<uint32_t>& indice
   for (uint32_t i : indices) {
     const Operation& op = h.ops[i];
     LinOp x{i, op.invoke_t, op.complete_t, true};
-    // A failure is the answer of the call's last attempt. When the client re-sent the call (a
-    // lost reply, a timeout), an earlier attempt may have taken effect unseen — the retried
-    // unlock that fails with IllegalMonitorStateException after its first run released the lock.
-    const bool retried = !execs_of.empty() && execs_of[i].size() > 1;
-    if (op.outcome == Outcome::kFail && !is_timeout_error(h, op) && !retried) continue;  // had no effect
+    // A re-sent call's earlier runs (phantoms) may have taken effect whatever the last run did.
+    // On a quorum lock a round that fails undoes its grants (with unlocks of no op) and tries
+    // again, so an earlier grant there was taken back.
+    if (op.kind != OpKind::kRenew && !execs_of.empty() && !(op.is_acquire() && h.header.quorum_lock())) {
+      x.unseen_grants = add_phantoms(h, i, execs_of[i], &out);
+    }
+    if (op.outcome == Outcome::kFail && !is_timeout_error(h, op)) continue;  // the last run had no effect
     if (op.outcome != Outcome::kOk) {
       // May have taken effect or not. An unknown renewal is skipped: taking effect would only
       // extend a lease, which never makes a history more legal.
       if (op.kind == OpKind::kRenew) continue;
       x.required = false;
       x.deadline_t = unknown_window_ms < 0 ? kTimeNever : op.invoke_t + unknown_window_ms * kUsPerMs;
-    }
-    // On a quorum lock a round that fails undoes its grants (with unlocks of no op) and tries
-    // again, so an earlier grant there was taken back.
-    if (op.is_acquire() && !h.header.quorum_lock() && !execs_of.empty()) {
-      x.unseen_grants = add_phantoms(h, i, execs_of[i], &out);
     }
     // An observed acquisition took effect when a node answered it, not before: at its last grant
     // (or, when it did not acquire, its last attempt). Its lease protects its owner from then on
@@ -341,17 +349,12 @@ Search::Answer Search::run() {
 
 // The execution-order witness: each op at the time its script ran on a node. Returns true when
 // that order is a legal linearization; otherwise `*why` says why it could not be used.
-//
-// An acquisition takes effect at its last attempt (the client stops retrying once it succeeds).
-// Any other operation that ran more than once (re-sent after a lost reply) takes effect at the
-// first of its runs where the model allows it: the later runs found the state it left.
 bool verify_exec_order(const History& h, const Model& model, const std::vector<LinOp>& ops,
                        const ExecsOf& execs_of, std::string* why) {
   struct Point {
     TimeUs t;
     int64_t seq;
     uint32_t lin;
-    bool last;  // the op's last run
   };
   std::vector<Point> points;
   points.reserve(ops.size());
@@ -359,7 +362,7 @@ bool verify_exec_order(const History& h, const Model& model, const std::vector<L
     const Operation& op = h.ops[ops[i].op];
     if (ops[i].phantom) {
       const Exec& e = h.execs[ops[i].exec];
-      points.push_back({e.t, e.seq, i, true});
+      points.push_back({e.t, e.seq, i});
       continue;
     }
     const std::vector<uint32_t>& ex = execs_of[ops[i].op];
@@ -370,35 +373,26 @@ bool verify_exec_order(const History& h, const Model& model, const std::vector<L
       }
       continue;  // never reached a node: it had no effect
     }
-    if (op.is_acquire()) {
-      // At its last grant (a lock script's later runs, e.g. a PEXPIRE, change no ownership),
-      // else at its last attempt.
-      const std::vector<uint32_t> grants = granting_execs(h, ex);
-      const Exec& e = h.execs[grants.empty() ? ex.back() : grants.back()];
-      points.push_back({e.t, e.seq, i, true});
-      continue;
-    }
-    for (size_t k = 0; k < ex.size(); ++k) {
-      const Exec& e = h.execs[ex[k]];
-      points.push_back({e.t, e.seq, i, k + 1 == ex.size()});
-    }
+    // An acquisition at its last grant (a lock script's later runs, e.g. a PEXPIRE, change no
+    // ownership), else at its last attempt; any other call at its last run (its earlier runs are
+    // phantoms of their own).
+    const std::vector<uint32_t> grants = op.is_acquire() ? granting_execs(h, ex) : std::vector<uint32_t>{};
+    const Exec& e = h.execs[grants.empty() ? ex.back() : grants.back()];
+    points.push_back({e.t, e.seq, i});
   }
   std::stable_sort(points.begin(), points.end(), [](const Point& a, const Point& b) {
     return a.t != b.t ? a.t < b.t : a.seq < b.seq;
   });
-  std::vector<bool> applied(ops.size(), false);
   LockState state = model.init();
   LockState next;
   for (const Point& p : points) {
-    if (applied[p.lin]) continue;
     const LinOp& x = ops[p.lin];
     const Operation& op = h.ops[x.op];
     TimeUs at = p.t;
     std::string step_why;
     if (model.step(state, op, x.effect(), p.t, &at, &next, &step_why, x.hints(0))) {
       state = std::move(next);
-      applied[p.lin] = true;
-    } else if (x.required && p.last) {
+    } else if (x.required) {
       *why = std::string(h.str(op.thread)) + "'s " + op_kind_name(op.kind) + " (#" + std::to_string(op.id) +
              ") at its execution time " + format_time(p.t) + ": " + step_why;
       return false;
