@@ -90,13 +90,18 @@ Task<LockOutcome> RedissonLock::release(const Thread& thread, const LockRequest&
   LockType* type = type_for(request.mode);
   if (type == nullptr) co_return no_such_mode(request.mode);
   LockOutcome out = co_await redisson::release(*type, 0, &thread, to_call(request));
-  if (request.mode == LockMode::kRead && out.outcome == Outcome::kOk) {
+  if (request.mode == LockMode::kRead) {
+    // The thread gave up one read hold when it called unlock, whatever the answer (its hold in
+    // the history ended then too): an unlock that failed or timed out must not leave a count
+    // the next read acquisition would build on.
     auto it = read_holds_.find({thread.index, std::string(request.lock)});
     const int64_t left = it == read_holds_.end() ? 0 : std::max<int64_t>(0, it->second - 1);
-    out.released = out.released || left == 0;
-    out.count = left;
     if (it != read_holds_.end() && left == 0) read_holds_.erase(it);
     if (left > 0) it->second = left;
+    if (out.outcome == Outcome::kOk) {
+      out.released = out.released || left == 0;
+      out.count = left;
+    }
   }
   co_return out;
 }
