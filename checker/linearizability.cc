@@ -35,9 +35,10 @@ struct LinOp {
   bool phantom = false;
   uint32_t exec = 0;
   bool unseen_grants = false;    // an acquisition with phantoms: its recorded count is a belief
+  bool ends_belief = false;      // an unlock that ended its owner's hold (StepHints)
 
   Effect effect() const { return required && !phantom ? Effect::kObserved : Effect::kAssumedDone; }
-  StepHints hints(int variant) const { return StepHints{variant, unseen_grants}; }
+  StepHints hints(int variant) const { return StepHints{variant, unseen_grants, ends_belief}; }
 };
 
 // The exec events of each operation (by index into History::ops), in history order; empty when
@@ -109,7 +110,7 @@ Beliefs beliefs_of(const History& h, const ExecsOf& execs_of) {
 
 // Builds the operations of one lock that the model must account for, in invoke order.
 std::vector<LinOp> lin_ops(const History& h, const std::vector<uint32_t>& indices, int64_t unknown_window_ms,
-                           const ExecsOf& execs_of) {
+                           const ExecsOf& execs_of, const Beliefs& beliefs) {
   std::vector<LinOp> out;
   out.reserve(indices.size());
   for (uint32_t i : indices) {
@@ -129,6 +130,7 @@ std::vector<LinOp> lin_ops(const History& h, const std::vector<uint32_t>& indice
       x.required = false;
       x.deadline_t = unknown_window_ms < 0 ? kTimeNever : op.invoke_t + unknown_window_ms * kUsPerMs;
     }
+    x.ends_belief = op.kind == OpKind::kUnlock && beliefs.ends_within(op.owner, op.lock, op.invoke_t, op.complete_t);
     // An observed acquisition took effect when a node answered it, not before: at its last grant
     // (or, when it did not acquire, its last attempt). Its lease protects its owner from then on
     // (Beliefs), so it may not be placed earlier.
@@ -479,7 +481,7 @@ PropertyResult check_linearizability(const History& h, const CheckOptions& optio
   std::string budget_lock;
   nlohmann::json locks = nlohmann::json::array();
   for (const auto& [lock, indices] : group_by_lock(h.ops)) {
-    std::vector<LinOp> ops = lin_ops(h, indices, options.unknown_window_ms, execs_of);
+    std::vector<LinOp> ops = lin_ops(h, indices, options.unknown_window_ms, execs_of, beliefs);
     std::string order_why = options.use_exec_order ? "no exec events with op ids" : "not asked for (--no-exec-order)";
     if (options.use_exec_order && !execs_of.empty() && verify_exec_order(h, model, ops, execs_of, &order_why)) {
       ++by_order;

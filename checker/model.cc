@@ -61,6 +61,13 @@ TimeUs Beliefs::protected_until(Sym owner, Sym lock, TimeUs t) const {
   return t < iv->second ? iv->second : t;
 }
 
+bool Beliefs::ends_within(Sym owner, Sym lock, TimeUs from, TimeUs to) const {
+  const auto it = intervals_.find({owner, lock});
+  if (it == intervals_.end()) return false;
+  return std::any_of(it->second.begin(), it->second.end(),
+                     [&](const auto& iv) { return iv.second >= from && iv.second <= to; });
+}
+
 Model::Model(LockKind kind, int64_t tolerance_us, bool fair, bool quorum, const SymbolTable* syms)
     : kind_(kind), tolerance_us_(tolerance_us), fair_(fair), quorum_(quorum), syms_(syms) {
   LS_ASSERT(tolerance_us >= 0);
@@ -173,7 +180,7 @@ bool Model::try_fail(const LockState& s, const Operation& op, std::string* why) 
 }
 
 bool Model::release(LockState& s, const Operation& op, Effect effect, TimeUs limit_us,
-                    TimeUs* at_us, std::string* why) const {
+                    TimeUs* at_us, std::string* why, bool ends_belief) const {
   const Mode mode = mode_of(op);
   if (kind_ == LockKind::kSimple && effect == Effect::kObserved && op.released == Tri::kFalse) {
     // A non-reentrant lock's unlock that released nothing found the owner's key gone (or, on a
@@ -193,7 +200,9 @@ bool Model::release(LockState& s, const Operation& op, Effect effect, TimeUs lim
     return false;
   }
   --*count;
-  if (effect == Effect::kObserved) {
+  // The client believes it released; a count the server still keeps is orphaned (StepHints).
+  const bool orphaned = ends_belief && *count > 0 && op.released == Tri::kTrue;
+  if (effect == Effect::kObserved && !orphaned) {
     if (op.released != Tri::kAbsent && (op.released == Tri::kTrue) != (*count == 0)) {
       if (why) *why = std::string("recorded released=") + (op.released == Tri::kTrue ? "true" : "false") +
                       ", but the hold count is now " + std::to_string(*count);
@@ -264,7 +273,7 @@ bool Model::step(const LockState& state, const Operation& op, Effect effect, Tim
     case OpKind::kUnlock:
       // A partial unlock re-arms the lease from the time it took effect (the script's pexpire);
       // the rwlock's read unlock recomputes it from the remaining holds, so it keeps theirs.
-      if (!release(*next, op, effect, limit_us, at_us, why)) return false;
+      if (!release(*next, op, effect, limit_us, at_us, why, hints.ends_belief)) return false;
       if (Holder* h = find_holder(*next, op.owner); h && kind_ != LockKind::kRwlock) {
         h->lapse_at_us = std::max<TimeUs>(0, *at_us + h->lease_us - tolerance_us_);
       }

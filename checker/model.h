@@ -54,6 +54,11 @@ struct StepHints {
   // script whose first reply was lost; docs/checker.md): its recorded count is the client's
   // belief, not the server's, and is not compared.
   bool unseen_grants = false;
+  // An unlock that ended its owner's belief in the lock (the owner's hold ended while it ran).
+  // When the server still counts a hold afterwards (a grant the client never saw re-entered
+  // the lock), the client reports released=true for a hold that is now orphaned: nobody
+  // believes in it, so it stays without protecting anyone (Beliefs).
+  bool ends_belief = false;
 };
 
 // When each owner believed it held each lock: the leases the model enforces protect a holder only
@@ -70,6 +75,8 @@ class Beliefs {
   // did not believe at t, or kTimeNever when nothing was recorded for the pair (a history without
   // holds: every lease binds).
   TimeUs protected_until(Sym owner, Sym lock, TimeUs t) const;
+  // Whether a belief interval of (owner, lock) ends within [from, to].
+  bool ends_within(Sym owner, Sym lock, TimeUs from, TimeUs to) const;
 
  private:
   std::map<std::pair<Sym, Sym>, std::vector<std::pair<TimeUs, TimeUs>>> intervals_;
@@ -122,7 +129,7 @@ class Model {
                std::string* why, bool lapse_own, bool unseen_grants) const;
   bool try_fail(const LockState& s, const Operation& op, std::string* why) const;
   bool release(LockState& s, const Operation& op, Effect effect, TimeUs limit_us, TimeUs* at_us,
-               std::string* why) const;
+               std::string* why, bool ends_belief) const;
   bool force_release(LockState& s, const Operation& op, TimeUs limit_us, TimeUs* at_us,
                      std::string* why) const;
   bool renew(LockState& s, const Operation& op, TimeUs limit_us, TimeUs* at_us,
