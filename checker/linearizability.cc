@@ -74,7 +74,14 @@ bool add_phantoms(const History& h, uint32_t index, const std::vector<uint32_t>&
     out->push_back(p);
   };
   if (!op.is_acquire()) {
-    for (size_t k = 0; k + 1 < execs.size(); ++k) add(execs[k], false);
+    // A run is a re-send when the same node ran the call again later (a quorum lock's unlock
+    // runs once on every master).
+    for (size_t k = 0; k + 1 < execs.size(); ++k) {
+      const Sym node = h.execs[execs[k]].node;
+      const bool rerun = std::any_of(execs.begin() + static_cast<ptrdiff_t>(k) + 1, execs.end(),
+                                     [&](uint32_t later) { return h.execs[later].node == node; });
+      if (rerun) add(execs[k], false);
+    }
     return false;
   }
   const std::vector<uint32_t> grants = granting_execs(h, execs);
@@ -113,9 +120,19 @@ std::vector<LinOp> lin_ops(const History& h, const std::vector<uint32_t>& indice
                            const ExecsOf& execs_of, const Beliefs& beliefs) {
   std::vector<LinOp> out;
   out.reserve(indices.size());
+  std::map<Sym, TimeUs> thread_done;  // thread → when its last call (not a renewal) returned
   for (uint32_t i : indices) {
     const Operation& op = h.ops[i];
     LinOp x{i, op.invoke_t, op.complete_t, true};
+    // A thread's calls follow one another: a call invoked at the very instant the previous one
+    // returned still comes after it (a watchdog's renewals run beside the thread's calls).
+    if (op.kind != OpKind::kRenew) {
+      const auto [it, fresh] = thread_done.emplace(op.thread, op.complete_t);
+      if (!fresh) {
+        if (x.invoke_t <= it->second && it->second < x.deadline_t) x.invoke_t = it->second + 1;
+        it->second = op.complete_t;
+      }
+    }
     // A re-sent call's earlier runs (phantoms) may have taken effect whatever the last run did.
     // On a quorum lock a round that fails undoes its grants (with unlocks of no op) and tries
     // again, so an earlier grant there was taken back.

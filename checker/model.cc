@@ -103,13 +103,15 @@ TimeUs Model::may_lapse_at(const Holder& h, Sym lock, TimeUs at) const {
 }
 
 template <typename Pred>
-bool Model::lapse(LockState& s, Pred pred, Sym lock, TimeUs limit_us, TimeUs* at_us, std::string* why) const {
+bool Model::lapse(LockState& s, Pred pred, Sym lock, TimeUs limit_us, TimeUs* at_us, std::string* why,
+                  Sym self) const {
   TimeUs at = *at_us;
   const Holder* latest = nullptr;
   TimeUs latest_at = 0;
   for (const Holder& h : s.holders) {
     if (!pred(h)) continue;
-    const TimeUs h_at = may_lapse_at(h, lock, *at_us);
+    const TimeUs h_at = h.owner == self && *at_us > 0 ? std::max(*at_us, may_lapse_at(h, lock, *at_us - 1))
+                                                      : may_lapse_at(h, lock, *at_us);
     if (h_at > at) {
       at = h_at;
       latest = &h;
@@ -140,7 +142,7 @@ bool Model::acquire(LockState& s, const Operation& op, Effect effect, TimeUs lim
     if (lapse_own && h.owner == op.owner) return true;
     return fresh_count && h.owner == op.owner && (mode == Mode::kRead ? h.read_count : h.count) > 0;
   };
-  if (!lapse(s, blocks, op.lock, limit_us, at_us, why)) return false;
+  if (!lapse(s, blocks, op.lock, limit_us, at_us, why, op.owner)) return false;
   Holder* h = find_holder(s, op.owner);
   const bool fresh = h == nullptr;
   if (fresh) h = &add_holder(s, op.owner);
@@ -182,11 +184,13 @@ bool Model::try_fail(const LockState& s, const Operation& op, std::string* why) 
 bool Model::release(LockState& s, const Operation& op, Effect effect, TimeUs limit_us,
                     TimeUs* at_us, std::string* why, bool ends_belief) const {
   const Mode mode = mode_of(op);
-  if (kind_ == LockKind::kSimple && effect == Effect::kObserved && op.released == Tri::kFalse) {
-    // A non-reentrant lock's unlock that released nothing found the owner's key gone (or, on a
-    // quorum lock, gone from too many masters): the owner's hold had lapsed, or ends now with an
-    // effect the client could not see. Only a lapse is checked against the lease, and only on
-    // a single node; a quorum lock's partial release has an unknown effect (docs/checker.md).
+  Holder* own = find_holder(s, op.owner);
+  const int32_t own_count = own == nullptr ? 0 : (mode == Mode::kRead ? own->read_count : own->count);
+  if (effect == Effect::kObserved && op.released == Tri::kFalse && own_count <= 1 && kind_ != LockKind::kRwlock) {
+    // An unlock that released nothing although the owner's last hold count was its own: the
+    // owner's key was gone (expired, lost to a restart or failover) — its hold had lapsed — or,
+    // on a quorum lock, gone from too many masters, a partial release with an unknown effect
+    // (docs/checker.md). Only a lapse is judged, by the lease and the owner's belief.
     if (quorum_) {
       std::erase_if(s.holders, [&](const Holder& x) { return x.owner == op.owner; });
       return true;
@@ -234,6 +238,9 @@ bool Model::renew(LockState& s, const Operation& op, TimeUs limit_us, TimeUs* at
                   std::string* why) const {
   Holder* h = find_holder(s, op.owner);
   if (op.renewed == Tri::kTrue) {
+    // A quorum lock's watchdog renews the sub-locks it holds on each master, also while the
+    // acquisition as a whole is still running; the quorum property judges the per-node keys.
+    if (h == nullptr && quorum_) return true;
     if (h == nullptr) {
       if (why) *why = "renewed, but " + owner(op.owner) + " does not hold it (" + describe(s, *syms_) + ")";
       return false;

@@ -140,7 +140,10 @@ class Model {
   // Lets every holder matching `pred` lapse, moving *at_us to the latest lapse time; false (and
   // nothing changed) when that would pass `limit_us`.
   template <typename Pred>
-  bool lapse(LockState& s, Pred pred, Sym lock, TimeUs limit_us, TimeUs* at_us, std::string* why) const;
+  // `self`: the owner whose own acquisition needs its earlier hold gone; that hold is judged by
+  // the owner's belief just before, not by the belief the new grant starts.
+  bool lapse(LockState& s, Pred pred, Sym lock, TimeUs limit_us, TimeUs* at_us, std::string* why,
+             Sym self = kNoSym) const;
   std::string owner(Sym sym) const;
   std::string owner(Sym sym, const SymbolTable& syms) const;
 
