@@ -23,9 +23,16 @@ std::string seconds(int64_t ms) {
 
 class Story {
  public:
-  Story(const History& h, const Conflict& c) : h_(h), c_(c) {
+  Story(const History& h, const Conflict& c) : h_(h), c_(c), from_(c.first_begin) {
     first_client_ = std::string(h.client_of(c.first_thread));
-    second_client_ = std::string(h.client_of(c.second_thread));
+    if (c.second_thread != kNoSym) second_client_ = std::string(h.client_of(c.second_thread));
+    // The story starts when the first holder asked for the lock: what happened between the
+    // server's grant and the reply (a pause, a node's clock jump) let the second one in as well.
+    for (const Hold& hold : h.holds) {
+      if (hold.thread != c.first_thread || hold.lock != c.lock || hold.begin_t != c.first_begin) continue;
+      const int64_t index = hold.op_id == kAbsent ? -1 : h.op_index(hold.op_id);
+      if (index >= 0) from_ = std::min(from_, h.ops[index].invoke_t);
+    }
   }
   Explanation build();
 
@@ -34,11 +41,13 @@ class Story {
   void add_faults();
   void add_server_events();
   void add_renewals();
+  void add_force_unlocks();
   std::string name(Sym s) const { return std::string(h_.str(s)); }
 
   const History& h_;
   const Conflict& c_;
   std::string first_client_, second_client_;
+  TimeUs from_;  // the first holder's acquisition began
   std::vector<Item> chain_;  // between the first hold's start and the second's acquisition
   std::vector<Item> after_;  // after it, until the first holder learned or the run ended
 };
@@ -46,7 +55,7 @@ class Story {
 bool Story::relevant_target(std::string_view target) const {
   if (target.empty() || target == "all") return true;
   if (target == h_.str(c_.first_thread) || target == first_client_) return true;
-  if (target == second_client_) return false;
+  if (!second_client_.empty() && target == second_client_) return false;
   // Nodes, links and partition groups naming the first holder's process or any node.
   for (const std::string& node : h_.header.nodes) {
     if (target.find(node) != std::string_view::npos) return true;
@@ -70,12 +79,12 @@ void Story::add_faults() {
                  {"t_us", f.t}};
     const std::string ref = " (fault #" + std::to_string(f.fault) + ")";
     if (f.phase == FaultPhase::kEnd) {
-      if (f.t < c_.first_begin) continue;
+      if (f.t < from_) continue;
       item.text = kind == "pause" ? target + " resumed at " + format_time(f.t)
                                   : kind + " on " + target + " ended at " + format_time(f.t);
       item.fact["phase"] = "end";
     } else {
-      if (f.t < c_.first_begin && (duration_ms == kAbsent || f.t + duration_ms * kUsPerMs < c_.first_begin)) continue;
+      if (f.t < from_ && (duration_ms == kAbsent || f.t + duration_ms * kUsPerMs < from_)) continue;
       item.cause = true;
       item.fact["phase"] = f.phase == FaultPhase::kStart ? "start" : "instant";
       if (kind == "pause") {
@@ -105,7 +114,7 @@ void Story::add_faults() {
 
 void Story::add_server_events() {
   const std::string_view lock = h_.str(c_.lock);
-  const TimeUs from = c_.first_begin, to = c_.second_begin;
+  const TimeUs from = from_, to = c_.second_begin;
   for (const Expire& e : h_.expires) {
     if (e.t < from || e.t > to || !key_of_lock(h_.str(e.key), lock)) continue;
     Item item{e.t, false, name(e.key) + " expired on " + name(e.node) + " at " + format_time(e.t), {}};
@@ -141,7 +150,7 @@ void Story::add_server_events() {
 void Story::add_renewals() {
   for (const Operation& op : h_.ops) {
     if (op.kind != OpKind::kRenew || op.thread != c_.first_thread || op.lock != c_.lock) continue;
-    if (op.invoke_t < c_.first_begin || op.invoke_t > c_.second_begin) continue;
+    if (op.invoke_t < from_ || op.invoke_t > c_.second_begin) continue;
     if (op.outcome == Outcome::kOk && op.renewed != Tri::kFalse) continue;
     std::string how = op.outcome == Outcome::kUnknown ? "got no reply"
                       : op.outcome == Outcome::kFail  ? "failed (" + name(op.error) + ")"
@@ -152,14 +161,27 @@ void Story::add_renewals() {
   }
 }
 
+void Story::add_force_unlocks() {
+  for (const Operation& op : h_.ops) {
+    if (op.kind != OpKind::kForceUnlock || op.lock != c_.lock || op.thread == c_.first_thread) continue;
+    if (op.invoke_t < from_ || op.invoke_t > c_.second_begin || op.outcome == Outcome::kFail) continue;
+    Item item{op.invoke_t, true, name(op.thread) + " force-unlocked " + name(op.lock) + " at " + format_time(op.invoke_t) +
+                                     " (#" + std::to_string(op.id) + ")", {}};
+    item.fact = {{"event", "force_unlock"}, {"op", op.id}, {"thread", name(op.thread)}, {"t_us", op.invoke_t}};
+    chain_.push_back(std::move(item));
+  }
+}
+
 Explanation Story::build() {
   add_faults();
   add_server_events();
   add_renewals();
+  add_force_unlocks();
   auto by_time = [](const Item& a, const Item& b) { return a.t < b.t; };
   std::stable_sort(chain_.begin(), chain_.end(), by_time);
   std::stable_sort(after_.begin(), after_.end(), by_time);
-  const std::string first = name(c_.first_thread), second = name(c_.second_thread), lock = name(c_.lock);
+  const std::string first = name(c_.first_thread), lock = name(c_.lock);
+  const std::string second = c_.second_thread == kNoSym ? std::string() : name(c_.second_thread);
   std::string text = first + " held " + lock + " from " + format_time(c_.first_begin);
   if (c_.lease_ms != kAbsent) text += " (lease " + seconds(c_.lease_ms) + ")";
   nlohmann::json chain = nlohmann::json::array();
@@ -167,9 +189,18 @@ Explanation Story::build() {
     text += "; " + item.text;
     chain.push_back(item.fact);
   }
-  text += "; " + second + " acquired " + lock + " at " + format_time(c_.second_begin) + " while " +
-          first + " still believed it held it";
-  if (c_.first_end != kTimeNever) text += " (until " + format_time(c_.first_end) + ")";
+  if (c_.second_thread == kNoSym) {
+    text += "; " + c_.loser_call + " at " + format_time(c_.second_begin) + " found " + lock + " gone";
+  } else {
+    text += "; " + second + " acquired " + lock + " at " + format_time(c_.second_begin) + " while " + first;
+    if (c_.first_end == kTimeNever || c_.first_end > c_.second_begin) {
+      text += " still believed it held it";
+      if (c_.first_end != kTimeNever) text += " (until " + format_time(c_.first_end) + ")";
+    } else {
+      // The first holder had already let go; its lease, not its belief, was in the way.
+      text += "'s lease still bound it (its hold had ended at " + format_time(c_.first_end) + ")";
+    }
+  }
   for (const Item& item : after_) {
     text += "; " + item.text;
     chain.push_back(item.fact);
@@ -181,20 +212,29 @@ Explanation Story::build() {
   if (cause == nullptr && !chain_.empty()) cause = &chain_.front();  // an expiry
   nlohmann::json facts = {{"lock", lock},
                           {"first", {{"thread", first}, {"begin_us", c_.first_begin}, {"end_us", c_.first_end == kTimeNever ? nlohmann::json(nullptr) : nlohmann::json(c_.first_end)}}},
-                          {"second", {{"thread", second}, {"begin_us", c_.second_begin}}},
+                          {"second", {{"thread", c_.second_thread == kNoSym ? nlohmann::json(nullptr) : nlohmann::json(second)},
+                                      {"begin_us", c_.second_begin}}},
                           {"chain", chain}};
   if (cause != nullptr) {
     text += ". First inevitable event: " + cause->text + ".";
     facts["first_inevitable"] = cause->fact;
   } else {
-    text += ". No fault, expiry or loss explains it: the algorithm itself let the second "
-            "acquisition in while the first hold was live.";
+    text += c_.second_thread == kNoSym
+                ? ". No fault, expiry or loss explains it: the algorithm itself let the hold go."
+                : ". No fault, expiry or loss explains it: the algorithm itself let the second "
+                  "acquisition in while the first hold was live.";
     facts["first_inevitable"] = nullptr;
   }
   return Explanation{text, facts};
 }
 
 }  // namespace
+
+void append_sentence(std::string* text, std::string_view more) {
+  while (!text->empty() && (text->back() == '.' || text->back() == ' ')) text->pop_back();
+  if (!text->empty()) *text += ". ";
+  *text += more;
+}
 
 bool key_of_lock(std::string_view key, std::string_view lock) {
   if (key == lock) return true;

@@ -22,14 +22,22 @@ struct Conflict {
   Sym first_thread = kNoSym;       // the earlier holder
   TimeUs first_begin = 0;          // when it started to hold
   TimeUs first_end = kTimeNever;   // when it stopped believing it held (kTimeNever: never)
-  Sym second_thread = kNoSym;      // the later acquirer
+  Sym second_thread = kNoSym;      // the later acquirer; kNoSym: the first holder's own call
   TimeUs second_begin = 0;         // when its acquisition took effect or returned
+  // With no second acquirer: what found the first holder's lock gone, e.g. "c1/t0's unlock
+  // (#5)"; the story then ends "…; c1/t0's unlock (#5) at 37.000 s found L gone".
+  std::string loser_call;
   int64_t lease_ms = kAbsent;      // the first holder's lease, when known
   std::string what;                // optional: "held" phrase override, e.g. "held L (write)"
 };
 
-// Builds the story and the facts of `conflict` from `history`.
+// Builds the story and the facts of `conflict` from `history`. The story covers the first
+// holder's acquisition too (from its invoke): a fault between the server's grant and the client's
+// hold_begin is part of it.
 Explanation explain_conflict(const History& history, const Conflict& conflict);
+
+// Appends sentence `more` to `text`, with exactly one full stop between them.
+void append_sentence(std::string* text, std::string_view more);
 
 // True when the key `key` belongs to lock `lock`: the lock's own key or a key naming it in a
 // Redis hash tag ({L}) or as a prefix (L:...).

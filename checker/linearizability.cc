@@ -436,7 +436,17 @@ nlohmann::json op_json(const History& h, const Operation& op) {
   return j;
 }
 
-// The explanation of a failed search: the op that could not take effect and the holder in its way.
+// The recorded hold of `owner` on `lock` that was believed at `t`, or nullptr.
+const Hold* believed_hold(const History& h, Sym owner, Sym lock, TimeUs t) {
+  for (const Hold& hold : h.holds) {
+    if (hold.lock == lock && hold.owner == owner && hold.begin_t <= t && t < hold.end_t) return &hold;
+  }
+  return nullptr;
+}
+
+// The explanation of a failed search: the op that could not take effect and why, with the causal
+// story of the holder in its way (an acquisition) or of the caller's own lost hold (an unlock or
+// renewal that found it gone).
 Explanation explain_search(const History& h, const Model& model, const Deepest& d) {
   const Operation& op = h.ops[d.stuck_op];
   Explanation e;
@@ -446,33 +456,43 @@ Explanation explain_search(const History& h, const Model& model, const Deepest& 
            format_time(op.complete_t) + ", " + outcome_name(op.outcome) + ") cannot take effect: " + d.why;
   e.facts = {{"linearized", d.linearized}, {"state", model.describe(d.model_state, h.syms)},
              {"stuck_op", op_json(h, op)}, {"why", d.why}};
-  if (op.is_acquire() && !d.model_state.holders.empty()) {
-    const Holder& holder = d.model_state.holders.front();
-    Conflict c;
-    c.lock = op.lock;
-    // Name the holder by its thread when an operation of the history says which one it is.
-    c.first_thread = model.thread_of(holder.owner) != kNoSym ? model.thread_of(holder.owner) : holder.owner;
-    // The holder's hold began no later than its lease was last armed.
-    c.first_begin = std::min(op.invoke_t, std::max<TimeUs>(0, holder.lapse_at_us - holder.lease_us));
-    c.second_thread = op.thread;
-    c.second_begin = op.complete_t == kTimeNever ? op.invoke_t : op.complete_t;
-    c.lease_ms = holder.lease_us / kUsPerMs;
-    bool recorded_hold = false;
-    for (const Hold& hold : h.holds) {
-      if (hold.lock == op.lock && hold.owner == holder.owner && hold.begin_t <= c.second_begin) {
-        c.first_thread = hold.thread;
-        c.first_begin = hold.begin_t;
-        c.first_end = hold.end_t;
-        recorded_hold = true;
+  const TimeUs at = op.complete_t == kTimeNever ? op.invoke_t : op.complete_t;
+  Conflict c;
+  c.lock = op.lock;
+  c.second_begin = at;
+  if (op.is_acquire()) {
+    // The holder in the way: one another owner still believed in when this acquisition returned
+    // (a holder the search merely granted ahead, with no recorded hold then, has no story).
+    for (const Holder& holder : d.model_state.holders) {
+      if (holder.owner == op.owner) continue;
+      if (const Hold* hold = believed_hold(h, holder.owner, op.lock, at)) {
+        c.first_thread = hold->thread;
+        c.first_begin = hold->begin_t;
+        c.first_end = hold->end_t;
+        c.lease_ms = holder.lease_us / kUsPerMs;
+        break;
       }
     }
-    // The causal story needs a hold the history recorded: a holder the search merely tried
-    // first (its own acquisition still pending then) would get a story of events that never were.
-    if (recorded_hold && c.first_begin <= c.second_begin) {
-      Explanation story = explain_conflict(h, c);
-      e.text += ". " + story.text;
-      e.facts["story"] = story.facts;
+    c.second_thread = op.thread;
+  } else if (op.kind == OpKind::kUnlock || op.kind == OpKind::kRenew) {
+    // The caller's own hold, gone by the time its call ran.
+    const Hold* last = nullptr;
+    for (const Hold& hold : h.holds) {
+      if (hold.lock == op.lock && hold.owner == op.owner && hold.begin_t <= op.invoke_t) last = &hold;
     }
+    if (last != nullptr) {
+      c.first_thread = last->thread;
+      c.first_begin = last->begin_t;
+      c.first_end = last->end_t;
+      c.loser_call = std::string(h.str(op.thread)) + "'s " + op_kind_name(op.kind) + " (#" + std::to_string(op.id) + ")";
+      const int64_t index = last->op_id == kAbsent ? -1 : h.op_index(last->op_id);
+      if (index >= 0) c.lease_ms = h.ops[index].effective_lease_us() / kUsPerMs;
+    }
+  }
+  if (c.first_thread != kNoSym && c.first_begin <= c.second_begin) {
+    Explanation story = explain_conflict(h, c);
+    append_sentence(&e.text, story.text);
+    e.facts["story"] = story.facts;
   }
   return e;
 }
@@ -525,7 +545,7 @@ PropertyResult check_linearizability(const History& h, const CheckOptions& optio
     // The search reports the deepest order it tried, which need not be the telling one; the
     // order the nodes actually executed the operations in is concrete, so say where it broke.
     if (order_why.find(") at its execution time ") != std::string::npos) {
-      r.explanation.text += ". In the order the nodes executed them: " + order_why;
+      append_sentence(&r.explanation.text, "In the order the nodes executed them: " + order_why);
       r.explanation.facts["exec_order"] = order_why;
     }
     r.details["search_states"] = states;
