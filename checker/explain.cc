@@ -92,7 +92,9 @@ void Story::add_faults() {
         if (duration_ms != kAbsent) {
           item.text += " for " + seconds(duration_ms);
           item.fact["duration_ms"] = duration_ms;
-          if (c_.lease_ms != kAbsent && duration_ms > c_.lease_ms) item.text += " > lease " + seconds(c_.lease_ms);
+          if (c_.lease_ms != kAbsent && c_.lease_ms != kNoLeaseMs && duration_ms > c_.lease_ms) {
+            item.text += " > lease " + seconds(c_.lease_ms);
+          }
         }
       } else if (kind == "clock_jump") {
         int64_t jump = f.param(syms, "delta_ms");
@@ -183,7 +185,11 @@ Explanation Story::build() {
   const std::string first = name(c_.first_thread), lock = name(c_.lock);
   const std::string second = c_.second_thread == kNoSym ? std::string() : name(c_.second_thread);
   std::string text = first + " held " + lock + " from " + format_time(c_.first_begin);
-  if (c_.lease_ms != kAbsent) text += " (lease " + seconds(c_.lease_ms) + ")";
+  if (c_.lease_ms == kNoLeaseMs) {
+    text += " (no lease)";
+  } else if (c_.lease_ms != kAbsent) {
+    text += " (lease " + seconds(c_.lease_ms) + ")";
+  }
   nlohmann::json chain = nlohmann::json::array();
   for (const Item& item : chain_) {
     text += "; " + item.text;

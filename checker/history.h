@@ -58,6 +58,10 @@ enum class Outcome : uint8_t { kOk, kFail, kUnknown };
 enum class Tri : int8_t { kAbsent = -1, kFalse = 0, kTrue = 1 };
 
 constexpr int64_t kAbsent = INT64_MIN;  // marker for absent integer fields
+// Operation::lease_ms of a grant with no lease at all (`"lease_ms": null`): it never expires by
+// itself. Its effective lease is long enough to outlast any history, short enough to add to.
+constexpr int64_t kNoLeaseMs = INT64_MIN + 1;
+constexpr int64_t kNoLeaseUs = int64_t{1} << 52;
 
 const char* lock_kind_name(LockKind kind);
 const char* op_kind_name(OpKind kind);
@@ -101,7 +105,7 @@ struct Operation {
   Tri renewed = Tri::kAbsent;
   int32_t count = -1;               // hold count after, -1 absent
   int64_t token = kAbsent;
-  int64_t lease_ms = -1;            // -1: watchdog
+  int64_t lease_ms = -1;            // -1: watchdog; kNoLeaseMs: none
   int64_t watchdog_ms = 30000;
   int64_t wait_ms = -1;             // -1: unbounded
   int64_t validity_ms = kAbsent;
@@ -109,7 +113,10 @@ struct Operation {
   uint32_t complete_line = 0;
 
   // The lease the server set for an acquire or renewal, in microseconds.
-  int64_t effective_lease_us() const { return (lease_ms >= 0 ? lease_ms : watchdog_ms) * kUsPerMs; }
+  int64_t effective_lease_us() const {
+    if (lease_ms == kNoLeaseMs) return kNoLeaseUs;
+    return (lease_ms >= 0 ? lease_ms : watchdog_ms) * kUsPerMs;
+  }
   bool is_acquire() const { return kind == OpKind::kLock || kind == OpKind::kTryLock; }
 };
 

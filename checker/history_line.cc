@@ -257,7 +257,15 @@ Status LineParser::field(std::string_view name, od::value value, LineFields& out
     case 8:
       if (name == "acquired") return flag(kAcquired, out.acquired);
       if (name == "released") return flag(kReleased, out.released);
-      if (name == "lease_ms") return num(kLease, out.lease_ms);
+      if (name == "lease_ms") {
+        // null: no lease at all (the lock never expires by itself), docs/history-format.md.
+        if (value.is_null().value_unsafe()) {
+          out.present |= kLease;
+          out.lease_ms = kNoLeaseMs;
+          return Status();
+        }
+        return num(kLease, out.lease_ms);
+      }
       if (name == "resource") return str(kResource, out.resource);
       if (name == "accepted") return flag(kAccepted, out.accepted);
       if (name == "local_ms") return num(kLocal, out.local_ms);

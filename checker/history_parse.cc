@@ -156,7 +156,9 @@ Status Reader::on_invoke(const LineFields& f) {
   if (f.has(F::kLease)) op.lease_ms = f.lease_ms;
   if (f.has(F::kWatchdog)) op.watchdog_ms = f.watchdog_ms;
   if (f.has(F::kWait)) op.wait_ms = f.wait_ms;
-  if (op.lease_ms < -1) return bad("field 'lease_ms': expected -1 or a duration ≥ 0, found " + std::to_string(op.lease_ms));
+  if (op.lease_ms < -1 && op.lease_ms != kNoLeaseMs) {
+    return bad("field 'lease_ms': expected null, -1 or a duration ≥ 0, found " + std::to_string(op.lease_ms));
+  }
   if (op.watchdog_ms <= 0) return bad("field 'watchdog_ms': expected a duration > 0");
   history_.index_op(op.id, static_cast<uint32_t>(history_.ops.size()));
   history_.ops.push_back(op);

@@ -444,6 +444,23 @@ const Hold* believed_hold(const History& h, Sym owner, Sym lock, TimeUs t) {
   return nullptr;
 }
 
+// Why a fencing token went down: the server lost the lock's keys (its token counter among them)
+// before `op` was granted — a restart without persistence, a failover before replication.
+std::string token_story(const History& h, const Operation& op) {
+  std::string text;
+  for (const DataLoss& d : h.data_losses) {
+    if (d.t > op.complete_t) break;
+    for (uint32_t i = 0; i < d.keys_count; ++i) {
+      const std::string_view key = h.str(h.key_pool[d.keys_begin + i]);
+      if (!key_of_lock(key, h.str(op.lock))) continue;
+      text += (text.empty() ? "" : "; ") + std::string(h.str(d.node)) + " lost " + std::string(key) + " at " +
+              format_time(d.t) + " (" + std::string(h.str(d.reason)) + ")";
+    }
+  }
+  if (text.empty()) return "No recorded data loss explains the lower token.";
+  return "The token counter started again: " + text + ".";
+}
+
 // The explanation of a failed search: the op that could not take effect and why, with the causal
 // story of the holder in its way (an acquisition) or of the caller's own lost hold (an unlock or
 // renewal that found it gone).
@@ -469,7 +486,7 @@ Explanation explain_search(const History& h, const Model& model, const Deepest& 
         c.first_thread = hold->thread;
         c.first_begin = hold->begin_t;
         c.first_end = hold->end_t;
-        c.lease_ms = holder.lease_us / kUsPerMs;
+        c.lease_ms = holder.lease_us >= kNoLeaseUs ? kNoLeaseMs : holder.lease_us / kUsPerMs;
         break;
       }
     }
@@ -486,13 +503,17 @@ Explanation explain_search(const History& h, const Model& model, const Deepest& 
       c.first_end = last->end_t;
       c.loser_call = std::string(h.str(op.thread)) + "'s " + op_kind_name(op.kind) + " (#" + std::to_string(op.id) + ")";
       const int64_t index = last->op_id == kAbsent ? -1 : h.op_index(last->op_id);
-      if (index >= 0) c.lease_ms = h.ops[index].effective_lease_us() / kUsPerMs;
+      if (index >= 0) {
+        c.lease_ms = h.ops[index].lease_ms == kNoLeaseMs ? kNoLeaseMs : h.ops[index].effective_lease_us() / kUsPerMs;
+      }
     }
   }
   if (c.first_thread != kNoSym && c.first_begin <= c.second_begin) {
     Explanation story = explain_conflict(h, c);
     append_sentence(&e.text, story.text);
     e.facts["story"] = story.facts;
+  } else if (op.token != kAbsent && d.why.find("fencing token") != std::string::npos) {
+    append_sentence(&e.text, token_story(h, op));
   }
   return e;
 }

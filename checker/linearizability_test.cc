@@ -178,3 +178,56 @@ TEST(LinearizabilityRegression, ANonReentrantUnlockThatReleasedNothingMeansTheHo
 
 }  // namespace
 }  // namespace lockstep::checker
+
+namespace lockstep::checker {
+namespace {
+
+// Issue 14: a history converted from another tool can say "no lease" (lease_ms: null); c1 never
+// releases, c2 takes the lock over at 40 s.
+std::string never_released(const char* lease) {
+  return std::string(R"({"t": 0, "type": "invoke", "id": 1, "thread": "c1/t0", "owner": "u1", "lock": "L", "op": "lock", "lease_ms": )") +
+         lease + R"(}
+{"t": 100, "type": "complete", "id": 1, "outcome": "ok", "acquired": true}
+{"t": 40000000, "type": "invoke", "id": 2, "thread": "c2/t0", "owner": "u2", "lock": "L", "op": "lock", "lease_ms": 10000}
+{"t": 40000100, "type": "complete", "id": 2, "outcome": "ok", "acquired": true}
+)";
+}
+
+TEST(LinearizabilityRegression, ANullLeaseNeverLapses) {
+  EXPECT_EQ(lin(kSingle, never_released("null")).verdict, Verdict::kViolation);
+  // -1 is the watchdog's default lease (30 s): the takeover at 40 s is legal.
+  EXPECT_EQ(lin(kSingle, never_released("-1")).verdict, Verdict::kOk);
+  // -2 is no marker: it is refused like any other negative duration.
+  const std::string text = std::string(kSingle) + "\n" + never_released("-2");
+  Result<History> h = parse_history_text(text, "<test>");
+  ASSERT_FALSE(h.ok());
+  EXPECT_NE(h.status().message().find("lease_ms"), std::string::npos) << h.status().message();
+}
+
+TEST(MutualExclusionRegression, AHistoryWithoutHoldsIsNotApplicable) {
+  const std::string text = std::string(kSingle) + "\n" + never_released("null") +
+                           R"({"t": 900000000, "type": "end", "complete": true})" + "\n";
+  Result<History> h = parse_history_text(text, "<test>");
+  ASSERT_TRUE(h.ok());
+  EXPECT_EQ(check_mutual_exclusion(h.value(), CheckOptions{}).verdict, Verdict::kNotApplicable);
+}
+
+// Issue 14: the explanation names the holder that was in the way, not an owner the search had
+// granted ahead. c3 waits (its call is still open) while c1 holds; c2's tryLock fails.
+TEST(LinearizabilityRegression, TheStoryNamesTheBelievedHolder) {
+  const std::string lines = R"({"t": 0, "type": "invoke", "id": 1, "thread": "c1/t0", "owner": "u1", "lock": "L", "op": "lock", "lease_ms": 30000}
+{"t": 100, "type": "complete", "id": 1, "outcome": "ok", "acquired": true}
+{"t": 100, "type": "hold_begin", "thread": "c1/t0", "owner": "u1", "lock": "L", "op": 1}
+{"t": 200, "type": "invoke", "id": 2, "thread": "c3/t0", "owner": "u3", "lock": "L", "op": "lock", "lease_ms": 30000}
+{"t": 1000000, "type": "invoke", "id": 3, "thread": "c2/t0", "owner": "u2", "lock": "L", "op": "lock", "lease_ms": 30000}
+{"t": 1000100, "type": "complete", "id": 3, "outcome": "ok", "acquired": true}
+{"t": 1000100, "type": "hold_begin", "thread": "c2/t0", "owner": "u2", "lock": "L", "op": 3}
+)";
+  const PropertyResult r = lin(kSingle, lines);
+  ASSERT_EQ(r.verdict, Verdict::kViolation);
+  EXPECT_NE(r.explanation.text.find("c1/t0 held L from"), std::string::npos) << r.explanation.text;
+  EXPECT_EQ(r.explanation.text.find(".."), std::string::npos) << r.explanation.text;
+}
+
+}  // namespace
+}  // namespace lockstep::checker
