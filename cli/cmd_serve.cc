@@ -67,6 +67,11 @@ void register_serve(CLI::App& app, Action& action) {
   sub->add_option("--maxclients", args->options.max_connections, "Connections per node")
       ->default_val(10000)
       ->check(CLI::Range(1, 1000000));
+  sub->add_option("--busy-threshold-ms", args->options.busy_threshold_ms,
+                  "A script running longer keeps the server answering others: -BUSY, SCRIPT KILL "
+                  "(Redis's busy-reply-threshold)")
+      ->default_val(5000)
+      ->check(CLI::Range(int64_t{1}, int64_t{3600000}));
   sub->add_option("--max-output-mb", args->max_output_mb,
                   "Pending reply bytes per connection before it is dropped (MiB)")
       ->default_val(32)

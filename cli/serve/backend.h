@@ -7,6 +7,7 @@
 #ifndef LOCKSTEP_CLI_SERVE_BACKEND_H_
 #define LOCKSTEP_CLI_SERVE_BACKEND_H_
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <span>
@@ -34,6 +35,16 @@ class Backend {
                        std::vector<redis::Reply>& out) = 0;
   // Periodic work (active expiry), called every ServeOptions::tick_interval_ms.
   virtual void tick() = 0;
+  // While a script has run for `threshold_ms`, the backend calls `pump` now and then from
+  // inside it, so that the server keeps reading and answering other clients (Redis's busy
+  // script: -BUSY, SCRIPT KILL); `stopping` says the server is shutting down (the script is then
+  // stopped). A backend without scripts ignores it.
+  struct BusyHooks {
+    int64_t threshold_ms = 5000;
+    std::function<void()> pump;
+    std::function<bool()> stopping;
+  };
+  virtual void set_busy_hooks(BusyHooks hooks) { (void)hooks; }
 };
 
 // Makes the backend of node `index`; `push` reaches that node's connections.

@@ -1,5 +1,7 @@
 #include "cli/serve/model_backend.h"
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 
 #include "sim/core/assert.h"
@@ -12,29 +14,99 @@ int64_t real_clock_us() {
   return std::chrono::duration_cast<std::chrono::microseconds>(now).count();
 }
 
+bool iequals(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+// Serves the model node. While one of its scripts runs past the busy threshold, the script's
+// instruction hook pumps the server's event loop (about 20 times a second): other clients' requests
+// then reach execute() re-entrantly and get Redis's busy answers instead of touching the node,
+// and SCRIPT KILL stops a script that has not written. A client that leaves meanwhile is
+// forgotten once the script is done.
 class ModelBackend final : public Backend {
  public:
-  explicit ModelBackend(PushFn push) : node_(make_config(std::move(push))) {}
+  explicit ModelBackend(PushFn push) : node_(make_config(std::move(push))) {
+    node_.set_script_busy_check(&ModelBackend::busy_check, this);
+  }
 
   redis::ConnectionId connect() override { return node_.connect(); }
-  void disconnect(redis::ConnectionId id) override { node_.disconnect(id); }
+  void disconnect(redis::ConnectionId id) override {
+    if (executing_) {
+      leaving_.push_back(id);
+      return;
+    }
+    node_.disconnect(id);
+  }
   void execute(redis::ConnectionId id, std::span<const std::string_view> argv,
                std::vector<redis::Reply>& out) override {
     LS_ASSERT(!argv.empty());
+    if (executing_) {
+      out.push_back(busy_answer(argv));
+      return;
+    }
+    executing_ = true;
+    kill_requested_ = false;
+    started_ = std::chrono::steady_clock::now();
+    last_pump_ = started_;
     node_.execute(id, argv, out);
+    executing_ = false;
+    for (redis::ConnectionId gone : leaving_) node_.disconnect(gone);
+    leaving_.clear();
   }
-  void tick() override { node_.active_expire_cycle(); }
+  void tick() override {
+    if (!executing_) node_.active_expire_cycle();
+  }
+  void set_busy_hooks(BusyHooks hooks) override { hooks_ = std::move(hooks); }
 
  private:
   static redis::NodeConfig make_config(PushFn push) {
     LS_ASSERT(push != nullptr);
     redis::NodeConfig config;
     config.clock_us = real_clock_us;
+    // As on redis-server, a script runs until it ends or SCRIPT KILL stops it; the busy hook
+    // keeps the server answering meanwhile. (The simulator's budget keeps runs finite.)
+    config.lua_instruction_budget = UINT64_MAX;
     config.hooks.on_message = std::move(push);
     return config;
   }
 
+  // What a client gets while a script runs (Redis 7.0's texts).
+  redis::Reply busy_answer(std::span<const std::string_view> argv) {
+    if (argv.size() == 2 && iequals(argv[0], "script") && iequals(argv[1], "kill")) {
+      if (node_.script_wrote()) {
+        return redis::Reply::error(
+            "UNKILLABLE Sorry the script already executed write commands against the dataset. You can either "
+            "wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command.");
+      }
+      kill_requested_ = true;
+      return redis::Reply::ok();
+    }
+    return redis::Reply::error("BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.");
+  }
+
+  // The running script's instruction hook: true stops the script.
+  static bool busy_check(void* context) {
+    auto* self = static_cast<ModelBackend*>(context);
+    if (self->kill_requested_) return true;
+    if (!self->hooks_.pump) return false;
+    if (self->hooks_.stopping && self->hooks_.stopping()) return true;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - self->started_ < std::chrono::milliseconds(self->hooks_.threshold_ms)) return false;
+    if (now - self->last_pump_ < std::chrono::milliseconds(kPumpIntervalMs)) return false;
+    self->last_pump_ = now;
+    self->hooks_.pump();
+    return self->kill_requested_ || (self->hooks_.stopping && self->hooks_.stopping());
+  }
+
+  static constexpr int kPumpIntervalMs = 50;
   redis::Node node_;
+  BusyHooks hooks_;
+  bool executing_ = false;
+  bool kill_requested_ = false;
+  std::chrono::steady_clock::time_point started_, last_pump_;
+  std::vector<redis::ConnectionId> leaving_;
 };
 
 }  // namespace

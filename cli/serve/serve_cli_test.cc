@@ -101,4 +101,69 @@ TEST(ServeCli, PortInUseAndBadOptionsExitTwo) {
   EXPECT_EQ(wait_exit(bind.pid), 2);
 }
 
+// A reply's text (status, error or bulk), or its integer.
+std::string text_of(redisReply* r) {
+  if (r == nullptr) return "<no reply>";
+  std::string out = r->type == REDIS_REPLY_INTEGER ? std::to_string(r->integer) : std::string(r->str, r->len);
+  freeReplyObject(r);
+  return out;
+}
+
+// Issue 10: a script that runs past the busy threshold does not freeze serve: other clients get
+// Redis's -BUSY, SCRIPT KILL stops a script that has not written and is refused for one that has.
+TEST(ServeCli, LongScriptsAreBusyAndKillable) {
+  Child c = spawn({"serve", "--port", "0", "--busy-threshold-ms", "300"});
+  const uint16_t port = port_of(read_until(c.out_fd, "listening"), 0);
+  ASSERT_NE(port, 0);
+  redisContext* runner = redisConnect("127.0.0.1", port);
+  redisContext* other = redisConnect("127.0.0.1", port);
+  ASSERT_TRUE(runner != nullptr && runner->err == 0 && other != nullptr && other->err == 0);
+  for (bool writes : {false, true}) {
+    const char* body = writes ? "redis.call('set', 'k', 'v') while true do end" : "while true do end";
+    ASSERT_EQ(redisAppendCommand(runner, "EVAL %s 0", body), REDIS_OK);
+    ASSERT_EQ(redisBufferWrite(runner, nullptr), REDIS_OK);
+    ::usleep(600 * 1000);
+    EXPECT_EQ(text_of(static_cast<redisReply*>(redisCommand(other, "PING"))),
+              "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.");
+    const std::string kill = text_of(static_cast<redisReply*>(redisCommand(other, "SCRIPT KILL")));
+    if (!writes) {
+      EXPECT_EQ(kill, "OK");
+      void* reply = nullptr;
+      ASSERT_EQ(redisGetReply(runner, &reply), REDIS_OK);
+      const std::string killed = text_of(static_cast<redisReply*>(reply));
+      EXPECT_EQ(killed.rfind("ERR Script killed by user with SCRIPT KILL... script: ", 0), 0u) << killed;
+      EXPECT_EQ(text_of(static_cast<redisReply*>(redisCommand(other, "SCRIPT KILL"))),
+                "NOTBUSY No scripts in execution right now.");
+    } else {
+      EXPECT_EQ(kill.rfind("UNKILLABLE Sorry the script already executed write commands", 0), 0u) << kill;
+    }
+  }
+  // The unkillable one is still running: a signal ends serve anyway.
+  ::kill(c.pid, SIGTERM);
+  EXPECT_EQ(wait_exit(c.pid), 0);
+  redisFree(runner);
+  redisFree(other);
+  ::close(c.out_fd);
+}
+
+// Issue 10: a script blocked inside a C function (a backtracking pattern) never reaches the
+// instruction hook; SIGINT must still end serve, promptly.
+TEST(ServeCli, ASignalEndsServeEvenWhileAScriptIsStuckInC) {
+  Child c = spawn({"serve", "--port", "0"});
+  const uint16_t port = port_of(read_until(c.out_fd, "listening"), 0);
+  ASSERT_NE(port, 0);
+  redisContext* ctx = redisConnect("127.0.0.1", port);
+  ASSERT_TRUE(ctx != nullptr && ctx->err == 0);
+  ASSERT_EQ(redisAppendCommand(ctx, "EVAL %s 0", "return string.find(string.rep('a', 40), string.rep('a*', 40) .. 'b')"),
+            REDIS_OK);
+  ASSERT_EQ(redisBufferWrite(ctx, nullptr), REDIS_OK);
+  ::usleep(300 * 1000);
+  ::kill(c.pid, SIGINT);
+  const std::string out = read_until(c.out_fd, "exiting");
+  EXPECT_NE(out.find("a script did not stop in time; exiting"), std::string::npos) << out;
+  EXPECT_EQ(wait_exit(c.pid), 0);
+  redisFree(ctx);
+  ::close(c.out_fd);
+}
+
 }  // namespace

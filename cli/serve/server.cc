@@ -2,8 +2,14 @@
 
 #include <utility>  // before Boost.Asio (see connection.h)
 
+#include <atomic>
 #include <chrono>
 #include <csignal>
+#include <cstdio>
+#include <thread>
+
+#include <pthread.h>
+#include <unistd.h>
 
 #include <boost/asio.hpp>
 
@@ -25,6 +31,8 @@ struct Server::Impl {
   std::vector<uint16_t> ports;
   asio::steady_timer tick_timer{io};
   bool stopping = false;
+  // Set by the signal thread: a running script stops at its next instruction hook.
+  std::atomic<bool> stop_requested{false};
 
   Status bind_all();
   void accept_next(size_t index);
@@ -156,6 +164,14 @@ Result<std::unique_ptr<Server>> Server::create(ServeOptions options) {
     slot->max_output_bytes = impl->options.max_output_bytes;
     slot->backend = impl->options.backend(i, make_push(slot.get()));
     LS_ASSERT(slot->backend != nullptr);
+    Impl* raw = impl.get();
+    Backend::BusyHooks hooks;
+    hooks.threshold_ms = impl->options.busy_threshold_ms;
+    // Nested poll() is supported by Asio's scheduler: other connections' handlers run from
+    // inside the busy script's hook, and reach the busy backend re-entrantly.
+    hooks.pump = [raw] { raw->io.poll(); };
+    hooks.stopping = [raw] { return raw->stopping || raw->stop_requested.load(); };
+    slot->backend->set_busy_hooks(std::move(hooks));
     impl->slots.push_back(std::move(slot));
   }
   return std::unique_ptr<Server>(new Server(std::move(impl)));
@@ -177,18 +193,75 @@ size_t Server::connection_count(int index) const {
   return impl_->slots[index]->open_connections.load();
 }
 
+namespace {
+
+// Waits for SIGINT/SIGTERM on its own thread (the signals are blocked in every other one), asks
+// the server to stop, and ends the process if that does not happen in time: a script stuck in a
+// C function never returns to the event loop, and a signal must still end `lockstep serve`.
+class SignalWatch {
+ public:
+  SignalWatch(asio::io_context& io, std::atomic<bool>* requested, std::function<void()> stop,
+              int64_t forced_exit_ms)
+      : stop_(std::move(stop)), forced_exit_ms_(forced_exit_ms), io_(io), requested_(requested) {
+    sigset_t set = signal_set();
+    pthread_sigmask(SIG_BLOCK, &set, &old_mask_);
+    thread_ = std::thread([this] { watch(); });
+  }
+  ~SignalWatch() {
+    done_ = true;
+    thread_.join();
+    pthread_sigmask(SIG_SETMASK, &old_mask_, nullptr);
+  }
+  void stopped() { stopped_ = true; }
+
+ private:
+  static sigset_t signal_set() {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    return set;
+  }
+  void watch() {
+    const sigset_t set = signal_set();
+    const timespec tick{0, 100 * 1000 * 1000};
+    while (!done_) {
+      if (sigtimedwait(&set, nullptr, &tick) < 0) continue;  // timeout or EINTR: look again
+      requested_->store(true);
+      asio::post(io_, stop_);
+      for (int64_t waited_ms = 0; waited_ms < forced_exit_ms_; waited_ms += 100) {
+        if (stopped_ || done_) return;
+        nanosleep(&tick, nullptr);
+      }
+      if (stopped_ || done_) return;
+      static const char kMsg[] = "lockstep serve: a script did not stop in time; exiting\n";
+      (void)!write(STDERR_FILENO, kMsg, sizeof(kMsg) - 1);
+      _exit(0);
+    }
+  }
+
+  std::function<void()> stop_;
+  const int64_t forced_exit_ms_;
+  asio::io_context& io_;
+  std::atomic<bool>* requested_;
+  sigset_t old_mask_{};
+  std::atomic<bool> done_{false};
+  std::atomic<bool> stopped_{false};
+  std::thread thread_;
+};
+
+}  // namespace
+
 void Server::run(bool handle_signals) {
-  asio::signal_set signals(impl_->io);
+  std::unique_ptr<SignalWatch> watch;
   if (handle_signals) {
-    signals.add(SIGINT);
-    signals.add(SIGTERM);
-    signals.async_wait([this](const boost::system::error_code& ec, int) {
-      if (!ec) impl_->shutdown();
-    });
+    watch = std::make_unique<SignalWatch>(impl_->io, &impl_->stop_requested, [this] { impl_->shutdown(); },
+                                          impl_->options.forced_exit_ms);
   }
   for (size_t i = 0; i < impl_->acceptors.size(); i++) impl_->accept_next(i);
   impl_->schedule_tick();
   impl_->io.run();
+  if (watch) watch->stopped();
 }
 
 void Server::stop() {

@@ -8,6 +8,7 @@
 #include "sim/redis/commands.h"
 #include "sim/redis/eval.h"
 #include "sim/redis/pubsub.h"
+#include "sim/redis/script_lua.h"
 #include "sim/redis/server.h"
 #include "sim/redis/util.h"
 
@@ -265,5 +266,13 @@ std::optional<KeyDump> Node::inspect(std::string_view key) const {
 std::vector<std::string> Node::keys_sorted() const { return impl_->server.db(0).sorted_keys(); }
 size_t Node::dbsize() const { return impl_->server.db(0).size(); }
 uint64_t Node::commands_executed() const { return impl_->server.commands_executed; }
+
+void Node::set_script_busy_check(bool (*check)(void* context), void* context) {
+  impl_->server.scripting().lua().set_busy_check(check, context);
+}
+
+bool Node::script_running() const { return impl_->server.scripting().lua().script_running(); }
+
+bool Node::script_wrote() const { return impl_->server.scripting().lua().script_wrote(); }
 
 }  // namespace lockstep::redis

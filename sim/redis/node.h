@@ -116,6 +116,14 @@ class Node {
   // Commands and scripts executed so far (a per-node sequence number for histories).
   uint64_t commands_executed() const;
 
+  // `lockstep serve` only (LuaHost::set_busy_check): a check the running script's instruction
+  // hook calls, to serve other clients meanwhile and to stop the script on SCRIPT KILL. The
+  // simulator never installs one.
+  void set_script_busy_check(bool (*check)(void* context), void* context);
+  // Whether a script is running now, and whether it has written (SCRIPT KILL refuses then).
+  bool script_running() const;
+  bool script_wrote() const;
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

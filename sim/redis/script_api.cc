@@ -72,6 +72,8 @@ int LuaHost::Internal::generic_call(lua_State* L, bool raise) {
     return raise ? lua_error(L) : 1;
   }
   h.call_replies_.clear();
+  // From the first write on, SCRIPT KILL may not stop the script (Redis's UNKILLABLE).
+  if (cmd->flags & kCmdWrite) h.script_wrote_ = true;
   {
     Call c(h.server_, h.script_client_, argv, h.call_replies_, cmd, /*script=*/true);
     c.propagate = h.propagate_effects_;

@@ -57,6 +57,19 @@ class LuaHost {
 
   // Instructions the last run executed (a multiple of the hook period).
   uint64_t last_instructions() const { return instructions_; }
+
+  // Called from the instruction hook of a running script, every kHookPeriod instructions (so
+  // about every 10 µs of Lua). `lockstep serve` installs one to keep serving other clients
+  // (-BUSY) while a long script runs and to stop it on SCRIPT KILL: it returns true to kill the
+  // script. The simulator installs none, so a run stays a pure function of its inputs.
+  using BusyCheck = bool (*)(void* context);
+  void set_busy_check(BusyCheck check, void* context) {
+    busy_check_ = check;
+    busy_context_ = context;
+  }
+  // Whether the running script has written to the dataset (SCRIPT KILL refuses to stop it then).
+  bool script_wrote() const { return script_wrote_; }
+  bool script_running() const { return running_; }
   // Bytes currently held by the Lua state.
   size_t memory_bytes() const { return bytes_; }
 
@@ -78,6 +91,13 @@ class LuaHost {
   bool limit_memory_ = false;     // enforced only while a script runs (see the allocator)
   uint64_t instructions_ = 0;
   bool killed_ = false;
+  bool killed_by_user_ = false;   // SCRIPT KILL, not the budget
+  bool script_wrote_ = false;
+  BusyCheck busy_check_ = nullptr;
+  void* busy_context_ = nullptr;
+  // Stops the running script for good: every thread of it (coroutines included) errors at its
+  // next instruction, so no pcall or coroutine.resume can swallow the stop.
+  void kill_running(lua_State* current);
   // KEYS and ARGV: reused from run to run while no script changed them beyond their elements
   // (fresh tables per run, as Redis makes, cost more than the script itself). A metatable marks
   // them; additions through __newindex or rawset set arg_dirty_, and any other change shows in
@@ -94,6 +114,8 @@ class LuaHost {
   int error_handler_ref_ = 0;
   int real_globals_ref_ = 0;
   int readonly_index_ref_ = 0;    // weak table: proxy -> the real table it guards
+  int string_mt_ref_ = 0;         // the real metatable of strings
+  int string_mt_proxy_ref_ = 0;   // what getmetatable("") returns: its read-only proxy
   // State of the running script.
   bool running_ = false;
   const ScriptRun* run_ = nullptr;

@@ -262,6 +262,61 @@ TEST(ScriptBudgetTest, EndlessScriptsAreStoppedAndTheNodeGoesOn) {
   EXPECT_EQ(eval(t, "local s = 0; for i = 1, 1000 do s = s + i end; return s"), I(500500));
 }
 
+// Issue 10: coroutine.resume returns the budget error as a value; a tree of coroutines, each
+// below the hook's period, must still be stopped, and the stop must reach the caller.
+TEST(ScriptBudgetTest, CoroutinesCannotSwallowOrOutrunTheBudget) {
+  TestNode t(/*start_ms=*/1'000'000, /*budget=*/200'000);
+  const char* attacks[] = {
+      // The budget error caught by resume, forever.
+      "while true do coroutine.resume(coroutine.create(function() while true do end end)) end",
+      // Many short coroutines, each far below the hook period.
+      "while true do coroutine.resume(coroutine.create(function() for i = 1, 500 do end end)) end",
+      // A tree: every coroutine resumes two children before it ends.
+      "local function f(d) if d > 0 then for i = 1, 2 do coroutine.resume(coroutine.create(f), d - 1) end end end\n"
+      "while true do f(8) end",
+      // resume inside pcall inside a coroutine.
+      "while true do pcall(coroutine.resume, coroutine.create(function() while true do end end)) end",
+      // The main thread spends its instructions inside pcall, while coroutines are stopped.
+      "while true do pcall(function() for i = 1, 100 do\n"
+      "  coroutine.resume(coroutine.create(function() while true do end end)) end end) end",
+  };
+  for (const char* body : attacks) {
+    Reply r = eval(t, body);
+    ASSERT_TRUE(r.is_error()) << body;
+    EXPECT_NE(r.str.find("instruction budget"), std::string::npos) << body << ": " << r.str;
+  }
+  EXPECT_EQ(eval(t, "return 1"), I(1));
+}
+
+// Issue 10: EVAL and SCRIPT LOAD refuse precompiled chunks as Redis does (its parser meets the
+// escape byte); loadstring inside a script too.
+TEST(ScriptSandboxTest, BinaryChunksAreRefused) {
+  TestNode t;
+  Reply dump = eval(t, "return string.dump(function() return 42 end)");
+  ASSERT_EQ(dump.type, Reply::Type::kBulk);
+  ASSERT_EQ(dump.str[0], '\x1b');
+  const Reply refused = E("ERR Error compiling script (new function): user_script:1: unexpected symbol near 'char(27)'");
+  EXPECT_EQ(t.run({"eval", dump.str, "0"}), refused);
+  EXPECT_EQ(t.run({"script", "load", dump.str}), refused);
+  EXPECT_EQ(eval(t, "return loadstring(string.dump(function() return 1 end))"), N());
+}
+
+// Issue 10: the string metatable is shared by every script; no script may change it.
+TEST(ScriptSandboxTest, TheStringMetatableIsReadOnly) {
+  TestNode t;
+  const std::string rawset_body = "rawset(getmetatable(''), '__index', {sub = function() return 'pwn' end}) return 1";
+  EXPECT_EQ(eval(t, rawset_body), script_error(rawset_body, "ERR Attempt to modify a readonly table"));
+  const std::string assign_body = "getmetatable('').__index = {} return 1";
+  EXPECT_EQ(eval(t, assign_body), script_error(assign_body, "ERR user_script:1: Attempt to modify a readonly table"));
+  const std::string setmt_body = "setmetatable(getmetatable(''), nil) return 1";
+  EXPECT_EQ(eval(t, setmt_body), script_error(setmt_body, "ERR Attempt to modify a readonly table"));
+  const std::string nested_body = "getmetatable('').__index.sub = nil return 1";
+  EXPECT_EQ(eval(t, nested_body), script_error(nested_body, "ERR user_script:1: Attempt to modify a readonly table"));
+  // What another script sees is unchanged.
+  EXPECT_EQ(t.run({"eval", "return ARGV[1]:sub(1, 3)", "0", "abcdef"}), B("abc"));
+  EXPECT_EQ(eval(t, "return getmetatable('').__index == string"), I(1));
+}
+
 TEST(ScriptBudgetTest, MemoryIsCapped) {
   NodeConfig config;
   config.clock_us = [] { return int64_t{1'000'000'000}; };

@@ -94,6 +94,14 @@ int LuaHost::Internal::getmetatable(lua_State* L) {
     lua_pushnil(L);  // KEYS and ARGV have no metatable as far as scripts can tell
     return 1;
   }
+  lua_rawgeti(L, LUA_REGISTRYINDEX, host(L).string_mt_ref_);
+  const bool shared = lua_rawequal(L, -1, -2) != 0;
+  lua_pop(L, 1);
+  if (shared) {
+    // The metatable all strings share: only its read-only proxy leaves the host.
+    lua_rawgeti(L, LUA_REGISTRYINDEX, host(L).string_mt_proxy_ref_);
+    return 1;
+  }
   luaL_getmetafield(L, 1, "__metatable");
   return 1;
 }

@@ -77,3 +77,37 @@ TEST(ModelVsRedis, Everything) { check_family(Family::kEverything, 100); }
 
 }  // namespace
 }  // namespace lockstep::differential
+
+namespace lockstep::differential {
+namespace {
+
+// Issue 10: the sandbox attacks, replayed on both sides: precompiled chunks are refused and no
+// script can change what another sees through the shared string metatable or library tables.
+TEST(ModelVsRedis, SandboxAttacks) {
+  DiffRunner* r = runner();
+  ASSERT_NE(r, nullptr) << "cannot start redis-server (see stderr)";
+  // A string.dump output, as bytes: both sides produce the same chunk for the same function
+  // (Lua 5.1, same word sizes), compared first.
+  std::vector<Step> steps = {
+      {0, {"EVAL", "return string.dump(function() return 42 end)", "0"}, CompareRule::kExact},
+      {0, {"EVAL", "rawset(getmetatable(''), '__index', {sub = function() return 'pwn' end}) return 1", "0"}},
+      {1, {"EVAL", "return ARGV[1]:sub(1, 3)", "0", "abcdef"}},
+      {0, {"EVAL", "getmetatable('').__index = {} return 1", "0"}},
+      {0, {"EVAL", "getmetatable('').__index.sub = nil return 1", "0"}},
+      {0, {"EVAL", "setmetatable(getmetatable(''), nil) return 1", "0"}},
+      {0, {"EVAL", "rawset(string, 'sub', nil) return 1", "0"}},
+      {0, {"EVAL", "string.sub = nil return 1", "0"}},
+      {0, {"EVAL", "rawset(_G, 'x', 1) return 1", "0"}},
+      {1, {"EVAL", "return {getmetatable('').__index == string, ARGV[1]:upper()}", "0", "ok"}},
+      {0, {"EVAL", "return loadstring(string.dump(function() return 1 end))", "0"}},
+  };
+  EXPECT_EQ(r->run(steps), "");
+  // The dumped chunk itself, through EVAL and SCRIPT LOAD.
+  const std::string dump = "\x1bLuaQ";
+  const std::vector<Step> binary = {{0, {"EVAL", dump + std::string("\0\x01\x04\x08\x04\x08\0", 7), "0"}},
+                                    {0, {"SCRIPT", "LOAD", dump + std::string("\0\x01\x04\x08\x04\x08\0", 7)}}};
+  EXPECT_EQ(r->run(binary), "");
+}
+
+}  // namespace
+}  // namespace lockstep::differential
