@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 
@@ -30,10 +31,29 @@ void raise_open_files_limit() {
   setrlimit(RLIMIT_NOFILE, &limit);
 }
 
+// As redis-server does when it cannot get enough file descriptors: lower maxclients to what the
+// limit allows (32 kept for the listeners, logs and the like) and say so, so that extra clients
+// get "max number of clients reached" instead of hanging in the accept queue.
+void fit_maxclients(serve::ServeOptions& options) {
+  constexpr rlim_t kReserved = 32;
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return;
+  const rlim_t nodes = static_cast<rlim_t>(options.nodes);
+  const rlim_t usable = limit.rlim_cur > kReserved + nodes ? limit.rlim_cur - kReserved - nodes : 0;
+  const size_t per_node = std::max<size_t>(1, static_cast<size_t>(usable / nodes));
+  if (per_node >= options.max_connections) return;
+  std::fprintf(stderr,
+               "lockstep serve: warning: the open files limit is %llu, so maxclients is lowered from %zu "
+               "to %zu per node (raise it with ulimit -n)\n",
+               static_cast<unsigned long long>(limit.rlim_cur), options.max_connections, per_node);
+  options.max_connections = per_node;
+}
+
 int run_serve(ServeArgs& args) {
   args.options.backend = serve::model_backend_factory();
   args.options.max_output_bytes = args.max_output_mb * 1024 * 1024;
   raise_open_files_limit();
+  fit_maxclients(args.options);
   auto server = serve::Server::create(args.options);
   if (!server.ok()) {
     std::fprintf(stderr, "%s\n", server.status().message().c_str());

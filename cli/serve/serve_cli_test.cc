@@ -4,6 +4,7 @@
 #include <hiredis/hiredis.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,12 +18,16 @@ struct Child {
   int out_fd = -1;  // the child's stdout and stderr
 };
 
-Child spawn(std::vector<std::string> args) {
+Child spawn(std::vector<std::string> args, rlim_t open_files = 0) {
   int fds[2];
   EXPECT_EQ(::pipe(fds), 0);
   Child c;
   c.pid = ::fork();
   if (c.pid == 0) {
+    if (open_files != 0) {
+      rlimit limit{open_files, open_files};
+      ::setrlimit(RLIMIT_NOFILE, &limit);
+    }
     ::dup2(fds[1], 1);
     ::dup2(fds[1], 2);
     ::close(fds[0]);
@@ -99,6 +104,37 @@ TEST(ServeCli, PortInUseAndBadOptionsExitTwo) {
   Child bind = spawn({"serve", "--port", "0", "--bind", "not-an-ip"});
   EXPECT_NE(read_until(bind.out_fd, "\n").find("is not an IP address"), std::string::npos);
   EXPECT_EQ(wait_exit(bind.pid), 2);
+}
+
+// Issue 10: with too few file descriptors, serve lowers maxclients (and says so) and refuses
+// the extra clients with Redis's error instead of leaving them hanging.
+TEST(ServeCli, FewFileDescriptorsLowerMaxclients) {
+  Child c = spawn({"serve", "--port", "0"}, /*open_files=*/48);
+  const std::string out = read_until(c.out_fd, "listening");
+  EXPECT_NE(out.find("maxclients is lowered from 10000 to"), std::string::npos) << out;
+  const uint16_t port = port_of(out, 0);
+  ASSERT_NE(port, 0) << out;
+  std::vector<redisContext*> clients;
+  std::string refused;
+  for (int i = 0; i < 40 && refused.empty(); i++) {
+    redisContext* ctx = redisConnect("127.0.0.1", port);
+    ASSERT_TRUE(ctx != nullptr && ctx->err == 0);
+    timeval timeout{5, 0};
+    redisSetTimeout(ctx, timeout);
+    auto* r = static_cast<redisReply*>(redisCommand(ctx, "PING"));
+    if (r == nullptr) {
+      ADD_FAILURE() << "client " << i << " got no answer: " << ctx->errstr;
+    } else {
+      if (r->type == REDIS_REPLY_ERROR) refused = r->str;
+      freeReplyObject(r);
+    }
+    clients.push_back(ctx);
+  }
+  EXPECT_EQ(refused, "ERR max number of clients reached");
+  for (redisContext* ctx : clients) redisFree(ctx);
+  ::kill(c.pid, SIGTERM);
+  EXPECT_EQ(wait_exit(c.pid), 0);
+  ::close(c.out_fd);
 }
 
 // A reply's text (status, error or bulk), or its integer.

@@ -77,7 +77,11 @@ ParseStatus RequestParser::fail(std::string message) {
 }
 
 bool RequestParser::over_query_limit() const {
-  return buffered_bytes() + argv_charge_ > limits_.max_query_bytes;
+  // The argument vector's capacity, and the copy its next growth makes, count too: 34 million
+  // empty arguments cost over a gigabyte in std::string objects alone, however few bytes they
+  // carried.
+  const size_t vector_bytes = 3 * argv_.capacity() * sizeof(std::string);
+  return buffered_bytes() + argv_charge_ + vector_bytes > limits_.max_query_bytes;
 }
 
 void RequestParser::compact() {
@@ -189,10 +193,14 @@ ParseStatus RequestParser::parse_multibulk() {
     if (buffered_bytes() < need) return ParseStatus::kNeedMore;
     // Like Redis, the two bytes after the bulk are skipped without checking they are "\r\n".
     argv_.emplace_back(buf_.data() + pos_, static_cast<size_t>(bulk_len_));
-    argv_charge_ += static_cast<size_t>(bulk_len_) + kArgOverheadBytes;
+    argv_charge_ += static_cast<size_t>(bulk_len_);
     advance(need);
     bulk_len_ = -1;
     multibulk_left_--;
+    if (over_query_limit()) {
+      failed_ = ParseStatus::kQueryLimit;
+      return failed_;
+    }
   }
   LS_ASSERT(!argv_.empty());
   return ParseStatus::kRequest;

@@ -20,10 +20,13 @@
 // - a bulk longer than max_bulk_bytes (512 MiB, Redis's proto-max-bulk-len) is "invalid bulk
 //   length"; a multibulk count above max_multibulk_count (INT_MAX, as in Redis) is "invalid
 //   multibulk length". Neither count is ever pre-allocated.
-// - buffered bytes plus the arguments parsed so far of the pending request (each argument
-//   counted as its length plus kArgOverheadBytes) may not exceed max_query_bytes (1 GiB,
-//   Redis's client-query-buffer-limit): past it the parser reports kQueryLimit and, as Redis
-//   does, the server closes the connection without a reply.
+// - buffered bytes plus the arguments parsed so far of the pending request (their bytes, and
+//   three times the argument vector's capacity in std::string objects: the vector and the copy
+//   its next growth makes) may not exceed max_query_bytes (1 GiB, Redis's
+//   client-query-buffer-limit), checked after every argument: past it the parser reports
+//   kQueryLimit and, as Redis does, the server closes the connection without a reply. So the
+//   memory one request holds while it is parsed stays near the limit however many (empty)
+//   arguments it has.
 #ifndef LOCKSTEP_SIM_RESP_REQUEST_PARSER_H_
 #define LOCKSTEP_SIM_RESP_REQUEST_PARSER_H_
 
@@ -55,8 +58,6 @@ enum class ParseStatus {
 
 class RequestParser {
  public:
-  // Memory charged per parsed argument on top of its bytes, for max_query_bytes.
-  static constexpr size_t kArgOverheadBytes = sizeof(std::string);
 
   explicit RequestParser(RequestLimits limits = RequestLimits());
 

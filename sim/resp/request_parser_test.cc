@@ -114,10 +114,30 @@ TEST(RequestParser, StrictLineLimitIgnoresSplits) {
 
 TEST(RequestParser, QueryBufferLimitClosesSilently) {
   RequestLimits limits;
-  limits.max_query_bytes = 100;
-  EXPECT_EQ(run("*1\r\n$200\r\n" + std::string(150, 'a'), {}, limits), Transcript{"L"});
+  limits.max_query_bytes = 200;
+  EXPECT_EQ(run("*1\r\n$300\r\n" + std::string(250, 'a'), {}, limits), Transcript{"L"});
+  // 50 bytes and one argument (three std::string slots of vector: 96 bytes) fit.
   EXPECT_EQ(run("*1\r\n$50\r\n" + std::string(50, 'a') + "\r\n", {}, limits),
             Transcript{"R:" + std::string(50, 'a')});
+}
+
+// Issue 10: many empty arguments cost memory in argument objects, not in bytes: the limit counts
+// the argument vector, so a request of a million empty arguments is refused under 16 MiB while
+// its bytes (6 MB) alone would fit.
+TEST(RequestParser, ManyEmptyArgumentsCountAgainstTheQueryLimit) {
+  RequestLimits limits;
+  limits.max_query_bytes = 16 << 20;
+  std::string request = "*1000000\r\n";
+  for (int i = 0; i < 1000000; i++) request += "$0\r\n\r\n";
+  RequestParser parser(limits);
+  parser.feed(request);
+  EXPECT_EQ(parser.next(), ParseStatus::kQueryLimit);
+  // The same request with room for its vector parses.
+  limits.max_query_bytes = 256 << 20;
+  RequestParser roomy(limits);
+  roomy.feed(request);
+  ASSERT_EQ(roomy.next(), ParseStatus::kRequest);
+  EXPECT_EQ(roomy.argv().size(), 1000000u);
 }
 
 TEST(RequestParser, ConfiguredLimitsGiveRedisErrors) {
