@@ -35,6 +35,9 @@ TEST(RedlockSpecTest, ValidityIsTtlMinusElapsedMinusDrift) {
   EXPECT_EQ(redlock_spec::validity_ms(o, 10'000, 5), 10'000 - 5 - (100 + 2));
   EXPECT_EQ(redlock_spec::validity_ms(o, 30'000, 0), 30'000 - 302);
   EXPECT_LE(redlock_spec::validity_ms(o, 100, 200), 0);
+  // Regression (issue 9): a client clock stepped back 5 s during the acquisition (explore seed
+  // 71 aborted here) gives a validity longer than the TTL, as a wall-clock client computes it.
+  EXPECT_EQ(redlock_spec::validity_ms(o, 10'000, -5'000), 10'000 + 5'000 - (100 + 2));
 }
 
 TEST(RedlockSpecTest, AcquiresOnAllFiveWithTheValidityAndReleasesEverywhere) {
