@@ -69,12 +69,47 @@ struct DeathIndex {
   }
 };
 
-Death death_of(const History& h, const DeathIndex& index, Sym node, Sym key, TimeUs after) {
+// How the grant `grant` of acquisition `op` stopped being that acquisition's key on its node by
+// the lock's own workings: the owner's release reached the node (a death of the key after that
+// is someone else's), or another acquisition was granted the key there (so it had died by then,
+// whether or not the history recorded it).
+struct GrantEnd {
+  TimeUs released = kTimeNever;
+  TimeUs taken = kTimeNever;
+  Sym taken_by = kNoSym;  // the thread granted it
+};
+
+GrantEnd grant_end(const History& h, const std::vector<uint32_t>& key_execs, const Operation& op, const Exec& grant) {
+  // key_execs is in history order, so in time order: start after the grant.
+  auto it = std::upper_bound(key_execs.begin(), key_execs.end(), grant.t,
+                             [&](TimeUs t, uint32_t e) { return t < h.execs[e].t; });
+  GrantEnd end;
+  for (; it != key_execs.end(); ++it) {
+    const Exec& x = h.execs[*it];
+    if (x.node != grant.node || x.op_id == kAbsent || x.op_id == op.id) continue;
+    const int64_t index = h.op_index(x.op_id);
+    if (index < 0) continue;
+    const Operation& other = h.ops[index];
+    if ((other.kind == OpKind::kUnlock || other.kind == OpKind::kForceUnlock) && other.owner == op.owner) {
+      end.released = x.t;
+      return end;
+    }
+    if (other.is_acquire() && other.owner != op.owner && is_grant(h, x)) {
+      end.taken = x.t;
+      end.taken_by = other.thread;
+      return end;
+    }
+  }
+  return end;
+}
+
+Death death_of(const History& h, const DeathIndex& index, Sym node, Sym key, TimeUs after, TimeUs until = kTimeNever) {
   Death d;
   auto it = index.by_key.find({node, key});
   if (it != index.by_key.end()) {
     for (const DeathIndex::Entry& e : it->second) {
       if (e.t <= after) continue;
+      if (e.t >= until) break;
       d = e.loss ? Death{e.t, std::string(h.str(node)) + " lost its key at " + format_time(e.t) + " (" + std::string(h.str(e.reason)) + ")", true}
                  : Death{e.t, "its key expired on " + std::string(h.str(node)) + " at " + format_time(e.t), node_clock_jumped(h, node, after, e.t)};
       break;
@@ -83,7 +118,7 @@ Death death_of(const History& h, const DeathIndex& index, Sym node, Sym key, Tim
   auto c = index.crashes.find(node);
   if (c != index.crashes.end()) {
     for (TimeUs t : c->second) {
-      if (t > after && t < d.t) {
+      if (t > after && t < d.t && t < until) {
         d = {t, std::string(h.str(node)) + " crashed at " + format_time(t), true};
         break;
       }
@@ -107,6 +142,11 @@ PropertyResult check_quorum(const History& h, const CheckOptions&) {
   const bool any = std::any_of(execs.begin(), execs.end(), [](const auto& v) { return !v.empty(); });
   if (!any) return make_result(name, Verdict::kUnknown, "the history lacks per-node exec events with op ids");
   const DeathIndex deaths(h);
+  // The execs touching each key (its first key), in history order, for grant_ended().
+  std::map<Sym, std::vector<uint32_t>> execs_of_key;
+  for (uint32_t e = 0; e < h.execs.size(); ++e) {
+    if (h.execs[e].keys_count > 0) execs_of_key[h.key_pool[h.execs[e].keys_begin]].push_back(e);
+  }
   const int64_t nodes = static_cast<int64_t>(h.header.nodes.size());
   const int64_t quorum = h.header.quorum != kAbsent ? h.header.quorum : nodes / 2 + 1;
   int64_t checked = 0;
@@ -122,7 +162,13 @@ PropertyResult check_quorum(const History& h, const CheckOptions&) {
       const Exec& x = h.execs[e];
       if (!is_grant(h, x) || x.keys_count == 0) continue;
       ++grants;
-      Death d = death_of(h, deaths, x.node, h.key_pool[x.keys_begin], x.t);
+      const Sym key = h.key_pool[x.keys_begin];
+      const GrantEnd end = grant_end(h, execs_of_key[key], op, x);
+      Death d = death_of(h, deaths, x.node, key, x.t, end.released);
+      if (end.taken < d.t) {
+        d = {end.taken, std::string(h.str(end.taken_by)) + " was granted its key on " + std::string(h.str(x.node)) +
+                            " at " + format_time(end.taken), true};
+      }
       if (d.t > declared) live.push_back(std::move(d));
     }
     std::sort(live.begin(), live.end(), [](const Death& a, const Death& b) { return a.t < b.t; });
