@@ -10,6 +10,8 @@
 //    removed itself);
 //  - otherwise a violation.
 #include <algorithm>
+#include <cstdlib>
+#include <map>
 #include <set>
 
 #include "checker/check.h"
@@ -22,6 +24,7 @@ constexpr int64_t kClassicThreadWaitMs = 5000;
 
 struct Entry {
   uint32_t op = 0;
+  int64_t grant_exec = -1;  // index into History::execs of the granting run
   TimeUs enqueue_t = 0;    // first failed attempt, or the grant for a direct acquisition
   TimeUs wait_end_t = 0;   // grant, give-up or end of history
   TimeUs grant_t = kTimeNever;
@@ -67,12 +70,82 @@ std::vector<Entry> entries_of(const History& h, const std::vector<uint32_t>& ops
     }
     const Exec& first = h.execs[execs[i].front()];
     e.waited = execs[i].size() > 1 || first.reply == ReplyKind::kInt || !granted;
-    if (granted) e.grant_t = e.attempts.back();
+    if (granted) {
+      e.grant_t = e.attempts.back();
+      e.grant_exec = execs[i].back();
+    }
     e.enqueue_t = e.waited ? e.attempts.front() : e.grant_t;
     e.wait_end_t = granted ? e.grant_t : (op.complete_t == kTimeNever ? h.end_t : op.complete_t);
     out.push_back(std::move(e));
   }
   return out;
+}
+
+// The fair lock's server-side queue as the recorded key states show it (state events): the queue
+// list and timeout zset of each lock on each node, by script sequence number. With them the
+// checker reads who was queued, and each waiter's timeout score, just before a grant, instead of
+// estimating them from the client's attempts (the scripts shift every waiter's score when one
+// leaves or gives up, which no estimate from one waiter's own attempts sees).
+class QueueStates {
+ public:
+  explicit QueueStates(const History& h) : h_(h) {
+    for (uint32_t i = 0; i < h.states.size(); ++i) {
+      const StateRecord& s = h.states[i];
+      if (s.seq == kAbsent) continue;
+      by_key_[{s.node, s.key}].push_back(i);
+    }
+  }
+  bool available() const { return !by_key_.empty(); }
+  // The state of `key` on `node` as the script with sequence number `seq` found it (the latest
+  // recorded before it), or nullptr when none was recorded (the key did not exist yet).
+  const StateRecord* before(Sym node, std::string_view key, int64_t seq) const {
+    const Sym k = h_.syms.find(key);
+    if (k == kNoSym) return nullptr;
+    const auto it = by_key_.find({node, k});
+    if (it == by_key_.end()) return nullptr;
+    const StateRecord* found = nullptr;
+    for (uint32_t i : it->second) {
+      if (h_.states[i].seq >= seq) break;
+      found = &h_.states[i];
+    }
+    return found;
+  }
+
+ private:
+  const History& h_;
+  std::map<std::pair<Sym, Sym>, std::vector<uint32_t>> by_key_;
+};
+
+// What the recorded queue says about `waiter` just before `grant` ran: not queued ahead of the
+// granted owner (no inversion: it had been granted already, gave up, or was re-queued behind
+// after an eviction), queued ahead with a score the script's stale-waiter eviction had passed
+// (allowed), or queued ahead and live. kUnknown when the states do not cover the lock.
+enum class QueueVerdict { kUnknown, kNotAhead, kEvictable, kLive };
+
+QueueVerdict queue_verdict(const History& h, const QueueStates& states, const Exec& grant, Sym lock, Sym waiter,
+                           Sym granted) {
+  const std::string name(h.str(lock));
+  const StateRecord* queue = states.before(grant.node, "redisson_lock_queue:{" + name + "}", grant.seq);
+  const StateRecord* timeouts = states.before(grant.node, "redisson_lock_timeout:{" + name + "}", grant.seq);
+  if (queue == nullptr && timeouts == nullptr) return QueueVerdict::kUnknown;
+  // A grant to the holder itself is a reentry, not a jump in the queue (an orphaned hold after a
+  // lost grant reply, re-entered by the client's retry).
+  const StateRecord* held = states.before(grant.node, name, grant.seq);
+  if (held != nullptr && held->type != kNoSym &&
+      std::find(held->members.begin(), held->members.end(), granted) != held->members.end()) {
+    return QueueVerdict::kNotAhead;
+  }
+  if (queue == nullptr || queue->type == kNoSym) return QueueVerdict::kNotAhead;
+  const auto at = std::find(queue->members.begin(), queue->members.end(), waiter);
+  if (at == queue->members.end()) return QueueVerdict::kNotAhead;
+  if (std::find(queue->members.begin(), at, granted) != at) return QueueVerdict::kNotAhead;
+  if (timeouts == nullptr || timeouts->type == kNoSym || grant.local_ms == kAbsent) return QueueVerdict::kLive;
+  for (size_t k = 0; k < timeouts->members.size() && k < timeouts->values.size(); ++k) {
+    if (timeouts->members[k] != waiter) continue;
+    const double score = std::strtod(std::string(h.str(timeouts->values[k])).c_str(), nullptr);
+    return score <= static_cast<double>(grant.local_ms) ? QueueVerdict::kEvictable : QueueVerdict::kLive;
+  }
+  return QueueVerdict::kLive;
 }
 
 struct Reordering {
@@ -88,6 +161,7 @@ PropertyResult check_fairness(const History& h, const CheckOptions&) {
   const std::vector<std::vector<uint32_t>> execs = execs_by_op(h);
   const int64_t wait_ms = h.header.thread_wait_ms != kAbsent ? h.header.thread_wait_ms : kClassicThreadWaitMs;
   const TimeUs tol = h.header.drift_tolerance_us;
+  const QueueStates states(h);
   std::vector<Reordering> found;
   int64_t grants = 0;
   bool have_execs = false;
@@ -120,7 +194,16 @@ PropertyResult check_fairness(const History& h, const CheckOptions&) {
         if (v == w || h.ops[e.op].owner == h.ops[g.op].owner) continue;
         Reordering r{static_cast<uint32_t>(all.size() + w), static_cast<uint32_t>(all.size() + v), ""};
         const Operation& vop = h.ops[e.op];
-        if (g.grant_t >= evictable_at(e, g.grant_t, wait_ms) - tol) {
+        // The server's own queue, when recorded, decides: a waiter not queued ahead of the
+        // granted owner was not overtaken, and its recorded timeout score says whether the
+        // eviction could remove it.
+        const QueueVerdict q = g.grant_exec < 0 ? QueueVerdict::kUnknown
+                                                : queue_verdict(h, states, h.execs[g.grant_exec], vop.lock, vop.owner,
+                                                                h.ops[g.op].owner);
+        if (q == QueueVerdict::kNotAhead) continue;
+        if (q == QueueVerdict::kEvictable) {
+          r.rule = "evicted after threadWaitTime";
+        } else if (q == QueueVerdict::kUnknown && g.grant_t >= evictable_at(e, g.grant_t, wait_ms) - tol) {
           r.rule = "evicted after threadWaitTime";
         } else if (vop.wait_ms >= 0 && g.grant_t >= vop.invoke_t + vop.wait_ms * kUsPerMs - tol) {
           r.rule = "acquireFailed";
