@@ -7,7 +7,9 @@
 //    that was not cancelled), at any time.
 #include <algorithm>
 #include <map>
+#include <tuple>
 
+#include "checker/check.h"
 #include "checker/properties.h"
 #include "sim/core/assert.h"
 
@@ -17,6 +19,50 @@ namespace {
 struct Interval {
   TimeUs begin, end;
 };
+
+// When the server had a hold's owner field: from the grant (the acquisition's last granting
+// run, else its invoke) to the moment the unlock that ended the hold reached the node (its first
+// run; its completion when no runs were logged) or, for a hold that ended otherwise, its end.
+// Redisson cancels the watchdog when the unlock completes, so a renewal before the unlock
+// reached the node is the lock's own.
+struct OwnedSpan {
+  TimeUs from, to;
+};
+
+// The owned span of every hold (indexed like History::holds).
+std::vector<OwnedSpan> owned_spans(const History& h, const std::vector<std::vector<uint32_t>>& execs_of) {
+  // The unlock that ended each hold: the same thread's unlock of the lock invoked at its end.
+  std::map<std::tuple<Sym, Sym, TimeUs>, uint32_t> unlock_at;
+  for (uint32_t i = 0; i < h.ops.size(); ++i) {
+    const Operation& op = h.ops[i];
+    if (op.kind == OpKind::kUnlock) unlock_at.emplace(std::make_tuple(op.thread, op.lock, op.invoke_t), i);
+  }
+  const Sym unlock = h.syms.find("unlock");
+  std::vector<OwnedSpan> spans;
+  spans.reserve(h.holds.size());
+  for (const Hold& x : h.holds) {
+    OwnedSpan span{x.begin_t, x.end_t};
+    const int64_t index = x.op_id == kAbsent ? -1 : h.op_index(x.op_id);
+    if (index >= 0) {
+      span.from = std::min(span.from, h.ops[index].invoke_t);
+      if (!execs_of.empty()) {
+        for (uint32_t e : execs_of[index]) {
+          if (exec_granted(h, h.execs[e])) span.from = std::min(x.begin_t, h.execs[e].t);
+        }
+      }
+    }
+    if (x.end_t != kTimeNever && x.end_reason == unlock) {
+      const auto it = unlock_at.find({x.thread, x.lock, x.end_t});
+      if (it != unlock_at.end()) {
+        const uint32_t u = it->second;
+        span.to = std::max(span.to, !execs_of.empty() && !execs_of[u].empty() ? h.execs[execs_of[u].front()].t
+                                                                                : h.ops[u].complete_t);
+      }
+    }
+    spans.push_back(span);
+  }
+  return spans;
+}
 
 // The time the last fault healed: the latest end (or instant) of any fault; a fault that
 // started and never ended lasts to the end of the history.
@@ -89,6 +135,37 @@ nlohmann::json interval_json(const History& h, Sym lock, const Interval& x, cons
   return {{"lock", h.str(lock)}, {"kind", kind}, {"thread", who}, {"from_us", x.begin}, {"to_us", x.end}};
 }
 
+// Acquisitions that ended without the lock although no other owner believed it held it at any
+// time while they ran: availability outcomes (a quorum lock that reached no quorum, masters
+// unreachable), reported beside the verdict, never as a violation (docs/checker.md). Contention
+// (another owner held the lock meanwhile) is neither.
+nlohmann::json availability_outcomes(const History& h, TimeUs heal,
+                                     const std::map<Sym, std::vector<uint32_t>>& holds_by_lock) {
+  int64_t failed = 0, after_heal = 0;
+  std::string first;
+  for (const Operation& op : h.ops) {
+    if (!op.is_acquire() || !op.completed) continue;
+    if (op.outcome == Outcome::kOk && op.acquired != Tri::kFalse) continue;
+    const auto holds = holds_by_lock.find(op.lock);
+    const bool contended =
+        holds != holds_by_lock.end() && std::any_of(holds->second.begin(), holds->second.end(), [&](uint32_t j) {
+          const Hold& x = h.holds[j];
+          return x.owner != op.owner && x.begin_t < op.complete_t && op.invoke_t < x.end_t;
+        });
+    if (contended) continue;
+    ++failed;
+    if (op.invoke_t >= heal) ++after_heal;
+    if (first.empty() || (op.invoke_t >= heal && after_heal == 1)) {
+      first = std::string(h.str(op.thread)) + "'s " + op_kind_name(op.kind) + " #" + std::to_string(op.id) + " of " +
+              std::string(h.str(op.lock)) + " at " + format_time(op.invoke_t) + " " +
+              (op.outcome == Outcome::kOk ? std::string("did not acquire the free lock")
+                                          : std::string(outcome_name(op.outcome)) +
+                                                (op.error == kNoSym ? "" : " (" + std::string(h.str(op.error)) + ")"));
+    }
+  }
+  return {{"failed", failed}, {"after_heal", after_heal}, {"first", first}};
+}
+
 }  // namespace
 
 PropertyResult check_liveness(const History& h, const CheckOptions&) {
@@ -101,6 +178,8 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
   const TimeUs heal = last_heal(h);
   std::map<Sym, std::vector<uint32_t>> holds_by_lock;
   for (uint32_t i = 0; i < h.holds.size(); ++i) holds_by_lock[h.holds[i].lock].push_back(i);
+  const std::vector<std::vector<uint32_t>> execs_of = h.execs.empty() ? std::vector<std::vector<uint32_t>>{} : execs_by_op(h);
+  const std::vector<OwnedSpan> spans = owned_spans(h, execs_of);
   nlohmann::json stuck = nlohmann::json::array();
   std::string first;
   const std::map<std::string, TimeUs> crashes = crash_times(h);
@@ -124,32 +203,59 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
       }
     }
     // Renewals by an owner that no longer held the lock: a watchdog that was never cancelled.
-    std::map<Sym, std::vector<uint32_t>> holds_of_owner;  // this lock's holds, by owner, in start order
-    for (uint32_t j : holds_by_lock[lock]) holds_of_owner[h.holds[j].owner].push_back(j);
+    // Judged when the renewal took effect on the node (its last run; a retried renewal may land
+    // much later than it was sent) against when the server had the owner's field (OwnedSpan):
+    // a renewal that lands on the owner's next hold, or before its unlock reached the node, is
+    // the lock's own.
     for (uint32_t i : ops) {
       const Operation& op = h.ops[i];
       if (op.kind != OpKind::kRenew || op.outcome != Outcome::kOk || op.renewed != Tri::kTrue) continue;
-      const std::vector<uint32_t>& mine = holds_of_owner[op.owner];
-      // The owner's last hold that began no later than the renewal.
-      auto it = std::upper_bound(mine.begin(), mine.end(), op.invoke_t,
-                                 [&](TimeUs t, uint32_t j) { return t < h.holds[j].begin_t; });
-      if (it == mine.begin()) continue;
-      const Hold& last = h.holds[*std::prev(it)];
-      if (op.invoke_t <= last.end_t || last.end_reason == kNoSym) continue;
-      const TimeUs ended = last.end_t;
-      const Sym reason = last.end_reason;
+      // Without runs logged, the earliest it can have taken effect (the lenient reading).
+      const TimeUs effect = execs_of.empty() || execs_of[i].empty() ? op.invoke_t : h.execs[execs_of[i].back()].t;
+      const Hold* last = nullptr;  // the owner's last hold that began no later than the effect
+      bool owned = false;
+      for (uint32_t j : holds_by_lock[lock]) {
+        const Hold& x = h.holds[j];
+        if (x.owner != op.owner || spans[j].from > effect) continue;
+        if (effect <= spans[j].to) owned = true;
+        if (last == nullptr || x.begin_t > last->begin_t) last = &x;
+      }
+      // A renewal while the owner's own acquisition runs after a grant (a RedLock whose sub-locks'
+      // watchdogs renew what they already hold, before the acquisition as a whole returns).
+      for (uint32_t k : ops) {
+        const Operation& acq = h.ops[k];
+        if (owned || !acq.is_acquire() || acq.owner != op.owner || acq.invoke_t > effect) continue;
+        if (acq.complete_t != kTimeNever && acq.complete_t < effect) continue;
+        if (execs_of.empty()) continue;
+        owned = std::any_of(execs_of[k].begin(), execs_of[k].end(),
+                            [&](uint32_t e) { return h.execs[e].t <= effect && exec_granted(h, h.execs[e]); });
+      }
+      if (owned || last == nullptr || last->end_reason == kNoSym) continue;
+      const TimeUs ended = last->end_t;
+      const Sym reason = last->end_reason;
       stuck.push_back(interval_json(h, lock, {ended, op.complete_t}, "zombie_renewal", std::string(h.str(op.thread))));
       if (first.empty()) {
-        first = std::string(h.str(lock)) + " was kept alive by a renewal of " + std::string(h.str(op.owner)) + " at " +
-                format_time(op.invoke_t) + " after its hold ended (" + std::string(h.str(reason)) + ") at " + format_time(ended);
+        first = std::string(h.str(lock)) + " was kept alive by a renewal of " + std::string(h.str(op.thread)) +
+                " that took effect at " + format_time(effect) + " after its hold ended (" + std::string(h.str(reason)) +
+                ") at " + format_time(ended);
       }
     }
   }
+  const nlohmann::json availability = availability_outcomes(h, heal, holds_by_lock);
   if (stuck.empty()) {
-    PropertyResult r = make_result(name, Verdict::kOk, "every waiter was served within " +
-                                   std::to_string(h.header.liveness_bound_ms) + " ms of the lock being free after the last fault healed at " +
-                                   format_time(heal));
+    const bool never_healed = heal >= h.end_t && !h.faults.empty();
+    std::string reason = never_healed
+                             ? "a fault lasted to the end of the run, so no lock had to become acquirable after it healed"
+                             : "every waiter was served within " + std::to_string(h.header.liveness_bound_ms) +
+                                   " ms of the lock being free after the last fault healed at " + format_time(heal);
+    if (const int64_t n = availability["failed"].get<int64_t>(); n > 0) {
+      reason += "; " + std::to_string(n) + " acquisition(s) did not get the lock while no other owner held it (availability, not safety; " +
+                std::to_string(availability["after_heal"].get<int64_t>()) + " after the last fault healed), first: " +
+                availability["first"].get<std::string>();
+    }
+    PropertyResult r = make_result(name, Verdict::kOk, reason);
     r.details["healed_us"] = heal;
+    r.details["availability"] = availability;
     return r;
   }
   PropertyResult r = make_result(name, Verdict::kViolation, std::to_string(stuck.size()) + " stuck interval(s); first: " + first);
