@@ -283,3 +283,45 @@ TEST(QuorumRegression, AKeyDeathAfterTheHoldersReleaseIsNotItsDeath) {
 
 }  // namespace
 }  // namespace lockstep::checker
+
+namespace lockstep::checker {
+namespace {
+
+// Issue 9: two locks fence one resource, each with its own token counter. L1's token 7 after
+// L2's token 40 is no regression: only tokens of the same lock compare.
+TEST(FencingRegression, TokensOfDifferentLocksDoNotCompare) {
+  auto history = [](int64_t second_l1_token) {
+    return std::string(kSingle) + "\n" +
+           R"({"t": 100, "type": "write", "thread": "c1/t0", "owner": "u1", "lock": "L1", "resource": "R", "token": 5, "fenced": true, "accepted": true}
+{"t": 200, "type": "write", "thread": "c2/t0", "owner": "u2", "lock": "L2", "resource": "R", "token": 40, "fenced": true, "accepted": true}
+{"t": 300, "type": "write", "thread": "c1/t0", "owner": "u1", "lock": "L1", "resource": "R", "token": )" +
+           std::to_string(second_l1_token) + R"(, "fenced": true, "accepted": true}
+{"t": 900000, "type": "end", "complete": true}
+)";
+  };
+  Result<History> ok = parse_history_text(history(7), "<test>");
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  EXPECT_EQ(check_fencing(ok.value(), CheckOptions{}).verdict, Verdict::kOk);
+  // Within L1 a lower token is a regression.
+  Result<History> bad = parse_history_text(history(3), "<test>");
+  ASSERT_TRUE(bad.ok());
+  EXPECT_EQ(check_fencing(bad.value(), CheckOptions{}).verdict, Verdict::kViolation);
+}
+
+// Issue 9: script_invariants read the fair lock's timeout key as a sorted set without looking at
+// its type: a key of another type is itself the broken invariant, named as such.
+TEST(ScriptInvariantsRegression, AKeyOfTheWrongTypeIsNamed) {
+  const std::string text = R"({"lockstep_history": 1, "lock_kind": "reentrant", "fair": true, "nodes": ["node0"]}
+{"t": 100, "type": "state", "node": "node0", "seq": 1, "key": "redisson_lock_queue:{L}", "value": {"type": "list", "strings": ["u1:1"]}}
+{"t": 100, "type": "state", "node": "node0", "seq": 1, "key": "redisson_lock_timeout:{L}", "value": {"type": "hash", "strings": ["u1:1", "5000"]}}
+{"t": 900000, "type": "end", "complete": true}
+)";
+  Result<History> h = parse_history_text(text, "<test>");
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  const PropertyResult r = check_script_invariants(h.value(), CheckOptions{});
+  EXPECT_EQ(r.verdict, Verdict::kViolation);
+  EXPECT_NE(r.reason.find("holds a hash, not a sorted set"), std::string::npos) << r.reason;
+}
+
+}  // namespace
+}  // namespace lockstep::checker

@@ -1,5 +1,5 @@
 // Property 6, fencing: a fenced resource never accepted a write whose token was lower than one it
-// had already accepted. Stale writes that unfenced resources accepted are counted: a write whose
+// had already accepted for the same lock (each lock has its own token counter). Stale writes that unfenced resources accepted are counted: a write whose
 // token is below the highest the resource accepted, or (without tokens) one made while another
 // owner's newer hold of the same lock had begun, or outside any hold of its writer.
 #include <algorithm>
@@ -48,13 +48,16 @@ PropertyResult check_fencing(const History& h, const CheckOptions&) {
   if (h.writes.empty()) return make_result(name, Verdict::kNotApplicable, "no resource writes recorded");
   std::map<Sym, std::vector<uint32_t>> holds_by_lock;
   for (uint32_t i = 0; i < h.holds.size(); ++i) holds_by_lock[h.holds[i].lock].push_back(i);
-  std::map<Sym, int64_t> max_accepted;  // per resource
-  std::map<Sym, uint32_t> max_writer;   // the write that set it
+  // Per (resource, lock): tokens come from each lock's own counter, so only tokens of the same
+  // lock compare (docs/checker.md).
+  std::map<std::pair<Sym, Sym>, int64_t> max_accepted;
+  std::map<std::pair<Sym, Sym>, uint32_t> max_writer;  // the write that set it
   int64_t fenced_writes = 0, rejected = 0, stale_unfenced = 0;
   int64_t bad = -1, bad_prior = -1;
   for (uint32_t i = 0; i < h.writes.size(); ++i) {
     const Write& w = h.writes[i];
-    auto it = max_accepted.find(w.resource);
+    const std::pair<Sym, Sym> fence{w.resource, w.lock};
+    auto it = max_accepted.find(fence);
     const int64_t highest = it == max_accepted.end() ? kAbsent : it->second;
     fenced_writes += w.fenced;
     if (!w.accepted) {
@@ -64,15 +67,15 @@ PropertyResult check_fencing(const History& h, const CheckOptions&) {
     const bool lower = w.token != kAbsent && highest != kAbsent && w.token < highest;
     if (w.fenced && lower && bad < 0) {
       bad = i;
-      bad_prior = max_writer[w.resource];
+      bad_prior = max_writer[fence];
     }
     if (!w.fenced) {
       const bool stale = w.token != kAbsent ? lower : (w.lock != kNoSym && superseded(h, holds_by_lock[w.lock], w));
       stale_unfenced += stale;
     }
     if (w.token != kAbsent && (highest == kAbsent || w.token > highest)) {
-      max_accepted[w.resource] = w.token;
-      max_writer[w.resource] = i;
+      max_accepted[fence] = w.token;
+      max_writer[fence] = i;
     }
   }
   const std::string unfenced = std::to_string(stale_unfenced) + " stale write(s) accepted by unfenced resources";

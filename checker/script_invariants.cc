@@ -74,6 +74,15 @@ std::set<Sym> members(const StateRecord* r) {
 }
 
 std::string check_fair(const History& h, const StateRecord* queue, const StateRecord* timeout) {
+  // Each key must hold the type the scripts use before its members mean anything (a script or a
+  // plain command may have stored something else under the name).
+  if (queue != nullptr && queue->type != kNoSym && h.str(queue->type) != "list") {
+    return "the queue " + std::string(h.str(queue->key)) + " holds a " + std::string(h.str(queue->type)) + ", not a list";
+  }
+  if (timeout != nullptr && timeout->type != kNoSym && h.str(timeout->type) != "zset") {
+    return "the timeout set " + std::string(h.str(timeout->key)) + " holds a " + std::string(h.str(timeout->type)) +
+           ", not a sorted set";
+  }
   if (queue != nullptr && queue->type != kNoSym) {
     std::set<Sym> seen;
     for (Sym m : queue->members) {

@@ -169,12 +169,20 @@ void Workload::write(ThreadState* t, const std::string& resource, const std::str
   const std::string& lock = lock_name.empty() ? t->last_lock : lock_name;
   const int64_t token = c.hold_token(*t->thread, lock);
   Resource& r = world_.resource(resource);
-  // A fenced resource rejects a token lower than the highest it accepted; writes without a
-  // token (an algorithm without fencing) are accepted and recorded without one.
-  const bool accepted = !fenced || token == history::kAbsent || token >= r.highest_token;
+  // A fenced resource rejects a token lower than the highest it accepted from the same lock;
+  // writes without a token (an algorithm without fencing) are accepted and recorded without one.
+  auto highest = r.highest_token.find(lock);
+  const bool accepted = !fenced || token == history::kAbsent || highest == r.highest_token.end() ||
+                        token >= highest->second;
   if (accepted) {
     ++r.accepted;
-    if (token != history::kAbsent) r.highest_token = std::max(r.highest_token, token);
+    if (token != history::kAbsent) {
+      if (highest == r.highest_token.end()) {
+        r.highest_token.emplace(lock, token);
+      } else {
+        highest->second = std::max(highest->second, token);
+      }
+    }
   } else {
     ++r.rejected;
   }

@@ -7,8 +7,8 @@
 #ifndef LOCKSTEP_SIM_SCENARIO_WORLD_H_
 #define LOCKSTEP_SIM_SCENARIO_WORLD_H_
 
-#include <map>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -27,8 +27,10 @@ class FaultInjector;
 class Workload;
 
 // A resource written from critical sections; a fenced one rejects stale tokens.
+// A resource critical sections write to. A fenced one keeps, per lock, the highest fencing token
+// it accepted: tokens come from each lock's own counter, so only tokens of the same lock compare.
 struct Resource {
-  int64_t highest_token = INT64_MIN;
+  std::map<std::string, int64_t, std::less<>> highest_token;  // lock → highest token accepted
   uint64_t accepted = 0;
   uint64_t rejected = 0;
 };
