@@ -148,6 +148,63 @@ QueueVerdict queue_verdict(const History& h, const QueueStates& states, const Ex
   return QueueVerdict::kLive;
 }
 
+// A waiter removed from the fair lock's queue by another client's script while its timeout
+// score had not passed: the stale-waiter eviction may remove only a head whose score the
+// current time has reached. Read from consecutive recorded states of the queue list: a member
+// that disappears at script `seq` was removed by that script; its own scripts (a grant,
+// acquireFailed) may remove it at any time.
+struct IllegalEviction {
+  Sym waiter = kNoSym;
+  uint32_t exec = 0;      // the script that removed it
+  std::string score;      // its timeout score then (node-local ms)
+};
+
+std::vector<IllegalEviction> illegal_evictions(const History& h, TimeUs tol_us) {
+  std::map<std::pair<Sym, int64_t>, uint32_t> exec_at;  // (node, seq) → exec
+  for (uint32_t e = 0; e < h.execs.size(); ++e) exec_at.emplace(std::make_pair(h.execs[e].node, h.execs[e].seq), e);
+  // The states of each queue and timeout key per node, in history (= seq) order.
+  std::map<std::pair<Sym, std::string>, std::vector<const StateRecord*>> queues, timeouts;
+  for (const StateRecord& st : h.states) {
+    const std::string_view key = h.str(st.key);
+    if (st.seq == kAbsent) continue;
+    if (key.rfind("redisson_lock_queue:", 0) == 0) queues[{st.node, std::string(key.substr(20))}].push_back(&st);
+    if (key.rfind("redisson_lock_timeout:", 0) == 0) timeouts[{st.node, std::string(key.substr(22))}].push_back(&st);
+  }
+  std::vector<IllegalEviction> out;
+  for (const auto& [where, list] : queues) {
+    const std::vector<const StateRecord*>& zsets = timeouts[where];
+    size_t z = 0;
+    const StateRecord* zset_before = nullptr;  // the last timeout state before list[k]
+    for (size_t k = 1; k < list.size(); ++k) {
+      const StateRecord& before = *list[k - 1];
+      const StateRecord& after = *list[k];
+      while (z < zsets.size() && zsets[z]->seq < after.seq) zset_before = zsets[z++];
+      if (before.type == kNoSym || h.str(before.type) != "list") continue;
+      const auto e = exec_at.find({after.node, after.seq});
+      if (e == exec_at.end() || h.execs[e->second].op_id == kAbsent || h.execs[e->second].local_ms == kAbsent) continue;
+      const Exec& x = h.execs[e->second];
+      const int64_t index = h.op_index(x.op_id);
+      if (index < 0) continue;
+      for (Sym m : before.members) {
+        const bool gone = after.type == kNoSym || std::find(after.members.begin(), after.members.end(), m) == after.members.end();
+        if (!gone || h.ops[index].owner == m) continue;
+        // Its score just before the removing script.
+        std::string score;
+        if (zset_before != nullptr && zset_before->type != kNoSym) {
+          for (size_t i = 0; i < zset_before->members.size() && i < zset_before->values.size(); ++i) {
+            if (zset_before->members[i] == m) score = std::string(h.str(zset_before->values[i]));
+          }
+        }
+        if (score.empty()) continue;  // no score: the scripts' own guard evicts it (3.32+)
+        const double due = std::strtod(score.c_str(), nullptr);
+        if (due <= static_cast<double>(x.local_ms) + static_cast<double>(tol_us) / kUsPerMs) continue;
+        out.push_back({m, e->second, score});
+      }
+    }
+  }
+  return out;
+}
+
 struct Reordering {
   uint32_t granted, overtaken;  // indices into entries
   std::string rule;             // "" for a violation
@@ -230,7 +287,28 @@ PropertyResult check_fairness(const History& h, const CheckOptions&) {
     }
   }
   PropertyResult res;
-  if (bad == nullptr) {
+  const std::vector<IllegalEviction> evictions = illegal_evictions(h, tol);
+  if (bad == nullptr && !evictions.empty()) {
+    const IllegalEviction& ev = evictions.front();
+    const Exec& x = h.execs[ev.exec];
+    const Operation& by = h.ops[h.op_index(x.op_id)];
+    std::string waiter(h.str(ev.waiter));
+    for (const Operation& op : h.ops) {
+      if (op.owner == ev.waiter) {
+        waiter = std::string(h.str(op.thread)) + " (owner " + waiter + ")";
+        break;
+      }
+    }
+    const std::string text = std::string(h.str(by.thread)) + "'s script at " + format_time(x.t) + " removed " +
+                             waiter + " from the queue of " + std::string(h.str(by.lock)) +
+                             " while its timeout (" + ev.score + ", node-local ms) had not passed (node-local time " +
+                             std::to_string(x.local_ms) + " ms): only a stale head may be evicted";
+    res = make_result(name, Verdict::kViolation, "illegal eviction: " + text);
+    res.counterexample = {{"evicted", h.str(ev.waiter)}, {"by_op", by.id}, {"by_thread", h.str(by.thread)},
+                          {"t_us", x.t}, {"local_ms", x.local_ms}, {"score", ev.score}};
+    res.explanation.text = text + ".";
+    res.explanation.facts = res.counterexample;
+  } else if (bad == nullptr) {
     res = make_result(name, h.complete ? Verdict::kOk : Verdict::kUnknown,
                       std::string(h.complete ? "" : "history incomplete; ") + std::to_string(grants) + " grant(s) in FIFO order; " +
                           std::to_string(allowed) + " reordering(s), all allowed");
