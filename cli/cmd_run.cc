@@ -10,12 +10,14 @@
 
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include "cli/commands.h"
 #include "cli/explore_common.h"
+#include "sim/explore/counterfactual.h"
 #include "sim/scenario/parse.h"
 #include "sim/scenario/run.h"
 
@@ -28,7 +30,28 @@ struct RunArgs {
   std::string out = "lockstep-out";
   bool no_check = false;
   std::string mutant;
+  int replays = 16;
 };
+
+// Proves the cause of each violation by replaying the seed with faults removed
+// (sim/explore/counterfactual.h) and adds it to the report (result.json "causes", the printed
+// explanation, the HTML report).
+void prove_causes(const scenario::Scenario& s, scenario::RunReport& r, int replays) {
+  if (replays <= 0 || r.verdict != "violation") return;
+  std::ifstream in(s.file);
+  nlohmann::json doc = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (!doc.is_object()) return;
+  explore::CounterfactualOptions options;
+  options.max_replays = replays;
+  options.mutant = r.mutant;
+  nlohmann::json causes = nlohmann::json::object();
+  for (const checker::PropertyResult& p : r.check.properties) {
+    if (p.verdict != checker::Verdict::kViolation) continue;
+    Result<explore::Cause> c = explore::prove_cause(doc, s, r.seed, p.name, options);
+    causes[p.name] = c.ok() ? c.value().to_json() : nlohmann::json{{"text", "not proven: " + c.status().message()}};
+  }
+  r.causes = causes;
+}
 
 int run_command(const RunArgs& args) {
   Result<scenario::Scenario> s = scenario::load_scenario(args.scenario);
@@ -41,6 +64,8 @@ int run_command(const RunArgs& args) {
   options.out_dir = args.out;
   options.check = !args.no_check;
   options.mutant = args.mutant;
+  const int replays = args.replays;
+  options.annotate = [replays](const scenario::Scenario& sc, scenario::RunReport& rep) { prove_causes(sc, rep, replays); };
   const uint64_t seed = args.seed.value_or(s.value().seed);
   const std::string mutant = args.mutant.empty() ? "" : ", MUTANT " + args.mutant;
   std::printf("lockstep run: scenario \"%s\" (%s), seed %llu%s\n", s.value().name.c_str(),
@@ -81,6 +106,10 @@ void register_run(CLI::App& app, Action& action) {
   sub->add_option("--out", args->out, "Directory for history.jsonl and result.json")
       ->capture_default_str();
   sub->add_flag("--no-check", args->no_check, "Record the history only; skip the checkers");
+  sub->add_option("--replays", args->replays,
+                  "Replays that may prove each violation's cause by removing faults (0: off)")
+      ->default_val(16)
+      ->check(CLI::Range(0, 10000));
   sub->add_option("--mutant", args->mutant,
                   "Swap one lock script for this deliberately broken one (lockstep list --mutants)");
   sub->callback([&action, args] { action = [args] { return run_command(*args); }; });

@@ -88,6 +88,29 @@ void verdicts(const json& r, std::string& out) {
   out += "</table>\n</section>\n";
 }
 
+// The cause of `property`'s violation proven by replay (result.json "causes"), with the replays
+// that prove it: which faults each kept and whether the violation happened again.
+std::string cause_html(const json& r, const std::string& property) {
+  if (!r.contains("causes") || !r["causes"].is_object() || !r["causes"].contains(property)) return "";
+  const json& c = r["causes"][property];
+  std::string out = "<div class=\"cause\" data-property=\"" + html_escape(property) + "\">\n<p><b>Cause</b>: " +
+                    html_escape(text_of(c, "text")) + "</p>\n";
+  if (c.contains("replays") && c["replays"].is_array() && !c["replays"].empty()) {
+    out += "<table class=\"replays\"><tr><th>replay with faults</th><th>violated</th></tr>\n";
+    for (const json& rep : c["replays"]) {
+      std::string kept;
+      if (rep.contains("kept") && rep["kept"].is_array()) {
+        for (const json& k : rep["kept"]) kept += (kept.empty() ? "#" : ", #") + k.dump();
+      }
+      const bool violated = rep.value("violated", false);
+      out += "<tr><td>" + (kept.empty() ? std::string("none") : html_escape(kept)) + "</td><td>" +
+             (violated ? "yes" : "no") + "</td></tr>\n";
+    }
+    out += "</table>\n";
+  }
+  return out + "</div>\n";
+}
+
 void violations(const json& r, std::string& out) {
   std::string items;
   size_t i = 0;
@@ -100,6 +123,7 @@ void violations(const json& r, std::string& out) {
       const std::string name = text_of(p, "name");
       items += "<div class=\"violation\" id=\"violation-" + std::to_string(i) + "\" data-property=\"" + html_escape(name) + "\">\n";
       items += "<h3>" + html_escape(name) + "</h3>\n<p class=\"explanation\">" + html_escape(text) + "</p>\n";
+      items += cause_html(r, name);
       items += "<button type=\"button\" data-zoom-violation=\"" + std::to_string(i) + "\">Zoom to the violation</button>\n</div>\n";
       ++i;
     }

@@ -64,6 +64,19 @@ TEST(ReportPageTest, AMutantRunSaysSoInTheHeader) {
   EXPECT_NE(page.find("not the real algorithm"), std::string::npos);
 }
 
+// Issue 9: the proven cause sits beside the story, with the replays that prove it.
+TEST(ReportPageTest, ShowsTheCauseProvenByReplay) {
+  json r = result();
+  EXPECT_EQ(render(r).find("class=\"cause\""), std::string::npos);
+  r["causes"] = {{"mutual_exclusion",
+                  {{"text", "verified by replay: without fault #1 (pause c1 at 2.000 s) the violation does not happen"},
+                   {"replays", {{{"kept", json::array()}, {"violated", false}}, {{"kept", {1}}, {"violated", true}}}}}}};
+  const std::string page = render(r);
+  EXPECT_NE(page.find("<b>Cause</b>: verified by replay: without fault #1 (pause c1 at 2.000 s)"), std::string::npos);
+  EXPECT_NE(page.find("<tr><td>none</td><td>no</td></tr>"), std::string::npos);
+  EXPECT_NE(page.find("<tr><td>#1</td><td>yes</td></tr>"), std::string::npos);
+}
+
 TEST(ReportPageTest, IsSelfContained) {
   const std::string page = render(result());
   for (const char* remote : {"http://", "https://", "src=", "<link", "@import", "url("}) {

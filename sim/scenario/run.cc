@@ -77,6 +77,7 @@ nlohmann::json make_result(const Scenario& s, const World& w, const RunReport& r
   nlohmann::json props = nlohmann::json::array();
   for (const checker::PropertyResult& p : r.check.properties) props.push_back(p.to_json());
   j["properties"] = props;
+  if (!r.causes.is_null()) j["causes"] = r.causes;
   nlohmann::json faults = nlohmann::json::array();
   for (const FaultSpec& f : w.faults()) {
     faults.push_back({{"fault", f.id},
@@ -178,6 +179,7 @@ Result<RunReport> run_scenario(const Scenario& s, const RunOptions& options) {
   }
   if (options.check) {
     judge(s, report);
+    if (options.annotate) options.annotate(s, report);
   } else {
     report.verdict = "unchecked";
     report.outcome = "not checked (--no-check)";
@@ -206,6 +208,12 @@ std::string format_report(const RunReport& r, const std::string& out_dir) {
   }
   out += r.check.to_text();
   if (!out.empty() && out.back() != '\n') out += '\n';
+  if (r.causes.is_object()) {
+    for (const auto& [property, cause] : r.causes.items()) {
+      out += "\ncause of the " + property + " violation: " + cause.value("text", std::string()) + "\n";
+    }
+    out += "\n";
+  }
   out += "outcome" + (m != nullptr ? " [mutant " + m->name + "]" : std::string()) + ": " +
          r.outcome + (r.expected ? " (as expected)" : " (NOT as expected)") + "\n";
   if (!out_dir.empty()) out += "wrote: " + out_dir + "/history.jsonl, " + out_dir + "/result.json, " + out_dir + "/report.html\n";

@@ -22,6 +22,8 @@
 
 namespace lockstep::scenario {
 
+struct RunReport;
+
 struct RunOptions {
   std::optional<uint64_t> seed;       // default: the scenario's seed
   std::string out_dir;                // empty: keep outputs in memory
@@ -31,6 +33,9 @@ struct RunOptions {
   // Called now and then while simulating ("simulating", virtual ms reached, events) and once
   // before the checks ("checking"); for a progress display only (it cannot change the run).
   std::function<void(const char* phase, int64_t virtual_ms, uint64_t events)> progress;
+  // Called once the checks are judged and before result.json is written, to add what needs
+  // more than this run (lockstep run's causes proven by replay: RunReport::causes).
+  std::function<void(const Scenario&, RunReport&)> annotate;
 };
 
 struct RunReport {
@@ -44,6 +49,7 @@ struct RunReport {
   std::string mutant;      // the mutant that ran, if any
   nlohmann::json result;   // result.json
   std::string history;     // the history text (in-memory runs only)
+  nlohmann::json causes;   // per violated property, its cause proven by replay (annotate), or null
   RunStats stats;
 };
 
