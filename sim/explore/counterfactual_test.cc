@@ -48,9 +48,12 @@ TEST(Counterfactual, TheHarmlessEarlyFaultIsNotTheCause) {
   EXPECT_NE(c.value().text.find("without fault #2 (pause c1 at 2.000 s) the violation does not happen; with it alone it does"),
             std::string::npos)
       << c.value().text;
-  // The replays: none, without #1, without #2, only #2.
-  ASSERT_EQ(c.value().replays.size(), 4u);
+  // The replays: none; without #1 (= only #2, so the sufficiency run is not repeated); without #2.
+  ASSERT_EQ(c.value().replays.size(), 3u);
+  EXPECT_FALSE(c.value().replays[0].violated);
+  EXPECT_EQ(c.value().replays[1].kept, std::vector<int64_t>{2});
   EXPECT_TRUE(c.value().replays[1].violated);
+  EXPECT_EQ(c.value().replays[2].kept, std::vector<int64_t>{1});
   EXPECT_FALSE(c.value().replays[2].violated);
 }
 
