@@ -39,6 +39,7 @@ using redis::Reply;
 struct ClientOptions {
   int64_t timeout_ms = 3000;               // a command with no reply by then fails (or retries)
   int32_t retry_attempts = 3;              // re-sends after a timeout
+  bool retry_attempts_given = false;       // the scenario set retry_attempts (it then beats a profile's default)
   int64_t retry_interval_ms = 1500;        // pause before each re-send
   int64_t subscription_timeout_ms = 7500;  // SUBSCRIBE confirmation deadline
   int64_t lock_watchdog_timeout_ms = 30000;  // lease the watchdog keeps renewing

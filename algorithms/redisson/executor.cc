@@ -13,7 +13,7 @@ Executor::Executor(Runtime& rt, const RedissonOptions& options) : rt_(rt), optio
 }
 
 int32_t Executor::retry_attempts() const {
-  const int32_t n = options_.effective_retry_attempts(rt_.options().retry_attempts);
+  const int32_t n = options_.effective_retry_attempts(rt_.options().retry_attempts, rt_.options().retry_attempts_given);
   LS_ASSERT(n >= 0);
   return std::min(n, kMaxAttempts - 1);
 }

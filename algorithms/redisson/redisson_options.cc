@@ -205,6 +205,7 @@ Result<RedissonOptions> parse_options(const json& options, const std::string& pa
     LS_ASSERT(d != nullptr);
     if (it.key() != "profile") d->set(o, it.value());
   }
+  o.retry_attempts_given = options.contains("retry_attempts");
   if (o.retry_delay_base_ms > o.retry_delay_max_ms) {
     return Status::error(path + "/retry_delay_base_ms: expected at most retry_delay_max_ms (" +
                          std::to_string(o.retry_delay_max_ms) + "), found " +

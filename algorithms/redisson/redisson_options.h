@@ -92,9 +92,14 @@ struct RedissonOptions {
   const Script* swap_script = nullptr;
 
   // The retry attempts to use given the client's setting.
-  int32_t effective_retry_attempts(int32_t client_retry_attempts) const {
-    return retry_attempts >= 0 ? retry_attempts : client_retry_attempts;
+  // Which retry count wins: the algorithm option given in the scenario, then the client option
+  // given in the scenario, then the profile's default, then the client's default (explicit
+  // options always beat a profile, docs/algorithms.md).
+  int32_t effective_retry_attempts(int32_t client_retry_attempts, bool client_given) const {
+    if (retry_attempts >= 0 && (retry_attempts_given || !client_given)) return retry_attempts;
+    return client_retry_attempts;
   }
+  bool retry_attempts_given = false;  // the scenario's algorithm options set retry_attempts
 };
 
 // The defaults of a profile.

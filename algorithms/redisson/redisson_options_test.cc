@@ -18,7 +18,7 @@ TEST(RedissonOptionsTest, ClassicIsTheDefaultProfileAndMatchesTheSeeds) {
   const RedissonOptions& o = r.value();
   EXPECT_EQ(o.profile, Profile::kClassic);
   EXPECT_EQ(o.retry_attempts, -1);  // the client's
-  EXPECT_EQ(o.effective_retry_attempts(3), 3);
+  EXPECT_EQ(o.effective_retry_attempts(3, false), 3);
   EXPECT_EQ(o.retry_delay, RetryDelay::kFixed);
   EXPECT_FALSE(o.unlock_latch);
   EXPECT_EQ(o.unlock_script, UnlockScript::kExistsCheck);
@@ -35,7 +35,9 @@ TEST(RedissonOptionsTest, CurrentProfileChangesEveryVersionedBehaviour) {
   ASSERT_TRUE(r.ok());
   const RedissonOptions& o = r.value();
   EXPECT_EQ(o.profile, Profile::kCurrent);
-  EXPECT_EQ(o.effective_retry_attempts(3), 4);
+  EXPECT_EQ(o.effective_retry_attempts(3, false), 4);
+  // Regression (issue 9): a client retry_attempts the scenario gives beats the profile's 4.
+  EXPECT_EQ(o.effective_retry_attempts(0, true), 0);
   EXPECT_EQ(o.retry_delay, RetryDelay::kEqualJitter);
   EXPECT_TRUE(o.merged_acquire);
   EXPECT_TRUE(o.unlock_latch);
@@ -56,7 +58,8 @@ TEST(RedissonOptionsTest, EachBehaviourCanBeOverriddenOnTopOfAProfile) {
   EXPECT_FALSE(r.value().unlock_latch);
   EXPECT_EQ(r.value().fair_thread_wait_ms, 5000);
   EXPECT_EQ(r.value().watchdog_after_failure, WatchdogAfterFailure::kStop);
-  EXPECT_EQ(r.value().effective_retry_attempts(3), 0);
+  EXPECT_EQ(r.value().effective_retry_attempts(3, false), 0);
+  EXPECT_EQ(r.value().effective_retry_attempts(2, true), 0);  // the algorithm's own option beats the client's
   EXPECT_TRUE(r.value().sync_replicas);  // untouched: still the profile's
 }
 

@@ -241,6 +241,7 @@ algorithms::ClientOptions read_client_options(const nlohmann::json& j, const std
   const int64_t day = 24 * 3600 * 1000;
   o.timeout_ms = r.integer("timeout_ms", o.timeout_ms, 1, day, "milliseconds");
   o.retry_attempts = static_cast<int32_t>(r.integer("retry_attempts", o.retry_attempts, 0, 100));
+  if (j.is_object() && j.contains("retry_attempts")) o.retry_attempts_given = true;
   o.retry_interval_ms = r.integer("retry_interval_ms", o.retry_interval_ms, 0, day, "milliseconds");
   o.subscription_timeout_ms = r.integer("subscription_timeout_ms", o.subscription_timeout_ms, 1, day, "milliseconds");
   o.lock_watchdog_timeout_ms = r.integer("lock_watchdog_timeout_ms", o.lock_watchdog_timeout_ms, 3, day, "milliseconds");
