@@ -242,14 +242,26 @@ std::vector<std::string> common_option_names() {
           "slaves_sync_timeout_ms", "watchdog_after_failure"};
 }
 
+namespace {
+
+// The RLock's own scripts (merged_acquire, unlock_script) are not the fair lock's or the
+// read-write lock's, which have scripts of their own: those options are refused there rather
+// than accepted and ignored.
+std::vector<std::string> without_rlock_scripts(std::vector<std::string> v) {
+  std::erase_if(v, [](const std::string& n) { return n == "merged_acquire" || n == "unlock_script"; });
+  return v;
+}
+
+}  // namespace
+
 std::vector<std::string> fair_option_names() {
-  std::vector<std::string> v = common_option_names();
+  std::vector<std::string> v = without_rlock_scripts(common_option_names());
   v.insert(v.end(), {"thread_wait_ms", "fair_script", "fair_acquire_failed_on_timeout"});
   return v;
 }
 
 std::vector<std::string> rwlock_option_names() {
-  std::vector<std::string> v = common_option_names();
+  std::vector<std::string> v = without_rlock_scripts(common_option_names());
   v.insert(v.end(), {"read_lease_max", "read_renew"});
   return v;
 }

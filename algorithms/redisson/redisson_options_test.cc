@@ -106,5 +106,21 @@ TEST(RedissonOptionsTest, DescribeListsBothProfileDefaultsForEveryOption) {
   EXPECT_EQ(d[1]["current"], 4);
 }
 
+// Regression (issue 9): the fair lock and the read-write lock have unlock scripts of their own;
+// the RLock's unlock_script (and merged_acquire) were accepted there and ignored.
+TEST(RedissonOptionsTest, RlockScriptOptionsAreRefusedWhereTheyDoNotApply) {
+  for (const auto& names : {fair_option_names(), rwlock_option_names()}) {
+    for (const char* option : {"unlock_script", "merged_acquire"}) {
+      json o = {{option, option == std::string("unlock_script") ? json("owner_check") : json(true)}};
+      Result<RedissonOptions> r = parse_options(o, "/algorithm/options", names);
+      ASSERT_FALSE(r.ok()) << option;
+      EXPECT_NE(r.status().message().find(std::string("/algorithm/options/") + option + ": unknown option"),
+                std::string::npos)
+          << r.status().message();
+    }
+  }
+  EXPECT_TRUE(parse_options(json{{"unlock_script", "owner_check"}}, "/algorithm/options", common_option_names()).ok());
+}
+
 }  // namespace
 }  // namespace lockstep::algorithms::redisson
