@@ -229,3 +229,24 @@ TEST(FaultTimelineTest, FaultsAreRecordedBeforeTheirEffects) {
 
 }  // namespace
 }  // namespace lockstep::scenario
+
+namespace lockstep::scenario {
+namespace {
+
+// Regression (issue 9): a client's clock offset set in the scenario left no trace in the history,
+// so no explanation could cite it. The header now says which processes start with a skewed clock.
+TEST(FaultTimelineTest, TheHeaderNamesTheClocksTheScenarioSkews) {
+  const std::string text = R"({"name": "clock-header", "duration_ms": 2000, "algorithm": {"name": "set-nx-px"},
+    "clients": [{"name": "c1", "clock": {"offset_ms": 500, "drift_ppm": 100}}, {"name": "c2"}],
+    "workload": {"script": [{"threads": "c1", "steps": [{"op": "lock", "lock": "L", "then": [{"op": "unlock", "lock": "L"}]}]}]}})";
+  Result<Scenario> s = parse_scenario_text(text, "clock-header.json");
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  Result<RunReport> r = run_scenario(s.value(), RunOptions{});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const nlohmann::json header = nlohmann::json::parse(r.value().history.substr(0, r.value().history.find('\n')));
+  ASSERT_TRUE(header.contains("clocks")) << header.dump();
+  EXPECT_EQ(header["clocks"], nlohmann::json::parse(R"({"c1": {"offset_ms": 500, "drift_ppm": 100}})"));
+}
+
+}  // namespace
+}  // namespace lockstep::scenario

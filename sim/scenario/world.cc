@@ -149,6 +149,18 @@ void World::write_header() {
     }
   }
   w->num("duration_ms", scenario_.duration_ms);
+  // The clocks the scenario sets from the start (offset, drift), so that explanations and readers
+  // can cite them (clock jumps and timed clock faults are fault events of their own).
+  nlohmann::json clocks = nlohmann::json::object();
+  auto note_clock = [&clocks](const std::string& process, const ClockSpec& c) {
+    if (c.offset_ms == 0 && c.drift_ppm == 0) return;
+    clocks[process] = {{"offset_ms", c.offset_ms}, {"drift_ppm", c.drift_ppm}};
+  };
+  for (size_t i = 0; i < scenario_.nodes.size() && i < scenario_.node_names.size(); ++i) {
+    note_clock(scenario_.node_names[i], scenario_.nodes[i].clock);
+  }
+  for (const ClientSpec& c : scenario_.clients) note_clock(c.name, c.clock);
+  if (!clocks.empty()) w->value("clocks") += clocks.dump();
   // Algorithm-specific fields, in key order (nlohmann keeps objects sorted): deterministic.
   for (auto it = extra.begin(); it != extra.end(); ++it) w->value(it.key()) += it.value().dump();
   w->end();
