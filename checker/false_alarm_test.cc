@@ -235,6 +235,16 @@ TEST(LinearizabilityRegression, TheStoryNamesTheBelievedHolder) {
 namespace lockstep::checker {
 namespace {
 
+// One event per master, at t0_us, t0_us + 1, ...: `rest` follows `"node": "nodeN"`.
+std::string on_each_node(int64_t t0_us, const std::string& type, const std::string& rest) {
+  std::string out;
+  for (int n = 0; n < 3; n++) {
+    out += R"({"t": )" + std::to_string(t0_us + n) + R"(, "type": ")" + type + R"(", "node": "node)" +
+           std::to_string(n) + "\"" + rest + "}\n";
+  }
+  return out;
+}
+
 // Issue 9: c1 takes L on three masters (SET NX, validity 9 s) and releases it at 1 s; c2 takes
 // it at 2 s and its keys expire at 3 s. The expiry is c2's key's, not c1's: c1 held a live
 // quorum for its whole hold.
@@ -242,33 +252,22 @@ TEST(QuorumRegression, AKeyDeathAfterTheHoldersReleaseIsNotItsDeath) {
   std::string text = R"({"lockstep_history": 1, "lock_kind": "simple", "algorithm": "redlock-spec", "nodes": ["node0", "node1", "node2"], "quorum": 2}
 {"t": 0, "type": "invoke", "id": 1, "thread": "c1/t0", "owner": "u1", "lock": "L", "op": "lock", "lease_ms": 10000}
 )";
-  for (int n = 0; n < 3; n++) {
-    text += R"({"t": )" + std::to_string(100 + n) + R"(, "type": "exec", "node": "node)" + std::to_string(n) +
-            R"(", "seq": 1, "conn": "c1", "command": "SET", "op": 1, "args": ["L", "v1", "NX", "PX", "10000"], "reply": {"ok": "OK"}})" "\n";
-  }
+  text += on_each_node(100, "exec", R"(, "seq": 1, "conn": "c1", "command": "SET", "op": 1, "args": ["L", "v1", "NX", "PX", "10000"], "reply": {"ok": "OK"})");
   text += R"({"t": 200, "type": "complete", "id": 1, "outcome": "ok", "acquired": true, "validity_ms": 9000}
 {"t": 200, "type": "hold_begin", "thread": "c1/t0", "owner": "u1", "lock": "L", "op": 1}
 {"t": 1000000, "type": "hold_end", "thread": "c1/t0", "lock": "L", "reason": "unlock"}
 {"t": 1000000, "type": "invoke", "id": 2, "thread": "c1/t0", "owner": "u1", "lock": "L", "op": "unlock"}
 )";
-  for (int n = 0; n < 3; n++) {
-    text += R"({"t": )" + std::to_string(1000100 + n) + R"(, "type": "exec", "node": "node)" + std::to_string(n) +
-            R"(", "seq": 2, "conn": "c1", "command": "EVAL", "script": "redlock_release", "op": 2, "keys": ["L"], "reply": 1})" "\n";
-  }
+  text += on_each_node(1000100, "exec", R"(, "seq": 2, "conn": "c1", "command": "EVAL", "script": "redlock_release", "op": 2, "keys": ["L"], "reply": 1)");
   text += R"({"t": 1000200, "type": "complete", "id": 2, "outcome": "ok", "released": true, "count": 0}
 {"t": 2000000, "type": "invoke", "id": 3, "thread": "c2/t0", "owner": "u2", "lock": "L", "op": "lock", "lease_ms": 1000}
 )";
-  for (int n = 0; n < 3; n++) {
-    text += R"({"t": )" + std::to_string(2000100 + n) + R"(, "type": "exec", "node": "node)" + std::to_string(n) +
-            R"(", "seq": 3, "conn": "c2", "command": "SET", "op": 3, "args": ["L", "v2", "NX", "PX", "1000"], "reply": {"ok": "OK"}})" "\n";
-  }
+  text += on_each_node(2000100, "exec", R"(, "seq": 3, "conn": "c2", "command": "SET", "op": 3, "args": ["L", "v2", "NX", "PX", "1000"], "reply": {"ok": "OK"})");
   text += R"({"t": 2000200, "type": "complete", "id": 3, "outcome": "ok", "acquired": true, "validity_ms": 900}
 {"t": 2000200, "type": "hold_begin", "thread": "c2/t0", "owner": "u2", "lock": "L", "op": 3}
 {"t": 2500000, "type": "hold_end", "thread": "c2/t0", "lock": "L", "reason": "crash"}
 )";
-  for (int n = 0; n < 3; n++) {
-    text += R"({"t": )" + std::to_string(3000100 + n) + R"(, "type": "expire", "node": "node)" + std::to_string(n) + R"(", "key": "L"})" "\n";
-  }
+  text += on_each_node(3000100, "expire", R"(, "key": "L")");
   text += R"({"t": 9000000, "type": "end", "complete": true})" "\n";
   Result<History> h = parse_history_text(text, "<test>");
   ASSERT_TRUE(h.ok()) << h.status().message();
