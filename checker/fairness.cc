@@ -103,12 +103,11 @@ class QueueStates {
     if (k == kNoSym) return nullptr;
     const auto it = by_key_.find({node, k});
     if (it == by_key_.end()) return nullptr;
-    const StateRecord* found = nullptr;
-    for (uint32_t i : it->second) {
-      if (h_.states[i].seq >= seq) break;
-      found = &h_.states[i];
-    }
-    return found;
+    // A node's script sequence numbers grow through the history, so its states are in seq order.
+    const std::vector<uint32_t>& list = it->second;
+    auto after = std::lower_bound(list.begin(), list.end(), seq,
+                                  [&](uint32_t i, int64_t q) { return h_.states[i].seq < q; });
+    return after == list.begin() ? nullptr : &h_.states[*std::prev(after)];
   }
 
  private:

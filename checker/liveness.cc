@@ -135,23 +135,26 @@ nlohmann::json interval_json(const History& h, Sym lock, const Interval& x, cons
   return {{"lock", h.str(lock)}, {"kind", kind}, {"thread", who}, {"from_us", x.begin}, {"to_us", x.end}};
 }
 
-// Acquisitions that ended without the lock although no other owner believed it held it at any
-// time while they ran: availability outcomes (a quorum lock that reached no quorum, masters
-// unreachable), reported beside the verdict, never as a violation (docs/checker.md). Contention
-// (another owner held the lock meanwhile) is neither.
+// Acquisitions that ended without the lock although no hold of it overlapped the call:
+// availability outcomes (a quorum lock that reached no quorum, masters unreachable), reported
+// beside the verdict, never as a violation (docs/checker.md). Contention (someone held the lock
+// meanwhile) is neither.
 nlohmann::json availability_outcomes(const History& h, TimeUs heal,
-                                     const std::map<Sym, std::vector<uint32_t>>& holds_by_lock) {
+                                     const std::map<Sym, std::vector<Interval>>& busy_by_lock) {
   int64_t failed = 0, after_heal = 0;
   std::string first;
   for (const Operation& op : h.ops) {
     if (!op.is_acquire() || !op.completed) continue;
     if (op.outcome == Outcome::kOk && op.acquired != Tri::kFalse) continue;
-    const auto holds = holds_by_lock.find(op.lock);
-    const bool contended =
-        holds != holds_by_lock.end() && std::any_of(holds->second.begin(), holds->second.end(), [&](uint32_t j) {
-          const Hold& x = h.holds[j];
-          return x.owner != op.owner && x.begin_t < op.complete_t && op.invoke_t < x.end_t;
-        });
+    // Contended: some hold of the lock overlapped the call (the caller's own holds too, which
+    // only makes the count more conservative).
+    const auto b = busy_by_lock.find(op.lock);
+    bool contended = false;
+    if (b != busy_by_lock.end()) {
+      auto it = std::upper_bound(b->second.begin(), b->second.end(), op.complete_t,
+                                 [](TimeUs t, const Interval& x) { return t < x.begin; });
+      contended = it != b->second.begin() && std::prev(it)->end > op.invoke_t;
+    }
     if (contended) continue;
     ++failed;
     if (op.invoke_t >= heal) ++after_heal;
@@ -207,6 +210,12 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
     // much later than it was sent) against when the server had the owner's field (OwnedSpan):
     // a renewal that lands on the owner's next hold, or before its unlock reached the node, is
     // the lock's own.
+    // This lock's holds and acquisitions by owner, so that each renewal looks at its owner's only.
+    std::map<Sym, std::vector<uint32_t>> holds_of_owner, acquisitions_of_owner;
+    for (uint32_t j : holds_by_lock[lock]) holds_of_owner[h.holds[j].owner].push_back(j);
+    for (uint32_t k : ops) {
+      if (h.ops[k].is_acquire()) acquisitions_of_owner[h.ops[k].owner].push_back(k);
+    }
     for (uint32_t i : ops) {
       const Operation& op = h.ops[i];
       if (op.kind != OpKind::kRenew || op.outcome != Outcome::kOk || op.renewed != Tri::kTrue) continue;
@@ -214,19 +223,18 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
       const TimeUs effect = execs_of.empty() || execs_of[i].empty() ? op.invoke_t : h.execs[execs_of[i].back()].t;
       const Hold* last = nullptr;  // the owner's last hold that began no later than the effect
       bool owned = false;
-      for (uint32_t j : holds_by_lock[lock]) {
+      for (uint32_t j : holds_of_owner[op.owner]) {
         const Hold& x = h.holds[j];
-        if (x.owner != op.owner || spans[j].from > effect) continue;
+        if (spans[j].from > effect) continue;
         if (effect <= spans[j].to) owned = true;
         if (last == nullptr || x.begin_t > last->begin_t) last = &x;
       }
       // A renewal while the owner's own acquisition runs after a grant (a RedLock whose sub-locks'
       // watchdogs renew what they already hold, before the acquisition as a whole returns).
-      for (uint32_t k : ops) {
+      for (uint32_t k : acquisitions_of_owner[op.owner]) {
         const Operation& acq = h.ops[k];
-        if (owned || !acq.is_acquire() || acq.owner != op.owner || acq.invoke_t > effect) continue;
+        if (owned || execs_of.empty() || acq.invoke_t > effect) continue;
         if (acq.complete_t != kTimeNever && acq.complete_t < effect) continue;
-        if (execs_of.empty()) continue;
         owned = std::any_of(execs_of[k].begin(), execs_of[k].end(),
                             [&](uint32_t e) { return h.execs[e].t <= effect && exec_granted(h, h.execs[e]); });
       }
@@ -241,7 +249,9 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
       }
     }
   }
-  const nlohmann::json availability = availability_outcomes(h, heal, holds_by_lock);
+  std::map<Sym, std::vector<Interval>> busy_by_lock;
+  for (const auto& [lock, holds] : holds_by_lock) busy_by_lock[lock] = busy(h, holds, false);
+  const nlohmann::json availability = availability_outcomes(h, heal, busy_by_lock);
   if (stuck.empty()) {
     const bool never_healed = heal >= h.end_t && !h.faults.empty();
     std::string reason = never_healed
