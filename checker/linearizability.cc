@@ -29,9 +29,9 @@ struct LinOp {
   TimeUs invoke_t = 0;
   TimeUs deadline_t = kTimeNever;  // complete time for observed ops; never for unknown ones
   bool required = true;         // must take effect: observed (outcome ok), or a phantom
-  // A grant the client never saw: a run of an acquisition before its last one that granted the
-  // lock (its reply was lost; the client re-sent the script). It took effect at exactly its exec
-  // time, with results nobody observed. `exec` is its index into History::execs.
+  // A run the client did not see (add_phantoms): pinned to its exec time, with results nobody
+  // observed; required for an unseen grant, optional for another call's earlier run. `exec` is
+  // its index into History::execs.
   bool phantom = false;
   uint32_t exec = 0;
   bool unseen_grants = false;    // an acquisition with phantoms: its recorded count is a belief
