@@ -80,8 +80,13 @@ bool RequestParser::over_query_limit() const {
   // The argument vector's capacity, and the copy its next growth makes, count too: 34 million
   // empty arguments cost over a gigabyte in std::string objects alone, however few bytes they
   // carried.
-  const size_t vector_bytes = 3 * argv_.capacity() * sizeof(std::string);
-  return buffered_bytes() + argv_charge_ + vector_bytes > limits_.max_query_bytes;
+  return buffered_bytes() + argv_charge_ + argv_vector_bytes() > limits_.max_query_bytes;
+}
+
+size_t RequestParser::argv_vector_bytes() const {
+  // Nothing parsed yet of the pending request: the capacity a previous request left is no cost
+  // of this one (and counting it would depend on where the bytes were split).
+  return argv_.empty() ? 0 : 3 * argv_.capacity() * sizeof(std::string);
 }
 
 void RequestParser::compact() {
@@ -193,11 +198,13 @@ ParseStatus RequestParser::parse_multibulk() {
     if (buffered_bytes() < need) return ParseStatus::kNeedMore;
     // Like Redis, the two bytes after the bulk are skipped without checking they are "\r\n".
     argv_.emplace_back(buf_.data() + pos_, static_cast<size_t>(bulk_len_));
-    argv_charge_ += static_cast<size_t>(bulk_len_);
+    argv_charge_ += static_cast<size_t>(bulk_len_) + kArgOverheadBytes;
     advance(need);
     bulk_len_ = -1;
     multibulk_left_--;
-    if (over_query_limit()) {
+    // The arguments alone: bytes buffered behind them may belong to later requests, and
+    // counting those would make the verdict depend on how the bytes were split.
+    if (argv_charge_ + argv_vector_bytes() > limits_.max_query_bytes) {
       failed_ = ParseStatus::kQueryLimit;
       return failed_;
     }

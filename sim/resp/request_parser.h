@@ -20,13 +20,13 @@
 // - a bulk longer than max_bulk_bytes (512 MiB, Redis's proto-max-bulk-len) is "invalid bulk
 //   length"; a multibulk count above max_multibulk_count (INT_MAX, as in Redis) is "invalid
 //   multibulk length". Neither count is ever pre-allocated.
-// - buffered bytes plus the arguments parsed so far of the pending request (their bytes, and
-//   three times the argument vector's capacity in std::string objects: the vector and the copy
-//   its next growth makes) may not exceed max_query_bytes (1 GiB, Redis's
-//   client-query-buffer-limit), checked after every argument: past it the parser reports
-//   kQueryLimit and, as Redis does, the server closes the connection without a reply. So the
-//   memory one request holds while it is parsed stays near the limit however many (empty)
-//   arguments it has.
+// - buffered bytes plus the arguments parsed so far of the pending request (their bytes plus
+//   kArgOverheadBytes each, and three times the argument vector's capacity in std::string
+//   objects: the vector and the copy its next growth makes) may not exceed max_query_bytes
+//   (1 GiB, Redis's client-query-buffer-limit); the arguments alone are also checked after
+//   every argument. Past it the parser reports kQueryLimit and, as Redis does, the server closes
+//   the connection without a reply. So the memory one request holds while it is parsed stays
+//   near the limit however many (empty) arguments it has.
 #ifndef LOCKSTEP_SIM_RESP_REQUEST_PARSER_H_
 #define LOCKSTEP_SIM_RESP_REQUEST_PARSER_H_
 
@@ -58,6 +58,11 @@ enum class ParseStatus {
 
 class RequestParser {
  public:
+  // Memory charged per parsed argument on top of its bytes and the argument vector, for
+  // max_query_bytes: at least the protocol bytes an argument's header takes ("$N\r\n…\r\n"),
+  // so that parsing an argument never lowers the charge and the verdict does not depend on how
+  // the bytes were split.
+  static constexpr size_t kArgOverheadBytes = sizeof(std::string);
 
   explicit RequestParser(RequestLimits limits = RequestLimits());
 
@@ -91,6 +96,8 @@ class RequestParser {
   // Consumes `bytes` buffered bytes.
   void advance(size_t bytes);
   bool over_query_limit() const;
+  // The argument vector's capacity and the copy its next growth makes, in bytes.
+  size_t argv_vector_bytes() const;
   void compact();
 
   RequestLimits limits_;

@@ -116,7 +116,7 @@ TEST(RequestParser, QueryBufferLimitClosesSilently) {
   RequestLimits limits;
   limits.max_query_bytes = 200;
   EXPECT_EQ(run("*1\r\n$300\r\n" + std::string(250, 'a'), {}, limits), Transcript{"L"});
-  // 50 bytes and one argument (three std::string slots of vector: 96 bytes) fit.
+  // 50 bytes, 32 of overhead and one argument's vector slot counted thrice (96 bytes) fit.
   EXPECT_EQ(run("*1\r\n$50\r\n" + std::string(50, 'a') + "\r\n", {}, limits),
             Transcript{"R:" + std::string(50, 'a')});
 }
