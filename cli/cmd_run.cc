@@ -17,6 +17,7 @@
 
 #include "cli/commands.h"
 #include "cli/explore_common.h"
+#include "sim/core/interrupt.h"
 #include "sim/explore/counterfactual.h"
 #include "sim/scenario/parse.h"
 #include "sim/scenario/run.h"
@@ -54,6 +55,8 @@ void prove_causes(const scenario::Scenario& s, scenario::RunReport& r, int repla
 }
 
 int run_command(const RunArgs& args) {
+  // Ctrl-C or SIGTERM: no half-written output stays behind, exit 128 + signal (docs/cli.md).
+  interrupt::exit_on_signal("lockstep run");
   Result<scenario::Scenario> s = scenario::load_scenario(args.scenario);
   if (!s.ok()) {
     std::fprintf(stderr, "lockstep run: %s\n", s.status().message().c_str());

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "sim/core/assert.h"
+#include "sim/core/interrupt.h"
 
 namespace lockstep::report {
 
@@ -29,6 +30,12 @@ Result<std::string> read_text_file(const std::string& path, uint64_t max_bytes) 
 Status write_file_atomically(const std::string& path, const std::string& text) {
   LS_ASSERT(!path.empty());
   const std::string tmp = path + ".tmp";
+  // Removed if the process is interrupted before the rename (sim/core/interrupt.h).
+  interrupt::remember(tmp);
+  struct Forget {
+    const std::string& tmp;
+    ~Forget() { interrupt::forget(tmp); }
+  } forget{tmp};
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) return Status::error(tmp + ": cannot create: " + std::strerror(errno));

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "sim/core/assert.h"
+#include "sim/core/interrupt.h"
 #include "sim/history/json_text.h"
 
 namespace lockstep::history {
@@ -69,6 +70,7 @@ Result<std::unique_ptr<Writer>> Writer::to_file(const std::string& path, uint64_
   w->path_ = path;
   w->tmp_path_ = path + ".tmp";
   w->file_ = std::fopen(w->tmp_path_.c_str(), "wb");
+  if (w->file_ != nullptr) interrupt::remember(w->tmp_path_);
   if (w->file_ == nullptr) {
     return Status::error(w->tmp_path_ + ": cannot create the history file: " +
                          std::strerror(errno));
@@ -214,6 +216,7 @@ Status Writer::finish() {
   LS_ASSERT(file_ != nullptr);
   const bool close_failed = std::fclose(file_) != 0;
   file_ = nullptr;
+  interrupt::forget(tmp_path_);
   if (io_error_ || close_failed) {
     std::remove(tmp_path_.c_str());
     return Status::error(tmp_path_ + ": writing the history failed: " + std::strerror(errno));
@@ -231,6 +234,7 @@ void Writer::abandon() {
     std::fclose(file_);
     file_ = nullptr;
     std::remove(tmp_path_.c_str());
+    interrupt::forget(tmp_path_);
   }
   buf_.clear();
 }

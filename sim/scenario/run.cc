@@ -1,13 +1,11 @@
 #include "sim/scenario/run.h"
 
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 
 #include "algorithms/mutants/mutants.h"
 #include "checker/check.h"
+#include "checker/report/files.h"
 #include "checker/report/report.h"
 #include "sim/core/assert.h"
 #include "sim/history/recorder.h"
@@ -95,25 +93,6 @@ nlohmann::json make_result(const Scenario& s, const World& w, const RunReport& r
   return j;
 }
 
-Status write_file_atomically(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return Status::error(tmp + ": cannot create: " + std::strerror(errno));
-    out << text;
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      return Status::error(tmp + ": write failed: " + std::strerror(errno));
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return Status::error(path + ": cannot move into place: " + std::strerror(errno));
-  }
-  return Status::ok_status();
-}
-
 }  // namespace
 
 Result<RunReport> run_scenario(const Scenario& s, const RunOptions& options) {
@@ -144,6 +123,11 @@ Result<RunReport> run_scenario(const Scenario& s, const RunOptions& options) {
     std::error_code ec;
     std::filesystem::create_directories(options.out_dir, ec);
     if (ec) return Status::error(options.out_dir + ": cannot create the output directory: " + ec.message());
+    // A directory never mixes two runs: the previous run's outputs go before this one writes.
+    for (const char* name : {"history.jsonl", "result.json", "report.html"}) {
+      std::filesystem::remove(std::filesystem::path(options.out_dir) / name, ec);
+      if (ec) return Status::error(options.out_dir + "/" + name + ": cannot replace the previous run's output: " + ec.message());
+    }
     auto w = history::Writer::to_file(history_path, s.max_history_bytes);
     if (!w.ok()) return w.status();
     writer = std::move(w.value());
@@ -186,7 +170,7 @@ Result<RunReport> run_scenario(const Scenario& s, const RunOptions& options) {
   }
   report.result = make_result(s, world, report);
   if (!options.out_dir.empty()) {
-    st = write_file_atomically(options.out_dir + "/result.json", report.result.dump(2) + "\n");
+    st = lockstep::report::write_file_atomically(options.out_dir + "/result.json", report.result.dump(2) + "\n");
     if (!st.ok()) {
       std::remove(history_path.c_str());
       return st;

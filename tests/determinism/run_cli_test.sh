@@ -73,4 +73,27 @@ grep -q "budget of 1000 events" "$work/f.txt" || fail "no budget message: $(cat 
 "$bin" run "$work/nope.json" > "$work/g.txt" 2>&1
 [ $? -eq 2 ] || fail "expected exit 2 for a missing file"
 grep -q "nope.json: cannot open" "$work/g.txt" || fail "no message for a missing file"
+
+# Issue 14: a directory never mixes two runs, and Ctrl-C leaves nothing half-written. A run into
+# a directory holding another run's outputs replaces them all; interrupted by SIGINT mid-run it
+# exits 130 and leaves neither the old outputs nor a temporary file.
+mkdir -p "$work/i"
+echo stale > "$work/i/result.json"
+echo stale > "$work/i/report.html"
+cat > "$work/long.json" <<'JSON'
+{"name": "long", "duration_ms": 3600000, "algorithm": {"name": "redisson-lock"},
+ "clients": {"count": 50, "threads": 4},
+ "workload": {"generator": {"ops_per_thread": 100000, "locks": ["L1", "L2"], "hold_ms": [1, 10], "think_ms": [0, 5]}}}
+JSON
+"$bin" run "$work/long.json" --out "$work/i" > "$work/i.txt" 2>&1 &
+pid=$!
+for _ in $(seq 1 100); do [ -e "$work/i/history.jsonl.tmp" ] && break; sleep 0.1; done
+[ -e "$work/i/history.jsonl.tmp" ] || fail "the run did not start writing its history"
+[ -e "$work/i/result.json" ] && fail "the previous run's result.json is still there beside a new history"
+kill -INT $pid
+wait $pid
+rc=$?
+[ $rc -eq 130 ] || fail "expected exit 130 after SIGINT, got $rc: $(cat "$work/i.txt")"
+[ -n "$(ls -A "$work/i")" ] && fail "outputs left after an interrupted run: $(ls "$work/i")"
+grep -q "interrupted; temporary files removed" "$work/i.txt" || fail "no interruption message: $(cat "$work/i.txt")"
 echo "ok"

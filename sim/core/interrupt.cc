@@ -1,0 +1,65 @@
+#include "sim/core/interrupt.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <array>
+#include <atomic>
+#include <cstring>
+
+namespace lockstep::interrupt {
+namespace {
+
+constexpr size_t kSlots = 64;
+constexpr size_t kPathMax = 4096;
+
+// A slot is free when its first byte is 0. `used` tells the handler which slots to look at.
+struct Slot {
+  std::atomic<bool> used{false};
+  char path[kPathMax] = {};
+};
+
+std::array<Slot, kSlots> g_slots;
+const char* g_what = "lockstep";
+
+void on_signal(int sig) {
+  for (Slot& s : g_slots) {
+    if (s.used.load()) unlink(s.path);
+  }
+  (void)!write(STDERR_FILENO, g_what, std::strlen(g_what));
+  static const char kMsg[] = ": interrupted; temporary files removed\n";
+  (void)!write(STDERR_FILENO, kMsg, sizeof(kMsg) - 1);
+  _exit(128 + sig);
+}
+
+}  // namespace
+
+void remember(const std::string& path) {
+  if (path.size() >= kPathMax) return;
+  for (Slot& s : g_slots) {
+    if (s.used.load()) continue;
+    std::memcpy(s.path, path.c_str(), path.size() + 1);
+    s.used.store(true);
+    return;
+  }
+}
+
+void forget(const std::string& path) {
+  for (Slot& s : g_slots) {
+    if (s.used.load() && path == s.path) {
+      s.used.store(false);
+      return;
+    }
+  }
+}
+
+void exit_on_signal(const char* what) {
+  g_what = what;
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+}  // namespace lockstep::interrupt

@@ -1,0 +1,27 @@
+// Interruption: what a SIGINT or SIGTERM leaves behind.
+//
+// Outputs are written under temporary names and renamed when complete, so an interrupted run
+// must not leave those temporary files (a half-written 581 MB history.jsonl.tmp was seen). Code
+// that creates one remembers it here and forgets it once renamed or removed; a command that
+// wants it calls exit_on_signal(), whose handler removes every remembered file and ends the
+// process with 128 + the signal (130 for SIGINT). The table is fixed-size and the handler uses
+// only async-signal-safe calls (unlink, write, _exit).
+#ifndef LOCKSTEP_SIM_CORE_INTERRUPT_H_
+#define LOCKSTEP_SIM_CORE_INTERRUPT_H_
+
+#include <string>
+
+namespace lockstep::interrupt {
+
+// Remembers `path` for removal on interruption. Paths past the table's size (64) or longer than
+// 4095 bytes are not remembered (the caller's own clean-up still runs on errors).
+void remember(const std::string& path);
+// Forgets `path` (renamed or removed by its owner).
+void forget(const std::string& path);
+// Installs the SIGINT/SIGTERM handler described above; `what` names the command in the message
+// it prints ("lockstep run: interrupted").
+void exit_on_signal(const char* what);
+
+}  // namespace lockstep::interrupt
+
+#endif  // LOCKSTEP_SIM_CORE_INTERRUPT_H_
