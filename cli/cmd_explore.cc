@@ -209,7 +209,9 @@ void register_explore(CLI::App& app, Action& action) {
   CLI::App* sub = app.add_subcommand("explore", "Run many seeds of a scenario in parallel; shrink the first failure");
   sub->add_option("scenario", args->scenario, "The scenario file (JSON; docs/scenarios.md)");
   sub->add_option("--seeds", args->seeds, "How many seeds to run")->check(CLI::Range(uint64_t{1}, explore::kMaxSeeds));
-  sub->add_option("--first-seed", args->first_seed, "The first seed of the range")->capture_default_str();
+  sub->add_option("--first-seed", args->first_seed, "The first seed of the range")
+      ->capture_default_str()
+      ->check(CLI::Range(uint64_t{0}, static_cast<uint64_t>(INT64_MAX)));  // as a scenario's `seed`
   sub->add_option("--jobs,-j", args->jobs, "Worker processes (default: one per CPU)")->check(CLI::Range(1, explore::kMaxJobs));
   sub->add_option("--shard", args->shard, "Run only slice I of N of the seed range (I/N, 1-based)")->capture_default_str();
   sub->add_option("--junit", args->junit, "Also write JUnit XML here (one test case per seed)");

@@ -105,7 +105,8 @@ void register_run(CLI::App& app, Action& action) {
   auto args = std::make_shared<RunArgs>();
   CLI::App* sub = app.add_subcommand("run", "Run one scenario deterministically and check it");
   sub->add_option("scenario", args->scenario, "The scenario file (JSON; docs/scenarios.md)")->required();
-  sub->add_option("--seed", args->seed, "The seed (default: the scenario's own)");
+  sub->add_option("--seed", args->seed, "The seed (default: the scenario's own)")
+      ->check(CLI::Range(uint64_t{0}, static_cast<uint64_t>(INT64_MAX)));  // as a scenario's `seed`
   sub->add_option("--out", args->out, "Directory for history.jsonl and result.json")
       ->capture_default_str();
   sub->add_flag("--no-check", args->no_check, "Record the history only; skip the checkers");

@@ -102,7 +102,9 @@ void register_sweep(CLI::App& app, Action& action) {
   sub->add_option("scenario", args->scenario, "The scenario file (JSON; docs/scenarios.md)")->required();
   sub->add_option("--param", args->param, "PATH=FROM..TO[:STEP]: a JSON pointer into the scenario and its values")->required();
   sub->add_option("--seeds", args->seeds, "Seeds per value")->required()->check(CLI::Range(uint64_t{1}, explore::kMaxSeeds));
-  sub->add_option("--first-seed", args->first_seed, "The first seed")->capture_default_str();
+  sub->add_option("--first-seed", args->first_seed, "The first seed")
+      ->capture_default_str()
+      ->check(CLI::Range(uint64_t{0}, static_cast<uint64_t>(INT64_MAX)));  // as a scenario's `seed`
   sub->add_option("--jobs,-j", args->jobs, "Worker processes (default: one per CPU)")->check(CLI::Range(1, explore::kMaxJobs));
   sub->add_option("--out", args->out, "Directory for sweep.csv, sweep.json, sweep.svg")->capture_default_str();
   sub->callback([&action, args] { action = [args] { return sweep_command(*args); }; });

@@ -74,6 +74,11 @@ grep -q "budget of 1000 events" "$work/f.txt" || fail "no budget message: $(cat 
 [ $? -eq 2 ] || fail "expected exit 2 for a missing file"
 grep -q "nope.json: cannot open" "$work/g.txt" || fail "no message for a missing file"
 
+# Issue 14: a negative seed is refused as a scenario's is (it used to wrap to 2^64-1 and run).
+"$bin" run "$scenario" --seed -1 --out "$work/s" > "$work/s.txt" 2>&1
+[ $? -eq 2 ] || fail "expected exit 2 for --seed -1: $(cat "$work/s.txt")"
+grep -q "not in range 0 to 9223372036854775807" "$work/s.txt" || fail "no range message: $(cat "$work/s.txt")"
+
 # Issue 14: a directory never mixes two runs, and Ctrl-C leaves nothing half-written. A run into
 # a directory holding another run's outputs replaces them all; interrupted by SIGINT mid-run it
 # exits 130 and leaves neither the old outputs nor a temporary file.
