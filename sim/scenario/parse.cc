@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <fstream>
+#include <optional>
+#include <set>
 #include <sstream>
 
 #include "algorithms/lock_client.h"
@@ -360,6 +362,58 @@ void parse_limits(ObjectReader& top, Scenario& s) {
   r.finish();
 }
 
+// The JSON pointer of the first key that appears twice in one object, if any. nlohmann keeps
+// the last of duplicate keys silently; a scenario must say each thing once.
+std::optional<std::string> duplicate_key(std::string_view text) {
+  struct Frame {
+    bool array = false;
+    std::set<std::string> keys;
+    std::string key;
+    int64_t index = -1;
+  };
+  std::vector<Frame> stack;
+  std::optional<std::string> found;
+  auto element_starts = [&] {
+    if (!stack.empty() && stack.back().array) ++stack.back().index;
+  };
+  auto pointer = [&](const std::string& last) {
+    std::string out;
+    for (const Frame& f : stack) {
+      if (&f == &stack.back()) break;
+      out += "/" + (f.array ? std::to_string(f.index) : f.key);
+    }
+    return out + "/" + last;
+  };
+  using E = nlohmann::json::parse_event_t;
+  const nlohmann::json::parser_callback_t cb = [&](int, E event, nlohmann::json& parsed) {
+    if (found) return false;
+    switch (event) {
+      case E::object_start:
+      case E::array_start:
+        element_starts();
+        stack.push_back({event == E::array_start, {}, {}, -1});
+        break;
+      case E::object_end:
+      case E::array_end:
+        if (!stack.empty()) stack.pop_back();
+        break;
+      case E::key: {
+        Frame& f = stack.back();
+        const std::string key = parsed.get<std::string>();
+        if (!f.keys.insert(key).second) found = pointer(key);
+        f.key = key;
+        break;
+      }
+      case E::value:
+        element_starts();
+        break;
+    }
+    return true;
+  };
+  (void)nlohmann::json::parse(text, cb, /*allow_exceptions=*/false);
+  return found;
+}
+
 }  // namespace
 
 Result<Scenario> parse_scenario_text(std::string_view text, const std::string& file) {
@@ -372,6 +426,9 @@ Result<Scenario> parse_scenario_text(std::string_view text, const std::string& f
       return Status::error(file + ": not valid JSON: " + e.what());
     }
     return Status::error(file + ": not valid JSON");
+  }
+  if (const std::optional<std::string> dup = duplicate_key(text)) {
+    return Status::error(file + ": " + *dup + ": duplicate key (each key may appear once in an object)");
   }
   Errors errors(file);
   Scenario s;

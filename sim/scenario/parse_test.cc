@@ -170,5 +170,25 @@ RC_GTEST_PROP(ParseProp, MutatedScenariosNeverCrashTheParser, (uint32_t pos, uin
   if (!r.ok()) RC_ASSERT(r.status().message().rfind("m.json: ", 0) == 0);
 }
 
+// Issue 14: a key given twice in one object was accepted (the last won); it is refused with the
+// path of the second one, at any depth, in objects inside arrays too.
+TEST(ParseTest, DuplicateKeysAreRefusedWithTheirPath) {
+  const std::string base = R"({"name": "x", "duration_ms": 1000, "algorithm": {"name": "set-nx-px"},
+    "clients": {"count": 1}, "workload": {"script": [{"threads": "c1", "steps": [{"op": "hold", "ms": 1}, STEP]}]}})";
+  auto with = [&](const std::string& step) {
+    std::string t = base;
+    t.replace(t.find("STEP"), 4, step);
+    return t;
+  };
+  Result<Scenario> ok = parse_scenario_text(with(R"({"op": "lock", "lock": "L"})"), "d.json");
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  Result<Scenario> dup = parse_scenario_text(with(R"({"op": "lock", "lock": "L", "lock": "M"})"), "d.json");
+  ASSERT_FALSE(dup.ok());
+  EXPECT_EQ(dup.status().message(), "d.json: /workload/script/0/steps/1/lock: duplicate key (each key may appear once in an object)");
+  Result<Scenario> top = parse_scenario_text(R"({"name": "x", "name": "y", "duration_ms": 1000})", "t.json");
+  ASSERT_FALSE(top.ok());
+  EXPECT_EQ(top.status().message(), "t.json: /name: duplicate key (each key may appear once in an object)");
+}
+
 }  // namespace
 }  // namespace lockstep::scenario
