@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "checker/history_line.h"
+#include "sim/core/files.h"
 
 namespace lockstep::checker {
 namespace {
@@ -439,6 +440,7 @@ Result<History> parse_buffer(const char* data, size_t size, size_t capacity, std
 }  // namespace
 
 Result<History> parse_history_file(const std::string& path) {
+  if (Status s = check_input_file(path, "the history"); !s.ok()) return s;
   simdjson::padded_string text;
   if (auto error = simdjson::padded_string::load(path).get(text)) {
     return Status::error(path + ": cannot read the history (" + simdjson::error_message(error) + ")");

@@ -6,12 +6,14 @@
 #include <fstream>
 
 #include "sim/core/assert.h"
+#include "sim/core/files.h"
 #include "sim/core/interrupt.h"
 
 namespace lockstep::report {
 
 Result<std::string> read_text_file(const std::string& path, uint64_t max_bytes) {
   LS_ASSERT(max_bytes > 0);
+  if (Status s = check_input_file(path, "input"); !s.ok()) return s;
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::error(path + ": cannot open: " + std::strerror(errno));
   in.seekg(0, std::ios::end);

@@ -8,6 +8,7 @@
 
 #include "algorithms/lock_client.h"
 #include "checker/check.h"
+#include "sim/core/files.h"
 #include "sim/scenario/parse_internal.h"
 
 namespace lockstep::scenario {
@@ -465,6 +466,7 @@ Result<Scenario> parse_scenario_text(std::string_view text, const std::string& f
 }
 
 Result<Scenario> load_scenario(const std::string& path) {
+  if (Status s = check_input_file(path, "the scenario file"); !s.ok()) return s;
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::error(path + ": cannot open the scenario file");
   std::ostringstream ss;

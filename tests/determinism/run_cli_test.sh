@@ -72,7 +72,7 @@ grep -q "budget of 1000 events" "$work/f.txt" || fail "no budget message: $(cat 
 # A missing file: exit 2.
 "$bin" run "$work/nope.json" > "$work/g.txt" 2>&1
 [ $? -eq 2 ] || fail "expected exit 2 for a missing file"
-grep -q "nope.json: cannot open" "$work/g.txt" || fail "no message for a missing file"
+grep -q "nope.json: the scenario file: no such file" "$work/g.txt" || fail "no message for a missing file: $(cat "$work/g.txt")"
 
 # Issue 14: a negative seed is refused as a scenario's is (it used to wrap to 2^64-1 and run).
 "$bin" run "$scenario" --seed -1 --out "$work/s" > "$work/s.txt" 2>&1

@@ -1,0 +1,19 @@
+// Input files: one check, one wording, before any reader opens a path a user named.
+#ifndef LOCKSTEP_SIM_CORE_FILES_H_
+#define LOCKSTEP_SIM_CORE_FILES_H_
+
+#include <string>
+
+#include "sim/core/status.h"
+
+namespace lockstep {
+
+// OK when `path` names a regular file this process can open for reading; otherwise an error
+// naming the path and the problem: "PATH: no such file", "PATH: is a directory, not a file",
+// "PATH: not a regular file", "PATH: cannot open: <reason>". `what` names the file's role in
+// the message ("the history", "the scenario file"), e.g. "run.jsonl: the history: no such file".
+Status check_input_file(const std::string& path, const std::string& what);
+
+}  // namespace lockstep
+
+#endif  // LOCKSTEP_SIM_CORE_FILES_H_
