@@ -160,6 +160,11 @@ int explore_command(const ExploreArgs& args) {
   }
   if (args.scenario.empty()) return fail("a scenario file is required (or --merge FILES)");
   if (args.seeds == 0) return fail("--seeds N is required (N >= 1)");
+  // Outputs are checked before any seed runs, not after all of them (issue 14).
+  if (Status s = check_output_dir(args.out, "--out"); !s.ok()) return fail(s.message());
+  if (!args.junit.empty()) {
+    if (Status s = check_output_file(args.junit, "--junit"); !s.ok()) return fail(s.message());
+  }
   Result<LoadedScenario> l = load_scenario_file(args.scenario);
   if (!l.ok()) return fail(l.status().message());
   explore::ExploreOptions o;
@@ -170,6 +175,8 @@ int explore_command(const ExploreArgs& args) {
   if (!shard.ok()) return fail(shard.status().message());
   o.shard = shard.value();
   o.jobs = args.jobs > 0 ? args.jobs : explore::available_cpus();
+  st = make_dir(args.out);  // before the seeds run, so a bad --out costs nothing
+  if (!st.ok()) return fail(st.message());
   const explore::SeedRange slice = explore::shard_slice(o.range, o.shard);
   std::printf("lockstep explore: scenario \"%s\" (%s), seeds %llu..%llu", l.value().parsed.name.c_str(),
               args.scenario.c_str(), static_cast<unsigned long long>(o.range.first),
@@ -191,8 +198,6 @@ int explore_command(const ExploreArgs& args) {
   std::fprintf(stderr, "lockstep explore: %llu seeds in %.2f s (%.0f seeds/s with %d jobs)\n",
                static_cast<unsigned long long>(sum.value().seeds_run), wall_s,
                wall_s > 0 ? static_cast<double>(sum.value().seeds_run) / wall_s : 0.0, o.jobs);
-  st = make_dir(args.out);
-  if (!st.ok()) return fail(st.message());
   std::vector<std::string> wrote;
   if (!args.no_shrink) {
     Result<nlohmann::json> shrunk = shrink_first(l.value(), sum.value(), args, wrote);

@@ -57,6 +57,10 @@ void prove_causes(const scenario::Scenario& s, scenario::RunReport& r, int repla
 int run_command(const RunArgs& args) {
   // Ctrl-C or SIGTERM: no half-written output stays behind, exit 128 + signal (docs/cli.md).
   interrupt::exit_on_signal("lockstep run");
+  if (Status st = check_output_dir(args.out, "--out"); !st.ok()) {
+    std::fprintf(stderr, "lockstep run: %s\n", st.message().c_str());
+    return kExitBadInput;
+  }
   Result<scenario::Scenario> s = scenario::load_scenario(args.scenario);
   if (!s.ok()) {
     std::fprintf(stderr, "lockstep run: %s\n", s.status().message().c_str());

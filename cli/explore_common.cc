@@ -52,4 +52,26 @@ Status make_dir(const std::string& dir) {
   return Status::ok_status();
 }
 
+Status check_output_dir(const std::string& dir, const char* option) {
+  if (dir.empty()) return Status::error(std::string(option) + ": expected a directory name, found an empty string");
+  std::error_code ec;
+  if (std::filesystem::exists(dir, ec) && !std::filesystem::is_directory(dir, ec)) {
+    return Status::error(std::string(option) + ": " + dir + " is a file, not a directory");
+  }
+  return Status::ok_status();
+}
+
+Status check_output_file(const std::string& path, const char* option) {
+  if (path.empty()) return Status::error(std::string(option) + ": expected a file name, found an empty string");
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return Status::error(std::string(option) + ": " + path + " is a directory, not a file");
+  }
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty() && !std::filesystem::is_directory(parent, ec)) {
+    return Status::error(std::string(option) + ": " + path + ": the directory " + parent.string() + " does not exist");
+  }
+  return Status::ok_status();
+}
+
 }  // namespace lockstep::cli

@@ -44,6 +44,12 @@ class Progress {
 
 // Creates `dir` (and its parents). Errors name it.
 Status make_dir(const std::string& dir);
+// Checks, before any work, that `dir` (an --out option) is not empty and not a file; it is not
+// created here. `option` names the flag in the message.
+Status check_output_dir(const std::string& dir, const char* option);
+// Checks, before any work, that `path` (e.g. --junit) can be written: not empty, not a
+// directory, in a directory that exists.
+Status check_output_file(const std::string& path, const char* option);
 
 }  // namespace lockstep::cli
 

@@ -79,6 +79,20 @@ grep -q "nope.json: the scenario file: no such file" "$work/g.txt" || fail "no m
 [ $? -eq 2 ] || fail "expected exit 2 for --seed -1: $(cat "$work/s.txt")"
 grep -q "not in range 0 to 9223372036854775807" "$work/s.txt" || fail "no range message: $(cat "$work/s.txt")"
 
+# Issue 14: output options are checked before any work: an empty --out, --out naming a file, a
+# --junit in a directory that does not exist.
+"$bin" run "$scenario" --out "" > "$work/o1.txt" 2>&1
+[ $? -eq 2 ] || fail "expected exit 2 for --out \"\": $(cat "$work/o1.txt")"
+grep -q -- "--out: expected a directory name, found an empty string" "$work/o1.txt" || fail "no message for --out \"\": $(cat "$work/o1.txt")"
+echo x > "$work/afile"
+"$bin" explore "$scenario" --seeds 2 --out "$work/afile" > "$work/o2.txt" 2>&1
+[ $? -eq 2 ] || fail "expected exit 2 for explore --out FILE: $(cat "$work/o2.txt")"
+grep -q "is a file, not a directory" "$work/o2.txt" || fail "no message for --out FILE: $(cat "$work/o2.txt")"
+grep -q "seed" "$work/o2.txt" && fail "seeds ran before --out was checked: $(cat "$work/o2.txt")"
+"$bin" explore "$scenario" --seeds 2 --out "$work/o3" --junit "$work/missing/j.xml" > "$work/o3.txt" 2>&1
+[ $? -eq 2 ] || fail "expected exit 2 for a bad --junit: $(cat "$work/o3.txt")"
+grep -q "does not exist" "$work/o3.txt" || fail "no message for a bad --junit: $(cat "$work/o3.txt")"
+
 # Issue 14: a directory never mixes two runs, and Ctrl-C leaves nothing half-written. A run into
 # a directory holding another run's outputs replaces them all; interrupted by SIGINT mid-run it
 # exits 130 and leaves neither the old outputs nor a temporary file.
