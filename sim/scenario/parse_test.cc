@@ -113,6 +113,35 @@ TEST(ParseTest, ErrorsNameTheFileThePathWhatWasExpectedAndWhatWasFound) {
   EXPECT_NE(error_of(with(R"({"colour": "blue"})")).find("bad.json: /colour: unknown field (allowed here: "), std::string::npos);
 }
 
+// Issue 9: a step's at_ms is read on the thread's clock, so the check uses the clock's offset and
+// drift: in a 10 s run, a clock 5 s slow never reads more than 5 s, and one 5 s fast already
+// reads 5 s at the start.
+TEST(ParseTest, AStepsAtMsIsCheckedOnTheThreadsOwnClock) {
+  auto clients = [](const std::string& clock, int64_t at_ms) {
+    return with(R"({"clients": [{"name": "A", "clock": )" + clock + R"(}, {"name": "B"}],
+                   "workload": {"script": [{"threads": "A", "steps": [{"op": "lock", "lock": "L", "lease_ms": 1000, "at_ms": )" +
+                std::to_string(at_ms) + "}]}]}}");
+  };
+  // No offset: 0..10000 as before.
+  EXPECT_TRUE(parse_scenario_text(clients("{}", 10000), "c.json").ok());
+  // 5 s slow: local 6000 is true 11000, after the run.
+  EXPECT_EQ(error_of(clients(R"({"offset_ms": -5000})", 6000)),
+            "bad.json: /workload/script/0/steps/0/at_ms: is 6000 ms, but A/t0's clock reads only 5000 ms when the run "
+            "ends (duration_ms, with its clock's offset and drift): the step would never run");
+  EXPECT_TRUE(parse_scenario_text(clients(R"({"offset_ms": -5000})", 5000), "c.json").ok());
+  // 5 s fast: local 12000 is true 7000 (beyond duration_ms as a number, but inside the run) ...
+  Result<Scenario> fast = parse_scenario_text(clients(R"({"offset_ms": 5000})", 12000), "c.json");
+  ASSERT_TRUE(fast.ok()) << fast.status().message();
+  EXPECT_EQ(fast.value().workload.script[0].steps[0].at_ms, 12000);
+  // ... and local 1000 has passed before the run starts.
+  EXPECT_EQ(error_of(clients(R"({"offset_ms": 5000})", 1000)),
+            "bad.json: /workload/script/0/steps/0/at_ms: is 1000 ms, but A/t0's clock already reads 5000 ms when the "
+            "run starts (its offset_ms): the step would run at once; give at_ms >= 5000 or none");
+  // Drift counts: +100000 ppm reads 11000 at the end of a 10 s run.
+  EXPECT_TRUE(parse_scenario_text(clients(R"({"drift_ppm": 100000})", 11000), "c.json").ok());
+  EXPECT_NE(error_of(clients(R"({"drift_ppm": -100000})", 9500)).find("reads only 9000 ms"), std::string::npos);
+}
+
 TEST(ParseTest, MoreErrors) {
   EXPECT_NE(error_of("{not json").find("bad.json: not valid JSON"), std::string::npos);
   EXPECT_EQ(error_of("[]"), "bad.json: /: expected an object, found an empty array");

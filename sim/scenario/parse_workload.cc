@@ -12,7 +12,48 @@ struct StepContext {
   const Scenario& s;
   bool modes;     // the algorithm has read/write modes
   int64_t count;  // steps read so far in this entry
+  // What the entry's threads' local clocks read at true 0 and at the run's end (the clock's
+  // offset and drift; jumps are faults and not counted): a step's at_ms must fall in between
+  // for every thread, or it would run at once or never (issue 9).
+  int64_t local_start_ms = 0;         // the latest start over the entry's threads
+  int64_t local_end_ms = 0;           // the earliest end over the entry's threads
+  std::string start_thread, end_thread;  // the threads that set them
 };
+
+// Sets ctx's local clock window from the clients of `threads`.
+void set_clock_window(const std::vector<std::string>& threads, StepContext& ctx) {
+  ctx.local_start_ms = 0;
+  ctx.local_end_ms = ctx.s.duration_ms;
+  ctx.start_thread.clear();
+  ctx.end_thread.clear();
+  bool first = true;
+  for (const std::string& t : threads) {
+    for (const ClientSpec& c : ctx.s.clients) {
+      if (t.compare(0, c.name.size() + 1, c.name + "/") != 0) continue;
+      const int64_t start_ms = c.clock.offset_ms;
+      const int64_t end_ms = c.clock.offset_ms + ctx.s.duration_ms + ctx.s.duration_ms * c.clock.drift_ppm / 1'000'000;
+      if (first || start_ms > ctx.local_start_ms) ctx.local_start_ms = start_ms, ctx.start_thread = t;
+      if (first || end_ms < ctx.local_end_ms) ctx.local_end_ms = end_ms, ctx.end_thread = t;
+      first = false;
+    }
+  }
+}
+
+// Checks a step's at_ms against the local clock window of the threads that run it.
+void check_at_ms(int64_t at_ms, const std::string& path, StepContext& ctx) {
+  if (at_ms < 0 || !ctx.errors.ok()) return;
+  if (at_ms < ctx.local_start_ms) {
+    ctx.errors.message(path, "is " + std::to_string(at_ms) + " ms, but " + ctx.start_thread +
+                                 "'s clock already reads " + std::to_string(ctx.local_start_ms) +
+                                 " ms when the run starts (its offset_ms): the step would run at once; "
+                                 "give at_ms >= " + std::to_string(ctx.local_start_ms) + " or none");
+  } else if (at_ms > ctx.local_end_ms) {
+    ctx.errors.message(path, "is " + std::to_string(at_ms) + " ms, but " + ctx.end_thread +
+                                 "'s clock reads only " + std::to_string(ctx.local_end_ms) +
+                                 " ms when the run ends (duration_ms, with its clock's offset and drift): "
+                                 "the step would never run");
+  }
+}
 
 history::LockMode read_mode(ObjectReader& r, StepContext& ctx) {
   if (ctx.modes) {
@@ -35,7 +76,9 @@ Step read_step(const nlohmann::json& j, const std::string& path, StepContext& ct
   const std::string op = r.choice("op", "", {"lock", "try_lock", "tryLock", "unlock", "force_unlock",
                                              "forceUnlock", "hold", "sleep", "write", "repeat"});
   if (op.empty() && ctx.errors.ok()) ctx.errors.message(r.path("op"), "missing: every step has an \"op\"");
-  st.at_ms = r.integer("at_ms", -1, 0, ctx.s.duration_ms, "milliseconds of the thread's local clock, within the run");
+  st.at_ms = r.integer("at_ms", -1, 0, ctx.s.duration_ms + kernel::LocalClock::kMaxOffsetUs / 1000,
+                       "milliseconds of the thread's local clock, within the run");
+  check_at_ms(st.at_ms, r.path("at_ms"), ctx);
   const int64_t day_ms = 24 * 3600 * 1000;
   if (op == "lock" || op == "try_lock" || op == "tryLock") {
     st.op = op == "lock" ? StepOp::kLock : StepOp::kTryLock;
@@ -135,6 +178,7 @@ ScriptEntry read_entry(const nlohmann::json& j, const std::string& path, StepCon
     ctx.errors.expected(r.path("threads"), "a thread pattern or a non-empty array of them", *threads);
   }
   ctx.count = 0;
+  set_clock_window(e.threads, ctx);
   if (const nlohmann::json* steps = r.get("steps")) {
     e.steps = read_steps(*steps, r.path("steps"), ctx, 1);
   } else if (ctx.errors.ok()) {
@@ -236,7 +280,7 @@ void parse_workload(const nlohmann::json& j, const std::string& path, Errors& er
     if (!script->is_array() || script->empty()) {
       errors.expected(r.path("script"), "a non-empty array of {\"threads\", \"steps\"}", *script);
     }
-    StepContext ctx{errors, s, modes, 0};
+    StepContext ctx{errors, s, modes, 0, 0, 0, {}, {}};
     for (size_t i = 0; script->is_array() && i < script->size() && errors.ok(); ++i) {
       s.workload.script.push_back(read_entry((*script)[i], r.path("script") + "/" + std::to_string(i), ctx));
     }
