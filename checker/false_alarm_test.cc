@@ -324,3 +324,44 @@ TEST(ScriptInvariantsRegression, AKeyOfTheWrongTypeIsNamed) {
 
 }  // namespace
 }  // namespace lockstep::checker
+
+namespace lockstep::checker {
+namespace {
+
+// Issue 9 (found by tests/ground_truth): a RedLock history in which nothing was acquired has no
+// quorum to count: ok, not "unknown". With a granted acquisition and no per-node executions the
+// history cannot say which nodes granted it: unknown.
+TEST(QuorumRegression, NoAcquisitionMeansNothingToCountButAGrantWithoutExecsIsUnknown) {
+  const std::string header =
+      R"({"lockstep_history": 1, "lock_kind": "redlock", "nodes": ["node0", "node1", "node2"], "quorum": 2})" "\n";
+  const std::string end = R"({"t": 9000000, "type": "end", "complete": true})" "\n";
+  Result<History> none = parse_history_text(header + kFailedTryOnFreeLock + end, "<test>");
+  ASSERT_TRUE(none.ok()) << none.status().message();
+  const PropertyResult ok = check_quorum(none.value(), CheckOptions{});
+  EXPECT_EQ(ok.verdict, Verdict::kOk) << ok.reason;
+  const std::string granted = R"({"t": 1000, "type": "invoke", "id": 1, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "lock", "lease_ms": 10000}
+{"t": 2000, "type": "complete", "id": 1, "outcome": "ok", "acquired": true}
+)";
+  Result<History> g = parse_history_text(header + granted + end, "<test>");
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  EXPECT_EQ(check_quorum(g.value(), CheckOptions{}).verdict, Verdict::kUnknown);
+}
+
+// Issue 9 (found by tests/ground_truth): a read-write lock history in which no script ran (the
+// threads only slept) has no key state to judge: ok. A script that ran without its state
+// recorded leaves the property unable to decide: unknown.
+TEST(ScriptInvariantsRegression, NoScriptRanIsOkButAScriptWithoutStatesIsUnknown) {
+  const std::string header = R"({"lockstep_history": 1, "lock_kind": "rwlock", "nodes": ["node0"]})" "\n";
+  const std::string end = R"({"t": 9000000, "type": "end", "complete": true})" "\n";
+  Result<History> idle = parse_history_text(header + end, "<test>");
+  ASSERT_TRUE(idle.ok()) << idle.status().message();
+  EXPECT_EQ(check_script_invariants(idle.value(), CheckOptions{}).verdict, Verdict::kOk);
+  const std::string exec =
+      R"({"t": 100, "type": "exec", "node": "node0", "seq": 1, "conn": "c1", "command": "EVAL", "script": "rw_read_acquire", "keys": ["L"], "reply": null})" "\n";
+  Result<History> ran = parse_history_text(header + exec + end, "<test>");
+  ASSERT_TRUE(ran.ok()) << ran.status().message();
+  EXPECT_EQ(check_script_invariants(ran.value(), CheckOptions{}).verdict, Verdict::kUnknown);
+}
+
+}  // namespace
+}  // namespace lockstep::checker

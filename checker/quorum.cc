@@ -140,7 +140,15 @@ PropertyResult check_quorum(const History& h, const CheckOptions&) {
   if (!redlock) return make_result(name, Verdict::kNotApplicable, "not a RedLock history (single-node lock)");
   const std::vector<std::vector<uint32_t>> execs = execs_by_op(h);
   const bool any = std::any_of(execs.begin(), execs.end(), [](const auto& v) { return !v.empty(); });
-  if (!any) return make_result(name, Verdict::kUnknown, "the history lacks per-node exec events with op ids");
+  if (!any) {
+    // Nothing was granted, so there is no quorum to count; with acquisitions but no per-node
+    // executions, the history cannot say which nodes granted them.
+    const bool acquired = std::any_of(h.ops.begin(), h.ops.end(), [](const Operation& op) {
+      return op.is_acquire() && op.acquired != Tri::kFalse && op.outcome != Outcome::kFail;
+    });
+    if (!acquired) return make_result(name, Verdict::kOk, "no acquisition in the history could have been granted: no quorum to count");
+    return make_result(name, Verdict::kUnknown, "the history lacks per-node exec events with op ids");
+  }
   const DeathIndex deaths(h);
   // The execs touching each key (its first key), in history order, for grant_ended().
   std::map<Sym, std::vector<uint32_t>> execs_of_key;

@@ -106,6 +106,9 @@ PropertyResult check_script_invariants(const History& h, const CheckOptions&) {
   const std::string name = "script_invariants";
   const bool needs = h.header.fair || h.header.lock_kind == LockKind::kRwlock;
   if (h.states.empty()) {
+    // No script ran at all: there is no state to judge, whatever the lock kind.
+    const bool scripts = std::any_of(h.execs.begin(), h.execs.end(), [&](const Exec& e) { return e.script != kNoSym; });
+    if (needs && !scripts) return make_result(name, Verdict::kOk, "no lock script ran: no key state to check");
     return make_result(name, needs ? Verdict::kUnknown : Verdict::kNotApplicable, "no key states recorded (no state events)");
   }
   std::map<std::pair<Sym, Sym>, const StateRecord*> latest;  // (node, key) → last state

@@ -401,6 +401,20 @@ void ClientProcess::hold_acquired(const algorithms::Thread& thread, std::string_
   if (h.count++ == 0) {
     h.token = token;
     ctx_.rec->hold_begin(now(), thread.name, owner_name(thread), lock, mode, op, token);
+    if (ctx_.beliefs != nullptr) {
+      h.belief = ctx_.beliefs->size();
+      ctx_.beliefs->push_back(Belief{thread.name, std::string(lock), mode, now(), kTimeNever, history::HoldEnd::kEnd});
+    }
+  }
+}
+
+void ClientProcess::record_hold_end(uint32_t thread, const std::string& lock, history::LockMode mode,
+                                    const Hold& hold, history::HoldEnd reason) {
+  ctx_.rec->hold_end(now(), threads_[thread]->name, lock, reason, mode);
+  if (ctx_.beliefs != nullptr && hold.belief < ctx_.beliefs->size()) {
+    Belief& b = (*ctx_.beliefs)[hold.belief];
+    b.end_us = now();
+    b.reason = reason;
   }
 }
 
@@ -410,16 +424,16 @@ void ClientProcess::hold_unlocking(const algorithms::Thread& thread, std::string
   if (it == holds_.end()) return;
   LS_ASSERT(it->second.count > 0);
   if (--it->second.count > 0) return;
+  record_hold_end(thread.index, std::get<1>(it->first), mode, it->second, history::HoldEnd::kUnlock);
   holds_.erase(it);
-  ctx_.rec->hold_end(now(), thread.name, lock, history::HoldEnd::kUnlock, mode);
 }
 
 void ClientProcess::hold_lost(const algorithms::Thread& thread, std::string_view lock,
                               history::LockMode mode) {
   auto it = holds_.find(HoldKey{thread.index, std::string(lock), static_cast<uint8_t>(mode)});
   if (it == holds_.end()) return;
+  record_hold_end(thread.index, std::get<1>(it->first), mode, it->second, history::HoldEnd::kLost);
   holds_.erase(it);
-  ctx_.rec->hold_end(now(), thread.name, lock, history::HoldEnd::kLost, mode);
 }
 
 int64_t ClientProcess::hold_token(const algorithms::Thread& thread, std::string_view lock) const {
@@ -432,8 +446,7 @@ int64_t ClientProcess::hold_token(const algorithms::Thread& thread, std::string_
 
 void ClientProcess::end_all_holds(history::HoldEnd reason) {
   for (const auto& [key, hold] : holds_) {
-    ctx_.rec->hold_end(now(), threads_[std::get<0>(key)]->name, std::get<1>(key), reason,
-                       static_cast<history::LockMode>(std::get<2>(key)));
+    record_hold_end(std::get<0>(key), std::get<1>(key), static_cast<history::LockMode>(std::get<2>(key)), hold, reason);
   }
   holds_.clear();
 }

@@ -119,10 +119,14 @@ class ClientProcess : public CoroProcess, public algorithms::Runtime, public Top
   struct Hold {
     int64_t count = 0;
     int64_t token = history::kAbsent;
+    size_t belief = SIZE_MAX;  // its entry in ctx_.beliefs, when they are kept
   };
   using HoldKey = std::tuple<uint32_t, std::string, uint8_t>;
   class ReplyAwaiter;
 
+  // Ends `hold` in the history (and in ctx_.beliefs) for `reason`.
+  void record_hold_end(uint32_t thread, const std::string& lock, history::LockMode mode, const Hold& hold,
+                       history::HoldEnd reason);
   ConnId connection_to(ProcessId node, bool pubsub);
   void close_connections_to(ProcessId node);
   void on_reply(uint32_t slot);

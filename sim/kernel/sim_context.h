@@ -2,7 +2,11 @@
 #ifndef LOCKSTEP_SIM_KERNEL_SIM_CONTEXT_H_
 #define LOCKSTEP_SIM_KERNEL_SIM_CONTEXT_H_
 
+#include <string>
+#include <vector>
+
 #include "sim/core/rng.h"
+#include "sim/core/time.h"
 #include "sim/history/recorder.h"
 #include "sim/kernel/event_loop.h"
 #include "sim/kernel/network.h"
@@ -11,12 +15,26 @@ namespace lockstep::kernel {
 
 class Cluster;
 
+// One hold as the simulator's client process believed it (issue 9's ground truth): from the
+// acquisition that opened it to the moment the thread stopped believing it held the lock. Kept
+// only when a test asks (SimContext::beliefs), to compare with what the checker reconstructs
+// from the history.
+struct Belief {
+  std::string thread;
+  std::string lock;
+  history::LockMode mode = history::LockMode::kExclusive;
+  TimeUs begin_us = 0;
+  TimeUs end_us = kTimeNever;  // kTimeNever while believed
+  history::HoldEnd reason = history::HoldEnd::kEnd;
+};
+
 struct SimContext {
   EventLoop* loop = nullptr;
   Network* net = nullptr;
   history::Recorder* rec = nullptr;
   Cluster* cluster = nullptr;
   const Rng* rng = nullptr;  // the run's root generator (processes derive named streams)
+  std::vector<Belief>* beliefs = nullptr;  // when set, every hold is logged here too
 };
 
 }  // namespace lockstep::kernel

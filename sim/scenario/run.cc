@@ -136,6 +136,7 @@ Result<RunReport> run_scenario(const Scenario& s, const RunOptions& options) {
   }
   history::Recorder rec(writer.get());
   World world(s, report.seed, rec, factory);
+  world.context().beliefs = options.beliefs;
   World::ProgressFn progress;
   if (options.progress) {
     progress = [&options](TimeUs now_us, uint64_t events) { options.progress("simulating", us_to_ms_floor(now_us), events); };

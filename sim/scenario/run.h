@@ -11,6 +11,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -36,6 +37,9 @@ struct RunOptions {
   // Called once the checks are judged and before result.json is written, to add what needs
   // more than this run (lockstep run's causes proven by replay: RunReport::causes).
   std::function<void(const Scenario&, RunReport&)> annotate;
+  // When set, every hold the simulated clients believed in is logged here (the ground truth
+  // tests compare it with what the checker reconstructs from the history).
+  std::vector<kernel::Belief>* beliefs = nullptr;
 };
 
 struct RunReport {
