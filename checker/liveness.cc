@@ -97,6 +97,51 @@ std::vector<Interval> busy(const History& h, const std::vector<uint32_t>& holds,
   return merged;
 }
 
+// What kept the lock's key at `t` although no owner believed it held the lock, from the recorded
+// key states (an orphaned hold: a count its owner did not know about, a field nobody released):
+// "; the key L was still there at T, held by c2/t0 ... until T2", or "" when the states do not
+// say (no states recorded, or the key was gone).
+std::string key_keeper(const History& h, Sym lock, TimeUs t) {
+  const StateRecord* at = nullptr;      // the key's state when the stretch began
+  const StateRecord* latest = nullptr;  // its last state with the same owner (the count it kept)
+  const StateRecord* next = nullptr;    // the first state after that: another owner or no key
+  for (const StateRecord& s : h.states) {
+    if (s.key != lock) continue;
+    if (s.t <= t) {
+      at = latest = &s;
+      continue;
+    }
+    if (at == nullptr || at->type == kNoSym || at->members.empty()) break;
+    if (s.type != kNoSym && !s.members.empty() && s.members.front() == at->members.front()) {
+      latest = &s;
+      continue;
+    }
+    next = &s;
+    break;
+  }
+  if (at == nullptr || at->type == kNoSym || at->members.empty()) return "";
+  const Sym owner = at->members.front();
+  std::string who = "owner " + std::string(h.str(owner));
+  for (const Hold& x : h.holds) {
+    if (x.owner == owner) {
+      who = std::string(h.str(x.thread)) + " (owner " + std::string(h.str(owner)) + ")";
+      break;
+    }
+  }
+  std::string text = "; the key " + std::string(h.str(lock)) + " was still there, held by " + who;
+  if (latest->type == h.syms.find("hash") && !latest->values.empty()) {
+    text += " with count " + std::string(h.str(latest->values.front()));
+  }
+  text += ", whose thread no longer believed it held it";
+  // The key's death (expiry) before the next owner's state is its end; else that state.
+  for (const Expire& e : h.expires) {
+    if (e.key == lock && e.t > t && (next == nullptr || e.t <= next->t)) {
+      return text + ", until it expired at " + format_time(e.t);
+    }
+  }
+  return next != nullptr ? text + ", until " + format_time(next->t) : text;
+}
+
 // The first stretch of at least `bound_us` inside [from, to) not covered by `busy`, if any.
 bool free_stretch(const std::vector<Interval>& busy, TimeUs from, TimeUs to, TimeUs bound_us, Interval* out) {
   auto it = std::upper_bound(busy.begin(), busy.end(), from, [](TimeUs t, const Interval& x) { return t < x.begin; });
@@ -201,8 +246,9 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
       stuck.push_back(interval_json(h, lock, x, "waiter", std::string(h.str(op.thread))));
       if (first.empty()) {
         first = std::string(h.str(op.thread)) + " waited for " + std::string(h.str(lock)) + " from " + format_time(x.begin) +
-                " to " + format_time(x.end) + " while no other owner held it (bound " +
-                std::to_string(h.header.liveness_bound_ms) + " ms, last fault healed at " + format_time(heal) + ")";
+                " to " + format_time(x.end) + " while no other owner believed it held it (bound " +
+                std::to_string(h.header.liveness_bound_ms) + " ms, last fault healed at " + format_time(heal) + ")" +
+                key_keeper(h, lock, x.begin);
       }
     }
     // Renewals by an owner that no longer held the lock: a watchdog that was never cancelled.
@@ -259,7 +305,7 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
                              : "every waiter was served within " + std::to_string(h.header.liveness_bound_ms) +
                                    " ms of the lock being free after the last fault healed at " + format_time(heal);
     if (const int64_t n = availability["failed"].get<int64_t>(); n > 0) {
-      reason += "; " + std::to_string(n) + " acquisition(s) did not get the lock while no other owner held it (availability, not safety; " +
+      reason += "; " + std::to_string(n) + " acquisition(s) did not get the lock while no other owner believed it held it (availability, not safety; " +
                 std::to_string(availability["after_heal"].get<int64_t>()) + " after the last fault healed), first: " +
                 availability["first"].get<std::string>();
     }
