@@ -9,6 +9,7 @@
 
 #include "checker/report/report.h"
 #include "cli/commands.h"
+#include "cli/terminal.h"
 
 namespace lockstep::cli {
 namespace {
@@ -22,10 +23,10 @@ struct ReportArgs {
 int report_command(const ReportArgs& args) {
   Status s = report::write_report_from_result(args.result, args.history, args.out);
   if (!s.ok()) {
-    std::fprintf(stderr, "lockstep report: %s\n", s.message().c_str());
+    print_error("report", s.message());
     return kExitBadInput;
   }
-  std::printf("wrote: %s\n", args.out.c_str());
+  std::printf("wrote: %s\n", printable(args.out).c_str());
   return kExitOk;
 }
 
