@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Issue 14, names and terminal output, end to end: names have a limit and no control characters;
+# Issue 14, names and output paths, end to end: names have a limit and no control characters;
 # whatever the CLI prints from input (file paths, names in a history, error messages) shows a
-# control character as \xNN, never the raw byte.
+# control character as \xNN, never the raw byte; `report -o` never overwrites its own input; a
+# result.json cannot make `report` read a file outside its directory.
 # Usage: input_cli_test.sh LOCKSTEP_BINARY SOURCE_DIR
 set -u
 bin=$1
@@ -84,4 +85,30 @@ cp "$work/esc.json" "$work/lib/${esc}[2J.json"
 grep -qF "$work/lib/\\x1b[2J.json" "$work/6.out" || fail "list: the file name is not escaped: $(cat -v "$work/6.out")"
 has_control "$work/6.out" && fail "list: output holds a control byte: $(cat -v "$work/6.out")"
 
+# 7. report -o naming its own input: refused (exit 2) naming both, the input untouched.
+cp "$work/o4/result.json" "$work/result.before"
+"$bin" report "$work/o4/result.json" -o "$work/o4/result.json" > "$work/7.txt" 2>&1
+[ $? -eq 2 ] || fail "report -o RESULT: expected exit 2: $(cat "$work/7.txt")"
+grep -qF -- "-o $work/o4/result.json: is the result $work/o4/result.json, the report's own input" "$work/7.txt" \
+  || fail "report -o RESULT: no message naming both: $(cat "$work/7.txt")"
+cmp -s "$work/o4/result.json" "$work/result.before" || fail "report -o RESULT overwrote the result"
+cp "$work/o4/history.jsonl" "$work/history.before"
+"$bin" report "$work/o4/result.json" -o "$work/o4/../o4/history.jsonl" > "$work/7h.txt" 2>&1
+[ $? -eq 2 ] || fail "report -o HISTORY: expected exit 2: $(cat "$work/7h.txt")"
+grep -qF "is the history $work/o4/history.jsonl, the report's own input" "$work/7h.txt" || fail "report -o HISTORY: $(cat "$work/7h.txt")"
+cmp -s "$work/o4/history.jsonl" "$work/history.before" || fail "report -o HISTORY overwrote the history"
+"$bin" report "$work/o4/result.json" -o "$work/7.html" > /dev/null 2>&1 || fail "report to another file failed"
+
+# 8. A result naming a history outside its directory: refused (exit 2) unless --history says so.
+mkdir -p "$work/r8"
+sed 's|"history": "history.jsonl"|"history": "../../../../etc/passwd"|' "$work/o4/result.json" > "$work/r8/result.json"
+grep -q '"history": "../../../../etc/passwd"' "$work/r8/result.json" || fail "test setup: the history field was not replaced"
+"$bin" report "$work/r8/result.json" -o "$work/8.html" > "$work/8.txt" 2>&1
+[ $? -eq 2 ] || fail "a history outside the result's directory: expected exit 2: $(cat "$work/8.txt")"
+grep -qF "$work/r8/result.json: /history: \"../../../../etc/passwd\" leaves the result's directory" "$work/8.txt" \
+  || fail "no message for ../../../../etc/passwd: $(cat "$work/8.txt")"
+grep -q "give the file with --history PATH" "$work/8.txt" || fail "the message does not say what to do: $(cat "$work/8.txt")"
+[ -e "$work/8.html" ] && fail "a report was written from a history outside the result's directory"
+"$bin" report "$work/r8/result.json" --history "$work/o4/history.jsonl" -o "$work/8.html" > "$work/8b.txt" 2>&1
+[ $? -eq 0 ] || fail "report --history PATH: expected exit 0: $(cat "$work/8b.txt")"
 echo "ok"
