@@ -13,6 +13,7 @@
 
 #include "checker/check.h"
 #include "cli/commands.h"
+#include "cli/terminal.h"
 
 namespace lockstep::cli {
 namespace {
@@ -53,7 +54,7 @@ int run_check(const CheckArgs& args) {
   const std::vector<std::string>& names = checker::property_names();
   for (const std::string& p : args.properties) {
     if (std::find(names.begin(), names.end(), p) == names.end()) {
-      std::fprintf(stderr, "lockstep check: unknown property '%s' (expected one of:", p.c_str());
+      std::fprintf(stderr, "lockstep check: unknown property '%s' (expected one of:", printable(p).c_str());
       for (const std::string& n : names) std::fprintf(stderr, " %s", n.c_str());
       std::fprintf(stderr, ")\n");
       return kExitBadInput;
@@ -61,7 +62,7 @@ int run_check(const CheckArgs& args) {
   }
   Result<checker::History> history = checker::parse_history_file(args.history);
   if (!history.ok()) {
-    std::fprintf(stderr, "lockstep check: %s\n", history.status().message().c_str());
+    print_error("check", history.status().message());
     return kExitBadInput;
   }
   if (!args.model.empty()) {
@@ -76,9 +77,10 @@ int run_check(const CheckArgs& args) {
   options.use_exec_order = !args.no_exec_order;
   options.unknown_window_ms = args.unknown_window_ms;
   const checker::CheckResult result = checker::check_history(history.value(), options);
-  std::fputs(result.to_text().c_str(), stdout);
+  // Lock and client names in the explanations come from the history: escaped field by field.
+  std::fputs(printable_lines(printable_copy(result).to_text()).c_str(), stdout);
   if (!args.json_out.empty() && !write_atomically(args.json_out, result.to_json().dump(2) + "\n")) {
-    std::fprintf(stderr, "lockstep check: cannot write %s\n", args.json_out.c_str());
+    std::fprintf(stderr, "lockstep check: cannot write %s\n", printable(args.json_out).c_str());
     return kExitBadInput;
   }
   return result.exit_code();

@@ -16,6 +16,7 @@
 #include "checker/report/files.h"
 #include "cli/commands.h"
 #include "cli/explore_common.h"
+#include "cli/terminal.h"
 #include "sim/explore/explore.h"
 #include "sim/explore/junit.h"
 #include "sim/explore/shrink.h"
@@ -43,7 +44,7 @@ struct ExploreArgs {
 };
 
 int fail(const std::string& message) {
-  std::fprintf(stderr, "lockstep explore: %s\n", message.c_str());
+  print_error("explore", message);
   return kExitBadInput;
 }
 
@@ -58,7 +59,7 @@ Result<nlohmann::json> shrink_first(const LoadedScenario& l, const ExploreSummar
   o.max_runs = args.shrink_runs;
   o.file = args.out + "/shrunk.json";
   std::fprintf(stderr, "lockstep explore: shrinking seed %llu (%s), at most %d runs...\n",
-               static_cast<unsigned long long>(seed), property.c_str(), o.max_runs);
+               static_cast<unsigned long long>(seed), printable(property).c_str(), o.max_runs);
   Result<explore::ShrinkResult> r = explore::shrink_failure(l.doc, l.parsed, seed, property, o);
   if (!r.ok()) return r.status();
   const explore::ShrinkResult& sh = r.value();
@@ -85,7 +86,7 @@ Result<nlohmann::json> shrink_first(const LoadedScenario& l, const ExploreSummar
 
 std::string shrunk_text(const nlohmann::json& j) {
   if (j.is_null()) return "";
-  std::string out = "shrunk seed " + std::to_string(j["seed"].get<uint64_t>()) + " (" + j["property"].get<std::string>() + "): ";
+  std::string out = "shrunk seed " + std::to_string(j["seed"].get<uint64_t>()) + " (" + printable(j["property"].get<std::string>()) + "): ";
   if (!j["reproduced"].get<bool>()) {
     return out + "the materialised fault schedule did not reproduce the failure, so nothing was shrunk (a lockstep bug: please report it)\n";
   }
@@ -100,7 +101,7 @@ std::string shrunk_text(const nlohmann::json& j) {
   };
   out += size(j["before"]) + " -> " + size(j["after"]) + " in " + std::to_string(j["runs"].get<int>()) + " runs";
   out += j["exhausted"].get<bool>() ? " (stopped at the run limit; --shrink-runs raises it)\n" : "\n";
-  out += "  replay: " + j["replay"].get<std::string>() + "\n";
+  out += "  replay: " + printable(j["replay"].get<std::string>()) + "\n";
   return out;
 }
 
@@ -121,10 +122,11 @@ int finish(const ExploreSummary& sum, const ExploreArgs& args, std::vector<std::
   Status st = make_dir(args.out);
   if (st.ok()) st = write_outputs(sum, args, wrote);
   if (!st.ok()) return fail(st.message());
-  std::fputs(sum.to_text(args.list).c_str(), stdout);
-  std::fputs(shrunk_text(sum.shrunk).c_str(), stdout);
+  // Names, outcomes and replay commands may come from a merged explore.json: escaped.
+  std::fputs(printable_lines(printable_copy(sum).to_text(args.list)).c_str(), stdout);
+  std::fputs(printable_lines(shrunk_text(sum.shrunk)).c_str(), stdout);
   std::string w;
-  for (const std::string& f : wrote) w += (w.empty() ? "" : ", ") + f;
+  for (const std::string& f : wrote) w += (w.empty() ? "" : ", ") + printable(f);
   std::printf("wrote: %s\n", w.c_str());
   return sum.exit_code();
 }
@@ -146,7 +148,7 @@ int merge_command(const ExploreArgs& args) {
   uint64_t covered = 0;
   for (const explore::SeedRange& s : sum.slices) covered += s.count;
   std::printf("lockstep explore --merge: scenario \"%s\" (%s), %zu summaries, %llu of seeds %llu..%llu%s\n",
-              sum.scenario.c_str(), sum.file.c_str(), parts.size(), static_cast<unsigned long long>(covered),
+              printable(sum.scenario).c_str(), printable(sum.file).c_str(), parts.size(), static_cast<unsigned long long>(covered),
               static_cast<unsigned long long>(sum.range.first), static_cast<unsigned long long>(sum.range.end() - 1),
               covered == sum.range.count ? " (complete)" : " (INCOMPLETE: some shards are missing)");
   std::vector<std::string> wrote;
@@ -178,11 +180,11 @@ int explore_command(const ExploreArgs& args) {
   st = make_dir(args.out);  // before the seeds run, so a bad --out costs nothing
   if (!st.ok()) return fail(st.message());
   const explore::SeedRange slice = explore::shard_slice(o.range, o.shard);
-  std::printf("lockstep explore: scenario \"%s\" (%s), seeds %llu..%llu", l.value().parsed.name.c_str(),
-              args.scenario.c_str(), static_cast<unsigned long long>(o.range.first),
+  std::printf("lockstep explore: scenario \"%s\" (%s), seeds %llu..%llu", printable(l.value().parsed.name).c_str(),
+              printable(args.scenario).c_str(), static_cast<unsigned long long>(o.range.first),
               static_cast<unsigned long long>(o.range.end() - 1));
   if (o.shard.total > 1) {
-    std::printf(", shard %s: %llu seeds from %llu", args.shard.c_str(), static_cast<unsigned long long>(slice.count),
+    std::printf(", shard %s: %llu seeds from %llu", printable(args.shard).c_str(), static_cast<unsigned long long>(slice.count),
                 static_cast<unsigned long long>(slice.first));
   }
   std::printf("\n");

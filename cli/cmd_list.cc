@@ -24,6 +24,7 @@
 #include "algorithms/lock_client.h"
 #include "algorithms/mutants/mutants.h"
 #include "cli/commands.h"
+#include "cli/terminal.h"
 #include "sim/scenario/library.h"
 #include "sim/scenario/parse.h"
 
@@ -139,20 +140,21 @@ json scenarios_json(const std::string& dir) {
   return out;
 }
 
+// File names come from the directory and may hold anything: printed through printable().
 void print_scenarios(const json& list, const std::string& dir) {
-  std::printf("Scenarios in %s (%zu):\n", dir.c_str(), list.size());
+  std::printf("Scenarios in %s (%zu):\n", printable(dir).c_str(), list.size());
   int width = 0;  // the longest file name, so the columns line up
-  for (const json& s : list) width = std::max(width, static_cast<int>(s["file"].get<std::string>().size()));
+  for (const json& s : list) width = std::max(width, static_cast<int>(printable(s["file"].get<std::string>()).size()));
   for (const json& s : list) {
+    const std::string file = printable(s["file"].get<std::string>());
     if (s.contains("error")) {
-      std::printf("  %s\n    cannot load: %s\n", s["file"].get<std::string>().c_str(),
-                  s["error"].get<std::string>().c_str());
+      std::printf("  %s\n    cannot load: %s\n", file.c_str(), printable(s["error"].get<std::string>()).c_str());
       continue;
     }
     std::string expect = s["expect"]["verdict"].get<std::string>();
     if (s["expect"].contains("property")) expect += " (" + s["expect"]["property"].get<std::string>() + ")";
-    std::printf("  %-*s %-22s expect %s\n", width, s["file"].get<std::string>().c_str(),
-                s["algorithm"].get<std::string>().c_str(), expect.c_str());
+    std::printf("  %-*s %-22s expect %s\n", width, file.c_str(), printable(s["algorithm"].get<std::string>()).c_str(),
+                expect.c_str());
   }
 }
 
@@ -187,7 +189,7 @@ int list_command(const ListArgs& args) {
   if (args.mutants || args.topic == "mutants") return list_mutants(args.json);
   if (args.topic != "all" && args.topic != "algorithms" && args.topic != "scenarios") {
     std::fprintf(stderr, "lockstep list: unknown topic \"%s\" (expected algorithms, scenarios, mutants or all)\n",
-                 args.topic.c_str());
+                 printable(args.topic).c_str());
     return kExitBadInput;
   }
   const bool algos = args.topic != "scenarios";
@@ -195,7 +197,7 @@ int list_command(const ListArgs& args) {
   const bool have_dir = std::filesystem::is_directory(args.dir);
   if (args.topic == "scenarios" && !have_dir) {
     std::fprintf(stderr, "lockstep list: %s: no such directory (give the library with --scenarios DIR)\n",
-                 args.dir.c_str());
+                 printable(args.dir).c_str());
     return kExitBadInput;
   }
   json out = json::object();
@@ -206,7 +208,8 @@ int list_command(const ListArgs& args) {
   }
   if (scens) out["scenarios"] = have_dir ? scenarios_json(args.dir) : json::array();
   if (args.json) {
-    std::printf("%s\n", out.dump(2).c_str());
+    // JSON escapes control characters; a file name that is not UTF-8 gets U+FFFD (dump would throw).
+    std::printf("%s\n", out.dump(2, ' ', false, json::error_handler_t::replace).c_str());
     return kExitOk;
   }
   if (algos) {
@@ -215,7 +218,7 @@ int list_command(const ListArgs& args) {
   }
   if (algos && scens) std::printf("\n");
   if (scens && have_dir) print_scenarios(out["scenarios"], args.dir);
-  if (scens && !have_dir) std::printf("Scenarios: no library at %s (use --scenarios DIR)\n", args.dir.c_str());
+  if (scens && !have_dir) std::printf("Scenarios: no library at %s (use --scenarios DIR)\n", printable(args.dir).c_str());
   return kExitOk;
 }
 

@@ -1,6 +1,7 @@
 // `lockstep report RESULT -o FILE.html [--history FILE]`: (re)renders the HTML report of a run
-// from its result.json and the history next to it (docs/report.md). Exit codes: 0 written,
-// 2 bad usage or input (a missing or malformed result or history, an unwritable output).
+// from its result.json and the history next to it (docs/cli.md#report). Exit codes: 0 written,
+// 2 bad usage or input (a missing or malformed result or history, an unwritable output, -o
+// naming the result or the history, a result naming a history outside its directory).
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -9,6 +10,7 @@
 
 #include "checker/report/report.h"
 #include "cli/commands.h"
+#include "cli/terminal.h"
 
 namespace lockstep::cli {
 namespace {
@@ -22,10 +24,10 @@ struct ReportArgs {
 int report_command(const ReportArgs& args) {
   Status s = report::write_report_from_result(args.result, args.history, args.out);
   if (!s.ok()) {
-    std::fprintf(stderr, "lockstep report: %s\n", s.message().c_str());
+    print_error("report", s.message());
     return kExitBadInput;
   }
-  std::printf("wrote: %s\n", args.out.c_str());
+  std::printf("wrote: %s\n", printable(args.out).c_str());
   return kExitOk;
 }
 
@@ -36,7 +38,7 @@ void register_report(CLI::App& app, Action& action) {
   CLI::App* sub = app.add_subcommand("report", "Render the self-contained HTML report of a run from its result.json");
   sub->add_option("result", args->result, "The run's result.json (its history is found beside it)")->required();
   sub->add_option("-o,--out", args->out, "The HTML file to write")->required();
-  sub->add_option("--history", args->history, "The history file (default: the one result.json names, beside it)");
+  sub->add_option("--history", args->history, "The history file (default: the one result.json names, which must be inside its directory)");
   sub->callback([&action, args] { action = [args] { return report_command(*args); }; });
 }
 

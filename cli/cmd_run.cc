@@ -17,6 +17,7 @@
 
 #include "cli/commands.h"
 #include "cli/explore_common.h"
+#include "cli/terminal.h"
 #include "sim/core/interrupt.h"
 #include "sim/explore/counterfactual.h"
 #include "sim/scenario/parse.h"
@@ -58,12 +59,12 @@ int run_command(const RunArgs& args) {
   // Ctrl-C or SIGTERM: no half-written output stays behind, exit 128 + signal (docs/cli.md).
   interrupt::exit_on_signal("lockstep run");
   if (Status st = check_output_dir(args.out, "--out"); !st.ok()) {
-    std::fprintf(stderr, "lockstep run: %s\n", st.message().c_str());
+    print_error("run", st.message());
     return kExitBadInput;
   }
   Result<scenario::Scenario> s = scenario::load_scenario(args.scenario);
   if (!s.ok()) {
-    std::fprintf(stderr, "lockstep run: %s\n", s.status().message().c_str());
+    print_error("run", s.status().message());
     return kExitBadInput;
   }
   scenario::RunOptions options;
@@ -75,8 +76,8 @@ int run_command(const RunArgs& args) {
   options.annotate = [replays](const scenario::Scenario& sc, scenario::RunReport& rep) { prove_causes(sc, rep, replays); };
   const uint64_t seed = args.seed.value_or(s.value().seed);
   const std::string mutant = args.mutant.empty() ? "" : ", MUTANT " + args.mutant;
-  std::printf("lockstep run: scenario \"%s\" (%s), seed %llu%s\n", s.value().name.c_str(),
-              args.scenario.c_str(), static_cast<unsigned long long>(seed), mutant.c_str());
+  std::printf("lockstep run: scenario \"%s\" (%s), seed %llu%s\n", printable(s.value().name).c_str(),
+              printable(args.scenario).c_str(), static_cast<unsigned long long>(seed), printable(mutant).c_str());
   std::fflush(stdout);
   // Wall time is printed, never recorded: outputs must be byte-identical between runs.
   const auto wall_start = std::chrono::steady_clock::now();
@@ -91,11 +92,12 @@ int run_command(const RunArgs& args) {
   Result<scenario::RunReport> r = scenario::run_scenario(s.value(), options);
   progress.finish();
   if (!r.ok()) {
-    std::fprintf(stderr, "lockstep run: %s\n", r.status().message().c_str());
+    print_error("run", r.status().message());
     return kExitBadInput;
   }
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  std::fputs(scenario::format_report(r.value(), args.out).c_str(), stdout);
+  // Every field escaped on its own, then the whole text once more (a newline of its own is kept).
+  std::fputs(printable_lines(scenario::format_report(printable_copy(r.value()), printable(args.out))).c_str(), stdout);
   const scenario::RunStats& st = r.value().stats;
   std::printf("ran %lld ms of virtual time, %llu events, %llu operations in %.2f s\n",
               static_cast<long long>(st.virtual_ms), static_cast<unsigned long long>(st.events),

@@ -14,6 +14,7 @@
 #include "checker/report/files.h"
 #include "cli/commands.h"
 #include "cli/explore_common.h"
+#include "cli/terminal.h"
 #include "sim/explore/seed_result.h"
 #include "sim/explore/sweep.h"
 #include "sim/explore/worker_pool.h"
@@ -31,7 +32,7 @@ struct SweepArgs {
 };
 
 int fail(const std::string& message) {
-  std::fprintf(stderr, "lockstep sweep: %s\n", message.c_str());
+  print_error("sweep", message);
   return kExitBadInput;
 }
 
@@ -64,7 +65,8 @@ int sweep_command(const SweepArgs& args) {
   }
   o.jobs = args.jobs > 0 ? args.jobs : explore::available_cpus();
   std::printf("lockstep sweep: scenario \"%s\" (%s), %s over %zu values, seeds %llu..%llu\n",
-              l.value().parsed.name.c_str(), args.scenario.c_str(), param.value().pointer.c_str(), values.size(),
+              printable(l.value().parsed.name).c_str(), printable(args.scenario).c_str(),
+              printable(param.value().pointer).c_str(), values.size(),
               static_cast<unsigned long long>(o.seeds.first), static_cast<unsigned long long>(o.seeds.end() - 1));
   std::fflush(stdout);
   Progress progress("runs");
@@ -81,16 +83,17 @@ int sweep_command(const SweepArgs& args) {
     st = report::write_file_atomically(args.out + "/" + name, text);
     if (!st.ok()) return fail(st.message());
   }
-  std::fputs(r.value().to_text().c_str(), stdout);
+  std::fputs(printable_lines(r.value().to_text()).c_str(), stdout);
   for (size_t i = 0; i < r.value().rows.size(); ++i) {
     const explore::SweepRow& row = r.value().rows[i];
     if (row.first_violating.empty()) continue;
     std::printf("first violation at %lld: %s\n", static_cast<long long>(row.value),
-                explore::replay_command(scenarios.value()[i].file, row.first_violating.front()).c_str());
+                printable(explore::replay_command(scenarios.value()[i].file, row.first_violating.front())).c_str());
     break;
   }
-  std::printf("wrote: %s/sweep.csv, %s/sweep.json, %s/sweep.svg, %s/scenarios/\n", args.out.c_str(), args.out.c_str(),
-              args.out.c_str(), args.out.c_str());
+  const std::string out = printable(args.out);
+  std::printf("wrote: %s/sweep.csv, %s/sweep.json, %s/sweep.svg, %s/scenarios/\n", out.c_str(), out.c_str(), out.c_str(),
+              out.c_str());
   return kExitOk;
 }
 

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "cli/commands.h"
+#include "sim/core/printable.h"
 
 int main(int argc, char** argv) {
   using namespace lockstep::cli;
@@ -13,6 +14,11 @@ int main(int argc, char** argv) {
       "Exit codes: 0 expected outcome, 1 unexpected violation, 2 bad usage or input, 3 unknown."};
   app.require_subcommand(1);
   app.set_version_flag("--version", "lockstep 0.1.0");
+  // Usage errors quote the command line ("The following argument was not expected: ..."):
+  // escaped like every other input-derived text (docs/cli.md#terminal-output).
+  app.failure_message([](const CLI::App* a, const CLI::Error& e) {
+    return lockstep::printable_lines(CLI::FailureMessage::simple(a, e));
+  });
 
   Action action;
   register_run(app, action);

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <utility>
 
 #include "checker/report/files.h"
 #include "checker/report/page.h"
@@ -14,13 +15,58 @@ using json = nlohmann::json;
 
 constexpr uint64_t kMaxResultBytes = uint64_t{256} << 20;
 
-// Where the result says its history is: "history" (lockstep run) or "source" (lockstep check).
-std::string history_named_by(const json& result) {
+// Where the result says its history is: "history" (lockstep run) or "source" (lockstep check),
+// as the key and its value; an empty value when it names none.
+std::pair<std::string, std::string> history_named_by(const json& result) {
   for (const char* key : {"history", "source"}) {
     auto it = result.find(key);
-    if (it != result.end() && it->is_string() && !it->get<std::string>().empty()) return it->get<std::string>();
+    if (it != result.end() && it->is_string() && !it->get<std::string>().empty()) return {key, it->get<std::string>()};
   }
-  return "";
+  return {"", ""};
+}
+
+// The history a result names (at /`key`), relative to the result's directory. A result file may
+// come from anywhere, so it may name only a file inside that directory: an absolute path, one
+// that climbs out with "..", or one that leads out through a symbolic link is refused (the user
+// can still name any file with --history).
+Result<std::string> history_beside(const std::string& result_path, const std::string& key, const std::string& named) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(result_path).parent_path();
+  const std::string where = result_path + ": /" + key + ": \"" + named + "\" ";
+  const std::string shown_dir = dir.empty() ? std::string(".") : dir.string();
+  const std::string advice = "; a report reads only a history inside the result's directory (" + shown_dir +
+                             "): give the file with --history PATH to read it anyway";
+  const fs::path p(named);
+  if (p.has_root_name() || p.has_root_directory()) return Status::error(where + "is an absolute path" + advice);
+  const fs::path norm = p.lexically_normal();
+  if (!norm.empty() && *norm.begin() == "..") return Status::error(where + "leaves the result's directory" + advice);
+  const fs::path full = dir / norm;
+  std::error_code ec;
+  if (fs::exists(full, ec)) {
+    const fs::path real = fs::canonical(full, ec);
+    const fs::path real_dir = ec ? fs::path() : fs::canonical(dir.empty() ? fs::path(".") : dir, ec);
+    if (ec) return Status::error(where + "cannot be resolved: " + ec.message());
+    const fs::path rel = real.lexically_relative(real_dir);
+    if (rel.empty() || *rel.begin() == "..") {
+      return Status::error(where + "leads out of the result's directory through a symbolic link (to " + real.string() + ")" + advice);
+    }
+  }
+  return full.string();
+}
+
+// Refuses to write the report over one of its inputs: -o naming the result or the history (the
+// same file by std::filesystem::equivalent, so another spelling or a hard link counts too), or
+// the temporary file the report is first written to being that input.
+Status refuse_overwriting_input(const std::string& out_path, const std::string& input, const std::string& what) {
+  namespace fs = std::filesystem;
+  for (const std::string& written : {out_path, out_path + ".tmp"}) {
+    std::error_code ec;
+    if (fs::exists(written, ec) && fs::exists(input, ec) && fs::equivalent(written, input, ec) && !ec) {
+      return Status::error("-o " + out_path + ": " + (written == out_path ? "is " : "its temporary file " + written + " is ") +
+                           what + " " + input + ", the report's own input; write the report to another file");
+    }
+  }
+  return Status::ok_status();
 }
 
 }  // namespace
@@ -46,6 +92,7 @@ Status write_run_report(const json& result, const std::string& history_path, con
 
 Status write_report_from_result(const std::string& result_path, const std::string& history_path,
                                 const std::string& out_path, const ReportOptions& options) {
+  if (Status st = refuse_overwriting_input(out_path, result_path, "the result"); !st.ok()) return st;
   Result<std::string> text = read_text_file(result_path, kMaxResultBytes);
   if (!text.ok()) return text.status();
   json result = json::parse(text.value(), nullptr, /*allow_exceptions=*/false);
@@ -58,13 +105,15 @@ Status write_report_from_result(const std::string& result_path, const std::strin
   }
   std::string hist = history_path;
   if (hist.empty()) {
-    const std::string named = history_named_by(result);
+    const auto [key, named] = history_named_by(result);
     if (named.empty()) {
       return Status::error(result_path + ": names no history (no \"history\" or \"source\"); give it with --history");
     }
-    const std::filesystem::path p(named);
-    hist = p.is_absolute() ? named : (std::filesystem::path(result_path).parent_path() / p).string();
+    Result<std::string> beside = history_beside(result_path, key, named);
+    if (!beside.ok()) return beside.status();
+    hist = beside.value();
   }
+  if (Status st = refuse_overwriting_input(out_path, hist, "the history"); !st.ok()) return st;
   std::ifstream in(hist, std::ios::binary);
   if (!in) return Status::error(hist + ": cannot open the history (named by " + result_path + ")");
   Result<std::string> page = render_report(result, in, hist, options);

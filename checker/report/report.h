@@ -34,7 +34,10 @@ Status write_run_report(const nlohmann::json& result, const std::string& history
 
 // For `lockstep report RESULT -o FILE`: reads the result file, finds its history (the file the
 // result names, relative to the result's directory, unless `history_path` is given) and writes
-// the page. Errors name the file and the problem.
+// the page. Errors name the file and the problem. A result may name only a history inside its
+// own directory: an absolute path, a path out of it ("../../etc/passwd") or a symbolic link out
+// of it is refused unless `history_path` names the file. `out_path` must not be the result or
+// the history (the same file, however spelled): that is refused before anything is written.
 Status write_report_from_result(const std::string& result_path, const std::string& history_path,
                                 const std::string& out_path, const ReportOptions& options = {});
 

@@ -147,5 +147,76 @@ TEST_F(ReportFilesTest, BadInputsGetClearErrors) {
   EXPECT_NE(err("nohist.json", path("badhist.jsonl")).find("badhist.jsonl:2: not a JSON object"), std::string::npos);
 }
 
+// Issue 14: `report -o` naming its own input overwrote it silently.
+TEST_F(ReportFilesTest, RefusesToWriteOverItsOwnInput) {
+  put("result.json", result().dump());
+  put("history.jsonl", kHistory);
+  const std::string result_text = read_text_file(path("result.json"), 1 << 24).value();
+  Status s = write_report_from_result(path("result.json"), "", path("result.json"));
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.message(), "-o " + path("result.json") + ": is the result " + path("result.json") +
+                             ", the report's own input; write the report to another file");
+  // Another spelling of the same file, and the history.
+  s = write_report_from_result(path("result.json"), "", (dir_ / "." / "history.jsonl").string());
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find(": is the history " + path("history.jsonl") + ", the report's own input"), std::string::npos)
+      << s.message();
+  s = write_report_from_result(path("result.json"), path("history.jsonl"), path("history.jsonl"));
+  ASSERT_FALSE(s.ok());
+  // The temporary file the page goes to first must not be an input either.
+  put("h.jsonl.tmp", kHistory);
+  s = write_report_from_result(path("result.json"), path("h.jsonl.tmp"), path("h.jsonl"));
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("its temporary file " + path("h.jsonl.tmp") + " is the history"), std::string::npos) << s.message();
+  EXPECT_EQ(read_text_file(path("result.json"), 1 << 24).value(), result_text);
+  EXPECT_EQ(read_text_file(path("history.jsonl"), 1 << 24).value(), kHistory);
+  EXPECT_EQ(read_text_file(path("h.jsonl.tmp"), 1 << 24).value(), kHistory);
+  ASSERT_TRUE(write_report_from_result(path("result.json"), "", path("out.html")).ok());
+}
+
+// Issue 14: a result.json naming "../../../../etc/passwd" as its history made `report` read
+// that file. A result may name only a history inside its own directory; --history can name any.
+TEST_F(ReportFilesTest, AHistoryOutsideTheResultsDirectoryIsRefused) {
+  put("history.jsonl", kHistory);
+  auto named = [&](const std::string& history) {
+    json r = result();
+    r["history"] = history;
+    put("r.json", r.dump());
+    Status s = write_report_from_result(path("r.json"), "", path("out.html"));
+    return s.ok() ? std::string("(written)") : s.message();
+  };
+  const std::string advice = "; a report reads only a history inside the result's directory (" + dir_.string() +
+                             "): give the file with --history PATH to read it anyway";
+  EXPECT_EQ(named("../../../../etc/passwd"),
+            path("r.json") + ": /history: \"../../../../etc/passwd\" leaves the result's directory" + advice);
+  EXPECT_EQ(named("/etc/passwd"), path("r.json") + ": /history: \"/etc/passwd\" is an absolute path" + advice);
+  EXPECT_EQ(named("sub/../../x.jsonl"), path("r.json") + ": /history: \"sub/../../x.jsonl\" leaves the result's directory" + advice);
+  EXPECT_FALSE(std::filesystem::exists(path("out.html")));
+  EXPECT_EQ(named("sub/../history.jsonl"), "(written)");
+  EXPECT_EQ(named("./history.jsonl"), "(written)");
+  // "source" (a result of lockstep check --json) is held to the same rule.
+  json c = result();
+  c.erase("history");
+  c["source"] = "/etc/passwd";
+  put("c.json", c.dump());
+  Status s = write_report_from_result(path("c.json"), "", path("out2.html"));
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find(": /source: \"/etc/passwd\" is an absolute path"), std::string::npos) << s.message();
+  // A symbolic link out of the directory is refused too.
+  const std::filesystem::path outside = dir_.string() + "_outside.jsonl";
+  { std::ofstream(outside) << kHistory; }
+  std::filesystem::create_symlink(outside, dir_ / "link.jsonl");
+  EXPECT_NE(named("link.jsonl").find("\"link.jsonl\" leads out of the result's directory through a symbolic link (to " +
+                                     outside.string() + ")"),
+            std::string::npos);
+  // Named explicitly, any file is read.
+  json r = result();
+  r["history"] = "../../../../etc/passwd";
+  put("r.json", r.dump());
+  s = write_report_from_result(path("r.json"), outside.string(), path("out3.html"));
+  EXPECT_TRUE(s.ok()) << s.message();
+  std::filesystem::remove(outside);
+}
+
 }  // namespace
 }  // namespace lockstep::report

@@ -1,32 +1,64 @@
 #include "sim/scenario/json_reader.h"
 
 #include <algorithm>
+#include <cstdio>
+
+#include "sim/core/printable.h"
 
 namespace lockstep::scenario {
 
 void Errors::expected(const std::string& path, const std::string& what,
                       const nlohmann::json& found) {
   if (!ok()) return;
-  first_ = file_ + ": " + (path.empty() ? "/" : path) + ": expected " + what + ", found " +
-           describe(found);
+  first_ = printable(file_ + ": " + (path.empty() ? "/" : path) + ": expected " + what + ", found " +
+                     describe(found));
 }
 
 void Errors::message(const std::string& path, const std::string& text) {
   if (!ok()) return;
-  first_ = file_ + ": " + (path.empty() ? "/" : path) + ": " + text;
+  first_ = printable(file_ + ": " + (path.empty() ? "/" : path) + ": " + text);
 }
 
 void Errors::raw(const std::string& text) {
   if (!ok()) return;
-  first_ = file_ + ": " + text;
+  first_ = printable(file_ + ": " + text);
 }
 
 std::string describe(const nlohmann::json& v) {
   if (v.is_object()) return v.empty() ? "an empty object" : "an object";
   if (v.is_array()) return v.empty() ? "an empty array" : "an array of " + std::to_string(v.size());
-  std::string text = v.dump();
-  if (text.size() > 60) text = text.substr(0, 57) + "...";
+  std::string text = v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (text.size() > 60) {
+    size_t cut = 57;  // not inside a UTF-8 sequence
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+    text = text.substr(0, cut) + "...";
+  }
   return text;
+}
+
+bool check_name(const std::string& name, const std::string& path, Errors& errors,
+                const std::string& what, size_t max_bytes) {
+  if (!errors.ok()) return false;
+  if (name.size() > max_bytes) {
+    errors.message(path, "expected " + what + " of at most " + std::to_string(max_bytes) + " bytes, found one of " +
+                             std::to_string(name.size()) + " bytes");
+    return false;
+  }
+  const size_t at = find_control_character(name);
+  if (at != std::string::npos) {
+    // One byte below 0x80, or 0xc2 and the second byte of U+0080-U+009F.
+    const unsigned char b = static_cast<unsigned char>(name[at]);
+    char code[8];
+    std::snprintf(code, sizeof code, "U+%04X", b < 0x80 ? b : static_cast<unsigned char>(name[at + 1]));
+    // Shown as the terminal would show it (\x1b), the start of it only.
+    size_t shown = std::min<size_t>(name.size(), 48);
+    while (shown < name.size() && shown > 0 && (static_cast<unsigned char>(name[shown]) & 0xC0) == 0x80) --shown;
+    errors.message(path, "expected " + what + " without control characters, found \"" + printable(name.substr(0, shown)) +
+                             (shown < name.size() ? "...\"" : "\"") + " (control character " + code + " at byte " +
+                             std::to_string(at) + ")");
+    return false;
+  }
+  return true;
 }
 
 std::string integer_expectation(int64_t lo, int64_t hi, const std::string& unit) {

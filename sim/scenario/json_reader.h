@@ -19,6 +19,8 @@
 
 namespace lockstep::scenario {
 
+// Messages never carry a control character or invalid UTF-8 from the input: whatever they quote
+// (a key, a name, a file path) goes through printable() (sim/core/printable.h).
 class Errors {
  public:
   explicit Errors(std::string file) : file_(std::move(file)) {}
@@ -39,6 +41,15 @@ class Errors {
 
 // How a value is shown in "found ...": -5, "abc", true, null, an object, an array of 3.
 std::string describe(const nlohmann::json& value);
+
+// Names — the scenario's, a lock's, a resource's, the generator's lock prefix, a lose_reply
+// match — are at most kMaxNameBytes bytes (UTF-8) and hold no control character (U+0000-U+001F,
+// U+007F-U+009F): they go into every history line and onto the terminal (docs/scenarios.md#names).
+inline constexpr size_t kMaxNameBytes = 256;
+// Reports a `name` (found at `path`) that is longer than `max_bytes` or holds a control
+// character; `what` says what it names ("a lock name"). True when the name is fine.
+bool check_name(const std::string& name, const std::string& path, Errors& errors,
+                const std::string& what, size_t max_bytes = kMaxNameBytes);
 
 class ObjectReader {
  public:

@@ -9,6 +9,7 @@
 #include "algorithms/lock_client.h"
 #include "checker/check.h"
 #include "sim/core/files.h"
+#include "sim/core/printable.h"
 #include "sim/scenario/parse_internal.h"
 
 namespace lockstep::scenario {
@@ -424,18 +425,19 @@ Result<Scenario> parse_scenario_text(std::string_view text, const std::string& f
     try {
       (void)nlohmann::json::parse(text);
     } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range (1e999999)
-      return Status::error(file + ": not valid JSON: " + e.what());
+      return Status::error(printable(file + ": not valid JSON: " + e.what()));
     }
-    return Status::error(file + ": not valid JSON");
+    return Status::error(printable(file + ": not valid JSON"));
   }
   if (const std::optional<std::string> dup = duplicate_key(text)) {
-    return Status::error(file + ": " + *dup + ": duplicate key (each key may appear once in an object)");
+    return Status::error(printable(file + ": " + *dup + ": duplicate key (each key may appear once in an object)"));
   }
   Errors errors(file);
   Scenario s;
   s.file = file;
   ObjectReader top(j, "", errors);
   s.name = top.required_string("name");
+  check_name(s.name, "/name", errors, "a scenario name");
   s.description = top.string("description", "");
   s.seed = static_cast<uint64_t>(top.integer("seed", 1, 0, INT64_MAX));
   s.duration_ms = top.required_integer("duration_ms", 1, Limits::kMaxDurationMs, "milliseconds");
@@ -466,13 +468,13 @@ Result<Scenario> parse_scenario_text(std::string_view text, const std::string& f
 }
 
 Result<Scenario> load_scenario(const std::string& path) {
-  if (Status s = check_input_file(path, "the scenario file"); !s.ok()) return s;
+  if (Status s = check_input_file(path, "the scenario file"); !s.ok()) return Status::error(printable(s.message()));
   std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::error(path + ": cannot open the scenario file");
+  if (!in) return Status::error(printable(path + ": cannot open the scenario file"));
   std::ostringstream ss;
   ss << in.rdbuf();
   const std::string text = ss.str();
-  if (text.size() > (size_t{64} << 20)) return Status::error(path + ": the scenario file is larger than 64 MiB");
+  if (text.size() > (size_t{64} << 20)) return Status::error(printable(path + ": the scenario file is larger than 64 MiB"));
   return parse_scenario_text(text, path);
 }
 

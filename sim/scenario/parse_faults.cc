@@ -153,6 +153,7 @@ FaultSpec read_fault(const nlohmann::json& j, const std::string& path, const Sce
     f.extra_ms = r.required_integer("extra_ms", 0, kDayMs, "milliseconds");
   } else if (k == "lose_reply") {
     f.match = r.string("match", "");
+    check_name(f.match, r.path("match"), errors, "a command name");
     f.replies = r.integer("replies", 1, 1, 1'000'000);
   }
   r.finish();
@@ -216,7 +217,10 @@ RandomKind read_random_kind(const nlohmann::json& j, const std::string& path, co
     if (const nlohmann::json* v = r.get(p.name)) rk.params[p.name] = read_range(*v, r.path(p.name), errors, p.lo, p.hi, "");
   }
   if (rk.kind == "partition") rk.one_way_percent = r.integer("one_way_percent", 0, 0, 100, "percent");
-  if (rk.kind == "lose_reply") rk.match = r.string("match", "");
+  if (rk.kind == "lose_reply") {
+    rk.match = r.string("match", "");
+    check_name(rk.match, r.path("match"), errors, "a command name");
+  }
   r.finish();
   return rk;
 }

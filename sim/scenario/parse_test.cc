@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include "sim/core/printable.h"
+
 namespace lockstep::scenario {
 namespace {
 
@@ -196,7 +198,10 @@ RC_GTEST_PROP(ParseProp, MutatedScenariosNeverCrashTheParser, (uint32_t pos, uin
     text[at] = static_cast<char>(byte);
   }
   Result<Scenario> r = parse_scenario_text(text, "m.json");
-  if (!r.ok()) RC_ASSERT(r.status().message().rfind("m.json: ", 0) == 0);
+  if (!r.ok()) {
+    RC_ASSERT(r.status().message().rfind("m.json: ", 0) == 0);
+    RC_ASSERT(is_printable(r.status().message()));
+  }
 }
 
 // Issue 14: a key given twice in one object was accepted (the last won); it is refused with the
@@ -217,6 +222,83 @@ TEST(ParseTest, DuplicateKeysAreRefusedWithTheirPath) {
   Result<Scenario> top = parse_scenario_text(R"({"name": "x", "name": "y", "duration_ms": 1000})", "t.json");
   ASSERT_FALSE(top.ok());
   EXPECT_EQ(top.status().message(), "t.json: /name: duplicate key (each key may appear once in an object)");
+}
+
+// Issue 14: a scenario or lock name over 1 MiB made `run` fail on its own history ("line longer
+// than 1 MiB"), and a NUL in a name cut the printed report short. Names have a limit and no
+// control characters, checked when the scenario is parsed.
+TEST(ParseTest, NamesHaveALimitOf256Bytes) {
+  const std::string n256(256, 'n');
+  const std::string n257(257, 'n');
+  EXPECT_EQ(must_parse(with(R"({"name": ")" + n256 + R"("})")).name, n256);
+  EXPECT_EQ(error_of(with(R"({"name": ")" + n257 + R"("})")),
+            "bad.json: /name: expected a scenario name of at most 256 bytes, found one of 257 bytes");
+  EXPECT_EQ(error_of(with(R"({"name": ")" + std::string(2 << 20, 'x') + R"("})")),
+            "bad.json: /name: expected a scenario name of at most 256 bytes, found one of 2097152 bytes");
+  // Bytes, not characters: 129 two-byte characters are 258 bytes.
+  std::string wide;
+  for (int i = 0; i < 129; ++i) wide += "\u00e9";
+  EXPECT_EQ(error_of(with(R"({"name": ")" + wide + R"("})")),
+            "bad.json: /name: expected a scenario name of at most 256 bytes, found one of 258 bytes");
+  auto lock_step = [](const std::string& lock) {
+    return with(R"({"workload": {"script": [{"threads": "all", "steps": [{"op": "lock", "lock": ")" + lock + R"(", "lease_ms": 1000}]}]}})");
+  };
+  EXPECT_EQ(must_parse(lock_step(n256)).workload.script[0].steps[0].lock, n256);
+  EXPECT_EQ(error_of(lock_step(n257)),
+            "bad.json: /workload/script/0/steps/0/lock: expected a lock name of at most 256 bytes, found one of 257 bytes");
+  EXPECT_EQ(error_of(with(R"({"workload": {"script": [{"threads": "all", "steps": [{"op": "write", "resource": ")" + n257 + R"("}]}]}})")),
+            "bad.json: /workload/script/0/steps/0/resource: expected a resource name of at most 256 bytes, found one of 257 bytes");
+  EXPECT_EQ(error_of(with(R"({"workload": {"script": null, "generator": {"locks": ["a", ")" + n257 + R"("]}}})")),
+            "bad.json: /workload/generator/locks/1: expected a lock name of at most 256 bytes, found one of 257 bytes");
+  EXPECT_EQ(error_of(with(R"({"workload": {"script": null, "generator": {"write": {"resource": ")" + n257 + R"("}}}})")),
+            "bad.json: /workload/generator/write/resource: expected a resource name of at most 256 bytes, found one of 257 bytes");
+  // A prefix leaves room for the numbers it is followed by: 100 locks need two digits.
+  EXPECT_EQ(must_parse(with(R"({"workload": {"script": null, "generator": {"locks": {"count": 100, "prefix": ")" + std::string(254, 'p') + R"("}}}})"))
+                .workload.generator->locks.back(),
+            std::string(254, 'p') + "99");
+  EXPECT_EQ(error_of(with(R"({"workload": {"script": null, "generator": {"locks": {"count": 100, "prefix": ")" + std::string(255, 'p') + R"("}}}})")),
+            "bad.json: /workload/generator/locks/prefix: expected a lock name prefix (with 100 locks) of at most 254 bytes, found one of 255 bytes");
+  EXPECT_EQ(error_of(with(R"({"faults": {"schedule": [{"kind": "lose_reply", "at_ms": 1, "target": "c1", "match": ")" + n257 + R"("}]}})")),
+            "bad.json: /faults/schedule/0/match: expected a command name of at most 256 bytes, found one of 257 bytes");
+}
+
+TEST(ParseTest, NamesRefuseControlCharacters) {
+  EXPECT_EQ(error_of(with(R"({"name": "\u001b[2J ok"})")),
+            "bad.json: /name: expected a scenario name without control characters, found \"\\x1b[2J ok\" (control character U+001B at byte 0)");
+  EXPECT_EQ(error_of(with(R"({"workload": {"script": [{"threads": "all", "steps": [{"op": "lock", "lock": "L\u0000zz"}]}]}})")),
+            "bad.json: /workload/script/0/steps/0/lock: expected a lock name without control characters, found \"L\\x00zz\" (control character U+0000 at byte 1)");
+  EXPECT_NE(error_of(with(R"({"workload": {"script": [{"threads": "all", "steps": [{"op": "lock", "lock": "L", "then": [{"op": "unlock", "lock": "a\nb"}]}]}]}})"))
+                .find("/workload/script/0/steps/0/then/0/lock: expected a lock name without control characters"),
+            std::string::npos);
+  EXPECT_NE(error_of(with(R"({"workload": {"script": [{"threads": "all", "steps": [{"op": "force_unlock", "lock": "\u007f"}]}]}})"))
+                .find("(control character U+007F at byte 0)"),
+            std::string::npos);
+  EXPECT_NE(error_of(with(R"({"workload": {"script": [{"threads": "all", "steps": [{"op": "write", "resource": "R", "lock": "x\u009b"}]}]}})"))
+                .find("/workload/script/0/steps/0/lock: expected a lock name without control characters, found \"x\\xc2\\x9b\" (control character U+009B at byte 1)"),
+            std::string::npos);
+  EXPECT_NE(error_of(with(R"({"workload": {"script": null, "generator": {"locks": {"count": 2, "prefix": "\t"}}}})")).find("U+0009"),
+            std::string::npos);
+  EXPECT_NE(error_of(with(R"({"workload": {"script": null, "generator": {"locks": ["ok", "\r"]}}})")).find("/workload/generator/locks/1: "),
+            std::string::npos);
+  // A long name is shown by its start; the byte offset says where the control character is.
+  EXPECT_EQ(error_of(with(R"({"name": ")" + std::string(100, 'a') + R"(\u001b"})")),
+            "bad.json: /name: expected a scenario name without control characters, found \"" + std::string(48, 'a') +
+                "...\" (control character U+001B at byte 100)");
+  // Printable text beyond ASCII is a fine name.
+  EXPECT_EQ(must_parse(with(R"({"name": "verrou \u00e9 \u2713"})")).name, "verrou \xc3\xa9 \xe2\x9c\x93");
+}
+
+// Issue 14: error messages quote input (an unknown key, a file path); they never carry its raw
+// control characters.
+TEST(ParseTest, ErrorMessagesCarryNoControlCharacters) {
+  const std::string unknown = error_of(with(R"({"\u001b[2J": 1})"));
+  EXPECT_EQ(unknown.rfind("bad.json: /\\x1b[2J: unknown field (allowed here: ", 0), 0u) << unknown;
+  EXPECT_TRUE(is_printable(unknown));
+  Result<Scenario> r = parse_scenario_text("{", "a\x1b]0;title\x07.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message().rfind("a\\x1b]0;title\\x07.json: not valid JSON", 0), 0u) << r.status().message();
+  const std::string node = error_of(with(R"({"nodes": {"\u0007bell": {}}})"));
+  EXPECT_EQ(node.rfind("bad.json: /nodes/\\x07bell: no such node", 0), 0u) << node;
 }
 
 }  // namespace

@@ -83,6 +83,7 @@ Step read_step(const nlohmann::json& j, const std::string& path, StepContext& ct
   if (op == "lock" || op == "try_lock" || op == "tryLock") {
     st.op = op == "lock" ? StepOp::kLock : StepOp::kTryLock;
     st.lock = r.required_string("lock");
+    check_name(st.lock, r.path("lock"), ctx.errors, "a lock name");
     st.mode = read_mode(r, ctx);
     st.lease_ms = r.integer("lease_ms", -1, -1, ctx.s.duration_ms + day_ms, "milliseconds, -1 for the watchdog");
     if (st.lease_ms == 0 && ctx.errors.ok()) ctx.errors.expected(r.path("lease_ms"), "-1 (watchdog) or a lease > 0 ms", 0);
@@ -92,17 +93,21 @@ Step read_step(const nlohmann::json& j, const std::string& path, StepContext& ct
   } else if (op == "unlock") {
     st.op = StepOp::kUnlock;
     st.lock = r.required_string("lock");
+    check_name(st.lock, r.path("lock"), ctx.errors, "a lock name");
     st.mode = read_mode(r, ctx);
   } else if (op == "force_unlock" || op == "forceUnlock") {
     st.op = StepOp::kForceUnlock;
     st.lock = r.required_string("lock");
+    check_name(st.lock, r.path("lock"), ctx.errors, "a lock name");
   } else if (op == "hold" || op == "sleep") {
     st.op = op == "hold" ? StepOp::kHold : StepOp::kSleep;
     st.ms = r.required_integer("ms", 0, ctx.s.duration_ms + day_ms, "milliseconds");
   } else if (op == "write") {
     st.op = StepOp::kWrite;
     st.resource = r.required_string("resource");
+    check_name(st.resource, r.path("resource"), ctx.errors, "a resource name");
     st.lock = r.string("lock", "");
+    check_name(st.lock, r.path("lock"), ctx.errors, "a lock name");
     st.fenced = r.boolean("fenced", false);
   } else if (op == "repeat") {
     st.op = StepOp::kRepeat;
@@ -215,12 +220,17 @@ GeneratorSpec read_generator(const nlohmann::json& j, const std::string& path, E
           errors.expected(r.path("locks") + "/" + std::to_string(i), "a lock name", (*locks)[i]);
           break;
         }
+        if (!check_name((*locks)[i].get<std::string>(), r.path("locks") + "/" + std::to_string(i), errors, "a lock name")) break;
         g.locks.push_back((*locks)[i].get<std::string>());
       }
     } else if (locks->is_object()) {
       ObjectReader lr(*locks, r.path("locks"), errors);
       const int64_t count = lr.required_integer("count", 1, 100'000);
       const std::string prefix = lr.string("prefix", "L");
+      // The names it makes, prefix + 0 .. count-1, must be names too.
+      const size_t digits = std::to_string(std::max<int64_t>(count - 1, 0)).size();
+      check_name(prefix, lr.path("prefix"), errors, "a lock name prefix (with " + std::to_string(count) + " locks)",
+                 kMaxNameBytes - digits);
       lr.finish();
       for (int64_t i = 0; i < count && errors.ok(); ++i) g.locks.push_back(prefix + std::to_string(i));
     } else {
@@ -257,6 +267,7 @@ GeneratorSpec read_generator(const nlohmann::json& j, const std::string& path, E
   if (const nlohmann::json* wr = r.get("write")) {
     ObjectReader wrr(*wr, r.path("write"), errors);
     g.resource = wrr.required_string("resource");
+    check_name(g.resource, wrr.path("resource"), errors, "a resource name");
     g.fenced = wrr.boolean("fenced", false);
     wrr.finish();
   }

@@ -41,6 +41,10 @@ bad = {
     "violation without property": {"expect": {"verdict": "violation"}},
     "unknown persistence": {"nodes": {"default": {"persistence": {"mode": "sometimes"}}}},
     "too many clients": {"clients": {"count": 100001}},
+    "a name over 256 bytes": {"name": "x" * 257},
+    "a control character in a name": {"name": "\u001b[2J ok"},
+    "a NUL in a lock name": {"workload": {"script": [{"threads": "all", "steps": [{"op": "lock", "lock": "L\u0000"}]}]}},
+    "a C1 control in a resource name": {"workload": {"script": [{"threads": "all", "steps": [{"op": "write", "resource": "R\u009b"}]}]}},
 }
 for what, patch in bad.items():
     s = copy.deepcopy(base)

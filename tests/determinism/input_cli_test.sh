@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# Issue 14, names and output paths, end to end: names have a limit and no control characters;
+# whatever the CLI prints from input (file paths, names in a history, error messages) shows a
+# control character as \xNN, never the raw byte; `report -o` never overwrites its own input; a
+# result.json cannot make `report` read a file outside its directory.
+# Usage: input_cli_test.sh LOCKSTEP_BINARY SOURCE_DIR
+set -u
+bin=$1
+src=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+esc=$(printf '\033')
+# True when the file holds an ESC, NUL or other control byte (newlines and tabs aside).
+has_control() { LC_ALL=C grep -q '[[:cntrl:]]' <(tr -d '\n\t' < "$1"); }
+
+base=$src/scenarios/kernel/pause-client.json
+with_name() {  # with_name NAME_AS_JSON_TEXT OUT: the base scenario renamed
+  sed "s/\"name\": \"kernel-pause-client\"/\"name\": $1/" "$base" > "$2"
+}
+
+# 1. A name with a control character is refused when the scenario is parsed (exit 2), and the
+# message shows it escaped: a scenario named "\u001b[2J ok" cannot clear the screen.
+with_name '"\\u001b[2J ok"' "$work/esc.json"
+"$bin" run "$work/esc.json" --out "$work/o1" > "$work/1.out" 2> "$work/1.err"
+[ $? -eq 2 ] || fail "a control character in the name: expected exit 2: $(cat "$work/1.out" "$work/1.err")"
+grep -qF 'esc.json: /name: expected a scenario name without control characters, found "\x1b[2J ok" (control character U+001B at byte 0)' "$work/1.err" \
+  || fail "no message for the control character: $(cat "$work/1.err")"
+has_control "$work/1.out" && fail "stdout holds a control byte"
+has_control "$work/1.err" && fail "stderr holds a control byte: $(od -c "$work/1.err" | head)"
+[ -e "$work/o1" ] && fail "an output directory was made for a refused scenario"
+
+# 2. A name over the limit (it used to be 1 MiB, when reading the history back failed): exit 2
+# naming the pointer, not "line longer than 1 MiB".
+{ printf '{"name": "'; head -c 1100000 /dev/zero | tr '\0' x; printf '", '; tail -c +2 "$base" | grep -v '"name": "kernel-pause-client"'; } > "$work/long.json"
+"$bin" run "$work/long.json" --out "$work/o2" > "$work/2.txt" 2>&1
+[ $? -eq 2 ] || fail "a 1.1 MB name: expected exit 2: $(head -c 300 "$work/2.txt")"
+grep -q "long.json: /name: expected a scenario name of at most 256 bytes, found one of 1100000 bytes" "$work/2.txt" \
+  || fail "no message for a long name: $(head -c 300 "$work/2.txt")"
+grep -q "1 MiB" "$work/2.txt" && fail "the long name reached the history"
+
+# 3. A NUL in a lock name cut stdout short while the exit code said 1: now exit 2.
+sed 's/"lock": "L", "lease_ms": 30000, "at_ms": 1000/"lock": "L\\u0000x", "lease_ms": 30000, "at_ms": 1000/' "$base" > "$work/nul.json"
+"$bin" run "$work/nul.json" --out "$work/o3" > "$work/3.txt" 2>&1
+[ $? -eq 2 ] || fail "a NUL in a lock name: expected exit 2: $(cat "$work/3.txt")"
+grep -qF 'nul.json: /workload/script/0/steps/0/lock: expected a lock name without control characters, found "L\x00x"' "$work/3.txt" \
+  || fail "no message for the NUL: $(cat "$work/3.txt")"
+
+# 4. A file path with an escape sequence: run, explore and sweep print it as \x1b.
+weird="$work/${esc}[2J ok.json"
+cp "$base" "$weird"
+"$bin" run "$weird" --out "$work/o4" > "$work/4.out" 2> "$work/4.err"
+[ $? -eq 0 ] || fail "run of a scenario at an odd path: $(cat "$work/4.out" "$work/4.err")"
+grep -qF '\x1b[2J ok.json' "$work/4.out" || fail "the path is not shown escaped: $(cat -v "$work/4.out")"
+grep -qF "replay: lockstep run $work/\\x1b[2J ok.json --seed 1" "$work/4.out" || fail "the replay line is not escaped: $(cat -v "$work/4.out")"
+has_control "$work/4.out" && fail "run: stdout holds a control byte: $(cat -v "$work/4.out")"
+has_control "$work/4.err" && fail "run: stderr holds a control byte"
+"$bin" explore "$weird" --seeds 2 -j 1 --no-shrink --out "$work/x4" > "$work/4x.out" 2> "$work/4x.err"
+grep -qF '\x1b[2J ok.json' "$work/4x.out" || fail "explore: the path is not shown escaped: $(cat -v "$work/4x.out")"
+has_control "$work/4x.out" && fail "explore: stdout holds a control byte: $(cat -v "$work/4x.out")"
+"$bin" sweep "$weird" --param /faults/schedule/0/duration_ms=1000..2000:1000 --seeds 1 -j 1 --out "$work/s4" > "$work/4s.out" 2> "$work/4s.err"
+grep -qF '\x1b[2J ok.json' "$work/4s.out" || fail "sweep: the path is not shown escaped: $(cat -v "$work/4s.out" "$work/4s.err")"
+has_control "$work/4s.out" && fail "sweep: stdout holds a control byte: $(cat -v "$work/4s.out")"
+"$bin" run "$work/${esc}]0;title$(printf '\007')missing.json" > "$work/4m.txt" 2>&1
+[ $? -eq 2 ] || fail "a missing file: expected exit 2"
+grep -qF '\x1b]0;title\x07missing.json: the scenario file: no such file' "$work/4m.txt" || fail "missing file not escaped: $(cat -v "$work/4m.txt")"
+"$bin" run "$base" "${esc}[31mextra" > "$work/4u.txt" 2>&1
+[ $? -eq 2 ] || fail "a usage error: expected exit 2"
+grep -qF 'The following argument was not expected: \x1b[31mextra' "$work/4u.txt" || fail "usage error not escaped: $(cat -v "$work/4u.txt")"
+has_control "$work/4u.txt" && fail "usage error holds a control byte"
+
+# 5. check: lock names come from the history and are not checked there; the explanation shows
+# them escaped, and a newline in one cannot start a line of its own ("all ok").
+sed 's/"lock": "L"/"lock": "\\u001b[2J\\nall ok"/g; s/"args": \["L"/"args": ["\\u001b[2J\\nall ok"/g' "$work/o4/history.jsonl" > "$work/h5.jsonl"
+"$bin" check "$work/h5.jsonl" > "$work/5.out" 2> "$work/5.err"
+[ $? -eq 1 ] || fail "check: expected the violation (exit 1): $(cat -v "$work/5.out" "$work/5.err")"
+grep -qF '\x1b[2J\x0aall ok' "$work/5.out" || fail "check: the lock name is not escaped: $(cat -v "$work/5.out")"
+grep -q '^all ok' "$work/5.out" && fail "check: a lock name started a line of its own"
+has_control "$work/5.out" && fail "check: stdout holds a control byte: $(cat -v "$work/5.out")"
+
+# 6. list: a file name in the library with an escape sequence, and its error, are escaped.
+mkdir -p "$work/lib"
+cp "$work/esc.json" "$work/lib/${esc}[2J.json"
+"$bin" list scenarios --scenarios "$work/lib" > "$work/6.out" 2>&1
+grep -qF "$work/lib/\\x1b[2J.json" "$work/6.out" || fail "list: the file name is not escaped: $(cat -v "$work/6.out")"
+has_control "$work/6.out" && fail "list: output holds a control byte: $(cat -v "$work/6.out")"
+
+# 7. report -o naming its own input: refused (exit 2) naming both, the input untouched.
+cp "$work/o4/result.json" "$work/result.before"
+"$bin" report "$work/o4/result.json" -o "$work/o4/result.json" > "$work/7.txt" 2>&1
+[ $? -eq 2 ] || fail "report -o RESULT: expected exit 2: $(cat "$work/7.txt")"
+grep -qF -- "-o $work/o4/result.json: is the result $work/o4/result.json, the report's own input" "$work/7.txt" \
+  || fail "report -o RESULT: no message naming both: $(cat "$work/7.txt")"
+cmp -s "$work/o4/result.json" "$work/result.before" || fail "report -o RESULT overwrote the result"
+cp "$work/o4/history.jsonl" "$work/history.before"
+"$bin" report "$work/o4/result.json" -o "$work/o4/../o4/history.jsonl" > "$work/7h.txt" 2>&1
+[ $? -eq 2 ] || fail "report -o HISTORY: expected exit 2: $(cat "$work/7h.txt")"
+grep -qF "is the history $work/o4/history.jsonl, the report's own input" "$work/7h.txt" || fail "report -o HISTORY: $(cat "$work/7h.txt")"
+cmp -s "$work/o4/history.jsonl" "$work/history.before" || fail "report -o HISTORY overwrote the history"
+"$bin" report "$work/o4/result.json" -o "$work/7.html" > /dev/null 2>&1 || fail "report to another file failed"
+
+# 8. A result naming a history outside its directory: refused (exit 2) unless --history says so.
+mkdir -p "$work/r8"
+sed 's|"history": "history.jsonl"|"history": "../../../../etc/passwd"|' "$work/o4/result.json" > "$work/r8/result.json"
+grep -q '"history": "../../../../etc/passwd"' "$work/r8/result.json" || fail "test setup: the history field was not replaced"
+"$bin" report "$work/r8/result.json" -o "$work/8.html" > "$work/8.txt" 2>&1
+[ $? -eq 2 ] || fail "a history outside the result's directory: expected exit 2: $(cat "$work/8.txt")"
+grep -qF "$work/r8/result.json: /history: \"../../../../etc/passwd\" leaves the result's directory" "$work/8.txt" \
+  || fail "no message for ../../../../etc/passwd: $(cat "$work/8.txt")"
+grep -q "give the file with --history PATH" "$work/8.txt" || fail "the message does not say what to do: $(cat "$work/8.txt")"
+[ -e "$work/8.html" ] && fail "a report was written from a history outside the result's directory"
+"$bin" report "$work/r8/result.json" --history "$work/o4/history.jsonl" -o "$work/8.html" > "$work/8b.txt" 2>&1
+[ $? -eq 0 ] || fail "report --history PATH: expected exit 0: $(cat "$work/8b.txt")"
+echo "ok"
