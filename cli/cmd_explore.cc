@@ -10,6 +10,7 @@
 
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "cli/commands.h"
 #include "cli/explore_common.h"
 #include "cli/terminal.h"
+#include "sim/core/interrupt.h"
 #include "sim/explore/explore.h"
 #include "sim/explore/junit.h"
 #include "sim/explore/shrink.h"
@@ -41,6 +43,7 @@ struct ExploreArgs {
   int shrink_runs = 300;
   size_t list = 10;
   std::vector<std::string> merge;
+  std::string resume;  // DIR of an interrupted exploration
 };
 
 int fail(const std::string& message) {
@@ -131,14 +134,34 @@ int finish(const ExploreSummary& sum, const ExploreArgs& args, std::vector<std::
   return sum.exit_code();
 }
 
+// Reads an explore.json. Errors name the file.
+Result<ExploreSummary> read_summary(const std::string& f) {
+  Result<std::string> text = report::read_text_file(f, uint64_t{1} << 32);
+  if (!text.ok()) return text.status();
+  nlohmann::json j = nlohmann::json::parse(text.value(), nullptr, false);
+  if (j.is_discarded()) return Status::error(f + ": not valid JSON (expected an explore.json)");
+  return ExploreSummary::from_json(j, f);
+}
+
+// An interrupted exploration: the summary of the seeds that finished goes to DIR/explore.json
+// (marked interrupted; no shrinking, no JUnit), and the way to go on is printed. Exit 128 + the
+// signal.
+int finish_interrupted(const ExploreSummary& sum, const ExploreArgs& args) {
+  const std::string path = args.out + "/explore.json";
+  Status st = report::write_file_atomically(path, sum.to_json().dump(2) + "\n");
+  if (!st.ok()) return fail(st.message());
+  std::fputs(printable_lines(printable_copy(sum).to_text(args.list)).c_str(), stdout);
+  const uint64_t left = sum.planned.count - (sum.slices.empty() ? 0 : sum.slices.back().end() - sum.planned.first);
+  std::printf("interrupted: %llu of %llu seeds ran; %llu left\nwrote: %s\nresume: lockstep explore --resume %s\n",
+              static_cast<unsigned long long>(sum.planned.count - left), static_cast<unsigned long long>(sum.planned.count),
+              static_cast<unsigned long long>(left), printable(path).c_str(), explore::shell_quote(printable(args.out)).c_str());
+  return 128 + interrupt::stop_requested();
+}
+
 int merge_command(const ExploreArgs& args) {
   std::vector<ExploreSummary> parts;
   for (const std::string& f : args.merge) {
-    Result<std::string> text = report::read_text_file(f, uint64_t{1} << 32);
-    if (!text.ok()) return fail(text.status().message());
-    nlohmann::json j = nlohmann::json::parse(text.value(), nullptr, false);
-    if (j.is_discarded()) return fail(f + ": not valid JSON (expected an explore.json)");
-    Result<ExploreSummary> s = ExploreSummary::from_json(j, f);
+    Result<ExploreSummary> s = read_summary(f);
     if (!s.ok()) return fail(s.status().message());
     parts.push_back(std::move(s.value()));
   }
@@ -155,12 +178,40 @@ int merge_command(const ExploreArgs& args) {
   return finish(sum, args, wrote);
 }
 
-int explore_command(const ExploreArgs& args) {
+// --resume DIR: the interrupted summary in DIR/explore.json, and `args` filled from it (the
+// scenario file, the seed range, DIR as --out).
+Result<ExploreSummary> load_interrupted(ExploreArgs& args) {
+  if (!args.scenario.empty() || args.seeds != 0) {
+    return Status::error("--resume takes the scenario and the seeds from DIR/explore.json: give neither");
+  }
+  const std::string path = args.resume + "/explore.json";
+  Result<ExploreSummary> b = read_summary(path);
+  if (!b.ok()) return b.status();
+  const ExploreSummary& before = b.value();
+  if (!before.interrupted) return Status::error(path + ": that exploration ran to the end; there is nothing to resume");
+  const bool prefix = before.slices.empty() ||
+                      (before.slices.size() == 1 && before.slices[0].first == before.planned.first &&
+                       before.slices[0].count <= before.planned.count);
+  if (!prefix) return Status::error(path + ": its finished seeds are not a prefix of the planned ones (edited by hand?)");
+  args.scenario = before.file;
+  args.first_seed = before.range.first;
+  args.seeds = before.range.count;
+  args.out = args.resume;
+  return b;
+}
+
+int explore_command(ExploreArgs args) {
   if (!args.merge.empty()) {
     if (!args.scenario.empty()) return fail("give either a scenario or --merge, not both");
     return merge_command(args);
   }
-  if (args.scenario.empty()) return fail("a scenario file is required (or --merge FILES)");
+  std::optional<ExploreSummary> before;  // --resume: the seeds that already ran
+  if (!args.resume.empty()) {
+    Result<ExploreSummary> b = load_interrupted(args);
+    if (!b.ok()) return fail(b.status().message());
+    before = std::move(b.value());
+  }
+  if (args.scenario.empty()) return fail("a scenario file is required (or --merge FILES, or --resume DIR)");
   if (args.seeds == 0) return fail("--seeds N is required (N >= 1)");
   // Outputs are checked before any seed runs, not after all of them (issue 14).
   if (Status s = check_output_dir(args.out, "--out"); !s.ok()) return fail(s.message());
@@ -169,6 +220,10 @@ int explore_command(const ExploreArgs& args) {
   }
   Result<LoadedScenario> l = load_scenario_file(args.scenario);
   if (!l.ok()) return fail(l.status().message());
+  if (before && l.value().parsed.name != before->scenario) {
+    return fail(args.scenario + ": its scenario is now named \"" + l.value().parsed.name + "\", not \"" + before->scenario +
+                "\" as when " + args.resume + "/explore.json was written: the file changed, so the seeds would not resume the same exploration");
+  }
   explore::ExploreOptions o;
   o.range = explore::SeedRange{args.first_seed, args.seeds};
   Status st = explore::check_range(o.range);
@@ -177,18 +232,28 @@ int explore_command(const ExploreArgs& args) {
   if (!shard.ok()) return fail(shard.status().message());
   o.shard = shard.value();
   o.jobs = args.jobs > 0 ? args.jobs : explore::available_cpus();
+  if (before) {
+    const uint64_t done = before->slices.empty() ? 0 : before->slices[0].count;
+    o.only = explore::SeedRange{before->planned.first + done, before->planned.count - done};
+  }
   st = make_dir(args.out);  // before the seeds run, so a bad --out costs nothing
   if (!st.ok()) return fail(st.message());
-  const explore::SeedRange slice = explore::shard_slice(o.range, o.shard);
+  const explore::SeedRange slice = o.only.has_value() ? *o.only : explore::shard_slice(o.range, o.shard);
   std::printf("lockstep explore: scenario \"%s\" (%s), seeds %llu..%llu", printable(l.value().parsed.name).c_str(),
               printable(args.scenario).c_str(), static_cast<unsigned long long>(o.range.first),
               static_cast<unsigned long long>(o.range.end() - 1));
-  if (o.shard.total > 1) {
+  if (before) {
+    std::printf(", resuming: %llu seeds from %llu", static_cast<unsigned long long>(slice.count),
+                static_cast<unsigned long long>(slice.first));
+  } else if (o.shard.total > 1) {
     std::printf(", shard %s: %llu seeds from %llu", printable(args.shard).c_str(), static_cast<unsigned long long>(slice.count),
                 static_cast<unsigned long long>(slice.first));
   }
   std::printf("\n");
   std::fflush(stdout);
+  // Ctrl-C or SIGTERM: stop the workers, keep what finished, write it, say how to resume.
+  interrupt::stop_on_signal("lockstep explore");
+  o.stop = [] { return interrupt::stop_requested() != 0; };
   Progress progress("seeds");
   o.progress = [&](const explore::ExploreProgress& p) {
     progress.update(p.done, p.total, std::to_string(p.violations) + " with violations, " + std::to_string(p.failures) + " not as expected");
@@ -200,6 +265,15 @@ int explore_command(const ExploreArgs& args) {
   std::fprintf(stderr, "lockstep explore: %llu seeds in %.2f s (%.0f seeds/s with %d jobs)\n",
                static_cast<unsigned long long>(sum.value().seeds_run), wall_s,
                wall_s > 0 ? static_cast<double>(sum.value().seeds_run) / wall_s : 0.0, o.jobs);
+  if (before) {
+    const bool stopped = sum.value().interrupted;
+    Result<ExploreSummary> merged = explore::merge_summaries({*before, sum.value()}, {args.resume + "/explore.json", "this run"});
+    if (!merged.ok()) return fail(merged.status().message());
+    sum = std::move(merged.value());
+    sum.value().interrupted = stopped;
+    sum.value().planned = before->planned;
+  }
+  if (sum.value().interrupted) return finish_interrupted(sum.value(), args);
   std::vector<std::string> wrote;
   if (!args.no_shrink) {
     Result<nlohmann::json> shrunk = shrink_first(l.value(), sum.value(), args, wrote);
@@ -228,6 +302,8 @@ void register_explore(CLI::App& app, Action& action) {
       ->check(CLI::Range(1, 100000))->capture_default_str();
   sub->add_option("--list", args->list, "How many failing seeds to list")->capture_default_str();
   sub->add_option("--merge", args->merge, "Merge these explore.json files (shards) instead of running")->expected(1, -1);
+  sub->add_option("--resume", args->resume,
+                  "Go on with the interrupted exploration in DIR (its explore.json names the scenario and the seeds)");
   sub->callback([&action, args] { action = [args] { return explore_command(*args); }; });
 }
 

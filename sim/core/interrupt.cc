@@ -22,6 +22,18 @@ struct Slot {
 std::array<Slot, kSlots> g_slots;
 const char* g_what = "lockstep";
 
+volatile sig_atomic_t g_stop = 0;
+
+void on_signal(int sig);
+
+void on_stop_signal(int sig) {
+  if (g_stop != 0) on_signal(sig);  // the second one: at once
+  g_stop = sig;
+  (void)!write(STDERR_FILENO, g_what, std::strlen(g_what));
+  static const char kMsg[] = ": interrupted; finishing the summary of the seeds that ran (Ctrl-C again to quit at once)\n";
+  (void)!write(STDERR_FILENO, kMsg, sizeof(kMsg) - 1);
+}
+
 void on_signal(int sig) {
   for (Slot& s : g_slots) {
     if (s.used.load()) unlink(s.path);
@@ -61,5 +73,16 @@ void exit_on_signal(const char* what) {
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
 }
+
+void stop_on_signal(const char* what) {
+  g_what = what;
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);  // no SA_RESTART: a blocking poll() returns EINTR and sees the stop
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+int stop_requested() { return g_stop; }
 
 }  // namespace lockstep::interrupt

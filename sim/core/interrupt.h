@@ -22,6 +22,14 @@ void forget(const std::string& path);
 // it prints ("lockstep run: interrupted").
 void exit_on_signal(const char* what);
 
+// For commands that can stop gracefully (explore): the first SIGINT/SIGTERM only records the
+// signal and prints "<what>: interrupted; finishing the summary of the seeds that ran (Ctrl-C
+// again to quit at once)"; the command polls stop_requested() and winds down. A second signal
+// exits at once as exit_on_signal() does.
+void stop_on_signal(const char* what);
+// The signal that asked to stop (SIGINT, SIGTERM), or 0.
+int stop_requested();
+
 }  // namespace lockstep::interrupt
 
 #endif  // LOCKSTEP_SIM_CORE_INTERRUPT_H_

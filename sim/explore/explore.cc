@@ -39,6 +39,8 @@ class InOrder {
     }
   }
   bool complete() const { return next_ == slice_.count && pending_.empty(); }
+  // How many seeds from the slice's start are folded in (the rest may wait in pending_).
+  uint64_t folded() const { return next_; }
 
  private:
   ExploreSummary& summary_;
@@ -90,7 +92,7 @@ nlohmann::json ExploreSummary::to_json() const {
   for (const SeedRange& s : slices) slices_json.push_back(range_json(s));
   nlohmann::json fails = nlohmann::json::array();
   for (const SeedResult& f : failures) fails.push_back(f.to_json());
-  return {{"lockstep_explore", 1},
+  nlohmann::json j = {{"lockstep_explore", 1},
           {"scenario", scenario},
           {"file", file},
           {"expect", expect_json(expect)},
@@ -106,6 +108,11 @@ nlohmann::json ExploreSummary::to_json() const {
           {"failures", fails},
           {"failures_listed", failures.size()},
           {"shrunk", shrunk}};
+  if (interrupted) {
+    j["interrupted"] = true;
+    j["planned"] = range_json(planned);
+  }
+  return j;
 }
 
 Result<ExploreSummary> ExploreSummary::from_json(const nlohmann::json& j, const std::string& file) {
@@ -133,6 +140,8 @@ Result<ExploreSummary> ExploreSummary::from_json(const nlohmann::json& j, const 
       s.failures.push_back(r.value());
     }
     s.shrunk = j.value("shrunk", nlohmann::json());
+    s.interrupted = j.value("interrupted", false);
+    if (s.interrupted) s.planned = range_from(j.at("planned"));
   } catch (const nlohmann::json::exception& e) {
     return Status::error(file + ": not a lockstep explore summary: " + e.what());
   }
@@ -183,8 +192,8 @@ Result<ExploreSummary> run_explore(const scenario::Scenario& s, const ExploreOpt
   summary.file = s.file;
   summary.expect = s.expect;
   summary.range = options.range;
-  const SeedRange slice = shard_slice(options.range, options.shard);
-  if (slice.count > 0) summary.slices.push_back(slice);
+  const SeedRange slice = options.only.has_value() ? *options.only : shard_slice(options.range, options.shard);
+  LS_ASSERT(slice.first >= options.range.first && slice.end() <= options.range.end());
   InOrder in_order(summary, slice);
   ExploreProgress progress;
   progress.total = slice.count;
@@ -204,9 +213,18 @@ Result<ExploreSummary> run_explore(const scenario::Scenario& s, const ExploreOpt
     in_order.put(i, std::move(r));
     if (options.progress) options.progress(progress);
   };
-  Status st = run_tasks(slice.count, options.jobs, task, done);
+  Status st = run_tasks(slice.count, options.jobs, task, done, options.stop);
   if (!st.ok()) return st;
-  LS_ASSERT(in_order.complete());
+  if (!in_order.complete()) {
+    // Stopped: the summary covers the seeds folded in order; later ones that finished early are
+    // dropped (at most --jobs of them) and run again on --resume.
+    LS_ASSERT(options.stop && options.stop());
+    summary.interrupted = true;
+    summary.planned = slice;
+    if (in_order.folded() > 0) summary.slices.push_back(SeedRange{slice.first, in_order.folded()});
+    return summary;
+  }
+  if (slice.count > 0) summary.slices.push_back(slice);
   return summary;
 }
 
@@ -240,7 +258,11 @@ Result<ExploreSummary> merge_summaries(const std::vector<ExploreSummary>& parts,
         return Status::error(files[k] + ": its seeds from " + std::to_string(sl.first) +
                              " overlap another summary's (the same shard given twice?)");
       }
-      m.slices.push_back(sl);
+      if (!m.slices.empty() && m.slices.back().end() == sl.first) {
+        m.slices.back().count += sl.count;  // adjacent: one slice
+      } else {
+        m.slices.push_back(sl);
+      }
     }
     m.seeds_run += p.seeds_run;
     m.as_expected += p.as_expected;

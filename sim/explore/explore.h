@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,10 @@ struct ExploreSummary {
   std::vector<SeedResult> failures;  // not as expected, in seed order, at most kMaxFailureRecords
   uint64_t failures_total = 0;       // including those past the cap
   nlohmann::json shrunk = nullptr;   // what shrinking the first failure produced, if it ran
+  // Stopped before its seeds were all run (Ctrl-C): `slices` hold the seeds that finished (a
+  // prefix of `planned`), and `lockstep explore --resume DIR` runs the rest of `planned`.
+  bool interrupted = false;
+  SeedRange planned;  // interrupted only: the seeds this run set out to cover
 
   // Folds in one seed's result. REQUIRES: seeds are added in increasing order.
   void add(const SeedResult& r);
@@ -51,6 +56,7 @@ struct ExploreSummary {
   // the first violated property other than the one the scenario expects. False if none.
   bool shrink_target(uint64_t& seed, std::string& property) const;
 
+  // With "interrupted": true and "planned" only when interrupted.
   nlohmann::json to_json() const;
   // Reads what to_json wrote; errors name `file` and the JSON path.
   static Result<ExploreSummary> from_json(const nlohmann::json& j, const std::string& file);
@@ -70,6 +76,12 @@ struct ExploreOptions {
   SeedRange range;  // REQUIRES: check_range(range) is ok
   Shard shard;
   int jobs = 1;  // worker processes, 1..kMaxJobs
+  // Run exactly these seeds instead of the shard's slice (explore --resume: the rest of an
+  // interrupted run). REQUIRES: inside `range`.
+  std::optional<SeedRange> only;
+  // Polled between seeds: true stops the exploration, which returns the summary of the seeds
+  // that finished in order (interrupted, see ExploreSummary).
+  std::function<bool()> stop;
   // Called in the parent after each seed (in completion order), e.g. to draw a progress line.
   std::function<void(const ExploreProgress&)> progress;
 };
@@ -79,7 +91,9 @@ struct ExploreOptions {
 Result<ExploreSummary> run_explore(const scenario::Scenario& s, const ExploreOptions& options);
 
 // Merges summaries of disjoint parts of one exploration (the same scenario file, name, expect
-// and seed range). Errors name the file whose summary does not fit.
+// and seed range); adjacent slices join, so an interrupted run's summary merged with its
+// resumption's equals the summary of one uninterrupted run. Errors name the file whose summary
+// does not fit.
 Result<ExploreSummary> merge_summaries(const std::vector<ExploreSummary>& parts,
                                        const std::vector<std::string>& files);
 

@@ -116,6 +116,15 @@ Result<Worker> spawn(const TaskFn& task, const std::vector<Worker>& others) {
       if (o.to_fd >= 0) ::close(o.to_fd);
       if (o.from_fd >= 0) ::close(o.from_fd);
     }
+    // Ctrl-C goes to the whole foreground process group: the parent decides what to do (it
+    // stops the pool and kills the workers); a worker must not die of it first and be counted
+    // as a crashed seed. SIGTERM keeps its default.
+    struct sigaction ign {};
+    ign.sa_handler = SIG_IGN;
+    ::sigaction(SIGINT, &ign, nullptr);
+    struct sigaction dfl {};
+    dfl.sa_handler = SIG_DFL;
+    ::sigaction(SIGTERM, &dfl, nullptr);
     worker_main(to[0], from[1], task);
   }
   ::close(to[0]);
@@ -143,14 +152,15 @@ class IgnoreSigpipe {
 
 class Pool {
  public:
-  Pool(uint64_t count, int jobs, const TaskFn& task, const DoneFn& done)
-      : count_(count), jobs_(jobs), task_(task), done_(done) {
+  Pool(uint64_t count, int jobs, const TaskFn& task, const DoneFn& done, const StopFn& stop)
+      : count_(count), jobs_(jobs), task_(task), done_(done), stop_(stop) {
     // A bound on respawns: every crash costs one, plus slack for workers that die idle.
     spawn_budget_ = static_cast<uint64_t>(jobs) + count + 16;
   }
 
   Status run() {
     while (finished_ < count_) {
+      if (stopping()) return kill_all();
       Status s = fill();
       if (!s.ok()) return s;
       s = wait_one();
@@ -165,6 +175,17 @@ class Pool {
 
  private:
   bool has_work() const { return !requeued_.empty() || next_ < count_; }
+  bool stopping() const { return stop_ && stop_(); }
+
+  // The stop: every worker is killed and reaped; their tasks are dropped.
+  Status kill_all() {
+    for (Worker& w : workers_) {
+      if (w.pid < 0) continue;
+      ::kill(w.pid, SIGKILL);
+      reap(w);
+    }
+    return Status::ok_status();
+  }
 
   uint64_t take_task() {
     if (!requeued_.empty()) {
@@ -223,7 +244,8 @@ class Pool {
     int n;
     do {
       n = ::poll(fds.data(), fds.size(), -1);
-    } while (n < 0 && errno == EINTR);
+    } while (n < 0 && errno == EINTR && !stopping());
+    if (n < 0 && errno == EINTR) return Status::ok_status();  // run() sees the stop
     if (n < 0) return Status::error(std::string("explore: poll: ") + std::strerror(errno));
     for (size_t k = 0; k < fds.size(); ++k) {
       if (fds[k].revents != 0) receive(workers_[owner[k]]);
@@ -246,6 +268,7 @@ class Pool {
     if (!ok) {
       out.crashed = true;
       out.text = reap(w);
+      if (stopping()) return;  // killed by the same signal that stops us: not a crash
     }
     ++finished_;
     done_(task, out);
@@ -255,6 +278,7 @@ class Pool {
   const int jobs_;
   const TaskFn& task_;
   const DoneFn& done_;
+  const StopFn& stop_;
   std::vector<Worker> workers_;
   std::vector<uint64_t> requeued_;
   uint64_t next_ = 0;
@@ -264,12 +288,12 @@ class Pool {
 
 }  // namespace
 
-Status run_tasks(uint64_t count, int jobs, const TaskFn& task, const DoneFn& done) {
+Status run_tasks(uint64_t count, int jobs, const TaskFn& task, const DoneFn& done, const StopFn& stop) {
   LS_ASSERT(jobs >= 1 && jobs <= kMaxJobs);
   LS_ASSERT(task != nullptr && done != nullptr);
   if (count == 0) return Status::ok_status();
   IgnoreSigpipe guard;
-  Pool pool(count, jobs, task, done);
+  Pool pool(count, jobs, task, done, stop);
   return pool.run();
 }
 

@@ -30,6 +30,9 @@ struct TaskOutput {
 using TaskFn = std::function<std::string(uint64_t index)>;
 // Runs in the parent when task `index` has finished.
 using DoneFn = std::function<void(uint64_t index, const TaskOutput& output)>;
+// Polled in the parent between completions (and when a signal interrupts the wait): true stops
+// the pool (e.g. Ctrl-C asked for it).
+using StopFn = std::function<bool()>;
 
 // The most workers a pool runs, and the largest output one task may return.
 inline constexpr int kMaxJobs = 256;
@@ -38,8 +41,12 @@ inline constexpr uint64_t kMaxTaskOutputBytes = uint64_t{64} << 20;
 // Runs tasks 0..count-1 on `jobs` forked workers (at most count), handing them out in index
 // order, and calls `done` once per task. Returns an error only when the pool itself fails
 // (fork or pipe errors); task crashes are outputs, not errors.
+// When `stop` says so, the workers are killed and reaped and run_tasks returns ok at once: the
+// tasks still running are lost (`done` is not called for them), and no worker's death after
+// the stop is reported as a crash. Workers ignore SIGINT, so a Ctrl-C sent to the whole
+// process group reaches only the parent, which decides.
 // REQUIRES: 1 <= jobs <= kMaxJobs. Call from a single-threaded process (fork).
-Status run_tasks(uint64_t count, int jobs, const TaskFn& task, const DoneFn& done);
+Status run_tasks(uint64_t count, int jobs, const TaskFn& task, const DoneFn& done, const StopFn& stop = nullptr);
 
 // The number of CPUs this process may use (at least 1), the default for --jobs.
 int available_cpus();

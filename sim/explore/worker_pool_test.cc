@@ -62,6 +62,30 @@ TEST(WorkerPoolTest, LargeOutputsArriveWhole) {
   EXPECT_EQ(got.substr(got.size() - 3), "end");
 }
 
+// Issue 14: a stop ends the pool at once; the workers still running are killed, and neither
+// their tasks nor their deaths are reported (a Ctrl-C is not a crash). Workers ignore SIGINT.
+TEST(WorkerPoolTest, AStopKillsTheWorkersAndReportsNoCrash) {
+  uint64_t done = 0;
+  bool crashed = false;
+  Status s = run_tasks(
+      1000, 2,
+      [](uint64_t i) -> std::string {
+        if (i >= 4) {
+          ::raise(SIGINT);  // ignored in a worker
+          ::sleep(30);      // would hold the pool up if not killed
+        }
+        return std::to_string(i);
+      },
+      [&](uint64_t, const TaskOutput& out) {
+        ++done;
+        crashed = crashed || out.crashed;
+      },
+      [&] { return done >= 4; });
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(done, 4u);
+  EXPECT_FALSE(crashed);
+}
+
 TEST(WorkerPoolTest, NoTasksNoWorkers) {
   int calls = 0;
   EXPECT_TRUE(run_tasks(0, 4, [](uint64_t) { return std::string(); }, [&](uint64_t, const TaskOutput&) { ++calls; }).ok());
