@@ -443,6 +443,7 @@ Result<History> parse_history_file(const std::string& path) {
   if (Status s = check_input_file(path, "the history"); !s.ok()) return s;
   simdjson::padded_string text;
   if (auto error = simdjson::padded_string::load(path).get(text)) {
+    if (error == simdjson::MEMALLOC) return Status::error(path + ": out of memory reading the history into memory");
     return Status::error(path + ": cannot read the history (" + simdjson::error_message(error) + ")");
   }
   return parse_buffer(text.data(), text.size(), text.size() + simdjson::SIMDJSON_PADDING, path);

@@ -3,9 +3,41 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <new>
 
 #include "cli/commands.h"
+#include "sim/core/interrupt.h"
 #include "sim/core/printable.h"
+
+namespace {
+
+// Running out of memory ends every command the same way: the outputs that were not complete
+// are removed (the interrupt table knows them), one clear line, exit 2 (docs/cli.md).
+[[noreturn]] void out_of_memory() {
+  lockstep::interrupt::remove_remembered();
+  static const char kMsg[] =
+      "lockstep: out of memory; the outputs that were not complete have been removed (shorten the run, "
+      "lower limits, or give it more memory)\n";
+  std::fputs(kMsg, stderr);
+  std::_Exit(lockstep::cli::kExitBadInput);
+}
+
+// A bad_alloc thrown where no one can catch it (a coroutine, a destructor) ends in terminate.
+[[noreturn]] void on_terminate() {
+  if (std::exception_ptr e = std::current_exception()) {
+    try {
+      std::rethrow_exception(e);
+    } catch (const std::bad_alloc&) {
+      out_of_memory();
+    } catch (...) {
+    }
+  }
+  std::abort();
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace lockstep::cli;
@@ -46,5 +78,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "lockstep: no subcommand chosen (see lockstep --help)\n");
     return kExitBadInput;
   }
-  return action();
+  std::set_terminate(on_terminate);
+  try {
+    return action();
+  } catch (const std::bad_alloc&) {
+    out_of_memory();
+  }
 }

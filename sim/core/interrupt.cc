@@ -74,6 +74,13 @@ void exit_on_signal(const char* what) {
   sigaction(SIGTERM, &sa, nullptr);
 }
 
+void remove_remembered() {
+  for (Slot& s : g_slots) {
+    if (s.used.load()) unlink(s.path);
+    s.used.store(false);
+  }
+}
+
 void stop_on_signal(const char* what) {
   g_what = what;
   struct sigaction sa {};

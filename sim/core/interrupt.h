@@ -22,6 +22,10 @@ void forget(const std::string& path);
 // it prints ("lockstep run: interrupted").
 void exit_on_signal(const char* what);
 
+// Removes every remembered file now (what the signal handler does), for other abnormal ends:
+// running out of memory (cli/main.cc).
+void remove_remembered();
+
 // For commands that can stop gracefully (explore): the first SIGINT/SIGTERM only records the
 // signal and prints "<what>: interrupted; finishing the summary of the seeds that ran (Ctrl-C
 // again to quit at once)"; the command polls stop_requested() and winds down. A second signal

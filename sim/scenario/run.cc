@@ -8,12 +8,39 @@
 #include "checker/report/files.h"
 #include "checker/report/report.h"
 #include "sim/core/assert.h"
+#include "sim/core/interrupt.h"
 #include "sim/history/recorder.h"
 #include "sim/history/writer.h"
 #include "sim/scenario/faults.h"
 
 namespace lockstep::scenario {
 namespace {
+
+// Outputs of a run that are not complete yet: removed when the run ends early (an error return,
+// or — through the interrupt table — Ctrl-C and running out of memory), kept by keep().
+class PartialOutputs {
+ public:
+  PartialOutputs() = default;
+  PartialOutputs(const PartialOutputs&) = delete;
+  PartialOutputs& operator=(const PartialOutputs&) = delete;
+  ~PartialOutputs() {
+    for (const std::string& p : paths_) {
+      std::remove(p.c_str());
+      interrupt::forget(p);
+    }
+  }
+  void add(const std::string& path) {
+    paths_.push_back(path);
+    interrupt::remember(path);
+  }
+  void keep() {
+    for (const std::string& p : paths_) interrupt::forget(p);
+    paths_.clear();
+  }
+
+ private:
+  std::vector<std::string> paths_;
+};
 
 std::string verdict_text(checker::Verdict v) { return checker::verdict_name(v); }
 
@@ -150,13 +177,24 @@ Result<RunReport> run_scenario(const Scenario& s, const RunOptions& options) {
   if (options.out_dir.empty()) report.history = writer->text();
   st = writer->finish();
   if (!st.ok()) return Status::error(s.file + ": " + st.message());
+  // Until result.json and report.html are written too, the history alone is a partial output:
+  // an error, Ctrl-C or running out of memory from here on removes it (docs/cli.md).
+  PartialOutputs partial;
+  if (!options.out_dir.empty()) partial.add(history_path);
 
   if (options.check) {
     if (options.progress) options.progress("checking", report.stats.virtual_ms, report.stats.events);
     Result<checker::History> h = options.out_dir.empty()
                                      ? checker::parse_history_text(report.history, "history.jsonl")
                                      : checker::parse_history_file(history_path);
-    if (!h.ok()) return Status::error("lockstep run: the recorded history does not parse (a bug): " + h.status().message());
+    if (!h.ok()) {
+      // The reader's allocation failures are the machine's limit, not a malformed history.
+      if (h.status().message().find("out of memory") != std::string::npos) {
+        return Status::error("out of memory while checking the history (" + std::to_string(report.stats.events) +
+                             " events); nothing was written: shorten the run or give it more memory");
+      }
+      return Status::error("the recorded history does not parse (a bug): " + h.status().message());
+    }
     checker::CheckOptions copts;
     copts.properties = s.checks.properties;
     report.check = checker::check_history(h.value(), copts);
@@ -172,13 +210,12 @@ Result<RunReport> run_scenario(const Scenario& s, const RunOptions& options) {
   report.result = make_result(s, world, report);
   if (!options.out_dir.empty()) {
     st = lockstep::report::write_file_atomically(options.out_dir + "/result.json", report.result.dump(2) + "\n");
-    if (!st.ok()) {
-      std::remove(history_path.c_str());
-      return st;
-    }
+    if (!st.ok()) return st;
+    partial.add(options.out_dir + "/result.json");
     // The self-contained HTML report (checker/report), from the two files just written.
     st = lockstep::report::write_run_report(report.result, history_path, options.out_dir + "/report.html");
     if (!st.ok()) return st;
+    partial.keep();
   }
   return report;
 }

@@ -93,6 +93,35 @@ grep -q "seed" "$work/o2.txt" && fail "seeds ran before --out was checked: $(cat
 [ $? -eq 2 ] || fail "expected exit 2 for a bad --junit: $(cat "$work/o3.txt")"
 grep -q "does not exist" "$work/o3.txt" || fail "no message for a bad --junit: $(cat "$work/o3.txt")"
 
+# Issue 14: running out of memory ends with a clear message, exit 2 and no outputs (or the run
+# fits and writes all three). Under each address-space limit, one of the two; at least one limit
+# is too small.
+python3 - "$src/tests/false_alarms/profiles/redisson-lock.json" "$work/big.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["workload"]["generator"]["ops_per_thread"] = 2000
+d["clients"] = {"count": 20, "threads": 4}
+d["duration_ms"] = 300000
+d.pop("faults")
+json.dump(d, open(sys.argv[2], "w"))
+PY
+ooms=0
+for limit_kb in 30000 60000 120000; do
+  rm -rf "$work/m"
+  (ulimit -v $limit_kb; "$bin" run "$work/big.json" --out "$work/m" --replays 0 > "$work/m.txt" 2>&1)
+  rc=$?
+  if [ $rc -eq 2 ]; then
+    grep -q "out of memory" "$work/m.txt" || fail "exit 2 under ${limit_kb} KB without saying out of memory: $(cat "$work/m.txt")"
+    [ -n "$(ls -A "$work/m" 2>/dev/null)" ] && fail "outputs left after running out of memory: $(ls "$work/m")"
+    ooms=$((ooms + 1))
+  elif [ $rc -eq 0 ]; then
+    for f in history.jsonl result.json report.html; do [ -e "$work/m/$f" ] || fail "$f missing after a run that fit"; done
+  else
+    fail "under ${limit_kb} KB: exit $rc: $(tail -3 "$work/m.txt")"
+  fi
+done
+[ $ooms -ge 1 ] || fail "no limit was small enough to run out of memory"
+
 # Issue 14: a directory never mixes two runs, and Ctrl-C leaves nothing half-written. A run into
 # a directory holding another run's outputs replaces them all; interrupted by SIGINT mid-run it
 # exits 130 and leaves neither the old outputs nor a temporary file.
