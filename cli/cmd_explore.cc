@@ -73,7 +73,7 @@ Result<nlohmann::json> shrink_first(const LoadedScenario& l, const ExploreSummar
   if (!st.ok()) return st;
   wrote.push_back(o.file);
   j["file"] = o.file;
-  j["replay"] = "lockstep run " + explore::shell_quote(o.file);
+  j["replay"] = "lockstep run " + shell_quote(o.file);
   // Run it once more with outputs, so the minimal failure has its own report.
   Result<scenario::Scenario> s = scenario::parse_scenario_text(sh.scenario.dump(), o.file);
   if (s.ok()) {
@@ -154,7 +154,7 @@ int finish_interrupted(const ExploreSummary& sum, const ExploreArgs& args) {
   const uint64_t left = sum.planned.count - (sum.slices.empty() ? 0 : sum.slices.back().end() - sum.planned.first);
   std::printf("interrupted: %llu of %llu seeds ran; %llu left\nwrote: %s\nresume: lockstep explore --resume %s\n",
               static_cast<unsigned long long>(sum.planned.count - left), static_cast<unsigned long long>(sum.planned.count),
-              static_cast<unsigned long long>(left), printable(path).c_str(), explore::shell_quote(printable(args.out)).c_str());
+              static_cast<unsigned long long>(left), printable(path).c_str(), shell_quote(printable(args.out)).c_str());
   return 128 + interrupt::stop_requested();
 }
 

@@ -93,4 +93,20 @@ size_t find_control_character(std::string_view text) {
   return std::string_view::npos;
 }
 
+std::string shell_quote(const std::string& word) {
+  const bool plain = !word.empty() && word.find_first_not_of(
+                                          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                          "0123456789_-./:=+,@%") == std::string::npos;
+  if (plain) return word;
+  std::string out = "'";
+  for (char c : word) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
 }  // namespace lockstep

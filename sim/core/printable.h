@@ -28,6 +28,10 @@ bool is_printable(std::string_view text);
 // is not looked for.
 size_t find_control_character(std::string_view text);
 
+// `word` as one shell word: unchanged when it has only characters no shell treats specially,
+// else in single quotes (a quote inside as '\''), so a printed command line can be pasted.
+std::string shell_quote(const std::string& word);
+
 }  // namespace lockstep
 
 #endif  // LOCKSTEP_SIM_CORE_PRINTABLE_H_

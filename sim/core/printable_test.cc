@@ -53,3 +53,17 @@ RC_GTEST_PROP(PrintableProp, OutputIsAlwaysPrintableAndStable, (const std::strin
 
 }  // namespace
 }  // namespace lockstep
+
+namespace lockstep {
+namespace {
+
+TEST(ShellQuoteTest, PlainWordsStayAndOthersAreSingleQuoted) {
+  EXPECT_EQ(shell_quote("scenarios/edge/a-b_c.json"), "scenarios/edge/a-b_c.json");
+  EXPECT_EQ(shell_quote("my scenario.json"), "'my scenario.json'");
+  EXPECT_EQ(shell_quote("it's.json"), "'it'\\''s.json'");
+  EXPECT_EQ(shell_quote("$(rm -rf x)"), "'$(rm -rf x)'");
+  EXPECT_EQ(shell_quote(""), "''");
+}
+
+}  // namespace
+}  // namespace lockstep

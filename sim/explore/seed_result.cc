@@ -25,21 +25,6 @@ std::string cap(std::string text) {
 
 }  // namespace
 
-std::string shell_quote(const std::string& word) {
-  const bool plain = !word.empty() && word.find_first_not_of(
-                                          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                          "0123456789_-./:=+,@%") == std::string::npos;
-  if (plain) return word;
-  std::string out = "'";
-  for (char c : word) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
-  }
-  return out + "'";
-}
 
 std::string replay_command(const std::string& file, uint64_t seed) {
   return "lockstep run " + shell_quote(file) + " --seed " + std::to_string(seed);

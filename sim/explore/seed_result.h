@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/core/printable.h"
 #include "sim/core/status.h"
 #include "sim/scenario/run.h"
 #include "sim/scenario/scenario.h"
@@ -45,8 +46,6 @@ inline constexpr size_t kMaxExplanationBytes = 4000;
 // The shell command that replays `seed` of the scenario file `file`.
 std::string replay_command(const std::string& file, uint64_t seed);
 
-// Quotes `word` for a POSIX shell when it needs it.
-std::string shell_quote(const std::string& word);
 
 // Runs one seed in memory (no files) and condenses the run. Never fails: run errors become an
 // error result.

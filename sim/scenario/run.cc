@@ -9,6 +9,7 @@
 #include "checker/report/report.h"
 #include "sim/core/assert.h"
 #include "sim/core/interrupt.h"
+#include "sim/core/printable.h"
 #include "sim/history/recorder.h"
 #include "sim/history/writer.h"
 #include "sim/scenario/faults.h"
@@ -136,7 +137,7 @@ Result<RunReport> run_scenario(const Scenario& s, const RunOptions& options) {
   }
   RunReport report;
   report.seed = options.seed.value_or(s.seed);
-  report.replay = "lockstep run " + s.file + " --seed " + std::to_string(report.seed);
+  report.replay = "lockstep run " + shell_quote(s.file) + " --seed " + std::to_string(report.seed);
   if (mutant != nullptr) {
     report.replay += " --mutant " + mutant->name;
     report.mutant = mutant->name;
