@@ -33,6 +33,10 @@ struct LockRequest {
   int64_t wait_ms = -1;                 // acquire: -1 lock() (wait forever); >= 0 tryLock(wait)
   int64_t lease_ms = -1;                // acquire: -1 no lease, the watchdog keeps it
   int64_t op = -1;                      // history operation id; pass it in CallOptions::op
+  // The lock object the application calls through, by name within its client process (a
+  // scenario step's "object"); empty: a fresh object for this call, as getLock(name).lock()
+  // makes. Only algorithms whose objects carry state (Redisson's internalLockLeaseTime) use it.
+  std::string_view object;
 };
 
 // What a lock call returned. Fields not meaningful for the call stay at their defaults.
@@ -68,6 +72,7 @@ struct AlgorithmInfo {
   bool fair = false;        // grants must follow enqueue order (history header `fair`)
   bool modes = false;       // supports read/write modes (read-write lock)
   bool multi_master = false;  // needs N independent masters (RedLock)
+  bool lock_objects = false;  // its lock objects carry state: scenario steps may name them
   // Checks the scenario's `algorithm.options` object. Errors name the JSON path, built from
   // `path` ("/algorithm/options"), what was expected and what was found.
   std::function<Status(const nlohmann::json& options, const std::string& path)> validate;

@@ -67,9 +67,9 @@ Task<AcquireReply> FairType::try_acquire(size_t endpoint, std::string lock, cons
 }
 
 Task<UnlockReply> FairType::unlock(size_t endpoint, std::string lock, const Thread* thread,
-                                   int64_t op) {
+                                   int64_t op, int64_t lease_ms) {
   LS_ASSERT(thread != nullptr);
-  const std::string lease = std::to_string(ctx_.rt.options().lock_watchdog_timeout_ms);
+  const std::string lease = std::to_string(lease_ms);
   const std::string now = std::to_string(ctx_.rt.now_ms());
   ScriptCall call;
   call.keys = {lock, queue_name(lock), timeout_name(lock),

@@ -33,11 +33,25 @@ Task<AcquireReply> try_acquire(LockType& type, size_t endpoint, const Thread* th
   // -1 is "no lease": the watchdog's. Any other value goes to the script as it is, as Redisson
   // passes it (RedLock's classic newLeaseTime can be 0 or -2: PEXPIRE then deletes the key).
   const bool watchdog = call.lease_ms == -1;
-  const int64_t lease_ms = watchdog ? ctx.rt.options().lock_watchdog_timeout_ms : call.lease_ms;
+  const int64_t watchdog_ms = ctx.rt.options().lock_watchdog_timeout_ms;
+  int64_t lease_ms = watchdog ? watchdog_ms : call.lease_ms;
+  // The object's internalLockLeaseTime (docs/algorithms.md "Lock objects"): seed 001 sets it
+  // from every attempt; later versions pass it as the watchdog path's lease.
+  if (call.object != nullptr) {
+    if (ctx.options.object_lease == ObjectLease::kEveryAttempt) {
+      call.object->internal_lease_ms = lease_ms;
+    } else if (watchdog) {
+      lease_ms = call.object->internal_lease_ms;
+    }
+  }
   AcquireReply a =
       co_await type.try_acquire(endpoint, call.lock, thread, lease_ms, call.wait_ms, once, call.op);
+  if (a.outcome == Outcome::kOk && a.acquired && !a.no_sync && !watchdog && call.object != nullptr &&
+      ctx.options.object_lease != ObjectLease::kEveryAttempt) {
+    call.object->internal_lease_ms = call.lease_ms;
+  }
   if (a.outcome == Outcome::kOk && a.no_sync) {
-    co_await type.unlock(endpoint, call.lock, thread, call.op);
+    co_await type.unlock(endpoint, call.lock, thread, call.op, call.object != nullptr ? call.object->internal_lease_ms : watchdog_ms);
     a.outcome = Outcome::kFail;
     a.acquired = false;
     a.error = std::string(kNoSyncError);
@@ -169,8 +183,17 @@ Task<LockOutcome> lock(LockType& type, size_t endpoint, const Thread* thread, Lo
 Task<LockOutcome> release(LockType& type, size_t endpoint, const Thread* thread, LockCall call) {
   LS_ASSERT(thread != nullptr);
   ClientContext& ctx = type.ctx();
-  UnlockReply u = co_await type.unlock(endpoint, call.lock, thread, call.op);
+  const int64_t watchdog_ms = ctx.rt.options().lock_watchdog_timeout_ms;
+  UnlockReply u = co_await type.unlock(endpoint, call.lock, thread, call.op,
+                                       call.object != nullptr ? call.object->internal_lease_ms : watchdog_ms);
   ctx.watchdog.cancel(endpoint, call.lock, thread);
+  // cancelExpirationRenewal resets the object's lease: after every unlock up to 3.27.1, only
+  // after a full release since (#5623).
+  if (call.object != nullptr) {
+    const bool reset = ctx.options.object_lease == ObjectLease::kResetOnUnlock ||
+                       (ctx.options.object_lease == ObjectLease::kResetOnRelease && u.outcome == Outcome::kOk && u.result == 1);
+    if (reset) call.object->internal_lease_ms = watchdog_ms;
+  }
   if (u.outcome != Outcome::kOk) co_return error_outcome(u.outcome, u.error);
   if (u.no_sync) co_return LockOutcome::fail(std::string(kNoSyncError));
   if (u.result < 0) co_return LockOutcome::fail(illegal_monitor_state(ctx.rt.uuid(), thread->id));

@@ -28,12 +28,19 @@
 
 namespace lockstep::algorithms::redisson {
 
+// The state Redisson keeps in one RLock object (docs/algorithms.md "Lock objects"): its
+// internalLockLeaseTime. What sets and resets it is the profile's `object_lease`.
+struct LockObject {
+  int64_t internal_lease_ms = 0;
+};
+
 // One lock call with owned strings (coroutine frames outlive the caller's views).
 struct LockCall {
   std::string lock;
   int64_t wait_ms = -1;
   int64_t lease_ms = -1;
   int64_t op = -1;
+  LockObject* object = nullptr;  // the object called through; null: a fresh one (RedLock's)
 };
 
 // Bounds the retries of one lock() / tryLock() call.

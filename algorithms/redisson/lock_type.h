@@ -84,8 +84,10 @@ class LockType : public Renewer {
   virtual Task<AcquireReply> try_acquire(size_t endpoint, std::string lock, const Thread* thread,
                                          int64_t lease_ms, int64_t wait_ms, bool once,
                                          int64_t op) = 0;
+  // unlockInnerAsync; `lease_ms` is the object's internalLockLeaseTime, which a partial unlock
+  // re-arms the key with (the read lock's script does not use it).
   virtual Task<UnlockReply> unlock(size_t endpoint, std::string lock, const Thread* thread,
-                                   int64_t op) = 0;
+                                   int64_t op, int64_t lease_ms) = 0;
   virtual Task<UnlockReply> force_unlock(size_t endpoint, std::string lock, int64_t op) = 0;
   // acquireFailedAsync: only the fair lock has work to do (leave the queue).
   virtual Task<void> acquire_failed(size_t endpoint, std::string lock, const Thread* thread,

@@ -27,7 +27,7 @@ class RLockType : public LockType {
                                  int64_t lease_ms, int64_t wait_ms, bool once,
                                  int64_t op) override;
   Task<UnlockReply> unlock(size_t endpoint, std::string lock, const Thread* thread,
-                           int64_t op) override;
+                           int64_t op, int64_t lease_ms) override;
   Task<UnlockReply> force_unlock(size_t endpoint, std::string lock, int64_t op) override;
   Task<RenewReply> renew(size_t endpoint, std::string lock, const Thread* first,
                          std::vector<const Thread*> threads, int64_t lease_ms,
@@ -52,7 +52,7 @@ class FairType : public RLockType {
                                  int64_t lease_ms, int64_t wait_ms, bool once,
                                  int64_t op) override;
   Task<UnlockReply> unlock(size_t endpoint, std::string lock, const Thread* thread,
-                           int64_t op) override;
+                           int64_t op, int64_t lease_ms) override;
   Task<UnlockReply> force_unlock(size_t endpoint, std::string lock, int64_t op) override;
   Task<void> acquire_failed(size_t endpoint, std::string lock, const Thread* thread,
                             int64_t wait_ms, int64_t op) override;
@@ -75,7 +75,7 @@ class ReadType : public LockType {
                                  int64_t lease_ms, int64_t wait_ms, bool once,
                                  int64_t op) override;
   Task<UnlockReply> unlock(size_t endpoint, std::string lock, const Thread* thread,
-                           int64_t op) override;
+                           int64_t op, int64_t lease_ms) override;
   Task<UnlockReply> force_unlock(size_t endpoint, std::string lock, int64_t op) override;
   Task<RenewReply> renew(size_t endpoint, std::string lock, const Thread* first,
                          std::vector<const Thread*> threads, int64_t lease_ms,
@@ -95,7 +95,7 @@ class WriteType : public LockType {
                                  int64_t lease_ms, int64_t wait_ms, bool once,
                                  int64_t op) override;
   Task<UnlockReply> unlock(size_t endpoint, std::string lock, const Thread* thread,
-                           int64_t op) override;
+                           int64_t op, int64_t lease_ms) override;
   Task<UnlockReply> force_unlock(size_t endpoint, std::string lock, int64_t op) override;
   Task<RenewReply> renew(size_t endpoint, std::string lock, const Thread* first,
                          std::vector<const Thread*> threads, int64_t lease_ms,

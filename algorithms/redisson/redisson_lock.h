@@ -43,7 +43,8 @@ class RedissonLock : public LockClient {
  private:
   // The type serving `mode`, or nullptr if this algorithm has no such mode.
   LockType* type_for(LockMode mode);
-  static LockCall to_call(const LockRequest& request);
+  // The call, through the lock object the request names (created on first use).
+  LockCall to_call(const Thread& thread, const LockRequest& request);
   // acquire() in read mode: the flow, then the client-side read hold count.
   Task<LockOutcome> acquire_read(LockType& type, const Thread& thread,
                                  const LockRequest& request);
@@ -54,6 +55,8 @@ class RedissonLock : public LockClient {
   // while *any* reader remains, so whether this thread's own count reached zero (the history's
   // `released`) comes from here.
   std::map<std::pair<uint32_t, std::string>, int64_t> read_holds_;
+  // The named lock objects of this client process (a map: calls keep pointers to them).
+  std::map<std::string, LockObject> objects_;
   std::unique_ptr<LockType> exclusive_;
   std::unique_ptr<LockType> read_;
   std::unique_ptr<LockType> write_;

@@ -116,6 +116,17 @@ const std::vector<OptionDef>& defs() {
                         &RedissonOptions::check_lock_synced_slaves));
     v.push_back(integer("slaves_sync_timeout_ms", "the WAIT timeout", 1, kDayMs,
                         &RedissonOptions::slaves_sync_timeout_ms));
+    v.push_back(boolean("record_states",
+                        "lockstep instrumentation (not Redisson): the RLock's and fenced lock's "
+                        "scripts record the lock key's state (hash and expiry) in the history "
+                        "after each run, so each step's PTTL can be read",
+                        &RedissonOptions::record_states));
+    v.push_back(choice("object_lease",
+                       "a lock object's internalLockLeaseTime, which unlocks of a re-entered hold "
+                       "re-arm with: every_attempt (seed 001: each attempt's lease, set before the "
+                       "script), reset_on_unlock (to 3.27.1: an acquisition's lease, reset by every "
+                       "unlock), reset_on_release (3.27.2+: reset only by a full release)",
+                       {"every_attempt", "reset_on_unlock", "reset_on_release"}, &RedissonOptions::object_lease));
     v.push_back(choice("watchdog_after_failure",
                        "stop (<= 3.43): a renewal that errors or times out ends the watchdog for "
                        "good; reschedule (>= 3.44): it keeps renewing",
@@ -179,6 +190,7 @@ RedissonOptions profile_defaults(Profile profile) {
   o.unlock_latch = true;
   o.sync_replicas = true;
   o.watchdog_after_failure = WatchdogAfterFailure::kReschedule;
+  o.object_lease = ObjectLease::kResetOnRelease;
   o.fair_thread_wait_ms = 300'000;
   o.fair_script = FairScript::kCurrent;
   o.fair_acquire_failed_on_timeout = true;
@@ -239,7 +251,7 @@ std::vector<std::string> common_option_names() {
   return {"profile",        "retry_attempts",   "retry_delay",       "retry_delay_base_ms",
           "retry_delay_max_ms", "merged_acquire", "unlock_script",   "unlock_latch",
           "latch_request_id", "sync_replicas",  "check_lock_synced_slaves",
-          "slaves_sync_timeout_ms", "watchdog_after_failure"};
+          "slaves_sync_timeout_ms", "watchdog_after_failure", "object_lease", "record_states"};
 }
 
 namespace {
@@ -248,7 +260,9 @@ namespace {
 // read-write lock's, which have scripts of their own: those options are refused there rather
 // than accepted and ignored.
 std::vector<std::string> without_rlock_scripts(std::vector<std::string> v) {
-  std::erase_if(v, [](const std::string& n) { return n == "merged_acquire" || n == "unlock_script"; });
+  std::erase_if(v, [](const std::string& n) {
+    return n == "merged_acquire" || n == "unlock_script" || n == "record_states";  // they always record
+  });
   return v;
 }
 
@@ -268,6 +282,10 @@ std::vector<std::string> rwlock_option_names() {
 
 std::vector<std::string> redlock_option_names() {
   std::vector<std::string> v = common_option_names();
+  // Its sub-locks are fresh RLock objects per call: no object state to configure; their states
+  // are not recorded.
+  std::erase(v, "object_lease");
+  std::erase(v, "record_states");
   v.insert(v.end(), {"redlock_min_lock_wait_ms", "redlock_lease"});
   return v;
 }

@@ -52,6 +52,16 @@ enum class RedlockLease : uint8_t {
   kWaitTimesTwo,     // seed 001: with a lease, each sub-lock's lease is waitTime*2, whatever it is
   kLeaseUnlessWait,  // 3.11.1+ (#2172): waitTime*2 only when waitTime > 0, else the lease
 };
+// What a lock object's internalLockLeaseTime holds (the lease its unlocks re-arm a re-entered
+// hold with, and in later versions the lease of its watchdog-path acquisitions).
+enum class ObjectLease : uint8_t {
+  kEveryAttempt,    // seed 001: tryLockInnerAsync sets it to each attempt's lease (the watchdog
+                    // timeout without one) before the script runs; unlocks never reset it
+  kResetOnUnlock,   // 3.x to 3.27.1: set by an acquisition with a lease; every unlock resets it
+                    // to lockWatchdogTimeout
+  kResetOnRelease,  // 3.27.2+ (#5623): set by an acquisition with a lease; reset only by an
+                    // unlock that fully releases (testRemainTimeToLive2)
+};
 enum class WatchdogAfterFailure : uint8_t {
   kStop,        // <= 3.43: a renewal that errors or times out stops the watchdog for good
   kReschedule,  // >= 3.44: the next renewal is scheduled anyway
@@ -73,6 +83,12 @@ struct RedissonOptions {
   bool sync_replicas = false;
   bool check_lock_synced_slaves = true;
   int64_t slaves_sync_timeout_ms = 1000;
+  // lockstep's own instrumentation, not a Redisson behaviour: RLock and fenced lock scripts
+  // record the lock key's `state` after they run (its hash and TTL), as the fair and read-write
+  // locks always do.
+  bool record_states = false;
+  // Lock objects (docs/algorithms.md "Lock objects").
+  ObjectLease object_lease = ObjectLease::kEveryAttempt;
   // Watchdog.
   WatchdogAfterFailure watchdog_after_failure = WatchdogAfterFailure::kStop;
   // Fair lock.

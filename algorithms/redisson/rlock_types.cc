@@ -19,18 +19,20 @@ Task<AcquireReply> RLockType::try_acquire(size_t endpoint, std::string lock,
   call.keys = {lock};
   call.args = {std::to_string(lease_ms), lock_name(*thread)};
   call.options.op = op;
+  if (ctx_.options.record_states) call.options.state_keys = {lock};
   bool no_sync = false;
   CallResult r = co_await ctx_.run_script(endpoint, std::move(call), true, &no_sync);
   co_return acquire_reply(r, no_sync);
 }
 
 Task<UnlockReply> RLockType::unlock(size_t endpoint, std::string lock, const Thread* thread,
-                                    int64_t op) {
+                                    int64_t op, int64_t lease_ms) {
   LS_ASSERT(thread != nullptr);
-  const std::string lease = std::to_string(ctx_.rt.options().lock_watchdog_timeout_ms);
+  const std::string lease = std::to_string(lease_ms);
   ScriptCall call;
   call.keys = {lock, prefix_name("redisson_lock__channel", lock)};
   call.options.op = op;
+  if (ctx_.options.record_states) call.options.state_keys = {lock};
   std::shared_ptr<std::string> latch;
   if (ctx_.options.unlock_latch) {
     call.script = &scripts::rlock_unlock_latch();
@@ -55,6 +57,7 @@ Task<UnlockReply> RLockType::force_unlock(size_t endpoint, std::string lock, int
   call.keys = {lock, prefix_name("redisson_lock__channel", lock)};
   call.args = {std::string(kUnlockMessage)};
   call.options.op = op;
+  if (ctx_.options.record_states) call.options.state_keys = {lock};
   bool no_sync = false;
   CallResult r = co_await ctx_.run_script(endpoint, std::move(call), false, &no_sync);
   co_return unlock_reply(r, false);
@@ -70,6 +73,7 @@ Task<RenewReply> RLockType::renew(size_t endpoint, std::string lock, const Threa
   call.keys = {lock};
   call.args = {std::to_string(lease_ms), lock_name(*first)};
   call.options.op = op;
+  if (ctx_.options.record_states) call.options.state_keys = {lock};
   bool no_sync = false;
   CallResult r = co_await ctx_.run_script(endpoint, std::move(call), false, &no_sync);
   co_return renew_reply(r);
@@ -85,6 +89,7 @@ Task<AcquireReply> FencedType::try_acquire(size_t endpoint, std::string lock,
   call.keys = {lock, prefix_name("redisson_lock_token", lock)};
   call.args = {std::to_string(lease_ms), lock_name(*thread)};
   call.options.op = op;
+  if (ctx_.options.record_states) call.options.state_keys = {lock};
   bool no_sync = false;
   CallResult r = co_await ctx_.run_script(endpoint, std::move(call), true, &no_sync);
   AcquireReply a;

@@ -46,7 +46,7 @@ Task<AcquireReply> ReadType::try_acquire(size_t endpoint, std::string lock, cons
 }
 
 Task<UnlockReply> ReadType::unlock(size_t endpoint, std::string lock, const Thread* thread,
-                                   int64_t op) {
+                                   int64_t op, int64_t lease_ms) {
   LS_ASSERT(thread != nullptr);
   ScriptCall call;
   call.keys = {lock, rw_channel(lock), timeout_prefix(lock, *thread), key_prefix(lock)};
@@ -129,9 +129,9 @@ Task<AcquireReply> WriteType::try_acquire(size_t endpoint, std::string lock,
 }
 
 Task<UnlockReply> WriteType::unlock(size_t endpoint, std::string lock, const Thread* thread,
-                                    int64_t op) {
+                                    int64_t op, int64_t lease_ms) {
   LS_ASSERT(thread != nullptr);
-  const std::string lease = std::to_string(ctx_.rt.options().lock_watchdog_timeout_ms);
+  const std::string lease = std::to_string(lease_ms);
   ScriptCall call;
   call.keys = {lock, rw_channel(lock)};
   call.options.op = op;

@@ -144,6 +144,20 @@ TEST(ParseTest, AStepsAtMsIsCheckedOnTheThreadsOwnClock) {
   EXPECT_NE(error_of(clients(R"({"drift_ppm": -100000})", 9500)).find("reads only 9000 ms"), std::string::npos);
 }
 
+// Issue 15: a step may name the lock object it calls through, on the Redisson locks only.
+TEST(ParseTest, AStepNamesItsLockObjectOnlyWhereObjectsCarryState) {
+  const std::string step = R"({"workload": {"script": [{"threads": "c1", "steps": [{"op": "lock", "lock": "L", "lease_ms": 1000, "object": "o1"}, {"op": "unlock", "lock": "L", "object": "o1"}]}]}})";
+  nlohmann::json redisson = nlohmann::json::parse(with(step));
+  redisson["algorithm"] = {{"name", "redisson-lock"}};
+  Result<Scenario> ok = parse_scenario_text(redisson.dump(), "o.json");
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  EXPECT_EQ(ok.value().workload.script[0].steps[0].object, "o1");
+  EXPECT_EQ(ok.value().workload.script[0].steps[1].object, "o1");
+  EXPECT_EQ(error_of(with(step)),
+            "bad.json: /workload/script/0/steps/0/object: this algorithm's lock objects carry no state; only the "
+            "Redisson locks (not redisson-redlock) take \"object\"");
+}
+
 TEST(ParseTest, MoreErrors) {
   EXPECT_NE(error_of("{not json").find("bad.json: not valid JSON"), std::string::npos);
   EXPECT_EQ(error_of("[]"), "bad.json: /: expected an object, found an empty array");

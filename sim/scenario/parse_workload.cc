@@ -11,6 +11,7 @@ struct StepContext {
   Errors& errors;
   const Scenario& s;
   bool modes;     // the algorithm has read/write modes
+  bool objects;   // its lock objects carry state (steps may name them)
   int64_t count;  // steps read so far in this entry
   // What the entry's threads' local clocks read at true 0 and at the run's end (the clock's
   // offset and drift; jumps are faults and not counted): a step's at_ms must fall in between
@@ -55,6 +56,22 @@ void check_at_ms(int64_t at_ms, const std::string& path, StepContext& ctx) {
   }
 }
 
+// A step's "object": the lock object it calls through, for algorithms whose objects carry state.
+std::string read_object(ObjectReader& r, StepContext& ctx) {
+  const nlohmann::json* o = r.get("object");
+  if (o == nullptr) return "";
+  if (!ctx.objects) {
+    if (ctx.errors.ok()) {
+      ctx.errors.message(r.path("object"), "this algorithm's lock objects carry no state; only the Redisson locks "
+                                           "(not redisson-redlock) take \"object\"");
+    }
+    return "";
+  }
+  const std::string name = r.required_string("object");
+  check_name(name, r.path("object"), ctx.errors, "a lock object name");
+  return name;
+}
+
 history::LockMode read_mode(ObjectReader& r, StepContext& ctx) {
   if (ctx.modes) {
     const std::string m = r.choice("mode", "", {"read", "write"});
@@ -85,6 +102,7 @@ Step read_step(const nlohmann::json& j, const std::string& path, StepContext& ct
     st.lock = r.required_string("lock");
     check_name(st.lock, r.path("lock"), ctx.errors, "a lock name");
     st.mode = read_mode(r, ctx);
+    st.object = read_object(r, ctx);
     st.lease_ms = r.integer("lease_ms", -1, -1, ctx.s.duration_ms + day_ms, "milliseconds, -1 for the watchdog");
     if (st.lease_ms == 0 && ctx.errors.ok()) ctx.errors.expected(r.path("lease_ms"), "-1 (watchdog) or a lease > 0 ms", 0);
     if (st.op == StepOp::kTryLock) st.wait_ms = r.integer("wait_ms", 0, 0, ctx.s.duration_ms + day_ms, "milliseconds");
@@ -95,6 +113,7 @@ Step read_step(const nlohmann::json& j, const std::string& path, StepContext& ct
     st.lock = r.required_string("lock");
     check_name(st.lock, r.path("lock"), ctx.errors, "a lock name");
     st.mode = read_mode(r, ctx);
+    st.object = read_object(r, ctx);
   } else if (op == "force_unlock" || op == "forceUnlock") {
     st.op = StepOp::kForceUnlock;
     st.lock = r.required_string("lock");
@@ -282,6 +301,7 @@ void parse_workload(const nlohmann::json& j, const std::string& path, Errors& er
   ObjectReader r(j, path, errors);
   const algorithms::AlgorithmInfo* info = algorithms::find_algorithm(s.algorithm);
   const bool modes = info != nullptr && info->modes;
+  const bool objects = info != nullptr && info->lock_objects;
   const nlohmann::json* script = r.get("script");
   const nlohmann::json* gen = r.get("generator");
   if ((script == nullptr) == (gen == nullptr) && errors.ok()) {
@@ -291,7 +311,7 @@ void parse_workload(const nlohmann::json& j, const std::string& path, Errors& er
     if (!script->is_array() || script->empty()) {
       errors.expected(r.path("script"), "a non-empty array of {\"threads\", \"steps\"}", *script);
     }
-    StepContext ctx{errors, s, modes, 0, 0, 0, {}, {}};
+    StepContext ctx{errors, s, modes, objects, 0, 0, 0, {}, {}};
     for (size_t i = 0; script->is_array() && i < script->size() && errors.ok(); ++i) {
       s.workload.script.push_back(read_entry((*script)[i], r.path("script") + "/" + std::to_string(i), ctx));
     }

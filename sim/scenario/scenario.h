@@ -91,6 +91,7 @@ struct Step {
   StepOp op = StepOp::kHold;
   int64_t at_ms = -1;  // wait until the thread's local clock reads this (-1: no wait)
   std::string lock;
+  std::string object;  // the lock object called through (lock/try_lock/unlock); "": a fresh one
   history::LockMode mode = history::LockMode::kExclusive;
   int64_t wait_ms = -1;
   int64_t lease_ms = -1;

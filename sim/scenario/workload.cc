@@ -58,12 +58,12 @@ kernel::Task<void> Workload::run_step(ThreadState* t, const Step& st) {
     case StepOp::kTryLock: {
       const bool got = co_await acquire(t, st.op == StepOp::kLock ? OpKind::kLock : OpKind::kTryLock,
                                         st.lock, st.mode, st.op == StepOp::kLock ? -1 : st.wait_ms,
-                                        st.lease_ms);
+                                        st.lease_ms, st.object);
       co_await run_steps(t, got ? st.steps : st.otherwise);
       break;
     }
     case StepOp::kUnlock:
-      co_await release(t, st.lock, st.mode);
+      co_await release(t, st.lock, st.mode, st.object);
       break;
     case StepOp::kForceUnlock:
       co_await force_release(t, st.lock);
@@ -145,14 +145,18 @@ void Workload::released(ThreadState* t, const algorithms::LockRequest& req,
 }
 
 kernel::Task<bool> Workload::acquire(ThreadState* t, OpKind op, const std::string& lock,
-                                     LockMode mode, int64_t wait_ms, int64_t lease_ms) {
-  const algorithms::LockRequest req = invoke(t, op, lock, mode, wait_ms, lease_ms);
+                                     LockMode mode, int64_t wait_ms, int64_t lease_ms,
+                                     std::string_view object) {
+  algorithms::LockRequest req = invoke(t, op, lock, mode, wait_ms, lease_ms);
+  req.object = object;
   co_return acquired(t, req, co_await t->client->lock_client().acquire(*t->thread, req));
 }
 
-kernel::Task<void> Workload::release(ThreadState* t, const std::string& lock, LockMode mode) {
-  const algorithms::LockRequest req = invoke(t, OpKind::kUnlock, lock, mode, history::kAbsent,
-                                             history::kAbsent);
+kernel::Task<void> Workload::release(ThreadState* t, const std::string& lock, LockMode mode,
+                                     std::string_view object) {
+  algorithms::LockRequest req = invoke(t, OpKind::kUnlock, lock, mode, history::kAbsent,
+                                       history::kAbsent);
+  req.object = object;
   t->client->hold_unlocking(*t->thread, lock, mode);  // the thread stops believing it holds it
   released(t, req, co_await t->client->lock_client().release(*t->thread, req));
 }

@@ -42,9 +42,12 @@ class Workload {
                 const algorithms::LockOutcome& out);
   void released(ThreadState* t, const algorithms::LockRequest& req,
                 const algorithms::LockOutcome& out);
+  // `object`: the lock object called through (a step's "object", owned by the scenario), or "".
   kernel::Task<bool> acquire(ThreadState* t, history::OpKind op, const std::string& lock,
-                             history::LockMode mode, int64_t wait_ms, int64_t lease_ms);
-  kernel::Task<void> release(ThreadState* t, const std::string& lock, history::LockMode mode);
+                             history::LockMode mode, int64_t wait_ms, int64_t lease_ms,
+                             std::string_view object = {});
+  kernel::Task<void> release(ThreadState* t, const std::string& lock, history::LockMode mode,
+                             std::string_view object = {});
   kernel::Task<void> force_release(ThreadState* t, const std::string& lock);
   void write(ThreadState* t, const std::string& resource, const std::string& lock, bool fenced);
   kernel::Task<void> run_generator(ThreadState* t);
