@@ -158,6 +158,24 @@ struct IllegalEviction {
   std::string score;      // its timeout score then (node-local ms)
 };
 
+// The fair lock's scripts judge staleness by the time the client passes them (its own clock),
+// not the node's: when the evicting client's clock was changed by a fault before the script ran,
+// say so — that is why a live waiter looked stale to it.
+std::string client_clock_note(const History& h, std::string_view client, TimeUs t) {
+  std::string note;
+  for (const FaultEvent& f : h.faults) {
+    if (f.t > t || h.str(f.target) != client) continue;
+    const std::string_view kind = h.str(f.kind);
+    if (kind != "clock_jump" && kind != "clock_offset" && kind != "clock_drift") continue;
+    if (f.phase == FaultPhase::kEnd) continue;
+    note += (note.empty() ? "" : ", ") + std::string("fault #") + std::to_string(f.fault) + " (" + std::string(kind) + " of " +
+            std::string(client) + " at " + format_time(f.t) + ")";
+  }
+  if (note.empty()) return "";
+  return "; the script judged staleness by the time " + std::string(client) +
+         "'s clock passed it, and that clock had been changed by " + note;
+}
+
 std::vector<IllegalEviction> illegal_evictions(const History& h, TimeUs tol_us) {
   std::map<std::pair<Sym, int64_t>, uint32_t> exec_at;  // (node, seq) → exec
   for (uint32_t e = 0; e < h.execs.size(); ++e) exec_at.emplace(std::make_pair(h.execs[e].node, h.execs[e].seq), e);
@@ -301,7 +319,8 @@ PropertyResult check_fairness(const History& h, const CheckOptions&) {
     const std::string text = std::string(h.str(by.thread)) + "'s script at " + format_time(x.t) + " removed " +
                              waiter + " from the queue of " + std::string(h.str(by.lock)) +
                              " while its timeout (" + ev.score + ", node-local ms) had not passed (node-local time " +
-                             std::to_string(x.local_ms) + " ms): only a stale head may be evicted";
+                             std::to_string(x.local_ms) + " ms): only a stale head may be evicted" +
+                             client_clock_note(h, h.client_of(by.thread), x.t);
     res = make_result(name, Verdict::kViolation, "illegal eviction: " + text);
     res.counterexample = {{"evicted", h.str(ev.waiter)}, {"by_op", by.id}, {"by_thread", h.str(by.thread)},
                           {"t_us", x.t}, {"local_ms", x.local_ms}, {"score", ev.score}};

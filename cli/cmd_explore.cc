@@ -19,6 +19,7 @@
 #include "cli/explore_common.h"
 #include "cli/terminal.h"
 #include "sim/core/interrupt.h"
+#include "sim/explore/derived_profile.h"
 #include "sim/explore/explore.h"
 #include "sim/explore/junit.h"
 #include "sim/explore/shrink.h"
@@ -44,11 +45,40 @@ struct ExploreArgs {
   size_t list = 10;
   std::vector<std::string> merge;
   std::string resume;  // DIR of an interrupted exploration
+  std::string algorithm;  // explore a profile derived from this algorithm (no scenario file)
+  std::string options;    // its algorithm options, as JSON
+  bool print_profile = false;
 };
+
 
 int fail(const std::string& message) {
   print_error("explore", message);
   return kExitBadInput;
+}
+
+// --algorithm NAME [--options JSON]: the derived profile (sim/explore/derived_profile.h), printed
+// with --print-profile, else written to DIR/profile.json and explored like a scenario file (so
+// replay lines name a file that exists). Returns -1 to go on exploring, else an exit code.
+int derive_scenario(ExploreArgs& args) {
+  if (!args.scenario.empty()) return fail("give either a scenario file or --algorithm, not both");
+  nlohmann::json options = nlohmann::json::object();
+  if (!args.options.empty()) {
+    options = nlohmann::json::parse(args.options, nullptr, false);
+    if (options.is_discarded() || !options.is_object()) {
+      return fail("--options: expected a JSON object of algorithm options, found " + args.options);
+    }
+  }
+  Result<nlohmann::json> profile = explore::derive_profile(args.algorithm, options);
+  if (!profile.ok()) return fail(profile.status().message());
+  if (args.print_profile) {
+    std::printf("%s\n", profile.value().dump(2).c_str());
+    return 0;
+  }
+  if (Status s = check_output_dir(args.out, "--out"); !s.ok()) return fail(s.message());
+  if (Status s = make_dir(args.out); !s.ok()) return fail(s.message());
+  args.scenario = args.out + "/profile.json";
+  if (Status s = report::write_file_atomically(args.scenario, profile.value().dump(2) + "\n"); !s.ok()) return fail(s.message());
+  return -1;
 }
 
 // Shrinks the first unexpected violation into DIR/shrunk.json and runs it into DIR/shrunk/.
@@ -211,7 +241,14 @@ int explore_command(ExploreArgs args) {
     if (!b.ok()) return fail(b.status().message());
     before = std::move(b.value());
   }
-  if (args.scenario.empty()) return fail("a scenario file is required (or --merge FILES, or --resume DIR)");
+  if (!args.algorithm.empty()) {
+    if (!args.print_profile && args.seeds == 0) return fail("--seeds N is required (N >= 1)");
+    const int rc = derive_scenario(args);
+    if (rc >= 0) return rc;
+  } else if (args.print_profile || !args.options.empty()) {
+    return fail("--print-profile and --options go with --algorithm NAME");
+  }
+  if (args.scenario.empty()) return fail("a scenario file is required (or --algorithm NAME, --merge FILES, or --resume DIR)");
   if (args.seeds == 0) return fail("--seeds N is required (N >= 1)");
   // Outputs are checked before any seed runs, not after all of them (issue 14).
   if (Status s = check_output_dir(args.out, "--out"); !s.ok()) return fail(s.message());
@@ -302,6 +339,11 @@ void register_explore(CLI::App& app, Action& action) {
       ->check(CLI::Range(1, 100000))->capture_default_str();
   sub->add_option("--list", args->list, "How many failing seeds to list")->capture_default_str();
   sub->add_option("--merge", args->merge, "Merge these explore.json files (shards) instead of running")->expected(1, -1);
+  sub->add_option("--algorithm", args->algorithm,
+                  "Explore a profile derived from this algorithm's timings instead of a scenario file "
+                  "(written to DIR/profile.json)");
+  sub->add_option("--options", args->options, "With --algorithm: its options, as a JSON object");
+  sub->add_flag("--print-profile", args->print_profile, "With --algorithm: print the derived scenario and exit");
   sub->add_option("--resume", args->resume,
                   "Go on with the interrupted exploration in DIR (its explore.json names the scenario and the seeds)");
   sub->callback([&action, args] { action = [args] { return explore_command(*args); }; });

@@ -288,6 +288,7 @@ GeneratorSpec read_generator(const nlohmann::json& j, const std::string& path, E
     g.resource = wrr.required_string("resource");
     check_name(g.resource, wrr.path("resource"), errors, "a resource name");
     g.fenced = wrr.boolean("fenced", false);
+    g.write_at_end = wrr.choice("at", "start", {"start", "end"}) == "end";
     wrr.finish();
   }
   r.finish();

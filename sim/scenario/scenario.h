@@ -121,6 +121,7 @@ struct GeneratorSpec {
   bool modes = false;        // the algorithm has read/write modes (else every op is exclusive)
   std::string resource;      // empty: no writes
   bool fenced = false;
+  bool write_at_end = false;  // write after the hold, just before the release (a late, possibly stale write)
 };
 
 struct WorkloadSpec {

@@ -210,8 +210,11 @@ kernel::Task<void> Workload::run_generator(ThreadState* t) {
     const bool got = co_await acquire(t, try_lock ? OpKind::kTryLock : OpKind::kLock, lock, mode,
                                       try_lock ? wait_ms : -1, lease_ms);
     if (got) {
-      if (!g.resource.empty()) write(t, g.resource, lock, g.fenced);
+      if (!g.resource.empty() && !g.write_at_end) write(t, g.resource, lock, g.fenced);
       co_await c.sleep_ms(r.between(g.hold_min_ms, g.hold_max_ms));
+      // At the end of the hold the write comes after whatever the hold lived through (a pause,
+      // a lapse): the stale write a fenced resource must refuse.
+      if (!g.resource.empty() && g.write_at_end) write(t, g.resource, lock, g.fenced);
       co_await release(t, lock, mode);
     }
     co_await c.sleep_ms(r.between(g.think_min_ms, g.think_max_ms));

@@ -51,4 +51,15 @@ rc=$?
 [ $rc -le 1 ] || fail "the resumed exploration failed ($rc): $(cat "$work/r.txt")"
 grep -q "resuming: [0-9]* seeds from" "$work/r.txt" || fail "the resumed run does not say what it resumes: $(cat "$work/r.txt")"
 cmp "$work/u/ex/explore.json" "$work/i/ex/explore.json" || fail "interrupted + resumed differs from one run: $(diff "$work/u/ex/explore.json" "$work/i/ex/explore.json" | head)"
+# Issue 13: a profile derived from the algorithm: printed, or written to DIR/profile.json and
+# explored (its replay lines name that file).
+"$bin" explore --algorithm redisson-lock --print-profile > "$work/p.json" || fail "--print-profile failed"
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['algorithm']['name']=='redisson-lock'; assert d['faults']['random']['kinds']" "$work/p.json" || fail "the printed profile is not a scenario: $(head -5 "$work/p.json")"
+(cd "$work" && "$bin" explore --algorithm set-nx-px --seeds 3 -j 1 --out d --no-shrink > d.txt 2>&1)
+rc=$?
+[ $rc -le 1 ] || fail "explore --algorithm failed ($rc): $(cat "$work/d.txt")"
+[ -e "$work/d/profile.json" ] && [ -e "$work/d/explore.json" ] || fail "explore --algorithm wrote no profile.json/explore.json"
+"$bin" explore --algorithm nope --seeds 3 > "$work/n.txt" 2>&1
+[ $? -eq 2 ] || fail "an unknown --algorithm should exit 2"
+grep -q 'no algorithm named "nope"' "$work/n.txt" || fail "no message for an unknown algorithm: $(cat "$work/n.txt")"
 echo "ok"

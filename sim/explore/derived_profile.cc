@@ -1,0 +1,113 @@
+#include "sim/explore/derived_profile.h"
+
+#include <algorithm>
+
+#include "algorithms/lock_client.h"
+#include "algorithms/runtime.h"
+
+namespace lockstep::explore {
+namespace {
+
+using nlohmann::json;
+
+json range(int64_t lo, int64_t hi) { return json::array({lo, std::max(lo, hi)}); }
+
+// Algorithms whose locks are kept by Redisson's watchdog (lease -1 means "the watchdog's").
+bool has_watchdog(const std::string& algorithm) { return algorithm.rfind("redisson-", 0) == 0; }
+
+}  // namespace
+
+ProfileTimings profile_timings(const std::string& algorithm, const json& options) {
+  (void)options;  // no algorithm option changes these two today (they are client options)
+  ProfileTimings t;
+  const algorithms::ClientOptions client;
+  t.command_timeout_ms = client.timeout_ms;
+  // Redisson's locks live as long as the watchdog timeout unless a lease is given; the other
+  // algorithms have no default lease, so the profile uses a 10 s one (a typical TTL for
+  // SET NX PX locks and RedLock's examples).
+  t.lease_ms = has_watchdog(algorithm) ? client.lock_watchdog_timeout_ms : 10'000;
+  return t;
+}
+
+Result<json> derive_profile(const std::string& algorithm, const json& options) {
+  const algorithms::AlgorithmInfo* info = algorithms::find_algorithm(algorithm);
+  if (info == nullptr) {
+    std::string known;
+    for (const algorithms::AlgorithmInfo& a : algorithms::algorithms()) known += (known.empty() ? "" : ", ") + a.name;
+    return Status::error("--algorithm: no algorithm named \"" + algorithm + "\" (expected one of " + known + ")");
+  }
+  if (!options.is_object()) return Status::error("--options: expected a JSON object of algorithm options");
+  if (info->validate) {
+    Status s = info->validate(options, "--options");
+    if (!s.ok()) return s;
+  }
+  const ProfileTimings t = profile_timings(algorithm, options);
+  const int64_t lease = t.lease_ms, cmd = t.command_timeout_ms;
+  // Long enough for a hold to outlive its lease, a pause to outlast it and the lock to come back.
+  const int64_t duration_ms = std::max<int64_t>(120'000, 5 * lease);
+
+  json j;
+  j["name"] = algorithm + "-derived";
+  j["description"] = "Derived from " + algorithm + "'s timings (lease " + std::to_string(lease) + " ms, command timeout " +
+                     std::to_string(cmd) + " ms) by lockstep explore --algorithm: see docs/cli.md, \"Profiles derived "
+                     "from the algorithm\".";
+  j["seed"] = 1;
+  j["duration_ms"] = duration_ms;
+  j["algorithm"] = {{"name", algorithm}};
+  if (!options.empty()) j["algorithm"]["options"] = options;
+  if (info->multi_master) {
+    j["topology"] = {{"kind", "independent"}, {"masters", 3}};
+  } else {
+    j["topology"] = {{"kind", "replicated"},
+                     {"replicas", 1},
+                     {"replication_lag", {{"kind", "uniform"}, {"min_us", 200}, {"max_us", 20'000}}}};
+  }
+  j["network"] = {{"latency", {{"kind", "uniform"}, {"min_us", 100}, {"max_us", 2000}}}};
+  j["clients"] = {{"count", 4}, {"threads", 2}};
+
+  // Holds from 10 ms to 1.5 leases: a watchdog hold (-1) that long lives through several
+  // renewals (every third of the lease), so a renewal that times out or is lost matters. An
+  // explicit lease is twice the reference, longer than any hold: a hold that outlives its own
+  // lease without any fault is a client bug the checker would report in every seed, drowning
+  // the faults' findings; faults (pauses up to two leases, clock jumps) still outlast it.
+  json gen;
+  gen["ops_per_thread"] = 10;
+  gen["locks"] = json::array({"L1", "L2"});
+  gen["acquire"] = "mixed";
+  gen["wait_ms"] = json::array({0, cmd, lease});
+  gen["lease_ms"] = json::array({-1, -1, 2 * lease});
+  gen["hold_ms"] = range(10, lease * 3 / 2);
+  gen["think_ms"] = range(0, cmd / 10);
+  gen["start_ms"] = range(0, cmd);
+  if (info->modes) gen["read_percent"] = 50;
+  // Writes at the end of the hold: after whatever the hold lived through, so a paused or lapsed
+  // holder's write is stale (fenced where the algorithm hands out tokens).
+  gen["write"] = {{"resource", "R"}, {"fenced", algorithm == "redisson-fenced-lock"}, {"at", "end"}};
+  j["workload"] = {{"generator", gen}};
+
+  // Faults in the first part of the run, so the lock has time to come back after the last one.
+  json kinds = json::array();
+  kinds.push_back({{"kind", "pause"}, {"count", range(0, 2)}, {"duration_ms", range(lease / 4, 2 * lease)}});
+  kinds.push_back({{"kind", "crash"}, {"count", range(0, 2)}, {"restart_after_ms", range(cmd / 3, lease)}});
+  kinds.push_back({{"kind", "clock_jump"}, {"count", range(0, 1)}, {"delta_ms", range(-lease / 2, 2 * lease)}});
+  kinds.push_back({{"kind", "partition"},
+                   {"count", range(0, 2)},
+                   {"duration_ms", range(cmd / 2, 2 * lease)},
+                   {"one_way_percent", 50}});
+  kinds.push_back({{"kind", "drop"}, {"count", range(0, 2)}, {"rate_ppm", range(100'000, 1'000'000)}, {"duration_ms", range(cmd / 3, 3 * cmd)}});
+  kinds.push_back({{"kind", "delay"}, {"count", range(0, 2)}, {"extra_ms", range(cmd / 4, 2 * cmd)}, {"duration_ms", range(cmd / 3, 3 * cmd)}});
+  kinds.push_back({{"kind", "lose_reply"}, {"count", range(0, 3)}, {"replies", range(1, 2)}});
+  kinds.push_back({{"kind", "clock_drift"}, {"count", range(0, 1)}, {"drift_ppm", range(-5000, 5000)}, {"duration_ms", range(cmd, lease)}});
+  if (!info->multi_master) {
+    kinds.push_back({{"kind", "failover"}, {"count", range(0, 1)}});
+    kinds.push_back({{"kind", "replication_lag"}, {"count", range(0, 1)}, {"extra_ms", range(cmd / 10, cmd)}, {"duration_ms", range(cmd, lease)}});
+  }
+  j["faults"] = {{"random", {{"window_ms", range(0, duration_ms - 2 * lease)}, {"swarm", true}, {"kinds", kinds}}}};
+  // A waiter may wait through a lease that has to run out (a crashed holder's) plus a wait
+  // estimate: two leases.
+  j["checks"] = {{"liveness_bound_ms", 2 * lease + cmd}};
+  j["expect"] = {{"verdict", "ok"}};
+  return j;
+}
+
+}  // namespace lockstep::explore

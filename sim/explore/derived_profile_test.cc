@@ -1,0 +1,51 @@
+#include "sim/explore/derived_profile.h"
+
+#include <gtest/gtest.h>
+
+#include "algorithms/lock_client.h"
+#include "sim/explore/explore.h"
+#include "sim/scenario/parse.h"
+
+namespace lockstep::explore {
+namespace {
+
+// Every algorithm's derived profile is a scenario that parses and runs, with the magnitudes
+// docs/cli.md promises: pauses up to twice the lease, holds up to 1.5 leases, client crashes.
+TEST(DerivedProfileTest, EveryAlgorithmsProfileParsesAndScalesWithItsLease) {
+  for (const algorithms::AlgorithmInfo& a : algorithms::algorithms()) {
+    Result<nlohmann::json> j = derive_profile(a.name, nlohmann::json::object());
+    ASSERT_TRUE(j.ok()) << a.name << ": " << j.status().message();
+    Result<scenario::Scenario> s = scenario::parse_scenario_text(j.value().dump(), a.name + "-derived.json");
+    ASSERT_TRUE(s.ok()) << a.name << ": " << s.status().message();
+    const ProfileTimings t = profile_timings(a.name, nlohmann::json::object());
+    const nlohmann::json& kinds = j.value()["faults"]["random"]["kinds"];
+    int64_t pause_max = 0;
+    for (const nlohmann::json& k : kinds) {
+      if (k["kind"] == "pause") pause_max = k["duration_ms"][1].get<int64_t>();
+    }
+    EXPECT_EQ(pause_max, 2 * t.lease_ms) << a.name;
+    EXPECT_EQ(j.value()["workload"]["generator"]["hold_ms"][1].get<int64_t>(), t.lease_ms * 3 / 2) << a.name;
+    EXPECT_EQ(j.value()["topology"]["kind"], a.multi_master ? "independent" : "replicated") << a.name;
+    // A few seeds run without an error (violations are findings, not errors).
+    ExploreOptions o;
+    o.range = SeedRange{1, 3};
+    Result<ExploreSummary> sum = run_explore(s.value(), o);
+    ASSERT_TRUE(sum.ok()) << a.name;
+    EXPECT_EQ(sum.value().verdicts.count("error"), 0u) << a.name;
+    EXPECT_EQ(sum.value().verdicts.count("crashed"), 0u) << a.name;
+  }
+  EXPECT_EQ(profile_timings("redisson-lock", {}).lease_ms, 30000);
+  EXPECT_EQ(profile_timings("set-nx-px", {}).lease_ms, 10000);
+}
+
+TEST(DerivedProfileTest, BadAlgorithmsAndOptionsAreNamed) {
+  Result<nlohmann::json> none = derive_profile("nope", nlohmann::json::object());
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.status().message().find("no algorithm named \"nope\""), std::string::npos);
+  Result<nlohmann::json> bad = derive_profile("redisson-lock", {{"profile", "ancient"}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("--options/profile"), std::string::npos) << bad.status().message();
+}
+
+}  // namespace
+}  // namespace lockstep::explore
