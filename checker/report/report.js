@@ -38,6 +38,12 @@
     var hue = Math.round((i * 137.508 + 200) % 360);
     return 'hsla(' + hue + ',62%,' + (alpha < 1 ? '62%' : '46%') + ',' + alpha + ')';
   }
+  var MIN_HOLD_PX = 3;
+  // Strong colours for the fault strips drawn over holds (FAULT_COLOURS are pale row bands).
+  var FAULT_STRIP_COLOURS = {
+    pause: '#6b6b6b', crash: '#b03030', partition: '#7a4fc0', delay: '#c09020', drop: '#c04080',
+    replication_lag: '#3070b0', clock_drift: '#d06000', clock_offset: '#d06000', lose_reply: '#a01010'
+  };
   var FAULT_COLOURS = {
     pause: 'rgba(110,110,110,0.28)', crash: 'rgba(170,20,20,0.30)', restart: '#2a8a2a',
     delay: 'rgba(230,170,0,0.25)', drop: 'rgba(220,80,160,0.22)', partition: 'rgba(120,60,200,0.22)',
@@ -111,6 +117,23 @@
       }
     });
   }
+  // Span faults again as a strip along the bottom of the row, over the holds and operations: a
+  // paused client's row shows its pause even under the hold it was paused in.
+  function drawFaultStrips(r, y) {
+    forRow('faults', r, data.faults, function (f) {
+      if (S[f[7]] === 'instant') return;
+      var kind = S[f[1]], s = span(f[3], f[4]);
+      if (!visible(s[0], s[1])) return;
+      var colour = FAULT_STRIP_COLOURS[kind] || '#888';
+      ctx.fillStyle = colour;
+      ctx.fillRect(s[0], y + ROW_H - 6, Math.max(2, s[1] - s[0]), 5);
+      if (s[1] - s[0] > 60) {
+        ctx.fillStyle = colour;
+        ctx.font = 'bold 9px sans-serif';
+        ctx.fillText(kind + ' #' + f[0], Math.max(s[0], LABEL_W) + 3, y + ROW_H - 8);
+      }
+    });
+  }
   // Instant faults (clock jumps, failovers, client crashes, restarts): a line with a diamond,
   // drawn over the bars so they are never hidden.
   function drawInstants(r, y) {
@@ -146,6 +169,8 @@
     forRow('holds', r, data.holds, function (h) {
       var s = span(h[2], h[3]);
       if (!visible(s[0], s[1])) return;
+      // A short hold keeps a visible width at any zoom (a 100 ms hold in a 2-minute run).
+      if (s[1] - s[0] < MIN_HOLD_PX) s[1] = s[0] + MIN_HOLD_PX;
       ctx.fillStyle = lockColour(h[1], 1);
       ctx.fillRect(s[0], y + 3, s[1] - s[0], ROW_H - 9);
       var end = S[h[5]];
@@ -200,8 +225,11 @@
   function drawViolations(rows) {
     var drawn = 0;
     for (var i = 0; i < data.violations.length; i++) {
-      var v = data.violations[i], s = span(v.t0, v.t1);
-      ctx.fillStyle = 'rgba(230,0,0,0.10)';
+      var v = data.violations[i];
+      // Mutual exclusion shades exactly the overlap of the two holds; other properties their
+      // story's window.
+      var overlap = v.o0 !== undefined, s = overlap ? span(v.o0, v.o1) : span(v.t0, v.t1);
+      ctx.fillStyle = overlap ? 'rgba(230,0,0,0.22)' : 'rgba(230,0,0,0.10)';
       var a = Math.max(s[0], LABEL_W), b = Math.min(Math.max(s[1], s[0] + 3), width);
       if (b >= a) ctx.fillRect(a, AXIS_H, Math.max(2, b - a), height - AXIS_H);
       ctx.strokeStyle = '#e00000';
@@ -265,6 +293,7 @@
       drawFaults(r, y);
       drawKeys(r, y);
       drawHolds(r, y);
+      drawFaultStrips(r, y);
       drawOps(r, y);
       drawExecs(r, y);
       drawMarkers(r, y);
@@ -331,15 +360,22 @@
   }
   function setView(t0, t1) { view.t0 = t0; view.t1 = t1; clampView(); draw(); }
   function fit() { setView(0, T_END); }
-  function zoomTo(i) {
+  // The view zoomTo(i) shows: violation i's story window with a quarter of it (at least 2 s)
+  // either side. Exported for the tests (window.lockstepViewFor).
+  function viewFor(v) {
+    var pad = Math.max((v.t1 - v.t0) * 0.25, 2000);
+    return [v.t0 - pad, v.t1 + pad];
+  }
+  window.lockstepViewFor = viewFor;
+  function zoomTo(i, keepPage) {
     var v = data.violations[i];
     if (!v) return;
-    var pad = Math.max((v.t1 - v.t0) * 0.25, 2000);
     if (v.rows.length) {
       view.scroll = Math.max(0, v.rows[0] * ROW_H - 2 * ROW_H);
     }
-    setView(v.t0 - pad, v.t1 + pad);
-    canvas.scrollIntoView({ block: 'nearest' });
+    var w = viewFor(v);
+    setView(w[0], w[1]);
+    if (!keepPage) canvas.scrollIntoView({ block: 'nearest' });
   }
   canvas.addEventListener('wheel', function (ev) {
     ev.preventDefault();
@@ -381,11 +417,19 @@
   resize();
   draw();
   // A link to report.html#violation opens zoomed to the first violation.
-  if (window.location.hash === '#violation' && data.violations.length) zoomTo(0);
+  // The page opens zoomed to the first violation (Fit shows the whole run); a link to
+  // report.html#violation also scrolls the page to the timeline.
+  if (data.violations.length) zoomTo(0, window.location.hash !== '#violation');
   var status = document.getElementById('render-status');
   status.setAttribute('data-status', 'rendered');
   status.setAttribute('data-rows', String(ROWS.length));
   status.setAttribute('data-violations-drawn', String(violationsDrawn));
+  // What the page opened on, and what it shades for the first violation (for the tests).
+  status.setAttribute('data-view', Math.round(view.t0) + ',' + Math.round(view.t1));
+  if (data.violations.length) {
+    var v0 = data.violations[0];
+    status.setAttribute('data-shaded', v0.o0 !== undefined ? v0.o0 + ',' + v0.o1 : v0.t0 + ',' + v0.t1);
+  }
   status.setAttribute('data-items', String(data.holds.length + data.ops.length + data.keys.length + data.markers.length +
     data.execs.length + data.faults.length));
   status.textContent = 'rendered: ' + ROWS.length + ' rows, ' + data.holds.length + ' holds, ' + violationsDrawn + ' violation(s) marked';

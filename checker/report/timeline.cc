@@ -470,7 +470,12 @@ class Builder {
         }
       }
       std::sort(rows.begin(), rows.end());
-      a.push_back({{"property", v.property}, {"t0", v.t0_us}, {"t1", v.t1_us < 0 ? t_end_ : v.t1_us}, {"rows", rows}});
+      json item = {{"property", v.property}, {"t0", v.t0_us}, {"t1", v.t1_us < 0 ? t_end_ : v.t1_us}, {"rows", rows}};
+      if (v.overlap_t0_us >= 0) {
+        item["o0"] = v.overlap_t0_us;
+        item["o1"] = v.overlap_t1_us;
+      }
+      a.push_back(item);
     }
     return a;
   }
@@ -562,6 +567,23 @@ std::vector<ViolationMark> violation_marks(const json& result) {
     if (p.contains("explanation")) collect(p["explanation"], lo, hi, m.names, 0);
     m.t0_us = hi < 0 ? 0 : lo;
     m.t1_us = hi;  // -1: no time mentioned; the page uses the whole run
+    // Two overlapping holds (mutual_exclusion's counterexample): their intersection. A hold
+    // still open at the end has no end_us: it lasts to the story's end.
+    if (p.contains("counterexample") && p["counterexample"].is_object()) {
+      const json& ce = p["counterexample"];
+      auto begin = [](const json& x) { return x.is_object() && x.contains("begin_us") && x["begin_us"].is_number_integer() ? x["begin_us"].get<int64_t>() : -1; };
+      auto end = [&](const json& x) {
+        return x.is_object() && x.contains("end_us") && x["end_us"].is_number_integer() ? x["end_us"].get<int64_t>() : m.t1_us;
+      };
+      if (ce.contains("first") && ce.contains("second")) {
+        const int64_t a0 = begin(ce["first"]), b0 = begin(ce["second"]);
+        const int64_t o0 = std::max(a0, b0), o1 = std::min(end(ce["first"]), end(ce["second"]));
+        if (a0 >= 0 && b0 >= 0 && o1 >= o0) {
+          m.overlap_t0_us = o0;
+          m.overlap_t1_us = o1;
+        }
+      }
+    }
     out.push_back(m);
   }
   return out;

@@ -43,6 +43,10 @@ struct ViolationMark {
   std::string property;
   int64_t t0_us = 0;
   int64_t t1_us = 0;
+  // Mutual exclusion: exactly when the two holds overlapped (-1 when the property has no
+  // overlap, or the counterexample does not say). The page shades this, not the whole story.
+  int64_t overlap_t0_us = -1;
+  int64_t overlap_t1_us = -1;
   std::vector<std::string> names;  // threads, clients, nodes the counterexample names
 };
 

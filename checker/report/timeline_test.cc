@@ -60,6 +60,32 @@ TEST(TimelineTest, ViolationMarksTakeTheTimesAndNamesMentioned) {
   EXPECT_EQ(m[0].t0_us, 200);
   EXPECT_EQ(m[0].t1_us, 4000);
   EXPECT_EQ(m[0].names, (std::vector<std::string>{"c10/t0", "c2/t0", "node0"}));
+  // Issue 9: the page shades exactly the overlap of the two holds: [1300, 3600].
+  EXPECT_EQ(m[0].overlap_t0_us, 1300);
+  EXPECT_EQ(m[0].overlap_t1_us, 3600);
+}
+
+TEST(TimelineTest, OnlyTwoHoldsThatOverlapGiveAnOverlapWindow) {
+  const json no_overlap = json::parse(R"({"properties": [{"name": "liveness", "verdict": "violation",
+      "counterexample": {"waiter": "c1/t0", "from_us": 10, "to_us": 90}}]})");
+  const std::vector<ViolationMark> m = violation_marks(no_overlap);
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(m[0].overlap_t0_us, -1);
+  // A second hold still open at the end lasts to the story's end.
+  const json open = json::parse(R"({"properties": [{"name": "mutual_exclusion", "verdict": "violation",
+      "counterexample": {"first": {"thread": "c1/t0", "begin_us": 100, "end_us": 900},
+                         "second": {"thread": "c2/t0", "begin_us": 500}}}]})");
+  const std::vector<ViolationMark> o = violation_marks(open);
+  ASSERT_EQ(o.size(), 1u);
+  EXPECT_EQ(o[0].overlap_t0_us, 500);
+  EXPECT_EQ(o[0].overlap_t1_us, 900);
+  const json page_item = [&] {
+    std::istringstream in(kHistory);
+    Result<json> t = build_timeline(in, "h.jsonl", o, TimelineLimits{});
+    return t.ok() ? t.value()["violations"][0] : json();
+  }();
+  EXPECT_EQ(page_item["o0"], 500);
+  EXPECT_EQ(page_item["o1"], 900);
 }
 
 TEST(TimelineTest, RowsAreNetworkThenThreadsInNaturalOrderThenNodes) {

@@ -113,6 +113,27 @@ TEST_F(ChromiumReportTest, AViolationReportRendersWithoutErrorsAndShowsTheViolat
   EXPECT_NE(dom.find("c2/t0 acquired L"), std::string::npos) << "the explanation is shown";
   EXPECT_NE(dom.find("lockstep run violating.json --seed 1"), std::string::npos) << "the replay command is shown";
   EXPECT_NE(dom.find("data-rows=\"4\""), std::string::npos) << "network, c1/t0, c2/t0, node0";
+  // Issue 9: the page shades exactly the overlap of the two holds (c2's begin to c1's end, from
+  // result.json's counterexample) and opens zoomed to the violation, not on the whole run.
+  Result<std::string> result = report::read_text_file((dir_ / "violating" / "result.json").string(), 1 << 24);
+  ASSERT_TRUE(result.ok());
+  const nlohmann::json r = nlohmann::json::parse(result.value());
+  const nlohmann::json* ce = nullptr;
+  for (const nlohmann::json& p : r["properties"]) {
+    if (p["name"] == "mutual_exclusion") ce = &p["counterexample"];
+  }
+  ASSERT_NE(ce, nullptr);
+  const int64_t o0 = std::max((*ce)["first"]["begin_us"].get<int64_t>(), (*ce)["second"]["begin_us"].get<int64_t>());
+  const int64_t o1 = std::min((*ce)["first"]["end_us"].get<int64_t>(), (*ce)["second"]["end_us"].get<int64_t>());
+  EXPECT_NE(dom.find("data-shaded=\"" + std::to_string(o0) + "," + std::to_string(o1) + "\""), std::string::npos)
+      << dom.substr(dom.find("render-status"), 600);
+  const size_t v = dom.find("data-view=\"");
+  ASSERT_NE(v, std::string::npos);
+  const std::string view = dom.substr(v + 11, dom.find('"', v + 11) - v - 11);
+  EXPECT_NE(view, "0,12000000") << "the page opened on the whole run";
+  const int64_t v0 = std::stoll(view.substr(0, view.find(','))), v1 = std::stoll(view.substr(view.find(',') + 1));
+  EXPECT_LE(v0, o0);
+  EXPECT_GE(v1, o1);
 }
 
 TEST_F(ChromiumReportTest, APageWithAScriptErrorIsCaught) {
