@@ -40,6 +40,7 @@ class Story {
   bool relevant_target(std::string_view target) const;
   void add_faults();
   void add_server_events();
+  std::string shortened_by(const Expire& e) const;
   void add_renewals();
   void add_force_unlocks();
   std::string name(Sym s) const { return std::string(h_.str(s)); }
@@ -114,6 +115,46 @@ void Story::add_faults() {
   }
 }
 
+// Why a key expired when it did, when the recorded states say: the scripts that brought its
+// expiry forward since the story began (a renewal or unlock re-arming a shorter TTL than a
+// holder's lease), at most the last three, e.g. " — its expiry (node-local) had been cut by
+// c3/t1's read_renew at 95.068 s from 147.193 s to 125.068 s". Empty when no state records
+// expiries, or none was cut, or the key's expiry rose again after the last cut.
+std::string Story::shortened_by(const Expire& e) const {
+  struct Cut {
+    const StateRecord* state;
+    int64_t from_ms;
+  };
+  std::vector<Cut> cuts;  // since the story's start, in order
+  const StateRecord* prev = nullptr;
+  for (const StateRecord& s : h_.states) {
+    if (s.line > e.line) break;  // the states before the expiry line (the same instant may follow)
+    if (s.key != e.key || s.node != e.node) continue;
+    if (prev != nullptr && prev->expire_at_ms > 0 && s.expire_at_ms > 0 && s.expire_at_ms < prev->expire_at_ms &&
+        prev->type != kNoSym && s.type != kNoSym && s.t >= from_) {
+      cuts.push_back({&s, prev->expire_at_ms});
+    }
+    prev = &s;
+  }
+  if (cuts.empty() || prev == nullptr || prev->expire_at_ms != cuts.back().state->expire_at_ms) return "";
+  std::string text;
+  const size_t first = cuts.size() > 3 ? cuts.size() - 3 : 0;
+  for (size_t i = first; i < cuts.size(); ++i) {
+    const StateRecord& c = *cuts[i].state;
+    std::string who = "a script";
+    for (const Exec& x : h_.execs) {
+      if (x.node != c.node || x.seq != c.seq) continue;
+      const int64_t idx = x.op_id == kAbsent ? -1 : h_.op_index(x.op_id);
+      who = (idx >= 0 ? std::string(h_.str(h_.ops[static_cast<size_t>(idx)].thread)) + "'s " : std::string()) +
+            (x.script != kNoSym ? std::string(h_.str(x.script)) : std::string(h_.str(x.command)));
+      break;
+    }
+    text += std::string(i == first ? "" : ", then ") + who + " at " + format_time(c.t) + " from " +
+            format_time(cuts[i].from_ms * kUsPerMs) + " to " + format_time(c.expire_at_ms * kUsPerMs);
+  }
+  return " — its expiry (node-local) had been cut by " + text;
+}
+
 void Story::add_server_events() {
   const std::string_view lock = h_.str(c_.lock);
   const TimeUs from = from_, to = c_.second_begin;
@@ -121,6 +162,7 @@ void Story::add_server_events() {
     if (e.t < from || e.t > to || !key_of_lock(h_.str(e.key), lock)) continue;
     Item item{e.t, false, name(e.key) + " expired on " + name(e.node) + " at " + format_time(e.t), {}};
     if (e.local_ms != kAbsent) item.text += " (node-local " + format_time(e.local_ms * kUsPerMs) + ")";
+    item.text += shortened_by(e);
     item.fact = {{"event", "expire"}, {"node", name(e.node)}, {"key", name(e.key)}, {"t_us", e.t}, {"local_ms", e.local_ms}};
     chain_.push_back(std::move(item));
   }

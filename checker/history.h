@@ -194,6 +194,7 @@ struct StateRecord {
   int64_t seq = kAbsent;
   std::vector<Sym> members;
   std::vector<Sym> values;
+  int64_t expire_at_ms = -1;  // the key's expiry in node-local ms; -1 none (or not recorded)
   uint32_t line = 0;
 };
 

@@ -128,6 +128,8 @@ Status LineParser::get_state_value(od::value& value, LineFields& out) {
     if (v.type().get(type)) return Status::error("field 'value': invalid JSON");
     if (k == "type") {
       if (v.get_string().get(out.value_type)) return type_error("value/type", "a string", v);
+    } else if (k == "expire_at_ms") {
+      if (v.get_int64().get(out.value_expire_at_ms)) return type_error("value/expire_at_ms", "an integer", v);
     } else if (type == od::json_type::array) {
       od::array array = v.get_array();
       for (auto element : array) {

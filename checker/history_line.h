@@ -47,6 +47,7 @@ struct LineFields {
   std::string_view type, thread, owner, lock, op_str, mode, outcome, error, reason, resource;
   std::string_view node, conn, command, script, key, channel, message, event, kind, target, phase;
   std::string_view value_type;
+  int64_t value_expire_at_ms = -1;  // state: the key's expiry (node-local ms), -1 none
   ReplyKind reply = ReplyKind::kNil;
   int64_t reply_int = 0;
   std::vector<std::string_view> keys;
@@ -64,6 +65,7 @@ struct LineFields {
     params.clear();
     value_null = false;
     value_type = {};
+    value_expire_at_ms = -1;
   }
 };
 

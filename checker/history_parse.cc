@@ -298,6 +298,7 @@ Status Reader::on_state(const LineFields& f) {
   r.node = sym(f.node);
   r.key = sym(f.key);
   if (f.has(F::kSeq)) r.seq = f.seq;
+  r.expire_at_ms = f.value_expire_at_ms;
   if (!f.value_null) {
     if (f.value_type.empty()) return bad("field 'value': expected an object with 'type' or null");
     r.type = sym(f.value_type);
