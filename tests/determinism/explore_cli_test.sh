@@ -3,12 +3,7 @@
 # summary of the seeds that finished (marked interrupted) and exits 130; `--resume DIR` runs
 # the rest, and the final explore.json is byte-identical to one uninterrupted exploration.
 # Usage: explore_cli_test.sh LOCKSTEP_BINARY SOURCE_DIR
-set -u
-bin=$1
-src=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/cli_lib.sh"
 
 # The generic redisson-lock profile, heavier so that a seed takes some milliseconds.
 python3 - "$src/tests/false_alarms/profiles/redisson-lock.json" "$work/heavy.json" <<'PY'

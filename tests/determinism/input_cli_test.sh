@@ -4,12 +4,7 @@
 # control character as \xNN, never the raw byte; `report -o` never overwrites its own input; a
 # result.json cannot make `report` read a file outside its directory.
 # Usage: input_cli_test.sh LOCKSTEP_BINARY SOURCE_DIR
-set -u
-bin=$1
-src=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/cli_lib.sh"
 esc=$(printf '\033')
 # True when the file holds an ESC, NUL or other control byte (newlines and tabs aside).
 has_control() { LC_ALL=C grep -q '[[:cntrl:]]' <(tr -d '\n\t' < "$1"); }

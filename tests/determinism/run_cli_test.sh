@@ -2,12 +2,7 @@
 # `lockstep run` end to end: exit codes, error messages, no half-written outputs, the replay line,
 # and byte-identical outputs from two runs of the binary.
 # Usage: run_cli_test.sh LOCKSTEP_BINARY SOURCE_DIR
-set -u
-bin=$1
-src=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/cli_lib.sh"
 
 scenario=$src/scenarios/kernel/clock-jump-node.json
 

@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/scenario/parse.h"
+#include "tests/false_alarms/without_faults.h"
 #include "sim/scenario/run.h"
 
 namespace lockstep {
@@ -27,35 +28,17 @@ namespace {
 namespace fs = std::filesystem;
 using checker::Verdict;
 
-const fs::path kProfiles = fs::path(LOCKSTEP_SOURCE_DIR) / "tests" / "false_alarms" / "profiles";
-
-// (algorithm, property) pairs that may fail without any fault, and why (docs/checker.md).
-const std::set<std::pair<std::string, std::string>> kAllowedWithoutFaults = {
-    // SETNX then EXPIRE as two commands, unlock by plain DEL: unsafe by design.
-    {"setnx-naive", "mutual_exclusion"},
-    {"setnx-naive", "linearizability"},
-    {"setnx-naive", "liveness"},
-    // A head waiter whose tryLock gives up leaves without waking the next one, which sleeps for
-    // the wait estimate it was told (up to a queue's worth of threadWaitTime): Redisson's own
-    // behaviour, in every version the reference describes.
-    {"redisson-fair-lock", "liveness"},
-};
+const fs::path kProfiles = testing::profiles_dir();
+const std::set<std::pair<std::string, std::string>>& kAllowedWithoutFaults = testing::allowed_without_faults();
 
 int seeds() {
   if (const char* n = std::getenv("LOCKSTEP_FALSE_ALARM_SEEDS")) return std::max(1, std::atoi(n));
   return 100;
 }
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 // The profile's scenario, with or without its faults.
 scenario::Scenario profile(const std::string& algorithm, bool faults) {
-  nlohmann::json j = nlohmann::json::parse(read_file(kProfiles / (algorithm + ".json")));
+  nlohmann::json j = nlohmann::json::parse(testing::read_text(kProfiles / (algorithm + ".json")));
   if (!faults) j.erase("faults");
   Result<scenario::Scenario> s = scenario::parse_scenario_text(j.dump(), algorithm + ".json");
   EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.status().message());

@@ -32,6 +32,7 @@
 #include "sim/explore/counterfactual.h"
 #include "sim/scenario/parse.h"
 #include "sim/scenario/run.h"
+#include "tests/false_alarms/without_faults.h"
 
 namespace lockstep {
 namespace {
@@ -40,15 +41,8 @@ namespace fs = std::filesystem;
 using checker::Verdict;
 using nlohmann::json;
 
-const fs::path kProfiles = fs::path(LOCKSTEP_SOURCE_DIR) / "tests" / "false_alarms" / "profiles";
-
-// As tests/false_alarms: the pairs that may fail without any fault (docs/checker.md).
-const std::set<std::pair<std::string, std::string>> kAllowedWithoutFaults = {
-    {"setnx-naive", "mutual_exclusion"},
-    {"setnx-naive", "linearizability"},
-    {"setnx-naive", "liveness"},
-    {"redisson-fair-lock", "liveness"},
-};
+const fs::path kProfiles = lockstep::testing::profiles_dir();
+const std::set<std::pair<std::string, std::string>>& kAllowedWithoutFaults = lockstep::testing::allowed_without_faults();
 
 int cases() {
   if (const char* n = std::getenv("LOCKSTEP_GROUND_TRUTH_CASES")) return std::max(1, std::atoi(n));
@@ -60,12 +54,7 @@ uint64_t seed_base() {
   return 9;
 }
 
-json read_json(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return json::parse(s.str());
-}
+json read_json(const fs::path& p) { return json::parse(lockstep::testing::read_text(p)); }
 
 // What a script may use for this algorithm.
 struct Shape {
