@@ -19,7 +19,8 @@
 
 namespace lockstep::serve {
 
-// Delivers a message the backend pushes to a connection outside a reply (pub/sub).
+// Delivers a message the backend pushes to a connection outside a reply (pub/sub). Replies and
+// pushes are typed (redis::Reply's RESP3 types); the connection writes them in its protocol.
 using PushFn = std::function<void(redis::ConnectionId, const redis::Reply&)>;
 
 class Backend {
@@ -33,6 +34,12 @@ class Backend {
   // REQUIRES: argv is non-empty; `id` came from connect() and was not disconnected.
   virtual void execute(redis::ConnectionId id, std::span<const std::string_view> argv,
                        std::vector<redis::Reply>& out) = 0;
+  // The protocol the connection speaks now (2 or 3; HELLO switches it): its replies and pushes
+  // are written in it. A backend without HELLO speaks RESP2 only.
+  virtual int protocol(redis::ConnectionId id) const {
+    (void)id;
+    return 2;
+  }
   // Periodic work (active expiry), called every ServeOptions::tick_interval_ms.
   virtual void tick() = 0;
   // While a script has run for `threshold_ms`, the backend calls `pump` now and then from

@@ -94,6 +94,9 @@ bool Connection::run_request() {
   argv_views_.assign(argv.begin(), argv.end());
   replies_.clear();
   slot_.backend->execute(id_, argv_views_, replies_);
+  if (closed_) return false;  // the client left while its (busy) script ran
+  // The command's replies are in the protocol it leaves in effect (HELLO 3's reply is a map).
+  protocol_ = resp::protocol_of(slot_.backend->protocol(id_));
   for (const Reply& r : replies_) queue_reply(r);
   return !closed_;
 }
@@ -105,7 +108,7 @@ void Connection::push(const Reply& message) {
 
 void Connection::queue_reply(const Reply& reply) {
   std::string bytes;
-  resp::append_reply(reply, bytes);
+  resp::append_reply(reply, protocol_, bytes);
   queue(bytes);
 }
 

@@ -1,7 +1,8 @@
 // One client connection of `lockstep serve` (internal to the server).
 //
 // Reads bytes, feeds the RESP request parser, runs each complete request on the node's
-// backend, and queues the encoded replies; pub/sub pushes are queued through push(). At most
+// backend, and queues the replies encoded in the connection's protocol (RESP2 until HELLO 3,
+// asked of the backend after each request); pub/sub pushes are queued through push(). At most
 // one write is in flight; replies produced meanwhile wait in a pending buffer whose size, with
 // the in-flight bytes, may not exceed the output limit. The connection closes itself after a
 // protocol error (once the error is written), after QUIT, on EOF or an I/O error, and at once
@@ -22,6 +23,7 @@
 
 #include "cli/serve/backend.h"
 #include "sim/resp/request_parser.h"
+#include "sim/resp/writer.h"
 
 namespace lockstep::serve {
 
@@ -58,6 +60,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool process_requests();
   bool run_request();
   void queue(std::string_view bytes);
+  // Encodes in the connection's protocol (protocol_).
   void queue_reply(const redis::Reply& reply);
   void do_write();
   void on_write(const boost::system::error_code& ec);
@@ -66,6 +69,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   NodeSlot& slot_;
   redis::ConnectionId id_ = 0;
   resp::RequestParser parser_;
+  resp::Protocol protocol_ = resp::Protocol::kResp2;
   std::array<char, kReadChunkBytes> read_buf_;
   std::string pending_;   // replies not yet handed to the socket
   std::string inflight_;  // bytes of the write in progress

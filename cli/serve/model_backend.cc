@@ -55,6 +55,7 @@ class ModelBackend final : public Backend {
     for (redis::ConnectionId gone : leaving_) node_.disconnect(gone);
     leaving_.clear();
   }
+  int protocol(redis::ConnectionId id) const override { return node_.protocol(id); }
   void tick() override {
     if (!executing_) node_.active_expire_cycle();
   }
@@ -68,6 +69,8 @@ class ModelBackend final : public Backend {
     // As on redis-server, a script runs until it ends or SCRIPT KILL stops it; the busy hook
     // keeps the server answering meanwhile. (The simulator's budget keeps runs finite.)
     config.lua_instruction_budget = UINT64_MAX;
+    // Replies keep their RESP3 types; each connection writes them in its protocol.
+    config.typed_replies = true;
     config.hooks.on_message = std::move(push);
     return config;
   }

@@ -9,13 +9,16 @@
 
 #include "cli/serve/model_backend.h"
 #include "cli/serve/raw_client_test_util.h"
+#include "cli/serve/resp3_client_test_util.h"
 #include "cli/serve/server.h"
 #include "tests/differential/seed_scripts.h"
 
 namespace lockstep::serve {
 namespace {
 
+using redis::Reply;
 using testing::RawClient;
+using testing::RespClient;
 
 class ModelServer : public ::testing::Test {
  protected:
@@ -122,6 +125,52 @@ TEST_F(ModelServer, UnlockPublishReachesASubscriberOnAnotherConnection) {
   }
   redisFree(sub);
   redisFree(c);
+}
+
+// End to end: a client connecting as a RESP3 client library does (node-redis: HELLO 3 with AUTH
+// and SETNAME, then CLIENT SETINFO, whose error it ignores) and using the RESP3 types: maps,
+// sets, doubles, nulls, booleans from scripts, pushes while it keeps running commands.
+TEST_F(ModelServer, ARespThreeClientConnectsAndSeesRespThreeTypes) {
+  RespClient c(server_->ports()[0]);
+  ASSERT_TRUE(c.connected());
+  const Reply hello = c.call({"HELLO", "3", "AUTH", "default", "secret", "SETNAME", "resp3-test"});
+  ASSERT_EQ(hello.type, Reply::Type::kMap) << describe(hello);
+  EXPECT_EQ(hello.elements[4], Reply::bulk("proto"));
+  EXPECT_EQ(hello.elements[5], Reply::integer_of(3));
+  EXPECT_EQ(c.call({"CLIENT", "SETINFO", "LIB-NAME", "node-redis"}),
+            Reply::error("ERR unknown subcommand 'SETINFO'. Try CLIENT HELP."));  // as Redis 7.0
+  EXPECT_EQ(c.call({"CLIENT", "GETNAME"}), Reply::bulk("resp3-test"));
+  EXPECT_EQ(c.call({"HSET", "h", "f", "v"}), Reply::integer_of(1));
+  EXPECT_EQ(c.call({"HGETALL", "h"}), Reply::map({Reply::bulk("f"), Reply::bulk("v")}));
+  EXPECT_EQ(c.last_bytes(), "%1\r\n$1\r\nf\r\n$1\r\nv\r\n");
+  EXPECT_EQ(c.call({"HGET", "h", "nosuch"}), Reply::nil());
+  EXPECT_EQ(c.last_bytes(), "_\r\n");
+  EXPECT_EQ(c.call({"SADD", "s", "a"}), Reply::integer_of(1));
+  EXPECT_EQ(c.call({"SMEMBERS", "s"}), Reply::set({Reply::bulk("a")}));
+  EXPECT_EQ(c.call({"ZADD", "z", "0.5", "m"}), Reply::integer_of(1));
+  EXPECT_EQ(c.call({"ZSCORE", "z", "m"}), Reply::double_of(0.5));
+  EXPECT_EQ(c.last_bytes(), ",0.5\r\n");
+  EXPECT_EQ(c.call({"ZRANGE", "z", "0", "-1", "WITHSCORES"}),
+            Reply::array({Reply::array({Reply::bulk("m"), Reply::double_of(0.5)})}));
+  EXPECT_EQ(c.call({"EVAL", "redis.setresp(3) return {true, redis.call('hget', 'h', 'x') == nil}", "0"}),
+            Reply::array({Reply::boolean(true), Reply::boolean(true)}));
+  EXPECT_EQ(c.call({"INFO", "server"}).type, Reply::Type::kVerbatim);
+  // The seed's lock script over RESP3: a null for "acquired", an integer TTL otherwise.
+  EXPECT_EQ(c.call({"EVAL", std::string(differential::kRlockAcquire), "1", "lock", "30000", "u1:1"}), Reply::nil());
+  // Pub/sub: pushes, and normal commands in between.
+  RespClient publisher(server_->ports()[0]);
+  EXPECT_EQ(c.call({"SUBSCRIBE", "ch"}), Reply::push({Reply::bulk("subscribe"), Reply::bulk("ch"), Reply::integer_of(1)}));
+  EXPECT_EQ(publisher.call({"PUBLISH", "ch", "hello"}), Reply::integer_of(1));
+  EXPECT_EQ(c.read(), Reply::push({Reply::bulk("message"), Reply::bulk("ch"), Reply::bulk("hello")}));
+  EXPECT_EQ(c.call({"GET", "nosuch"}), Reply::nil());
+  EXPECT_EQ(c.call({"PING"}), Reply::status("PONG"));
+  // HELLO 2 switches back: RESP2 shapes, RESP2 subscribed-mode rules.
+  EXPECT_EQ(c.call({"HELLO", "2"}).type, Reply::Type::kArray);
+  EXPECT_EQ(publisher.call({"PUBLISH", "ch", "again"}), Reply::integer_of(1));
+  EXPECT_EQ(c.read(), Reply::array({Reply::bulk("message"), Reply::bulk("ch"), Reply::bulk("again")}));
+  EXPECT_EQ(c.call({"PING"}), Reply::array({Reply::bulk("pong"), Reply::bulk("")}));
+  EXPECT_EQ(c.call({"RESET"}), Reply::status("RESET"));
+  EXPECT_EQ(c.call({"HGETALL", "h"}), Reply::array({Reply::bulk("f"), Reply::bulk("v")}));
 }
 
 TEST_F(ModelServer, ExpiresKeysActivelyWithTheRealClock) {

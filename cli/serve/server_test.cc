@@ -158,6 +158,25 @@ TEST_F(ServerFixture, PushesReachTheSubscriberInOrder) {
   redisFree(pub);
 }
 
+// Each connection writes its replies and pushes in its own protocol, from the reply that
+// switched it on (the backend is asked after every request).
+TEST_F(ServerFixture, WritesEachConnectionInItsOwnProtocol) {
+  start();
+  RawClient resp3(port_), resp2(port_);
+  ASSERT_TRUE(resp3.send("PROTO 3\r\nSUBSCRIBE ch\r\n"));
+  const std::string switched = "%1\r\n$5\r\nproto\r\n:3\r\n,1.5\r\n>3\r\n$9\r\nsubscribe\r\n$2\r\nch\r\n:1\r\n";
+  EXPECT_EQ(resp3.read(switched.size(), 2000), switched);
+  ASSERT_TRUE(resp2.send("SUBSCRIBE ch\r\nPUBLISH ch hi\r\n"));
+  const std::string flat = "*3\r\n$9\r\nsubscribe\r\n$2\r\nch\r\n:1\r\n*3\r\n$7\r\nmessage\r\n$2\r\nch\r\n$2\r\nhi\r\n:2\r\n";
+  EXPECT_EQ(resp2.read(flat.size(), 2000), flat);
+  const std::string pushed = ">3\r\n$7\r\nmessage\r\n$2\r\nch\r\n$2\r\nhi\r\n";
+  EXPECT_EQ(resp3.read(pushed.size(), 2000), pushed);
+  // And back: the reply to PROTO 2 is already RESP2.
+  ASSERT_TRUE(resp3.send("PROTO 2\r\n"));
+  const std::string back = "*2\r\n$5\r\nproto\r\n:2\r\n$3\r\n1.5\r\n";
+  EXPECT_EQ(resp3.read(back.size(), 2000), back);
+}
+
 TEST_F(ServerFixture, ManyConnections) {
   start();
   std::vector<redisContext*> clients;

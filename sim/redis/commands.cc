@@ -15,6 +15,7 @@ constexpr uint32_t W = kCmdWrite;
 constexpr uint32_t R = kCmdReadOnly;
 constexpr uint32_t NS = kCmdNoScript;
 constexpr uint32_t PS = kCmdPubSub;
+constexpr uint32_t SC = kCmdSubscribedContext;
 constexpr uint32_t F = kCmdFast;
 constexpr uint32_t A = kCmdAdmin;
 constexpr uint32_t S = kCmdStale;
@@ -93,10 +94,10 @@ const Command kCommands[] = {
     {"persist", 2, W | F, cmd_persist, 1, 1, 1},
     // pub/sub
     {"publish", 3, PS | F | S | kCmdMayReplicate, cmd_publish},
-    {"subscribe", -2, PS | NS | S, cmd_subscribe},
-    {"unsubscribe", -1, PS | NS | S, cmd_unsubscribe},
-    {"psubscribe", -2, PS | NS | S, cmd_psubscribe},
-    {"punsubscribe", -1, PS | NS | S, cmd_punsubscribe},
+    {"subscribe", -2, PS | NS | S | SC, cmd_subscribe},
+    {"unsubscribe", -1, PS | NS | S | SC, cmd_unsubscribe},
+    {"psubscribe", -2, PS | NS | S | SC, cmd_psubscribe},
+    {"punsubscribe", -1, PS | NS | S | SC, cmd_punsubscribe},
     // scripting
     {"eval", -3, NS | S, cmd_eval, 0, 0, 0, eval_flags},
     {"evalsha", -3, NS | S, cmd_evalsha, 0, 0, 0, evalsha_flags},
@@ -104,7 +105,7 @@ const Command kCommands[] = {
     {"evalsha_ro", -3, NS | S | R, cmd_evalsha_ro, 0, 0, 0, evalsha_flags},
     {"script", -2, NS, cmd_script},
     // server and connection
-    {"ping", -1, F | S | PS, cmd_ping},
+    {"ping", -1, F | S | SC, cmd_ping},
     {"echo", 2, F, cmd_echo},
     {"time", 1, F | S, cmd_time},
     {"wait", 3, NS, cmd_wait},
@@ -113,8 +114,8 @@ const Command kCommands[] = {
     {"client", -2, NS | S, cmd_client},
     {"config", -2, NS | A | S, cmd_config},
     {"info", -1, S, cmd_info},
-    {"quit", -1, NS | F | S | PS, cmd_quit},
-    {"reset", 1, NS | F | S | PS, cmd_reset},
+    {"quit", -1, NS | F | S | SC, cmd_quit},
+    {"reset", 1, NS | F | S | SC, cmd_reset},
 };
 
 // Lookups sit on the script hot path (every redis.call), so they must not allocate or hash.

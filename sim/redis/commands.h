@@ -18,11 +18,14 @@ enum CommandFlag : uint32_t {
   kCmdWrite = 1u << 0,     // changes data: refused on replicas and in read-only scripts
   kCmdReadOnly = 1u << 1,  // reads data
   kCmdNoScript = 1u << 2,  // not allowed from scripts
-  kCmdPubSub = 1u << 3,    // allowed while the connection is subscribed (RESP2)
+  kCmdPubSub = 1u << 3,    // a pub/sub command (COMMAND's "pubsub" flag)
   kCmdFast = 1u << 4,
   kCmdAdmin = 1u << 5,
   kCmdStale = 1u << 6,
   kCmdMayReplicate = 1u << 7,  // may propagate without writing (PUBLISH): refused in RO scripts
+  // Allowed while a RESP2 connection is subscribed: Redis 7.0's fixed list ((P)SUBSCRIBE,
+  // (P)UNSUBSCRIBE, PING, QUIT, RESET; not PUBLISH). Not a COMMAND flag.
+  kCmdSubscribedContext = 1u << 8,
 };
 
 struct Command;

@@ -29,6 +29,11 @@ Server::~Server() = default;
 int64_t Server::ustime() const { return config_.clock_us(); }
 int64_t Server::mstime() const { return us_to_ms_floor(config_.clock_us()); }
 
+Reply Server::outgoing(Reply reply) const {
+  if (config_.typed_replies || is_resp2(reply)) return reply;
+  return to_resp2(std::move(reply));
+}
+
 Keyspace& Server::db(int index) {
   LS_ASSERT(index >= 0 && index < kDatabases);
   return dbs_[static_cast<size_t>(index)];
@@ -147,6 +152,12 @@ ConnectionId Node::connect() {
   return id;
 }
 
+int Node::protocol(ConnectionId id) const {
+  auto it = impl_->server.clients().find(id);
+  LS_ASSERT(it != impl_->server.clients().end());
+  return it->second.resp;
+}
+
 void Node::disconnect(ConnectionId id) {
   Server& s = impl_->server;
   Client* client = s.client(id);
@@ -170,7 +181,8 @@ void dispatch(Server& s, Client& client, Args argv, std::vector<Reply>& out) {
   Call c(s, client, argv, out, cmd);
   if (!arity_ok(cmd->arity, argv.size())) return c.arity_error();
   if (s.replica() && (command_flags(*cmd, s, argv) & kCmdWrite)) return c.error(kReadOnlyError);
-  if (client.subscription_count() > 0 && !(cmd->flags & kCmdPubSub)) {
+  // RESP3 connections may run any command while subscribed (their messages are pushes).
+  if (client.subscription_count() > 0 && !client.resp3() && !(cmd->flags & kCmdSubscribedContext)) {
     return c.error("ERR Can't execute '" + std::string(cmd->name) +
                    "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed "
                    "in this context");
@@ -186,7 +198,12 @@ void Node::execute(ConnectionId id, std::span<const std::string_view> argv, std:
   LS_ASSERT(client != nullptr);
   s.commands_executed++;
   s.begin_top_level();
+  const size_t first = out.size();
   dispatch(s, *client, argv, out);
+  if (s.config().typed_replies) return;
+  for (size_t i = first; i < out.size(); i++) {
+    if (!is_resp2(out[i])) out[i] = to_resp2(std::move(out[i]));
+  }
 }
 
 Reply Node::execute_one(ConnectionId id, std::span<const std::string_view> argv) {

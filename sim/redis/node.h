@@ -29,8 +29,8 @@ namespace lockstep::redis {
 using ConnectionId = uint64_t;
 
 struct NodeHooks {
-  // A pub/sub message (the RESP2 array ["message", channel, payload] or
-  // ["pmessage", pattern, channel, payload]) for a subscribed connection.
+  // A pub/sub message for a subscribed connection: the push ["message", channel, payload] or
+  // ["pmessage", pattern, channel, payload] (an array unless NodeConfig::typed_replies).
   std::function<void(ConnectionId, const Reply&)> on_message;
   // One write as Redis propagates it to replicas and the AOF: relative expiries rewritten as
   // PEXPIREAT, key expiry as DEL, a script's writes as the individual commands it ran
@@ -54,6 +54,12 @@ struct NodeConfig {
   // Bytes the node's Lua state may hold while a script runs; beyond it the script fails with
   // "not enough memory" (Redis has no such limit).
   size_t lua_memory_limit_bytes = 256u << 20;
+  // How replies leave the node. False (the simulator, which has no wire protocol): every reply
+  // and pub/sub message is given in its RESP2 shape (to_resp2), whatever protocol a connection
+  // chose with HELLO, so callers only ever see RESP2 types. True (`lockstep serve`, the
+  // differential test): replies keep the types Redis 7.0 gives them (maps, sets, doubles,
+  // pushes...), and the caller writes them in the connection's protocol (protocol()).
+  bool typed_replies = false;
   NodeHooks hooks;
 };
 
@@ -80,9 +86,14 @@ class Node {
   ConnectionId connect();
   // Closes a connection; its subscriptions are dropped. Unknown ids are ignored.
   void disconnect(ConnectionId id);
+  // The protocol the connection speaks: 2 until HELLO 3 switches it, 2 again after HELLO 2 or
+  // RESET. Its replies and pub/sub messages are to be written in it.
+  // REQUIRES: `id` was returned by connect() and not disconnected.
+  int protocol(ConnectionId id) const;
 
   // Runs one command. Appends its reply to `out` — several replies for (P)SUBSCRIBE and
-  // (P)UNSUBSCRIBE with several channels, none for WAIT when hooks.on_wait is set.
+  // (P)UNSUBSCRIBE with several channels, none for WAIT when hooks.on_wait is set. Replies are
+  // typed or in their RESP2 shape as NodeConfig::typed_replies says.
   // Never throws; bad input gets Redis's own error reply.
   // REQUIRES: `id` was returned by connect() and not disconnected.
   void execute(ConnectionId id, std::span<const std::string_view> argv, std::vector<Reply>& out);

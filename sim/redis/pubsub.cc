@@ -74,21 +74,20 @@ int64_t PubSub::publish(std::string_view channel, std::string_view message) {
     // One message for all the channel's subscribers: the hook takes it by reference and copies
     // what it keeps, so building it per receiver only cost allocations.
     if (hook && !it->second.empty()) {
-      const Reply push =
-          Reply::array({Reply::bulk("message"), Reply::bulk(channel), Reply::bulk(message)});
+      const Reply push = server_.outgoing(
+          Reply::push({Reply::bulk("message"), Reply::bulk(channel), Reply::bulk(message)}));
       for (ConnectionId id : it->second) hook(id, push);
     }
     receivers += static_cast<int64_t>(it->second.size());
   }
   for (const auto& [pattern, ids] : patterns_) {
     if (!glob_match(pattern, channel)) continue;
-    for (ConnectionId id : ids) {
-      if (hook) {
-        hook(id, Reply::array({Reply::bulk("pmessage"), Reply::bulk(pattern), Reply::bulk(channel),
-                               Reply::bulk(message)}));
-      }
-      receivers++;
+    if (hook && !ids.empty()) {
+      const Reply push = server_.outgoing(Reply::push(
+          {Reply::bulk("pmessage"), Reply::bulk(pattern), Reply::bulk(channel), Reply::bulk(message)}));
+      for (ConnectionId id : ids) hook(id, push);
     }
+    receivers += static_cast<int64_t>(ids.size());
   }
   LS_ASSERT(receivers >= 0);
   return receivers;
@@ -98,13 +97,15 @@ int64_t PubSub::publish(std::string_view channel, std::string_view message) {
 
 namespace {
 
+// A (un)subscribe confirmation: a push, as Redis 7.0 sends it to RESP3 clients (RESP2: an
+// array). Without a name (nothing to unsubscribe from) the name is a nil.
 Reply notice(std::string_view kind, std::string_view name, size_t count) {
-  return Reply::array(
+  return Reply::push(
       {Reply::bulk(kind), Reply::bulk(name), Reply::integer_of(static_cast<int64_t>(count))});
 }
 
 Reply notice_nil(std::string_view kind, size_t count) {
-  return Reply::array(
+  return Reply::push(
       {Reply::bulk(kind), Reply::nil(), Reply::integer_of(static_cast<int64_t>(count))});
 }
 

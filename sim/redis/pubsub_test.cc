@@ -59,6 +59,55 @@ TEST(PubSubTest, PublishDeliversThroughTheHook) {
   EXPECT_EQ(t.run_all(b, {"punsubscribe"}), (std::vector<Reply>{notice("punsubscribe", "redisson_lock__channel:*", 1)}));
 }
 
+TEST(PubSubTest, PublishIsRefusedWhileSubscribedInRespTwo) {
+  TestNode t;
+  t.run_all(t.conn, {"subscribe", "a"});
+  EXPECT_EQ(t.run({"publish", "a", "x"}),
+            E("ERR Can't execute 'publish': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context"));
+  EXPECT_TRUE(t.messages.empty());
+}
+
+// RESP3 (checked against redis-server 7.0.15): confirmations and messages are pushes, and a
+// subscribed connection may run any command, PING included, with its usual reply.
+TEST(PubSubTest, RespThreeConnectionsGetPushesAndKeepRunningCommands) {
+  TypedTestNode t;
+  const ConnectionId other = t.node->connect();
+  t.run({"hello", "3"});
+  EXPECT_EQ(t.run_all(t.conn, {"subscribe", "a", "b"}),
+            (std::vector<Reply>{P({B("subscribe"), B("a"), I(1)}), P({B("subscribe"), B("b"), I(2)})}));
+  EXPECT_EQ(t.run({"get", "k"}), N());
+  EXPECT_EQ(t.run({"ping"}), S("PONG"));
+  EXPECT_EQ(t.run({"hset", "h", "f", "v"}), I(1));
+  EXPECT_EQ(t.run_on(other, {"publish", "a", "hi"}), I(1));
+  // The node hands out the message typed; each connection writes it in its protocol.
+  ASSERT_EQ(t.messages.size(), 1u);
+  EXPECT_EQ(t.messages[0], std::make_pair(t.conn, P({B("message"), B("a"), B("hi")})));
+  EXPECT_EQ(t.run({"publish", "b", "self"}), I(1));  // to itself: allowed in RESP3
+  EXPECT_EQ(t.messages.size(), 2u);
+  EXPECT_EQ(t.run_all(t.conn, {"unsubscribe"}),
+            (std::vector<Reply>{P({B("unsubscribe"), B("a"), I(1)}), P({B("unsubscribe"), B("b"), I(0)})}));
+  EXPECT_EQ(t.run_all(t.conn, {"unsubscribe"}), (std::vector<Reply>{P({B("unsubscribe"), N(), I(0)})}));
+  // Back in RESP2 while subscribed: the RESP2 rules again.
+  t.run_all(t.conn, {"psubscribe", "p*"});
+  t.run({"hello", "2"});
+  EXPECT_EQ(t.run({"ping"}), A({B("pong"), B("")}));
+  EXPECT_TRUE(t.run({"get", "k"}).is_error());
+  EXPECT_TRUE(t.run({"hello", "3"}).is_error());  // HELLO is not allowed there either
+  EXPECT_EQ(t.run_on(other, {"publish", "px", "m"}), I(1));
+  EXPECT_EQ(t.messages.back().second, P({B("pmessage"), B("p*"), B("px"), B("m")}));
+}
+
+TEST(PubSubTest, WithoutTypedRepliesPushesAreArrays) {
+  TestNode t;
+  const ConnectionId other = t.node->connect();
+  t.run({"hello", "3"});
+  EXPECT_EQ(t.run_all(t.conn, {"subscribe", "a"}), (std::vector<Reply>{notice("subscribe", "a", 1)}));
+  EXPECT_EQ(t.run({"get", "k"}), N());  // the connection is RESP3 all the same
+  t.run_on(other, {"publish", "a", "hi"});
+  ASSERT_EQ(t.messages.size(), 1u);
+  EXPECT_EQ(t.messages[0].second, A({B("message"), B("a"), B("hi")}));
+}
+
 TEST(PubSubTest, SubscriptionsAreNotAllowedInScripts) {
   TestNode t;
   EXPECT_EQ(t.run({"eval", "return redis.call(\"subscribe\",\"x\")", "0"}),

@@ -81,7 +81,7 @@ int LuaHost::Internal::generic_call(lua_State* L, bool raise) {
   }
   LS_ASSERT(h.call_replies_.size() == 1);
   const Reply& reply = h.call_replies_.front();
-  push_reply(L, reply, 0);
+  push_reply(L, reply, h.script_client_.resp3(), 0);
   if (raise && reply.is_error()) return lua_error(L);
   return 1;
 }
@@ -133,7 +133,9 @@ int LuaHost::Internal::setresp(lua_State* L) {
   if (lua_gettop(L) != 1) return raise_error(L, "redis.setresp() requires one argument.");
   int resp = static_cast<int>(lua_tonumber(L, 1));
   if (resp != 2 && resp != 3) return raise_error(L, "RESP version must be 2 or 3.");
-  if (resp == 3) return raise_error(L, "lockstep model: RESP3 (redis.setresp(3)) is not supported");
+  // The script's own client: the replies of its later redis.call()s and the conversion of its
+  // booleans follow this protocol, whatever the caller's.
+  host(L).script_client_.resp = resp;
   return 0;
 }
 

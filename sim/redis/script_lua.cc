@@ -166,18 +166,40 @@ int LuaHost::Internal::error_handler(lua_State* L) {
 }
 
 // ---- Reply conversion, Redis -> Lua ----
-// A C function starts with LUA_MINSTACK free slots; scalars need 3, arrays check for more.
-void LuaHost::Internal::push_reply(lua_State* L, const Reply& r, int depth) {
+// As the script's protocol (redis.setresp) has the reply: in RESP2 a map, set or push is an
+// array, a double, big number or verbatim string a string, a boolean an integer, a nil false;
+// in RESP3 they become the tables {map=}, {set=}, {double=}, {big_number=},
+// {verbatim_string={string=, format=}}, booleans, and a nil is nil.
+// A C function starts with LUA_MINSTACK free slots; scalars need 3, aggregates check for more.
+void LuaHost::Internal::push_reply(lua_State* L, const Reply& r, bool resp3, int depth) {
   switch (r.type) {
     case Reply::Type::kInteger:
       lua_pushnumber(L, static_cast<lua_Number>(r.integer));
       return;
     case Reply::Type::kBulk:
+    case Reply::Type::kBigNumber:
+    case Reply::Type::kDouble:
+      if (resp3 && r.type != Reply::Type::kBulk) return push_resp3_scalar(L, r);
       lua_pushlstring(L, r.str.data(), r.str.size());
+      return;
+    case Reply::Type::kVerbatim:
+      if (resp3) return push_resp3_scalar(L, r);
+      lua_pushlstring(L, r.verbatim_text().data(), r.verbatim_text().size());
+      return;
+    case Reply::Type::kBool:
+      if (resp3) {
+        lua_pushboolean(L, r.integer != 0);
+      } else {
+        lua_pushnumber(L, static_cast<lua_Number>(r.integer));
+      }
       return;
     case Reply::Type::kNil:
     case Reply::Type::kNilArray:
-      lua_pushboolean(L, 0);
+      if (resp3) {
+        lua_pushnil(L);
+      } else {
+        lua_pushboolean(L, 0);
+      }
       return;
     case Reply::Type::kStatus:
       lua_createtable(L, 0, 1);
@@ -190,15 +212,73 @@ void LuaHost::Internal::push_reply(lua_State* L, const Reply& r, int depth) {
       mark_ignore_stats(L);
       return;
     case Reply::Type::kArray:
+    case Reply::Type::kPush:
+    case Reply::Type::kMap:
+    case Reply::Type::kSet:
       LS_ASSERT(depth < kMaxReplyDepth);
-      LS_ASSERT(lua_checkstack(L, 4));
+      LS_ASSERT(lua_checkstack(L, 6));
+      if (resp3) return push_resp3_aggregate(L, r, depth);
       lua_createtable(L, static_cast<int>(r.elements.size()), 0);
       for (size_t i = 0; i < r.elements.size(); i++) {
-        push_reply(L, r.elements[i], depth + 1);
+        push_reply(L, r.elements[i], resp3, depth + 1);
         lua_rawseti(L, -2, static_cast<int>(i + 1));
       }
       return;
   }
+}
+
+namespace {
+
+// t[name] = value, for the table t on top of the stack.
+void set_string_field(lua_State* L, const char* name, std::string_view value) {
+  lua_pushstring(L, name);
+  lua_pushlstring(L, value.data(), value.size());
+  lua_rawset(L, -3);
+}
+
+}  // namespace
+
+// {double=n}, {big_number=s}, {verbatim_string={string=s, format=f}}. The tables are built
+// as Redis builds them (empty, then filled in this order), so that their iteration order is
+// Redis's too.
+void LuaHost::Internal::push_resp3_scalar(lua_State* L, const Reply& r) {
+  lua_newtable(L);
+  if (r.type == Reply::Type::kDouble) {
+    lua_pushliteral(L, "double");
+    // Redis parses the double it wrote (strtod), so a script sees exactly that number.
+    lua_pushnumber(L, std::strtod(r.str.c_str(), nullptr));
+    lua_rawset(L, -3);
+  } else if (r.type == Reply::Type::kBigNumber) {
+    set_string_field(L, "big_number", r.str);
+  } else {
+    LS_ASSERT(r.type == Reply::Type::kVerbatim);
+    lua_pushliteral(L, "verbatim_string");
+    lua_newtable(L);
+    set_string_field(L, "string", r.verbatim_text());
+    set_string_field(L, "format", r.verbatim_format());
+    lua_rawset(L, -3);
+  }
+}
+
+// An array (a nil element leaves a hole), {map={k=v...}} or {set={m=true...}}, each table
+// created empty and filled in reply order as Redis does (holes, lengths and iteration order
+// then come out the same).
+void LuaHost::Internal::push_resp3_aggregate(lua_State* L, const Reply& r, int depth) {
+  const bool map = r.type == Reply::Type::kMap;
+  const bool set = r.type == Reply::Type::kSet;
+  lua_newtable(L);
+  if (map || set) {
+    lua_pushstring(L, map ? "map" : "set");
+    lua_newtable(L);
+  }
+  for (size_t i = 0; i < r.elements.size(); i++) {
+    if (!map && !set) lua_pushnumber(L, static_cast<lua_Number>(i + 1));
+    push_reply(L, r.elements[i], /*resp3=*/true, depth + 1);
+    if (set) lua_pushboolean(L, 1);
+    if (map) push_reply(L, r.elements[++i], /*resp3=*/true, depth + 1);
+    lua_settable(L, -3);
+  }
+  if (map || set) lua_settable(L, -3);
 }
 
 // ---- Reply conversion, Lua -> Redis (the script's return value) ----
@@ -215,6 +295,8 @@ Reply LuaHost::Internal::to_reply(lua_State* L, int idx, int depth) {
     case LUA_TSTRING:
       return Reply::bulk(to_view(L, idx));
     case LUA_TBOOLEAN:
+      // RESP2 scripts: true is 1, false a nil; RESP3 scripts return booleans.
+      if (host(L).script_client_.resp3()) return Reply::boolean(lua_toboolean(L, idx) != 0);
       return lua_toboolean(L, idx) ? Reply::integer_of(1) : Reply::nil();
     case LUA_TNUMBER:
       return Reply::integer_of(lua_number_to_int64(lua_tonumber(L, idx)));
@@ -262,12 +344,12 @@ bool LuaHost::Internal::special_table_to_reply(lua_State* L, int t, int depth, R
   }
   lua_settop(L, top);
   if (raw_field_type(L, t, "double") == LUA_TNUMBER) {
-    *out = Reply::bulk(format_double(lua_tonumber(L, -1)));  // RESP2: a bulk string
+    *out = Reply::double_of(lua_tonumber(L, -1));
     return true;
   }
   lua_settop(L, top);
   if (raw_field_type(L, t, "big_number") == LUA_TSTRING) {
-    *out = Reply::bulk(map_crlf(to_view(L, -1)));
+    *out = Reply::big_number(map_crlf(to_view(L, -1)));
     return true;
   }
   lua_settop(L, top);
@@ -288,14 +370,16 @@ bool LuaHost::Internal::special_table_to_reply(lua_State* L, int t, int depth, R
   return false;
 }
 
+// The format is read as a C string (up to a NUL), the text whole.
 bool LuaHost::Internal::verbatim_to_reply(lua_State* L, int v, Reply* out) {
   if (raw_field_type(L, v, "format") != LUA_TSTRING) return false;
+  const std::string_view format = to_view(L, -1);
   if (raw_field_type(L, v, "string") != LUA_TSTRING) return false;
-  *out = Reply::bulk(to_view(L, -1));  // RESP2 has no verbatim type: a bulk string
+  *out = Reply::verbatim(format, to_view(L, -1));
   return true;
 }
 
-// RESP2 has no map or set: both become flat arrays, in lua_next order.
+// A map (keys and values) or a set (keys), in lua_next order.
 Reply LuaHost::Internal::pairs_to_reply(lua_State* L, int m, int depth, bool values) {
   std::vector<Reply> items;
   lua_pushnil(L);
@@ -304,7 +388,7 @@ Reply LuaHost::Internal::pairs_to_reply(lua_State* L, int m, int depth, bool val
     if (values) items.push_back(to_reply(L, -1, depth + 1));
     lua_pop(L, 1);
   }
-  return Reply::array(std::move(items));
+  return values ? Reply::map(std::move(items)) : Reply::set(std::move(items));
 }
 
 // ---- LuaHost ------------------------------------------------------------------------------
@@ -566,6 +650,7 @@ Reply LuaHost::run(int ref, const ScriptRun& how, Client& caller, Args keys, Arg
   propagate_effects_ = true;
   script_client_.db = caller.db;
   script_client_.id = caller.id;
+  script_client_.resp = 2;  // every script starts in RESP2; redis.setresp(3) switches
   // Key expiry inside the script compares against the time the script started.
   server_.set_script_running(true, server_.mstime());
   lua_sethook(L, Internal::count_hook, LUA_MASKCOUNT, kHookPeriod);

@@ -47,9 +47,11 @@ struct LuaHost::Internal {
   // The message handler of every script call (Redis's __redis__err__handler): turns the error
   // into a table {err=, source=, line=} naming the Lua line that raised it.
   static int error_handler(lua_State* L);
-  // Reply conversion, Redis -> Lua.
-  // A C function starts with LUA_MINSTACK free slots; scalars need 3, arrays check for more.
-  static void push_reply(lua_State* L, const Reply& r, int depth);
+  // Reply conversion, Redis -> Lua, as the script's protocol (resp3: redis.setresp(3)) has it.
+  // A C function starts with LUA_MINSTACK free slots; scalars need 3, aggregates check for more.
+  static void push_reply(lua_State* L, const Reply& r, bool resp3, int depth);
+  static void push_resp3_scalar(lua_State* L, const Reply& r);
+  static void push_resp3_aggregate(lua_State* L, const Reply& r, int depth);
   // Reply conversion, Lua -> Redis (the script's return value).
   // Tables are read with raw access: a metamethod must not run outside the protected call.
   static int raw_field_type(lua_State* L, int table, const char* field);
@@ -59,7 +61,7 @@ struct LuaHost::Internal {
   // verbatim_string, map, set. Returns false for a plain array.
   static bool special_table_to_reply(lua_State* L, int t, int depth, Reply* out);
   static bool verbatim_to_reply(lua_State* L, int v, Reply* out);
-  // RESP2 has no map or set: both become flat arrays, in lua_next order.
+  // A map (keys and values) or a set (keys), in lua_next order.
   static Reply pairs_to_reply(lua_State* L, int m, int depth, bool values);
 
   // ---- script_sandbox.cc: read-only proxies and Redis's replacements of base functions ----

@@ -2,6 +2,8 @@
 // Expected replies and error texts were taken from redis-server 7.0.15 for the same scripts.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "sim/redis/test_node.h"
 
 namespace lockstep::redis::testing {
@@ -85,6 +87,80 @@ TEST(ScriptReplyTest, RedisToLua) {
   EXPECT_EQ(eval(t, "local r = redis.call('hgetall', 'nokey'); return #r"), I(0));
   t.run({"rpush", "l", "a", "b"});
   EXPECT_EQ(eval(t, "local r = redis.call('lrange', 'l', 0, -1); return {#r, r[1], r[2]}"), A({I(2), B("a"), B("b")}));
+}
+
+// What a script returns, typed as Redis 7.0 types it (the caller's protocol then writes it):
+// the RESP3 tables in either script protocol, and booleans as the script's protocol says.
+TEST(ScriptReplyTest, RespThreeTablesAndBooleansReachTheCaller) {
+  TypedTestNode t;
+  EXPECT_EQ(eval(t, "return {double=1.5}"), D(1.5));
+  EXPECT_EQ(eval(t, "return {double=0.1}").str, "0.10000000000000001");
+  EXPECT_EQ(eval(t, "return {double=0/0}").str, "-nan");  // as glibc prints Lua's 0/0
+  EXPECT_EQ(eval(t, "return {double=-1/0}"), D(-INFINITY));
+  EXPECT_EQ(eval(t, "return {double=-0.0}").str, "-0");
+  EXPECT_EQ(eval(t, "return {big_number='123\\r\\n4'}"), Reply::big_number("123  4"));
+  EXPECT_EQ(eval(t, "return {big_number=12}"), A({}));
+  EXPECT_EQ(eval(t, "return {verbatim_string={format='markdown', string='hi'}}").str, "mar:hi");
+  EXPECT_EQ(eval(t, "return {verbatim_string={format='x', string='hi'}}").str, "x  :hi");
+  EXPECT_EQ(eval(t, "return {verbatim_string={format='', string='hi'}}").str, "   :hi");
+  EXPECT_EQ(eval(t, "return {verbatim_string={format='a\\0b', string='hi'}}").str, "a  :hi");
+  EXPECT_EQ(eval(t, "return {verbatim_string={format='txt'}}"), A({}));
+  EXPECT_EQ(eval(t, "return {map={a=1}}"), M({B("a"), I(1)}));
+  EXPECT_EQ(eval(t, "return {map={a=false}}"), M({B("a"), N()}));
+  EXPECT_EQ(eval(t, "return {map={[1.5]=2}}"), M({I(1), I(2)}));
+  EXPECT_EQ(eval(t, "return {set={a=true}}"), Set({B("a")}));
+  EXPECT_EQ(eval(t, "return {map={a=1}, set={b=true}}"), M({B("a"), I(1)}));  // map is checked first
+  // RESP2 scripts: true is 1, false a nil. RESP3 scripts (redis.setresp(3)): booleans.
+  EXPECT_EQ(eval(t, "return {true, false}"), A({I(1), N()}));
+  EXPECT_EQ(eval(t, "return false"), N());
+  EXPECT_EQ(eval(t, "redis.setresp(3) return true"), T(true));
+  EXPECT_EQ(eval(t, "redis.setresp(3) return {true, false, nil, 1}"), A({T(true), T(false)}));
+  EXPECT_EQ(eval(t, "redis.setresp(3) return {map={a=false}}"), M({B("a"), T(false)}));
+  EXPECT_EQ(eval(t, "redis.setresp(3) redis.setresp(2) return true"), I(1));
+  // Without typed replies (the simulator) the same scripts give RESP2 shapes.
+  TestNode u;
+  EXPECT_EQ(eval(u, "redis.setresp(3) return {true, false, {double=2.5}, {map={a=1}}}"),
+            A({I(1), I(0), B("2.5"), A({B("a"), I(1)})}));
+}
+
+// Replies reaching Lua after redis.setresp(3): nil instead of false, {double=}, {map=},
+// {set=}, {verbatim_string=} tables, holes where an array had nulls; each script starts in RESP2.
+TEST(ScriptReplyTest, RespThreeRepliesReachLua) {
+  TypedTestNode t;
+  t.run({"hset", "h", "f", "v"});
+  t.run({"sadd", "s", "a"});
+  t.run({"zadd", "z", "1.5", "m", "0.1", "n"});
+  EXPECT_EQ(eval(t, "redis.setresp(3) return type(redis.call('hget', 'h', 'nofield'))"), B("nil"));
+  EXPECT_EQ(eval(t, "return type(redis.call('hget', 'h', 'nofield'))"), B("boolean"));  // RESP2 again
+  EXPECT_EQ(eval(t, "redis.setresp(3) local a = type(redis.call('get', 'x')) redis.setresp(2) "
+                    "return a .. type(redis.call('get', 'x'))"),
+            B("nilboolean"));
+  EXPECT_EQ(eval(t, "redis.setresp(3) return redis.call('hget', 'h', 'nofield')"), N());
+  EXPECT_EQ(eval(t, "redis.setresp(3) local d = redis.call('zscore', 'z', 'n') return {type(d), tostring(d.double)}"),
+            A({B("table"), B("0.1")}));
+  EXPECT_EQ(eval(t, "redis.setresp(3) return redis.call('zscore', 'z', 'n')"), D(0.1));
+  EXPECT_EQ(eval(t, "return redis.call('zscore', 'z', 'n')"), B("0.10000000000000001"));
+  EXPECT_EQ(eval(t, "redis.setresp(3) return redis.call('hgetall', 'h').map.f"), B("v"));
+  EXPECT_EQ(eval(t, "redis.setresp(3) return redis.call('hgetall', 'h')"), M({B("f"), B("v")}));
+  EXPECT_EQ(eval(t, "redis.setresp(3) return tostring(redis.call('smembers', 's').set.a)"), B("true"));
+  EXPECT_EQ(eval(t, "redis.setresp(3) return redis.call('smembers', 's')"), Set({B("a")}));
+  EXPECT_EQ(eval(t, "redis.setresp(3) local v = redis.call('info', 'keyspace').verbatim_string "
+                    "return {v.format, v.string}"),
+            A({B("txt"), B("# Keyspace\r\ndb0:keys=3,expires=0,avg_ttl=0\r\n")}));
+  EXPECT_EQ(eval(t, "redis.setresp(3) return redis.call('info', 'keyspace')").type, Reply::Type::kVerbatim);
+  // ZRANGE WITHSCORES: pairs with {double=} scores in RESP3, flat strings in RESP2.
+  EXPECT_EQ(eval(t, "redis.setresp(3) return redis.call('zrange', 'z', 0, -1, 'withscores')"),
+            A({A({B("n"), D(0.1)}), A({B("m"), D(1.5)})}));
+  EXPECT_EQ(eval(t, "return redis.call('zrange', 'z', 0, -1, 'withscores')"),
+            A({B("n"), B("0.10000000000000001"), B("m"), B("1.5")}));
+  // A null in an array leaves a hole, exactly where Redis's table has one (# sees no border).
+  EXPECT_EQ(eval(t, "redis.setresp(3) local r = redis.call('hmget', 'h', 'x', 'f') return {#r, r[2], type(r[1])}"),
+            A({I(0), B("v"), B("nil")}));
+  EXPECT_EQ(eval(t, "redis.setresp(3) return redis.call('mget', 'x', 'h')"), A({}));
+  EXPECT_EQ(eval(t, "redis.setresp(3) return {redis.call('lpop', 'nolist', 2)}"), A({}));
+  EXPECT_EQ(eval(t, "redis.setresp(3) return redis.call('ping')"), S("PONG"));
+  EXPECT_EQ(eval(t, "redis.setresp(3) return redis.pcall('get', 'h')"),
+            E("WRONGTYPE Operation against a key holding the wrong kind of value"));
 }
 
 TEST(ScriptReplyTest, NumberArgumentsUsePercent17g) {
@@ -375,7 +451,8 @@ TEST(ScriptApiTest, RedisTableFunctions) {
   check("return redis.log('x','y')", "ERR First argument must be a number (log level).");
   check("return redis.setresp()", "ERR redis.setresp() requires one argument.");
   check("return redis.setresp(4)", "ERR RESP version must be 2 or 3.");
-  check("return redis.setresp(3)", "ERR lockstep model: RESP3 (redis.setresp(3)) is not supported");
+  EXPECT_EQ(eval(t, "redis.setresp(3); return 1"), I(1));
+  EXPECT_EQ(eval(t, "redis.setresp('3'); return 1"), I(1));  // a number string, as Lua converts it
   check("return redis.set_repl()", "ERR redis.set_repl() requires two arguments.");
   check("return redis.set_repl(99)", "ERR Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.");
   check("return redis.acl_check_cmd('nosuch')", "ERR Invalid command passed to redis.acl_check_cmd()");

@@ -37,6 +37,11 @@ struct Client {
   ConnectionId id = 0;
   int db = 0;
   std::string name;
+  // The protocol (HELLO): 2 or 3. Decides what handlers build where Redis's replies differ in
+  // structure, not just in type (ZRANGE WITHSCORES pairs, PING and the commands allowed while
+  // subscribed). A script's client starts at 2 and redis.setresp() changes it.
+  int resp = 2;
+  bool resp3() const { return resp == 3; }
   // Ordered sets: UNSUBSCRIBE without arguments replies in this (sorted) order.
   std::set<std::string, std::less<>> channels;
   std::set<std::string, std::less<>> patterns;
@@ -129,6 +134,8 @@ class Server {
   // ---- State ------------------------------------------------------------------------------
   const NodeConfig& config() const { return config_; }
   NodeHooks& hooks() { return config_.hooks; }
+  // The reply as it leaves the node: as built, or in its RESP2 shape (NodeConfig::typed_replies).
+  Reply outgoing(Reply reply) const;
   Keyspace& db(int index);
   const Keyspace& db(int index) const;
   std::map<ConnectionId, Client>& clients() { return clients_; }

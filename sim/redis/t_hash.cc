@@ -232,7 +232,7 @@ void cmd_hlen(Call& c) {
 }
 
 namespace {
-// HKEYS / HVALS / HGETALL.
+// HKEYS / HVALS (arrays) / HGETALL (a map).
 void reply_hash(Call& c, bool keys, bool values) {
   HashValue* hash = nullptr;
   if (!hash_for_read(c, c.argv[1], &hash)) return;
@@ -244,7 +244,7 @@ void reply_hash(Call& c, bool keys, bool values) {
       if (values) items.push_back(Reply::bulk(v));
     });
   }
-  c.reply(Reply::array(std::move(items)));
+  c.reply(keys && values ? Reply::map(std::move(items)) : Reply::array(std::move(items)));
 }
 }  // namespace
 

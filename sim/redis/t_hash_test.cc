@@ -31,6 +31,19 @@ TEST(HashTest, SetGetAndArity) {
   EXPECT_EQ(t.run({"hexists", "h", "nope"}), I(0));
 }
 
+// HGETALL is a map (RESP2: field, value, field, value...); HKEYS/HVALS/HMGET stay arrays.
+TEST(HashTest, HgetallIsAMap) {
+  TypedTestNode t;
+  EXPECT_EQ(t.run({"hset", "h", "f1", "v1", "f2", "v2"}), I(2));
+  EXPECT_EQ(t.run({"hgetall", "h"}), M({B("f1"), B("v1"), B("f2"), B("v2")}));
+  EXPECT_EQ(t.run({"hgetall", "nosuch"}), M({}));
+  EXPECT_EQ(t.run({"hkeys", "h"}), A({B("f1"), B("f2")}));
+  EXPECT_EQ(t.run({"hmget", "h", "f1", "x"}), A({B("v1"), N()}));
+  TestNode u;
+  u.run({"hset", "h", "f1", "v1"});
+  EXPECT_EQ(u.run({"hgetall", "h"}), A({B("f1"), B("v1")}));
+}
+
 TEST(HashTest, InsertionOrderSurvivesUpdatesAndDeletes) {
   TestNode t;
   t.run({"hset", "h", "a", "1", "b", "2", "c", "3"});

@@ -40,8 +40,8 @@ constexpr std::string_view kBadClientName =
 
 void cmd_ping(Call& c) {
   if (c.argv.size() > 2) return c.arity_error();
-  if (c.client.subscription_count() > 0) {
-    // RESP2 subscribed mode answers with a pub/sub-shaped array.
+  if (c.client.subscription_count() > 0 && !c.client.resp3()) {
+    // RESP2 subscribed mode answers with a pub/sub-shaped array (RESP3 has pushes for that).
     c.reply(Reply::array({Reply::bulk("pong"), Reply::bulk(c.argv.size() == 2 ? c.argv[1] : "")}));
     return;
   }
@@ -80,6 +80,9 @@ void cmd_wait(Call& c) {
 
 namespace {
 
+// One command's COMMAND INFO entry. Redis 7.0 replies the flags, ACL categories, tips and key
+// specs as sets, and the subcommands as a set when there are none (the model has none of the
+// last four).
 Reply command_entry(const Command& cmd) {
   std::vector<Reply> flags;
   struct FlagName {
@@ -94,10 +97,10 @@ Reply command_entry(const Command& cmd) {
   for (const FlagName& f : kNames) {
     if (cmd.flags & f.flag) flags.push_back(Reply::status(f.name));
   }
-  return Reply::array({Reply::bulk(cmd.name), Reply::integer_of(cmd.arity), Reply::array(std::move(flags)),
+  return Reply::array({Reply::bulk(cmd.name), Reply::integer_of(cmd.arity), Reply::set(std::move(flags)),
                        Reply::integer_of(cmd.first_key), Reply::integer_of(cmd.last_key),
-                       Reply::integer_of(cmd.key_step), Reply::array({}), Reply::array({}),
-                       Reply::array({}), Reply::array({})});
+                       Reply::integer_of(cmd.key_step), Reply::set({}), Reply::set({}),
+                       Reply::set({}), Reply::set({})});
 }
 
 }  // namespace
@@ -113,8 +116,8 @@ void cmd_command(Call& c) {
     if (!sub_arity(c, "command|count", 2)) return;
     c.reply(Reply::integer_of(static_cast<int64_t>(all_commands().size())));
   } else if (iequals(sub, "docs")) {
-    // The model carries no documentation; an empty reply is valid for every client.
-    c.reply(Reply::array({}));
+    // The model carries no documentation; an empty map is valid for every client.
+    c.reply(Reply::map({}));
   } else if (iequals(sub, "info")) {
     std::vector<Reply> entries;
     if (c.argv.size() == 2) {
@@ -135,46 +138,63 @@ void cmd_command(Call& c) {
   }
 }
 
+namespace {
+
+// HELLO's reply: a map in RESP3, a flat array in RESP2 (the protocol just chosen).
+Reply hello_reply(const Call& c) {
+  return Reply::map({Reply::bulk("server"), Reply::bulk("redis"), Reply::bulk("version"), Reply::bulk(kVersion),
+                     Reply::bulk("proto"), Reply::integer_of(c.client.resp), Reply::bulk("id"),
+                     Reply::integer_of(static_cast<int64_t>(c.client.id)), Reply::bulk("mode"),
+                     Reply::bulk("standalone"), Reply::bulk("role"),
+                     Reply::bulk(c.srv.replica() ? "replica" : "master"), Reply::bulk("modules"),
+                     Reply::array({})});
+}
+
+// One HELLO option at argv[*j] (AUTH user pass, SETNAME name), carried out at once as Redis
+// 7.0 does: an option that fails stops HELLO, and those before it stay done. Advances *j past
+// the option's arguments; replies the error and returns false.
+bool hello_option(Call& c, size_t* j) {
+  const std::string_view opt = c.argv[*j];
+  const size_t more = c.argv.size() - 1 - *j;
+  if (iequals(opt, "auth") && more >= 2) {
+    // Only the default user exists, without a password ("nopass"): any password is accepted
+    // for it, as on a redis-server without requirepass.
+    if (c.argv[*j + 1] != "default") {
+      c.error("WRONGPASS invalid username-password pair or user is disabled.");
+      return false;
+    }
+    *j += 2;
+  } else if (iequals(opt, "setname") && more >= 1) {
+    const std::string_view name = c.argv[*j + 1];
+    if (!valid_client_name(name)) {
+      c.error(kBadClientName);
+      return false;
+    }
+    c.client.name = std::string(name);
+    *j += 1;
+  } else {
+    c.error(sanitize_error("ERR Syntax error in HELLO option '" + std::string(opt) + "'"));
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+// HELLO [protover [AUTH username password] [SETNAME clientname]]: the version is checked first
+// (2 or 3), then the options run in order, and only once all succeeded does the connection
+// switch protocols; the reply is in the new one.
 void cmd_hello(Call& c) {
-  size_t next = 1;
+  int64_t version = 0;
   if (c.argv.size() >= 2) {
-    int64_t version = 0;
-    if (!parse_int64(c.argv[1], &version)) {
-      return c.error("ERR Protocol version is not an integer or out of range");
-    }
-    next = 2;
-    // Redis accepts 2 and 3; the model speaks RESP2 only and answers 3 as Redis answers any
-    // version it does not support.
-    if (version != 2) return c.error("NOPROTO unsupported protocol version");
+    if (!parse_int64(c.argv[1], &version)) return c.error("ERR Protocol version is not an integer or out of range");
+    if (version < 2 || version > 3) return c.error("NOPROTO unsupported protocol version");
   }
-  std::string_view user, name;
-  bool auth = false, set_name = false;
-  for (size_t j = next; j < c.argv.size(); j++) {
-    size_t more = c.argv.size() - 1 - j;
-    if (iequals(c.argv[j], "auth") && more >= 2) {
-      auth = true;
-      user = c.argv[j + 1];
-      j += 2;
-    } else if (iequals(c.argv[j], "setname") && more >= 1) {
-      set_name = true;
-      name = c.argv[j + 1];
-      if (!valid_client_name(name)) return c.error(kBadClientName);
-      j += 1;
-    } else {
-      return c.error(sanitize_error("ERR Syntax error in HELLO option '" + std::string(c.argv[j]) + "'"));
-    }
+  for (size_t j = 2; j < c.argv.size(); j++) {
+    if (!hello_option(c, &j)) return;
   }
-  // The model has only the default user, without a password.
-  if (auth && user != "default") {
-    return c.error("WRONGPASS invalid username-password pair or user is disabled.");
-  }
-  if (set_name) c.client.name = std::string(name);
-  c.reply(Reply::array({Reply::bulk("server"), Reply::bulk("redis"), Reply::bulk("version"),
-                        Reply::bulk(kVersion), Reply::bulk("proto"), Reply::integer_of(2),
-                        Reply::bulk("id"), Reply::integer_of(static_cast<int64_t>(c.client.id)),
-                        Reply::bulk("mode"), Reply::bulk("standalone"), Reply::bulk("role"),
-                        Reply::bulk(c.srv.replica() ? "replica" : "master"), Reply::bulk("modules"),
-                        Reply::array({})}));
+  if (version != 0) c.client.resp = static_cast<int>(version);
+  c.reply(hello_reply(c));
 }
 
 void cmd_client(Call& c) {
@@ -203,7 +223,7 @@ void cmd_config(Call& c) {
   std::string_view sub = c.argv[1];
   if (iequals(sub, "get")) {
     if (!sub_arity(c, "config|get", -3)) return;
-    std::vector<Reply> pairs;
+    std::vector<Reply> pairs;  // a map
     for (const auto& [name, value] : kParams) {
       bool match = false;
       for (size_t j = 2; j < c.argv.size() && !match; j++) match = glob_match(c.argv[j], name, true);
@@ -211,7 +231,7 @@ void cmd_config(Call& c) {
       pairs.push_back(Reply::bulk(name));
       pairs.push_back(Reply::bulk(value));
     }
-    c.reply(Reply::array(std::move(pairs)));
+    c.reply(Reply::map(std::move(pairs)));
   } else if (iequals(sub, "set")) {
     if (!sub_arity(c, "config|set", -4)) return;
     c.error(sanitize_error("ERR lockstep model: configuration is fixed, CONFIG SET is not supported - '" +
@@ -265,15 +285,18 @@ void cmd_info(Call& c) {
     }
     section("Keyspace", body);
   }
-  c.reply(Reply::bulk(text));
+  // A verbatim text in RESP3, a bulk string in RESP2.
+  c.reply(Reply::verbatim("txt", text));
 }
 
 void cmd_quit(Call& c) { c.reply(Reply::ok()); }
 
+// RESET: the connection as a new one (no subscriptions, database 0, no name, RESP2).
 void cmd_reset(Call& c) {
   c.srv.pubsub().drop(c.client);
   c.client.db = 0;
   c.client.name.clear();
+  c.client.resp = 2;
   c.reply(Reply::status("RESET"));
 }
 

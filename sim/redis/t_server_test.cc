@@ -48,20 +48,30 @@ TEST(ServerTest, WaitWithoutAndWithHook) {
   EXPECT_EQ(seen_timeout, 1000);
 }
 
+// HELLO's reply as the model gives it to the simulator (RESP2 shape: a flat array).
+Reply flat_hello(const TestNode& t, int proto) {
+  return A({B("server"), B("redis"), B("version"), B("7.0.15"), B("proto"), I(proto), B("id"),
+            I(static_cast<int64_t>(t.conn)), B("mode"), B("standalone"), B("role"), B("master"),
+            B("modules"), A({})});
+}
+
 TEST(ServerTest, HelloAndClient) {
   TestNode t;
-  Reply hello = A({B("server"), B("redis"), B("version"), B("7.0.15"), B("proto"), I(2), B("id"),
-                   I(static_cast<int64_t>(t.conn)), B("mode"), B("standalone"), B("role"), B("master"),
-                   B("modules"), A({})});
-  EXPECT_EQ(t.run({"hello"}), hello);
-  EXPECT_EQ(t.run({"hello", "2"}), hello);
-  EXPECT_EQ(t.run({"hello", "3"}), E("NOPROTO unsupported protocol version"));  // the model is RESP2-only
+  EXPECT_EQ(t.run({"hello"}), flat_hello(t, 2));
+  EXPECT_EQ(t.run({"hello", "2"}), flat_hello(t, 2));
+  // Without typed replies (the simulator) a RESP3 connection still gets RESP2 shapes.
+  EXPECT_EQ(t.run({"hello", "3"}), flat_hello(t, 3));
+  EXPECT_EQ(t.node->protocol(t.conn), 3);
+  EXPECT_EQ(t.run({"hset", "h", "f", "v"}), I(1));
+  EXPECT_EQ(t.run({"hgetall", "h"}), A({B("f"), B("v")}));
+  EXPECT_EQ(t.run({"hello", "2"}), flat_hello(t, 2));
   EXPECT_EQ(t.run({"hello", "4"}), E("NOPROTO unsupported protocol version"));
+  EXPECT_EQ(t.run({"hello", "1"}), E("NOPROTO unsupported protocol version"));
   EXPECT_EQ(t.run({"hello", "x"}), E("ERR Protocol version is not an integer or out of range"));
   EXPECT_EQ(t.run({"hello", "2", "foo"}), E("ERR Syntax error in HELLO option 'foo'"));
   EXPECT_EQ(t.run({"hello", "2", "setname"}), E("ERR Syntax error in HELLO option 'setname'"));
   EXPECT_EQ(t.run({"hello", "2", "auth", "a", "b"}), E("WRONGPASS invalid username-password pair or user is disabled."));
-  EXPECT_EQ(t.run({"hello", "2", "auth", "default", "any", "setname", "foo"}), hello);
+  EXPECT_EQ(t.run({"hello", "2", "auth", "default", "any", "setname", "foo"}), flat_hello(t, 2));
   EXPECT_EQ(t.run({"client", "getname"}), B("foo"));
   EXPECT_EQ(t.run({"client", "setname", "a b"}), E("ERR Client names cannot contain spaces, newlines or special characters."));
   EXPECT_EQ(t.run({"client", "setname", ""}), OK());
@@ -70,6 +80,67 @@ TEST(ServerTest, HelloAndClient) {
   EXPECT_EQ(t.run({"client", "foo"}), E("ERR unknown subcommand 'foo'. Try CLIENT HELP."));
   EXPECT_EQ(t.run({"client"}), E("ERR wrong number of arguments for 'client' command"));
   EXPECT_EQ(t.run({"client", "setname"}), E("ERR wrong number of arguments for 'client|setname' command"));
+}
+
+// HELLO's reply as Redis builds it: a map (RESP2 clients get it flattened).
+Reply hello_map(const TestNode& t, int proto) { return M(flat_hello(t, proto).elements); }
+
+TEST(ServerTest, HelloSwitchesTheProtocolOnlyWhenEverythingSucceeded) {
+  TypedTestNode t;
+  EXPECT_EQ(t.node->protocol(t.conn), 2);
+  EXPECT_EQ(t.run({"hello"}), hello_map(t, 2));
+  EXPECT_EQ(t.run({"hello", "3"}), hello_map(t, 3));
+  EXPECT_EQ(t.node->protocol(t.conn), 3);
+  EXPECT_EQ(t.run({"hello"}), hello_map(t, 3));  // no version: the protocol stays
+  EXPECT_EQ(t.run({"HELLO", "2"}), hello_map(t, 2));
+  EXPECT_EQ(t.node->protocol(t.conn), 2);
+  // Options run in order and stay done when a later one fails; the protocol does not switch.
+  EXPECT_EQ(t.run({"hello", "3", "setname", "zz", "foo"}), E("ERR Syntax error in HELLO option 'foo'"));
+  EXPECT_EQ(t.run({"client", "getname"}), B("zz"));
+  EXPECT_EQ(t.run({"hello", "3", "setname", "yy", "auth", "bob", "pw"}),
+            E("WRONGPASS invalid username-password pair or user is disabled."));
+  EXPECT_EQ(t.run({"hello", "3", "auth", "bob", "pw", "setname", "xx"}),
+            E("WRONGPASS invalid username-password pair or user is disabled."));
+  EXPECT_EQ(t.run({"client", "getname"}), B("yy"));
+  EXPECT_EQ(t.run({"hello", "3", "setname", "a b", "foo"}),
+            E("ERR Client names cannot contain spaces, newlines or special characters."));
+  EXPECT_EQ(t.run({"hello", "3", "auth", "default"}), E("ERR Syntax error in HELLO option 'auth'"));
+  EXPECT_EQ(t.run({"hello", "4", "foo"}), E("NOPROTO unsupported protocol version"));
+  EXPECT_EQ(t.node->protocol(t.conn), 2);
+  // The default user has no password: any password logs it in.
+  EXPECT_EQ(t.run({"hello", "3", "AUTH", "default", "anything", "SETNAME", "a", "SETNAME", "b"}), hello_map(t, 3));
+  EXPECT_EQ(t.run({"client", "getname"}), B("b"));
+  EXPECT_EQ(t.run({"hello", "3", "setname", ""}), hello_map(t, 3));
+  EXPECT_EQ(t.run({"client", "getname"}), N());
+  // RESET: back to RESP2.
+  EXPECT_EQ(t.run({"reset"}), S("RESET"));
+  EXPECT_EQ(t.node->protocol(t.conn), 2);
+  // Each connection has its own protocol.
+  const ConnectionId other = t.node->connect();
+  EXPECT_EQ(t.run_on(other, {"hello", "3"}).type, Reply::Type::kMap);
+  EXPECT_EQ(t.node->protocol(other), 3);
+  EXPECT_EQ(t.node->protocol(t.conn), 2);
+}
+
+TEST(ServerTest, TypedRepliesOfServerCommands) {
+  TypedTestNode t;
+  EXPECT_EQ(t.run({"config", "get", "databases"}), M({B("databases"), B("16")}));
+  EXPECT_EQ(t.run({"config", "get", "nosuch"}), M({}));
+  EXPECT_EQ(t.run({"command", "docs", "get"}), M({}));
+  const Reply info = t.run({"info", "keyspace"});
+  EXPECT_EQ(info, Reply::verbatim("txt", "# Keyspace\r\n"));
+  EXPECT_EQ(info.str, "txt:# Keyspace\r\n");
+  Reply get_info = t.run({"command", "info", "nosuch", "get"});
+  ASSERT_EQ(get_info.elements.size(), 2u);
+  EXPECT_EQ(get_info.elements[0], N());
+  EXPECT_EQ(get_info.elements[1], A({B("get"), I(2), Set({S("readonly"), S("fast")}), I(1), I(1), I(1), Set({}),
+                                     Set({}), Set({}), Set({})}));
+  // Only pub/sub commands carry the "pubsub" flag (not PING, QUIT, RESET).
+  EXPECT_EQ(t.run({"command", "info", "ping"}).elements[0].elements[2], Set({S("stale"), S("fast")}));
+  EXPECT_EQ(t.run({"command", "info", "publish"}).elements[0].elements[2],
+            Set({S("pubsub"), S("stale"), S("fast"), S("may_replicate")}));
+  EXPECT_EQ(t.run({"client", "getname"}), N());
+  EXPECT_EQ(t.run({"time"}).type, Reply::Type::kArray);
 }
 
 TEST(ServerTest, ConfigInfoCommand) {

@@ -110,7 +110,7 @@ void cmd_smembers(Call& c) {
     members.reserve(set->size());
     set->for_each([&](std::string_view m) { members.push_back(Reply::bulk(m)); });
   }
-  c.reply(Reply::array(std::move(members)));
+  c.reply(Reply::set(std::move(members)));
 }
 
 void cmd_scard(Call& c) {

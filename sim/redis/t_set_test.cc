@@ -21,6 +21,14 @@ TEST(SetTest, IntegerSetsListAscending) {
   EXPECT_EQ(t.run({"smembers", "s"}), A({B("-5"), B("1"), B("2"), B("3"), B("10")}));
 }
 
+TEST(SetTest, SmembersIsASet) {
+  TypedTestNode t;
+  EXPECT_EQ(t.run({"sadd", "s", "3", "1"}), I(2));
+  EXPECT_EQ(t.run({"smembers", "s"}), Set({B("1"), B("3")}));
+  EXPECT_EQ(t.run({"smembers", "nosuch"}), Set({}));
+  EXPECT_EQ(t.run({"sismember", "s", "1"}), I(1));  // an integer in RESP3 too
+}
+
 TEST(SetTest, NonIntegerSetsKeepInsertionOrder) {
   TestNode t;
   t.run({"sadd", "t", "b", "a", "c"});

@@ -159,7 +159,7 @@ void zadd_generic(Call& c, bool incr_command) {
   }
   c.dirty += static_cast<uint64_t>(added + updated);
   if (o.incr) {
-    c.reply(processed > 0 ? Reply::bulk(format_double(score)) : Reply::nil());
+    c.reply(processed > 0 ? Reply::double_of(score) : Reply::nil());
   } else {
     c.reply(Reply::integer_of(o.ch ? added + updated : added));
   }
@@ -219,13 +219,20 @@ struct RangeOptions {
   bool reverse = false;
   bool reverse_allowed = true;
   bool withscores = false;
+  bool score_pairs = false;  // RESP3: each member and its score as a 2-element array
   int64_t offset = 0;
   int64_t limit = -1;
 };
 
-void emit(std::vector<Reply>& out, const ZSetValue::Item& item, bool withscores) {
+// One element of a range reply: the member, then its score (a double) WITHSCORES; in RESP3 the
+// two as a pair, as Redis 7.0's zrangeResultEmit does, in RESP2 one after the other.
+void emit(std::vector<Reply>& out, const ZSetValue::Item& item, const RangeOptions& o) {
+  if (o.withscores && o.score_pairs) {
+    out.push_back(Reply::array({Reply::bulk(item.member), Reply::double_of(item.score)}));
+    return;
+  }
   out.push_back(Reply::bulk(item.member));
-  if (withscores) out.push_back(Reply::bulk(format_double(item.score)));
+  if (o.withscores) out.push_back(Reply::double_of(item.score));
 }
 
 // genericZrangebyscore/bylex as Redis runs them on a listpack: from the head (tail when
@@ -241,7 +248,7 @@ void range_walk(It it, It end, const RangeOptions& o, Near near, Far far, std::v
   int64_t limit = o.limit;
   while (it != end && limit-- != 0) {
     if (!far(*it)) break;
-    emit(out, *it, o.withscores);
+    emit(out, *it, o);
     ++it;
   }
 }
@@ -266,7 +273,7 @@ void range_by_rank(const ZSetValue& z, int64_t start, int64_t end, const RangeOp
   if (end >= len) end = len - 1;
   int64_t i = 0;
   auto take = [&](const ZSetValue::Item& item) {
-    if (i >= start && i <= end) emit(out, item, o.withscores);
+    if (i >= start && i <= end) emit(out, item, o);
     i++;
   };
   if (o.reverse) {
@@ -305,6 +312,7 @@ bool parse_range_options(Call& c, RangeOptions* o) {
 
 void zrange_generic(Call& c, RangeOptions o) {
   if (!parse_range_options(c, &o)) return;
+  o.score_pairs = c.client.resp3();
   if (o.type == RangeOptions::kAuto) o.type = RangeOptions::kRank;
   if (o.limit != -1 && o.type == RangeOptions::kRank) {
     return c.error(
@@ -354,7 +362,7 @@ void cmd_zscore(Call& c) {
   ZSetValue* z = nullptr;
   if (!zset_for_read(c, c.argv[1], &z)) return;
   const double* s = z != nullptr ? z->score(c.argv[2]) : nullptr;
-  c.reply(s != nullptr ? Reply::bulk(format_double(*s)) : Reply::nil());
+  c.reply(s != nullptr ? Reply::double_of(*s) : Reply::nil());
 }
 
 void cmd_zrem(Call& c) {

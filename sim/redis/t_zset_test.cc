@@ -1,4 +1,6 @@
 #include <gtest/gtest.h>
+
+#include <cmath>
 #include <rapidcheck/gtest.h>
 
 #include <map>
@@ -24,6 +26,36 @@ TEST(ZSetTest, ZaddScoresAndFormatting) {
   EXPECT_EQ(t.run({"zadd", "z", "incr", "1.5", "a"}), B("1.8"));
   EXPECT_EQ(t.run({"zadd", "z", "0x10", "g"}), I(1));
   EXPECT_EQ(t.run({"zscore", "z", "g"}), B("16"));
+}
+
+// Scores are doubles (RESP3 ","; RESP2 bulk strings); WITHSCORES gives [member, score] pairs to
+// RESP3 connections and member, score, member, score... to RESP2 ones (redis-server 7.0.15).
+TEST(ZSetTest, ScoresAreDoublesAndPairsInRespThree) {
+  TypedTestNode t;
+  EXPECT_EQ(t.run({"zadd", "z", "1.5", "a", "0.1", "b", "inf", "c"}), I(3));
+  EXPECT_EQ(t.run({"zscore", "z", "b"}), D(0.1));
+  EXPECT_EQ(t.run({"zscore", "z", "b"}).str, "0.10000000000000001");
+  EXPECT_EQ(t.run({"zscore", "z", "c"}).str, "inf");
+  EXPECT_EQ(t.run({"zscore", "z", "x"}), N());
+  EXPECT_EQ(t.run({"zincrby", "z", "1", "a"}), D(2.5));
+  EXPECT_EQ(t.run({"zadd", "z", "incr", "1", "a"}), D(3.5));
+  EXPECT_EQ(t.run({"zadd", "z", "nx", "incr", "1", "a"}), N());
+  EXPECT_EQ(t.run({"zrank", "z", "x"}), N());
+  const Reply flat = A({B("b"), D(0.1), B("a"), D(3.5), B("c"), D(INFINITY)});
+  EXPECT_EQ(t.run({"zrange", "z", "0", "-1", "withscores"}), flat);
+  EXPECT_EQ(t.run({"zrangebyscore", "z", "-inf", "+inf", "withscores"}), flat);
+  t.run({"hello", "3"});
+  const Reply pairs = A({A({B("b"), D(0.1)}), A({B("a"), D(3.5)}), A({B("c"), D(INFINITY)})});
+  EXPECT_EQ(t.run({"zrange", "z", "0", "-1", "withscores"}), pairs);
+  EXPECT_EQ(t.run({"zrangebyscore", "z", "-inf", "+inf", "withscores"}), pairs);
+  EXPECT_EQ(t.run({"zrange", "z", "0", "0"}), A({B("b")}));
+  EXPECT_EQ(t.run({"zscore", "z", "a"}), D(3.5));
+  // Without typed replies (the simulator), a RESP3 connection gets the pairs with string scores.
+  TestNode u;
+  u.run({"zadd", "z", "1.5", "a"});
+  EXPECT_EQ(u.run({"zscore", "z", "a"}), B("1.5"));
+  u.run({"hello", "3"});
+  EXPECT_EQ(u.run({"zrange", "z", "0", "-1", "withscores"}), A({A({B("a"), B("1.5")})}));
 }
 
 TEST(ZSetTest, ZaddErrors) {

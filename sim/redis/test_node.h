@@ -27,8 +27,10 @@ struct Effect {
 
 class TestNode {
  public:
-  // The clock starts at `start_ms` (node-local) and only moves when the test says so.
-  explicit TestNode(int64_t start_ms = 1'000'000, uint64_t budget = 100'000'000) {
+  // The clock starts at `start_ms` (node-local) and only moves when the test says so. With
+  // `typed_replies`, replies keep their RESP3 types (NodeConfig::typed_replies, as `lockstep
+  // serve` runs the node); without, they come in their RESP2 shape, as the simulator gets them.
+  explicit TestNode(int64_t start_ms = 1'000'000, uint64_t budget = 100'000'000, bool typed_replies = false) {
     now_us_ = std::make_shared<int64_t>(start_ms * 1000);
     tick_us_ = std::make_shared<int64_t>(0);
     NodeConfig config;
@@ -42,6 +44,7 @@ class TestNode {
       return t;
     };
     config.lua_instruction_budget = budget;
+    config.typed_replies = typed_replies;
     config.hooks.on_propagate = [this](std::span<const std::string> e, uint64_t group) {
       effects.push_back(Effect{std::vector<std::string>(e.begin(), e.end()), group});
     };
@@ -83,6 +86,12 @@ class TestNode {
   std::shared_ptr<int64_t> tick_us_;
 };
 
+// A TestNode whose replies keep their RESP3 types.
+class TypedTestNode : public TestNode {
+ public:
+  TypedTestNode() : TestNode(1'000'000, 100'000'000, /*typed_replies=*/true) {}
+};
+
 // Shorthands for expected replies.
 inline Reply I(int64_t v) { return Reply::integer_of(v); }
 inline Reply B(std::string_view s) { return Reply::bulk(s); }
@@ -91,6 +100,12 @@ inline Reply E(std::string_view s) { return Reply::error(s); }
 inline Reply N() { return Reply::nil(); }
 inline Reply A(std::vector<Reply> items) { return Reply::array(std::move(items)); }
 inline Reply OK() { return Reply::ok(); }
+inline Reply NA() { return Reply::nil_array(); }
+inline Reply M(std::vector<Reply> keys_and_values) { return Reply::map(std::move(keys_and_values)); }
+inline Reply Set(std::vector<Reply> members) { return Reply::set(std::move(members)); }
+inline Reply P(std::vector<Reply> items) { return Reply::push(std::move(items)); }
+inline Reply D(double v) { return Reply::double_of(v); }
+inline Reply T(bool v) { return Reply::boolean(v); }
 
 }  // namespace lockstep::redis::testing
 

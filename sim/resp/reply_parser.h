@@ -1,10 +1,14 @@
-// An incremental parser for RESP2 replies: the client side of the protocol.
+// An incremental parser for RESP2 and RESP3 replies: the client side of the protocol.
 //
 // Used where lockstep talks to a server itself and must tell every reply shape apart — the
 // differential test's raw comparisons, the serve tests, benchmark B1 — including the nil bulk
-// ("$-1") and the nil array ("*-1") that hiredis's default reader both report as NIL. Bytes may
-// arrive in any split; a reply is handed out only once all of it is buffered. Malformed input
-// is an error value, never a crash, and nesting, bulk lengths and element counts are bounded.
+// ("$-1") and the nil array ("*-1") that hiredis's default reader both report as NIL. RESP3's
+// types become the matching redis::Reply types: "_" a nil (kNil), "%" a map, "~" a set, ">" a
+// push, "," a double (its text kept as sent), "#" a boolean, "=" a verbatim string, "(" a big
+// number; attributes ("|") and blob errors ("!"), which Redis 7.0 never sends for the model's
+// commands, are errors. Bytes may arrive in any split; a reply is handed out only once all of
+// it is buffered. Malformed input is an error value, never a crash, and nesting, bulk lengths
+// and element counts are bounded.
 #ifndef LOCKSTEP_SIM_RESP_REPLY_PARSER_H_
 #define LOCKSTEP_SIM_RESP_REPLY_PARSER_H_
 
@@ -46,7 +50,9 @@ class ReplyParser {
   Step parse(size_t& at, int depth, redis::Reply& out);
   Step parse_line(size_t& at, std::string_view& line);
   Step parse_length(size_t& at, int64_t& n);
-  Step parse_array(size_t& at, int depth, redis::Reply& out);
+  Step parse_aggregate(size_t& at, char type, int depth, redis::Reply& out);
+  Step parse_bulk(size_t& at, std::string_view& payload, bool& nil);
+  Step parse_resp3_line(size_t& at, char type, redis::Reply& out);
   Step bad(size_t at, std::string what);
 
   ReplyLimits limits_;

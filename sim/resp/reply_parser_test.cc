@@ -60,6 +60,68 @@ TEST(ReplyParser, BoundsNesting) {
   EXPECT_EQ(p.next(&r), ReplyStatus::kError);
 }
 
+// A RESP3 reply as its client reads it: both nils are "_", read back as the nil bulk.
+Reply as_resp3_reads(Reply r) {
+  if (r.type == Reply::Type::kNilArray) return Reply::nil();
+  for (Reply& e : r.elements) e = as_resp3_reads(std::move(e));
+  return r;
+}
+
+TEST(ReplyParser, ReadsRespThreeTypes) {
+  ReplyParser p;
+  p.feed("%2\r\n$1\r\na\r\n,1.5\r\n$1\r\nb\r\n_\r\n~1\r\n#t\r\n>3\r\n$7\r\nmessage\r\n$2\r\nch\r\n$1\r\nx\r\n"
+         "=8\r\ntxt:a\r\nb\r\n(-12345678901234567890\r\n,-nan\r\n#f\r\n");
+  std::vector<Reply> got;
+  Reply r;
+  while (p.next(&r) == ReplyStatus::kReply) got.push_back(r);
+  EXPECT_EQ(got, (std::vector<Reply>{
+                     Reply::map({Reply::bulk("a"), Reply::double_text("1.5"), Reply::bulk("b"), Reply::nil()}),
+                     Reply::set({Reply::boolean(true)}),
+                     Reply::push({Reply::bulk("message"), Reply::bulk("ch"), Reply::bulk("x")}),
+                     Reply::verbatim("txt", "a\r\nb"), Reply::big_number("-12345678901234567890"),
+                     Reply::double_text("-nan"), Reply::boolean(false)}));
+  EXPECT_EQ(p.buffered_bytes(), 0u);
+}
+
+TEST(ReplyParser, RejectsMalformedRespThree) {
+  for (const char* bad : {"#x\r\n", "_x\r\n", ",\r\n", "(\r\n", "=2\r\nab\r\n", "%-1\r\n", "~-1\r\n",
+                          "|1\r\n+a\r\n+b\r\n", "!3\r\nerr\r\n", "=-1\r\n"}) {
+    ReplyParser p;
+    p.feed(bad);
+    Reply r;
+    EXPECT_EQ(p.next(&r), ReplyStatus::kError) << bad;
+  }
+  ReplyParser p;
+  p.feed("%1\r\n$1\r\na\r\n");  // a map's value still missing
+  Reply r;
+  EXPECT_EQ(p.next(&r), ReplyStatus::kNeedMore);
+}
+
+RC_GTEST_PROP(ReplyParser, RoundTripsRespThreeUnderSplits, ()) {
+  const auto replies = *rc::gen::container<std::vector<Reply>>(testing::arbitrary_typed_reply(4));
+  std::string stream;
+  for (const Reply& r : replies) append_reply(r, Protocol::kResp3, stream);
+  const size_t piece = *rc::gen::inRange<size_t>(1, 17);
+  ReplyParser p;
+  std::vector<Reply> got;
+  for (size_t at = 0; at < stream.size(); at += piece) {
+    p.feed(std::string_view(stream).substr(at, piece));
+    Reply r;
+    while (p.next(&r) == ReplyStatus::kReply) got.push_back(r);
+  }
+  RC_ASSERT(got.size() == replies.size());
+  for (size_t i = 0; i < got.size(); i++) RC_ASSERT(got[i] == as_resp3_reads(replies[i]));
+}
+
+RC_GTEST_PROP(ReplyParser, ReadsTheRespTwoOfATypedReplyAsItsRespTwoShape, ()) {
+  const Reply reply = *testing::arbitrary_typed_reply(4);
+  ReplyParser p;
+  p.feed(encode_reply(reply, Protocol::kResp2));
+  Reply got;
+  RC_ASSERT(p.next(&got) == ReplyStatus::kReply);
+  RC_ASSERT(got == redis::to_resp2(reply));
+}
+
 RC_GTEST_PROP(ReplyParser, RoundTripsWriterOutputUnderSplits, ()) {
   const auto replies = *rc::gen::container<std::vector<Reply>>(testing::arbitrary_reply(4));
   std::string stream;
@@ -91,8 +153,9 @@ bool same_as_hiredis(const Reply& r, const redisReply* h) {
         if (!same_as_hiredis(r.elements[i], h->element[i])) return false;
       }
       return true;
+    default:
+      return false;  // RESP3 types: hiredis 0.14 reads RESP2 only
   }
-  return false;
 }
 
 RC_GTEST_PROP(Writer, OutputReadsTheSameInHiredis, ()) {

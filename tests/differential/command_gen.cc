@@ -22,6 +22,9 @@ rc::Gen<std::string> pick(Strings options) {
   return rc::gen::resize(kFullSize, rc::gen::elementOf(std::move(options)));
 }
 std::string one(Strings options) { return *pick(std::move(options)); }
+rc::Gen<Strings> pick_argv(std::vector<Strings> options) {
+  return rc::gen::resize(kFullSize, rc::gen::elementOf(std::move(options)));
+}
 
 // --- alphabets -------------------------------------------------------------------------------
 
@@ -108,6 +111,20 @@ std::vector<Weighted> keys_and_strings() {
       {2, [] { return cmd({one({"INCR", "DECR"}), key()}); }},
       {2, [] { return cmd({one({"INCRBY", "DECRBY"}), key(), integer()}); }},
       {1, [] { return cmd({"WAIT", "0", "0"}); }},
+      // The handshake: switching protocols (2 <-> 3) mid-sequence, options, Redis's errors.
+      {2, [] {
+         Step s = cmd(*pick_argv({{"HELLO"}, {"HELLO", "3"}, {"HELLO", "2"}, {"HELLO", "3", "SETNAME", "n1"},
+                                  {"HELLO", "2", "AUTH", "default", "pw", "SETNAME", "n2"}, {"HELLO", "4"},
+                                  {"HELLO", "3", "AUTH", "bob", "pw"}, {"HELLO", "x"}, {"HELLO", "3", "AUTH", "default"},
+                                  {"HELLO", "3", "SETNAME", "a b"}, {"HELLO", "3", "SETNAME", "a b", "foo"},
+                                  {"HELLO", "3", "AUTH", "bob", "pw", "SETNAME", "a b"}, {"HELLO", "1", "foo"},
+                                  {"HELLO", "3", "SETNAME", "n3", "foo"}, {"HELLO", "3", "SETNAME", ""}}),
+                      CompareRule::kHello);
+         s.conn = uniform(0, 2);
+         return s;
+       }},
+      {1, [] { return cmd({"CLIENT", "GETNAME"}); }},
+      {1, [] { return cmd({"CONFIG", "GET", one({"databases", "appendonly", "nosuch"})}); }},
       {1, [] { return cmd({one({"NOSUCHCMD", "hget", "Get", "sEt"}), key(), value()}); }},
   };
 }
@@ -245,8 +262,14 @@ std::vector<Weighted> pubsub() {
       {1, [] { Step s = cmd({"UNSUBSCRIBE", channel()}); add_some(s.argv, 1, channel); s.conn = 1; return s; }},
       {1, [] { Step s = cmd({"UNSUBSCRIBE"}, CompareRule::kUnsubscribeAll); s.conn = 1; return s; }},
       {4, [] { return cmd({"PUBLISH", channel(), value()}); }},
+      // From the subscriber itself: refused in RESP2, a push and a reply in RESP3.
+      {1, [] { Step s = cmd({"PUBLISH", channel(), value()}); s.conn = 1; return s; }},
       {1, [] { Step s = cmd({one({"PING", "GET", "SET"}), key()}); s.conn = 1; return s; }},
       {1, [] { Step s = cmd({"PING"}); s.conn = 1; return s; }},
+      // A subscribed connection switching protocols (RESP3 may run any command while
+      // subscribed; back in RESP2 it may not), and RESET (unsubscribes, back to RESP2).
+      {1, [] { Step s = cmd({"HELLO", one({"3", "2"})}, CompareRule::kHello); s.conn = 1; return s; }},
+      {1, [] { Step s = cmd({"RESET"}); s.conn = 1; return s; }},
       {2, [] { return eval_step(kRlockUnlock, {key(), channel(), "0", "30000", owner()}, 2, CompareRule::kExact); }},
   };
 }

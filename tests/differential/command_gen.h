@@ -7,7 +7,8 @@
 // floats, inf/nan, huge values, empty strings; TTLs of 0, negative, past absolute times) and a
 // step sometimes loses or gains an argument (wrong arity). The lock scripts of the seed
 // documents run with random arguments, through EVAL or EVALSHA, and random small Lua scripts
-// exercise every rule of the Lua <-> RESP reply conversion.
+// exercise every rule of the Lua <-> RESP reply conversion. HELLO steps switch a connection
+// between RESP2 and RESP3 mid-sequence (also while subscribed), with its options and errors.
 //
 // Timing-sensitive values are avoided by construction: relative TTLs are either <= 0 (deleted
 // at once, deterministic) or >= 10 s (never expire during a sequence), so both servers see the
@@ -32,6 +33,7 @@ enum class CompareRule {
   kUnorderedPairs,  // HGETALL: a multiset of field/value pairs when the order is open
   kTime,       // TIME: two integer bulks, seconds within the tolerance
   kUnsubscribeAll,  // UNSUBSCRIBE with no channel: the channels come in hash-table order
+  kHello,      // HELLO: the connection ids differ (each server numbers its own clients)
 };
 
 struct Step {

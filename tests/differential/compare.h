@@ -16,6 +16,10 @@
 //  (e) The "pmessage" deliveries of one PUBLISH to one connection (several of its patterns
 //      match) come in the order of Redis's pattern hash table: each run of consecutive
 //      pmessages is compared as a multiset. "message" before "pmessage" stays checked.
+//  (f) HELLO: the value after "id" (the connection's id, which each server numbers its own
+//      way) is not compared; everything else is.
+// The rules apply alike to RESP2 arrays and to RESP3's maps, sets and pushes; the types
+// themselves must always match.
 #ifndef LOCKSTEP_TESTS_DIFFERENTIAL_COMPARE_H_
 #define LOCKSTEP_TESTS_DIFFERENTIAL_COMPARE_H_
 

@@ -67,5 +67,48 @@ TEST(Compare, UnsubscribeAllOrderOfNamesIsFree) {
   EXPECT_FALSE(transcripts_match(model, {u("b", 1), u("a", 0)}, CompareRule::kExact));
 }
 
+TEST(Compare, RespThreeTypesMatchOnlyThemselves) {
+  const Reply map = Reply::map({Reply::bulk("f1"), Reply::bulk("1"), Reply::bulk("f2"), Reply::bulk("2")});
+  const Reply flat = Reply::array(map.elements);
+  EXPECT_FALSE(replies_match(map, flat, CompareRule::kExact));
+  EXPECT_FALSE(replies_match(map, flat, CompareRule::kUnorderedPairs));
+  EXPECT_FALSE(replies_match(Reply::double_text("1.5"), Reply::bulk("1.5"), CompareRule::kExact));
+  EXPECT_FALSE(replies_match(Reply::set({Reply::bulk("a")}), Reply::array({Reply::bulk("a")}), CompareRule::kUnordered));
+  // The unordered rules apply to maps and sets as to arrays.
+  const Reply swapped = Reply::map({Reply::bulk("f2"), Reply::bulk("2"), Reply::bulk("f1"), Reply::bulk("1")});
+  EXPECT_TRUE(replies_match(map, swapped, CompareRule::kUnorderedPairs));
+  EXPECT_TRUE(replies_match(Reply::set({Reply::bulk("a"), Reply::bulk("b")}), Reply::set({Reply::bulk("b"), Reply::bulk("a")}),
+                            CompareRule::kUnordered));
+  // TTL tolerance inside RESP3 aggregates.
+  EXPECT_TRUE(replies_match(Reply::map({Reply::bulk("t"), Reply::integer_of(100)}),
+                            Reply::map({Reply::bulk("t"), Reply::integer_of(110)}), CompareRule::kTtl));
+}
+
+TEST(Compare, HelloIgnoresOnlyTheConnectionId) {
+  auto hello = [](int64_t id, int64_t proto) {
+    return Reply::map({Reply::bulk("proto"), Reply::integer_of(proto), Reply::bulk("id"), Reply::integer_of(id)});
+  };
+  EXPECT_TRUE(replies_match(hello(1, 3), hello(9, 3), CompareRule::kHello));
+  EXPECT_FALSE(replies_match(hello(1, 3), hello(1, 2), CompareRule::kHello));
+  EXPECT_FALSE(replies_match(hello(1, 3), hello(9, 3), CompareRule::kExact));
+  EXPECT_FALSE(replies_match(hello(1, 3), Reply::array(hello(1, 3).elements), CompareRule::kHello));
+  EXPECT_TRUE(replies_match(Reply::error("NOPROTO unsupported protocol version"),
+                            Reply::error("NOPROTO unsupported protocol version"), CompareRule::kHello));
+}
+
+TEST(Compare, PushedPmessageRunsAreMultisetsToo) {
+  auto pm = [](const char* pattern) {
+    return Reply::push({Reply::bulk("pmessage"), Reply::bulk(pattern), Reply::bulk("ch"), Reply::bulk("x")});
+  };
+  EXPECT_TRUE(transcripts_match({pm("*"), pm("c*")}, {pm("c*"), pm("*")}, CompareRule::kExact));
+  auto u = [](const char* ch, int64_t left) {
+    return Reply::push({Reply::bulk("unsubscribe"), Reply::bulk(ch), Reply::integer_of(left)});
+  };
+  EXPECT_TRUE(transcripts_match({u("a", 1), u("b", 0)}, {u("b", 1), u("a", 0)}, CompareRule::kUnsubscribeAll));
+  EXPECT_FALSE(transcripts_match({u("a", 1), u("b", 0)},
+                                 {Reply::array(u("b", 1).elements), Reply::array(u("a", 0).elements)},
+                                 CompareRule::kUnsubscribeAll));
+}
+
 }  // namespace
 }  // namespace lockstep::differential

@@ -5,6 +5,8 @@
 
 #include "sim/core/assert.h"
 #include "sim/redis/node.h"
+#include "sim/resp/reply_parser.h"
+#include "sim/resp/writer.h"
 #include "tests/differential/compare.h"
 #include "tests/differential/redis_client.h"
 #include "tests/differential/redis_process.h"
@@ -33,6 +35,16 @@ std::string upper(std::string s) {
   return s;
 }
 
+// What a client of `protocol` reads for the model's typed reply: `lockstep serve`'s bytes for
+// it, parsed back.
+Reply as_read(const Reply& typed, int protocol) {
+  resp::ReplyParser parser;
+  parser.feed(resp::encode_reply(typed, resp::protocol_of(protocol)));
+  Reply read;
+  LS_ASSERT(parser.next(&read) == resp::ReplyStatus::kReply);
+  return read;
+}
+
 std::string show_replies(const std::vector<Reply>& replies) {
   std::string s;
   for (size_t i = 0; i < replies.size(); i++) s += (i ? " | " : "") + describe(replies[i]);
@@ -50,6 +62,7 @@ struct DiffRunner::Impl {
   redis::ConnectionId model_conn[2] = {0, 0};
   std::map<redis::ConnectionId, std::vector<Reply>> pushes;  // model pub/sub deliveries
   uint64_t steps = 0;
+  int protocol = 2;  // the connections' protocol at the start of the sequence
 
   Status reset();
   // The step's transcript on one connection of the model: pushes, replies, barrier reply.
@@ -65,10 +78,14 @@ Status DiffRunner::Impl::reset() {
   for (redis::ConnectionId& id : model_conn) {
     if (id != 0) node->disconnect(id);
     id = node->connect();
+    if (protocol == 3) {
+      const std::string_view hello[] = {"HELLO", "3"};
+      LS_ASSERT(node->execute_one(id, hello).type == Reply::Type::kMap);
+    }
   }
   pushes.clear();
   for (auto& c : real) {
-    auto client = RedisClient::connect(server->port());
+    auto client = RedisClient::connect_any_protocol(server->port(), protocol);
     if (!client.ok()) return client.status();
     c = std::move(client.value());
   }
@@ -98,6 +115,9 @@ std::vector<Reply> DiffRunner::Impl::model_transcript(int conn, const std::vecto
   }
   std::vector<std::string_view> barrier = {"PING", kBarrierToken};
   node->execute(id, barrier, out);
+  // Written in the protocol the connection speaks after the step (HELLO may have switched it).
+  const int protocol = node->protocol(id);
+  for (Reply& r : out) r = as_read(r, protocol);
   return out;
 }
 
@@ -173,6 +193,7 @@ Result<std::unique_ptr<DiffRunner>> DiffRunner::create() {
   impl->admin = std::move(admin.value());
   redis::NodeConfig config;
   config.clock_us = now_us;
+  config.typed_replies = true;  // written per connection protocol, as `lockstep serve` does
   Impl* raw = impl.get();
   config.hooks.on_message = [raw](redis::ConnectionId id, const Reply& message) {
     raw->pushes[id].push_back(message);
@@ -187,10 +208,12 @@ DiffRunner::~DiffRunner() = default;
 
 uint64_t DiffRunner::steps_run() const { return impl_->steps; }
 
-std::string DiffRunner::run(const std::vector<Step>& steps) {
+std::string DiffRunner::run(const std::vector<Step>& steps, int protocol) {
   LS_ASSERT(!steps.empty());
+  LS_ASSERT(protocol == 2 || protocol == 3);
+  impl_->protocol = protocol;
   if (Status s = impl_->reset(); !s.ok()) return "cannot reset: " + s.message();
-  std::string log;
+  std::string log = "  (connections start in RESP" + std::to_string(protocol) + ")\n";
   for (const Step& step : steps) {
     LS_ASSERT(step.conn == 0 || step.conn == 1);
     const int64_t now_ms = now_us() / 1000;

@@ -51,6 +51,27 @@ TEST(Harness, SeedScriptsRunOnRealRedis) {
   }
 }
 
+// The RESP3 side of the harness: replies read by resp::ReplyParser with their RESP3 types, and a
+// HELLO in the middle of the stream switching protocols.
+TEST(Harness, ReadsRespThreeAndSwitchesProtocols) {
+  auto server = RedisProcess::start();
+  ASSERT_TRUE(server.ok()) << server.status().message();
+  auto client = RedisClient::connect_any_protocol(server.value()->port(), 3);
+  ASSERT_TRUE(client.ok()) << client.status().message();
+  RedisClient& c = *client.value();
+  EXPECT_EQ(c.command({"GET", "missing"}).value(), Reply::nil());
+  EXPECT_EQ(c.command({"HSET", "h", "f", "v"}).value(), Reply::integer_of(1));
+  EXPECT_EQ(c.command({"HGETALL", "h"}).value(), Reply::map({Reply::bulk("f"), Reply::bulk("v")}));
+  EXPECT_EQ(c.command({"ZADD", "z", "0.1", "m"}).value(), Reply::integer_of(1));
+  EXPECT_EQ(c.command({"ZSCORE", "z", "m"}).value(), Reply::double_text("0.10000000000000001"));
+  EXPECT_EQ(c.command({"SUBSCRIBE", "ch"}).value(),
+            Reply::push({Reply::bulk("subscribe"), Reply::bulk("ch"), Reply::integer_of(1)}));
+  EXPECT_EQ(c.command({"HELLO", "2"}).value().type, Reply::Type::kArray);
+  EXPECT_EQ(c.command({"RESET"}).value(), Reply::status("RESET"));
+  EXPECT_EQ(c.command({"LPOP", "missing", "2"}).value(), Reply::nil_array());
+  EXPECT_EQ(c.command({"HGETALL", "h"}).value(), Reply::array({Reply::bulk("f"), Reply::bulk("v")}));
+}
+
 TEST(Harness, PipelinesInOrder) {
   auto server = RedisProcess::start();
   ASSERT_TRUE(server.ok());

@@ -18,6 +18,8 @@ const std::vector<std::string>& statements() {
       "redis.call('hincrby', KEYS[1], 'n', 1)",
       "local x = redis.call('get', KEYS[1])",
       "redis.pcall('rpush')",
+      // The script's protocol: later replies reach Lua as RESP3 types, booleans return as such.
+      "redis.setresp(3)", "redis.setresp(3)", "redis.setresp(2)",
   };
   return s;
 }
@@ -42,6 +44,24 @@ const std::vector<std::string>& leaves() {
       "(function() local ok, e = pcall(redis.call, 'incr', KEYS[1]); return {tostring(ok), type(e)} end)()",
       "(function() local r = redis.pcall('incr', KEYS[1]); if type(r) == 'table' then return r.err end; return r end)()",
       "(function() local t = redis.call('ping'); return t.ok end)()",
+      // RESP3 tables returned to the caller (a double, big number, verbatim string, map or set
+      // for a RESP3 caller; what a RESP2 caller gets instead), and ill-formed ones.
+      "{double=1.5}", "{double=0.1}", "{double=0/0}", "{double=1/0}", "{double=-1/0}", "{double=-0.0}",
+      "{double=1e300*1e10}", "{double=3}", "{double='1.5'}",
+      "{big_number='12345678901234567890'}", "{big_number='1\\r\\n2'}", "{big_number=12}",
+      "{verbatim_string={format='txt', string='a\\nb'}}", "{verbatim_string={format='markdown', string='x'}}",
+      "{verbatim_string={format='x', string='y'}}", "{verbatim_string={format='txt'}}",
+      "{verbatim_string={format='t\\0x', string='z'}}",
+      "{map={a=1}}", "{map={a=1, b={2, 3}, c=false, d='x'}}", "{map={}}", "{map={[1.5]=true}}",
+      "{set={a=true}}", "{set={x=true, y=true, [3]=true}}", "{set={}}",
+      // Replies seen in RESP3 (after redis.setresp(3)): nils as nil (holes in arrays), doubles
+      // as {double=}, ZRANGE WITHSCORES as pairs.
+      "redis.call('hget', KEYS[2], 'nofield')", "type(redis.call('hget', KEYS[2], 'nofield'))",
+      "redis.call('mget', KEYS[1], KEYS[2])",
+      "(function() local t = redis.call('hmget', KEYS[2], 'nofield', 'f1'); return {#t, t[2], type(t[1])} end)()",
+      "(function() local t = redis.call('zscore', KEYS[1], 'm'); return type(t) == 'table' and {'d', tostring(t.double)} or t end)()",
+      "(function() local t = redis.call('zrange', KEYS[1], 0, -1, 'WITHSCORES'); return {#t, type(t[1])} end)()",
+      "redis.call('zincrby', KEYS[1], 0.25, 'm')",
   };
   return l;
 }

@@ -1,6 +1,7 @@
 #include "tests/differential/redis_client.h"
 
 #include <hiredis/hiredis.h>
+#include <sys/socket.h>
 
 #include <vector>
 
@@ -59,7 +60,13 @@ Result<Reply> take(redisContext* ctx, void* raw, int rc) {
 
 }  // namespace
 
-Result<std::unique_ptr<RedisClient>> RedisClient::connect(uint16_t port) {
+RedisClient::RedisClient(redisContext* ctx, bool own_parser) : ctx_(ctx) {
+  if (own_parser) parser_ = std::make_unique<resp::ReplyParser>();
+}
+
+namespace {
+
+Result<redisContext*> open_context(uint16_t port) {
   const timeval timeout{5, 0};
   redisContext* ctx = redisConnectWithTimeout("127.0.0.1", port, timeout);
   if (ctx == nullptr || ctx->err) {
@@ -69,7 +76,47 @@ Result<std::unique_ptr<RedisClient>> RedisClient::connect(uint16_t port) {
   }
   redisSetTimeout(ctx, timeout);
   ctx->reader->fn = &kReplyFunctions;
-  return std::unique_ptr<RedisClient>(new RedisClient(ctx));
+  return ctx;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<RedisClient>> RedisClient::connect(uint16_t port) {
+  auto ctx = open_context(port);
+  if (!ctx.ok()) return ctx.status();
+  return std::unique_ptr<RedisClient>(new RedisClient(ctx.value(), /*own_parser=*/false));
+}
+
+Result<std::unique_ptr<RedisClient>> RedisClient::connect_any_protocol(uint16_t port, int protocol) {
+  LS_ASSERT(protocol == 2 || protocol == 3);
+  auto ctx = open_context(port);
+  if (!ctx.ok()) return ctx.status();
+  std::unique_ptr<RedisClient> client(new RedisClient(ctx.value(), /*own_parser=*/true));
+  if (protocol == 3) {
+    auto hello = client->command({"HELLO", "3"});
+    if (!hello.ok()) return hello.status();
+    if (hello.value().type != Reply::Type::kMap) return Status::error("HELLO 3 answered " + describe(hello.value()));
+  }
+  return client;
+}
+
+Result<Reply> RedisClient::read_with_parser() {
+  for (int done = 0; done == 0;) {
+    if (redisBufferWrite(ctx_, &done) != REDIS_OK) return Status::error("redis connection error: write failed");
+  }
+  Reply reply;
+  char buf[16384];
+  while (true) {
+    switch (parser_->next(&reply)) {
+      case resp::ReplyStatus::kReply: return reply;
+      case resp::ReplyStatus::kError: return Status::error("redis connection error: " + parser_->error());
+      case resp::ReplyStatus::kNeedMore: break;
+    }
+    // The socket has hiredis's 5 s receive timeout.
+    const ssize_t n = ::recv(ctx_->fd, buf, sizeof(buf), 0);
+    if (n <= 0) return Status::error("redis connection error: read failed or timed out");
+    parser_->feed(std::string_view(buf, static_cast<size_t>(n)));
+  }
 }
 
 RedisClient::~RedisClient() { redisFree(ctx_); }
@@ -87,6 +134,7 @@ void RedisClient::append(std::span<const std::string_view> argv) {
 }
 
 Result<Reply> RedisClient::read_reply() {
+  if (parser_ != nullptr) return read_with_parser();
   void* raw = nullptr;
   const int rc = redisGetReply(ctx_, &raw);
   return take(ctx_, raw, rc);

@@ -1,6 +1,8 @@
 // `lockstep serve` held to redis-server byte for byte: the same raw requests go to both over
 // TCP and the raw reply bytes must be identical, including protocol errors and the closing of
-// the connection after them, inline requests, pipelines, QUIT and pub/sub.
+// the connection after them, inline requests, pipelines, QUIT and pub/sub, in RESP2 and in
+// RESP3 (after HELLO 3). The one thing masked is the connection id in HELLO's reply, which each
+// server numbers its own way.
 //
 // The client sends the request bytes, then half-closes its side (shutdown(SHUT_WR)); both
 // servers answer what they can parse and close the connection, and everything received until
@@ -106,14 +108,54 @@ std::string printable(const std::string& s) {
   return o;
 }
 
+// HELLO's connection id ("id" then an integer, as a map entry or array pair) replaced by "?".
+std::string mask_hello_id(std::string bytes) {
+  static const std::string kId = "$2\r\nid\r\n:";
+  for (size_t at = bytes.find(kId); at != std::string::npos; at = bytes.find(kId, at + 1)) {
+    const size_t digits = at + kId.size();
+    const size_t end = bytes.find("\r\n", digits);
+    if (end == std::string::npos) break;
+    bytes.replace(digits, end - digits, "?");
+  }
+  return bytes;
+}
+
+// Both servers' bytes for `request`, masked.
+std::pair<std::string, std::string> both(const std::string& request) {
+  Servers& s = servers();
+  s.flush();
+  return {mask_hello_id(round_trip(s.serve->ports()[0], request)), mask_hello_id(round_trip(s.redis->port(), request))};
+}
+
 void expect_same(const std::string& request) {
   Servers& s = servers();
   ASSERT_TRUE(s.error.empty()) << s.error;
-  s.flush();
-  const std::string real = round_trip(s.redis->port(), request);
-  const std::string ours = round_trip(s.serve->ports()[0], request);
+  const auto [ours, real] = both(request);
   EXPECT_EQ(printable(ours), printable(real)) << "request: " << printable(request);
 }
+
+// The requests of the RESP2 tests, each after HELLO 3 (and after HELLO 3 then HELLO 2).
+const char* const kCommandsAndScripts[] = {
+    "SET k v\r\nGET k\r\nHSET h f v\r\nHGET h f\r\nGET h\r\n",
+    "RPUSH l a b c\r\nLRANGE l 0 -1\r\nLPOP l 5\r\nLPOP l 5\r\n",
+    "EVAL \"return {1,2,{3,'x'},nil,4}\" 0\r\nEVAL \"return {ok='fine'}\" 0\r\n",
+    "EVAL \"return redis.call('nosuch')\" 0\r\nEVAL \"return (\" 0\r\n",
+    "SCRIPT LOAD \"return 1\"\r\nEVALSHA e0e1f9fabfc9d4800c877a703b823ac0578ff8db 0\r\n",
+    "EVALSHA 0000000000000000000000000000000000000000 0\r\n",
+    "SUBSCRIBE a b\r\nPING\r\nGET k\r\nUNSUBSCRIBE a\r\nPSUBSCRIBE x*\r\nUNSUBSCRIBE\r\n",
+    "INCR k\r\nSET k abc\r\nINCR k\r\nEXPIRE k 9223372036854775807\r\n",
+    // The RESP3 types and what RESP2 makes of them.
+    "ZADD z 1.5 m 0.1 n inf o\r\nZSCORE z m\r\nZSCORE z o\r\nZSCORE z x\r\nZINCRBY z -1 n\r\n"
+    "ZADD z INCR 1 m\r\nZADD z NX INCR 1 m\r\nZRANGE z 0 -1 WITHSCORES\r\nZRANGEBYSCORE z -inf inf WITHSCORES\r\n",
+    "HSET h a 1 b 2\r\nHGETALL h\r\nHGETALL x\r\nSADD s 3 1 2\r\nSMEMBERS s\r\nSMEMBERS x\r\nMGET h x\r\n"
+    "CONFIG GET databases\r\nCLIENT GETNAME\r\nCOMMAND DOCS x\r\nCOMMAND INFO x\r\nINFO keyspace\r\n",
+    "EVAL \"return {true, false, {double=0/0}, {double=-1/0}, {big_number='1\\\\r2'}}\" 0\r\n"
+    "EVAL \"return {verbatim_string={format='markdown', string='x'}}\" 0\r\n"
+    "EVAL \"redis.setresp(3) return {true, false, redis.call('hget', 'h', 'x'), {map={a=1}}, {set={b=true}}}\" 0\r\n"
+    "EVAL \"redis.setresp(3) return redis.call('zrange', 'z', 0, -1, 'withscores')\" 0\r\n",
+    "SUBSCRIBE a\r\nPUBLISH a hi\r\nPSUBSCRIBE *\r\nPUBLISH a again\r\nGET k\r\nHELLO 2\r\nPUBLISH a x\r\nGET k\r\n"
+    "RESET\r\nGET k\r\n",
+};
 
 TEST(ServeVsRedis, ProtocolErrors) {
   for (const char* r : {"*x\r\n", "*1\r\nx\r\n", "*1\r\n$x\r\n", "*1\r\n$-1\r\n", "*2147483648\r\n",
@@ -140,17 +182,35 @@ TEST(ServeVsRedis, OddButValidRequests) {
 }
 
 TEST(ServeVsRedis, CommandsAndScripts) {
-  for (const char* r :
-       {"SET k v\r\nGET k\r\nHSET h f v\r\nHGET h f\r\nGET h\r\n",
-        "RPUSH l a b c\r\nLRANGE l 0 -1\r\nLPOP l 5\r\nLPOP l 5\r\n",
-        "EVAL \"return {1,2,{3,'x'},nil,4}\" 0\r\nEVAL \"return {ok='fine'}\" 0\r\n",
-        "EVAL \"return redis.call('nosuch')\" 0\r\nEVAL \"return (\" 0\r\n",
-        "SCRIPT LOAD \"return 1\"\r\nEVALSHA e0e1f9fabfc9d4800c877a703b823ac0578ff8db 0\r\n",
-        "EVALSHA 0000000000000000000000000000000000000000 0\r\n",
-        "SUBSCRIBE a b\r\nPING\r\nGET k\r\nUNSUBSCRIBE a\r\nPSUBSCRIBE x*\r\nUNSUBSCRIBE\r\n",
-        "INCR k\r\nSET k abc\r\nINCR k\r\nEXPIRE k 9223372036854775807\r\n"}) {
+  for (const char* r : kCommandsAndScripts) expect_same(r);
+}
+
+TEST(ServeVsRedis, CommandsAndScriptsInResp3) {
+  for (const char* r : kCommandsAndScripts) {
+    expect_same(std::string("HELLO 3\r\n") + r);
+    expect_same(std::string("HELLO 3\r\nHELLO 2\r\n") + r);
+  }
+}
+
+TEST(ServeVsRedis, Handshakes) {
+  for (const char* r : {"HELLO\r\n", "HELLO 3\r\nHELLO\r\n", "HELLO 2\r\n", "HELLO 4\r\n", "HELLO x\r\n",
+                        "HELLO 3 AUTH default secret SETNAME me\r\nCLIENT GETNAME\r\n",
+                        "HELLO 3 AUTH bob secret\r\nPING\r\n", "HELLO 3 AUTH default\r\n",
+                        "HELLO 3 SETNAME zz foo\r\nCLIENT GETNAME\r\nPING\r\n", "HELLO 3 SETNAME \"a b\"\r\n",
+                        "SUBSCRIBE a\r\nHELLO 3\r\n", "HELLO 3\r\nSUBSCRIBE a\r\nHELLO 2\r\nPING\r\nHELLO 3\r\n",
+                        "HELLO 3\r\nRESET\r\nHGETALL h\r\n", "hello 3 setname a setname b\r\nclient getname\r\n"}) {
     expect_same(r);
   }
+}
+
+// The id masking itself: only HELLO's id is masked, and the rest of the bytes still count.
+TEST(ServeVsRedis, OnlyTheHelloIdIsMasked) {
+  EXPECT_EQ(mask_hello_id("$2\r\nid\r\n:17\r\n$4\r\nmode\r\n"), "$2\r\nid\r\n:?\r\n$4\r\nmode\r\n");
+  EXPECT_EQ(mask_hello_id(":17\r\n"), ":17\r\n");
+  const auto [ours, real] = both("HELLO 3\r\nHELLO 2\r\n");
+  EXPECT_EQ(ours, real);
+  EXPECT_NE(ours.find(":?\r\n"), std::string::npos);
+  EXPECT_NE(both("HELLO 3\r\n").first, both("HELLO 2\r\n").first);
 }
 
 // Random streams of protocol fragments: whatever they parse to, both servers answer the same.
@@ -170,12 +230,11 @@ TEST(ServeVsRedis, RandomFragmentStreams) {
         const auto pieces = *rc::gen::resize(30, rc::gen::container<std::vector<std::string>>(
             rc::gen::element<std::string>("*", "$", "\r\n", "\r", "\n", "1", "2", "-1", "0", "x", " ",
                                           "\"", "'", "\\", "PING ", "ECHO ", "*2\r\n", "$4\r\n",
-                                          "$1\r\n", "abc", "GET ", "SET ", "QUIT")));
+                                          "$1\r\n", "abc", "GET ", "SET ", "QUIT", "HELLO 3\r\n",
+                                          "HELLO 2\r\n", "HGETALL ")));
         std::string stream;
         for (const auto& p : pieces) stream += p;
-        s.flush();
-        const std::string real = round_trip(s.redis->port(), stream);
-        const std::string ours = round_trip(s.serve->ports()[0], stream);
+        const auto [ours, real] = both(stream);
         RC_ASSERT(printable(ours) == printable(real));
       },
       rc::detail::TestMetadata{"RandomFragmentStreams", "RandomFragmentStreams"}, params);
