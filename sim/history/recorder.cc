@@ -77,6 +77,17 @@ void append_reply_json(std::string& out, const redis::Reply& r) {
       }
       out += ']';
       return;
+    case T::kMap:
+    case T::kSet:
+    case T::kDouble:
+    case T::kBool:
+    case T::kVerbatim:
+    case T::kBigNumber:
+    case T::kPush:
+      // The simulator's nodes reply in RESP2 shapes (NodeConfig::typed_replies is off); a typed
+      // reply is recorded as a RESP2 client would read it.
+      append_reply_json(out, redis::to_resp2(r));
+      return;
   }
   LS_ASSERT(false);
 }
