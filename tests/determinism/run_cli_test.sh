@@ -100,8 +100,17 @@ d["duration_ms"] = 300000
 d.pop("faults")
 json.dump(d, open(sys.argv[2], "w"))
 PY
+# AddressSanitizer reserves terabytes of address space and aborts on its own when memory runs
+# out, so under a sanitized build (CI's) this part cannot run: it runs in the plain build
+# (LOCKSTEP_TEST_FAST=1 .ci/test, or any gcc build), and says so here.
 ooms=0
-for limit_kb in 30000 60000 120000; do
+limits="30000 60000 120000"
+if [ "${LOCKSTEP_SANITIZED:-0}" = 1 ]; then
+  echo "note: the out-of-memory checks need an unsanitized build; skipped under AddressSanitizer"
+  limits=""
+  ooms=1
+fi
+for limit_kb in $limits; do
   rm -rf "$work/m"
   (ulimit -v $limit_kb; "$bin" run "$work/big.json" --out "$work/m" --replays 0 > "$work/m.txt" 2>&1)
   rc=$?
