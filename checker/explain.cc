@@ -41,6 +41,7 @@ class Story {
   void add_faults();
   void add_server_events();
   std::string shortened_by(const Expire& e) const;
+  const Item* direct_cause() const;
   void add_renewals();
   void add_force_unlocks();
   std::string name(Sym s) const { return std::string(h_.str(s)); }
@@ -63,6 +64,46 @@ bool Story::relevant_target(std::string_view target) const {
   }
   return target.find(first_client_) != std::string_view::npos ||
          target.rfind("node", 0) == 0;
+}
+
+// The earliest fault of the chain that acts directly on what the story turns on: a clock fault,
+// crash or failover of the node whose key expired or was lost, else a pause, crash, clock
+// fault, lost reply or cut link of the first holder's own client. A partition elsewhere (a replica cut
+// off from everyone) comes first in time but explains nothing; without a direct one, the
+// earliest fault is named, as before. (lockstep run then proves the cause by replay.)
+const Item* Story::direct_cause() const {
+  std::string node;
+  for (const Item& item : chain_) {
+    const std::string event = item.fact.value("event", "");
+    if (event == "expire" || event == "data_loss") {
+      node = item.fact.value("node", "");
+      break;
+    }
+  }
+  auto holder_side = [&](const std::string& target) {
+    if (target == first_client_) return true;
+    // "c2 -> node0,...", "c2 | node0,..." or "c2 <-> node0": the holder's side of the link.
+    return target.rfind(first_client_ + " ", 0) == 0;
+  };
+  // First what happened to the node itself (its clock ran the key out, it lost the key), then
+  // what kept the holder from renewing or releasing.
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const Item& item : chain_) {
+      if (!item.cause || item.fact.value("event", "") != "fault") continue;
+      const std::string kind = item.fact.value("kind", ""), target = item.fact.value("target", "");
+      const bool clock = kind == "clock_jump" || kind == "clock_drift" || kind == "clock_offset";
+      if (pass == 0 && !node.empty() && target == node &&
+          (clock || kind == "crash" || kind == "failover" || kind == "pause")) {
+        return &item;
+      }
+      if (pass == 1 && holder_side(target) &&
+          (clock || kind == "pause" || kind == "crash" || kind == "lose_reply" || kind == "partition" ||
+           kind == "drop" || kind == "delay")) {
+        return &item;
+      }
+    }
+  }
+  return nullptr;
 }
 
 void Story::add_faults() {
@@ -253,9 +294,11 @@ Explanation Story::build() {
     text += "; " + item.text;
     chain.push_back(item.fact);
   }
-  const Item* cause = nullptr;
-  for (const Item& item : chain_) {
-    if (item.cause) { cause = &item; break; }
+  const Item* cause = direct_cause();
+  if (cause == nullptr) {
+    for (const Item& item : chain_) {
+      if (item.cause) { cause = &item; break; }
+    }
   }
   if (cause == nullptr && !chain_.empty()) cause = &chain_.front();  // an expiry
   nlohmann::json facts = {{"lock", lock},

@@ -69,9 +69,12 @@ Result<std::unique_ptr<Writer>> Writer::to_file(const std::string& path, uint64_
   auto w = std::make_unique<Writer>(Mode::kFile, max_bytes);
   w->path_ = path;
   w->tmp_path_ = path + ".tmp";
+  // Remembered before it exists: a signal between creating the file and remembering it would
+  // leave it behind (unlinking a file not yet there is harmless).
+  interrupt::remember(w->tmp_path_);
   w->file_ = std::fopen(w->tmp_path_.c_str(), "wb");
-  if (w->file_ != nullptr) interrupt::remember(w->tmp_path_);
   if (w->file_ == nullptr) {
+    interrupt::forget(w->tmp_path_);
     return Status::error(w->tmp_path_ + ": cannot create the history file: " +
                          std::strerror(errno));
   }
@@ -216,16 +219,17 @@ Status Writer::finish() {
   LS_ASSERT(file_ != nullptr);
   const bool close_failed = std::fclose(file_) != 0;
   file_ = nullptr;
-  interrupt::forget(tmp_path_);
   if (io_error_ || close_failed) {
     std::remove(tmp_path_.c_str());
+    interrupt::forget(tmp_path_);
     return Status::error(tmp_path_ + ": writing the history failed: " + std::strerror(errno));
   }
-  if (std::rename(tmp_path_.c_str(), path_.c_str()) != 0) {
-    std::remove(tmp_path_.c_str());
-    return Status::error(path_ + ": cannot move the history into place: " +
-                         std::strerror(errno));
-  }
+  const bool moved = std::rename(tmp_path_.c_str(), path_.c_str()) == 0;
+  if (!moved) std::remove(tmp_path_.c_str());
+  // Forgotten only once it is gone (renamed or removed), so no signal can find it unlisted. The
+  // final name is the caller's to list (scenario/run.cc lists it before calling finish).
+  interrupt::forget(tmp_path_);
+  if (!moved) return Status::error(path_ + ": cannot move the history into place: " + std::strerror(errno));
   return Status::ok_status();
 }
 

@@ -176,12 +176,13 @@ Result<RunReport> run_scenario(const Scenario& s, const RunOptions& options) {
   }
   report.stats = world.stats();
   if (options.out_dir.empty()) report.history = writer->text();
-  st = writer->finish();
-  if (!st.ok()) return Status::error(s.file + ": " + st.message());
   // Until result.json and report.html are written too, the history alone is a partial output:
-  // an error, Ctrl-C or running out of memory from here on removes it (docs/cli.md).
+  // an error, Ctrl-C or running out of memory from here on removes it (docs/cli.md). Listed
+  // before the rename that creates it, so no signal finds it unlisted.
   PartialOutputs partial;
   if (!options.out_dir.empty()) partial.add(history_path);
+  st = writer->finish();
+  if (!st.ok()) return Status::error(s.file + ": " + st.message());
 
   if (options.check) {
     if (options.progress) options.progress("checking", report.stats.virtual_ms, report.stats.events);
