@@ -97,6 +97,23 @@ TEST(Examples, AnExpiryCutShortNamesTheScriptThatCutIt) {
   EXPECT_EQ(w.property("mutual_exclusion").explanation.text.find("had been cut"), std::string::npos);
 }
 
+// Issue 9: an earlier fault that does not act on the story (a partition cutting a replica off)
+// is not named as the first inevitable event; the node's clock jump still is.
+TEST(Examples, AnUnrelatedEarlierFaultIsNotTheFirstInevitableEvent) {
+  std::ifstream in(kTestdata + "/early-lapse.jsonl");
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string h = text.str();
+  const std::string partition =
+      R"({"t": 2000000, "type": "fault", "fault": 9, "kind": "partition", "target": "node1 | node0,c1,c2", "phase": "start", "params": {"duration_ms": 60000}})" "\n";
+  h.insert(h.find(R"({"t": 5000000, "type": "fault")"), partition);
+  Result<History> parsed = parse_history_text(h, "<test>");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  const std::string story = check_history(parsed.value()).property("mutual_exclusion").explanation.text;
+  EXPECT_NE(story.find("partition on node1"), std::string::npos) << "the partition is still in the chain: " << story;
+  EXPECT_NE(story.find("First inevitable event: node0's clock jumped by 60000 ms"), std::string::npos) << story;
+}
+
 TEST(Examples, FairReorderingIsClassified) {
   const CheckResult r = check_history(load("fair-fifo.jsonl"));
   const PropertyResult& f = r.property("fairness");
