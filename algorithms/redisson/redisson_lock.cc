@@ -45,7 +45,7 @@ LockType& RedissonLock::type(LockMode mode) {
   return *t;
 }
 
-LockCall RedissonLock::to_call(const Thread& thread, const LockRequest& request) {
+LockCall RedissonLock::to_call(const LockRequest& request) {
   LockCall call;
   call.lock = std::string(request.lock);
   call.wait_ms = request.wait_ms;
@@ -54,7 +54,6 @@ LockCall RedissonLock::to_call(const Thread& thread, const LockRequest& request)
   // Without a name, each call goes through a fresh object, as redissonClient.getLock(name).lock()
   // does (seed 001's MONITOR trace: tryLock(600000, ...) then an unlock re-arming 30000).
   if (request.object.empty()) return call;
-  (void)thread;
   auto [it, fresh] = objects_.try_emplace(std::string(request.object));
   if (fresh) it->second.internal_lease_ms = ctx_.rt.options().lock_watchdog_timeout_ms;
   call.object = &it->second;
@@ -80,13 +79,13 @@ Task<LockOutcome> RedissonLock::acquire(const Thread& thread, const LockRequest&
   LockType* type = type_for(request.mode);
   if (type == nullptr) return ready(no_such_mode(request.mode));
   if (request.mode == LockMode::kRead) return acquire_read(*type, thread, request);
-  return redisson::acquire(*type, 0, &thread, to_call(thread, request));
+  return redisson::acquire(*type, 0, &thread, to_call(request));
 }
 
 Task<LockOutcome> RedissonLock::acquire_read(LockType& type, const Thread& thread,
                                              const LockRequest& request) {
   LS_ASSERT(request.mode == LockMode::kRead);
-  LockOutcome out = co_await redisson::acquire(type, 0, &thread, to_call(thread, request));
+  LockOutcome out = co_await redisson::acquire(type, 0, &thread, to_call(request));
   if (out.outcome == Outcome::kOk && out.acquired) {
     out.count = ++read_holds_[{thread.index, std::string(request.lock)}];
   }
@@ -96,7 +95,7 @@ Task<LockOutcome> RedissonLock::acquire_read(LockType& type, const Thread& threa
 Task<LockOutcome> RedissonLock::release(const Thread& thread, const LockRequest& request) {
   LockType* type = type_for(request.mode);
   if (type == nullptr) co_return no_such_mode(request.mode);
-  LockOutcome out = co_await redisson::release(*type, 0, &thread, to_call(thread, request));
+  LockOutcome out = co_await redisson::release(*type, 0, &thread, to_call(request));
   if (request.mode == LockMode::kRead) {
     // The thread gave up one read hold when it called unlock, whatever the answer (its hold in
     // the history ended then too): an unlock that failed or timed out must not leave a count
@@ -116,7 +115,7 @@ Task<LockOutcome> RedissonLock::release(const Thread& thread, const LockRequest&
 Task<LockOutcome> RedissonLock::force_release(const Thread& thread, const LockRequest& request) {
   LockType* type = type_for(request.mode);
   if (type == nullptr) co_return no_such_mode(request.mode);
-  co_return co_await redisson::force_release(*type, 0, to_call(thread, request));
+  co_return co_await redisson::force_release(*type, 0, to_call(request));
 }
 
 namespace {

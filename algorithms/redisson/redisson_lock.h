@@ -44,7 +44,7 @@ class RedissonLock : public LockClient {
   // The type serving `mode`, or nullptr if this algorithm has no such mode.
   LockType* type_for(LockMode mode);
   // The call, through the lock object the request names (created on first use).
-  LockCall to_call(const Thread& thread, const LockRequest& request);
+  LockCall to_call(const LockRequest& request);
   // acquire() in read mode: the flow, then the client-side read hold count.
   Task<LockOutcome> acquire_read(LockType& type, const Thread& thread,
                                  const LockRequest& request);
