@@ -365,3 +365,26 @@ TEST(ScriptInvariantsRegression, NoScriptRanIsOkButAScriptWithoutStatesIsUnknown
 
 }  // namespace
 }  // namespace lockstep::checker
+
+namespace lockstep::checker {
+namespace {
+
+// Issue 15's run of tests/ground_truth (1,500 cases): a fair-lock history with no acquisition at
+// all (the script only force-unlocked, and the replay without force unlocks only slept) has no
+// grants to order: ok. An acquisition without exec events leaves the order unknown.
+TEST(FairnessRegression, NoAcquisitionIsOkButAGrantWithoutExecsIsUnknown) {
+  const std::string header = R"({"lockstep_history": 1, "lock_kind": "reentrant", "fair": true, "nodes": ["node0"]})" "\n";
+  const std::string end = R"({"t": 9000000, "type": "end", "complete": true})" "\n";
+  Result<History> idle = parse_history_text(header + end, "<test>");
+  ASSERT_TRUE(idle.ok()) << idle.status().message();
+  EXPECT_EQ(check_fairness(idle.value(), CheckOptions{}).verdict, Verdict::kOk);
+  const std::string granted = R"({"t": 1000, "type": "invoke", "id": 1, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "lock", "lease_ms": 10000}
+{"t": 2000, "type": "complete", "id": 1, "outcome": "ok", "acquired": true}
+)";
+  Result<History> g = parse_history_text(header + granted + end, "<test>");
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  EXPECT_EQ(check_fairness(g.value(), CheckOptions{}).verdict, Verdict::kUnknown);
+}
+
+}  // namespace
+}  // namespace lockstep::checker
