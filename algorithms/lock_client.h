@@ -37,6 +37,9 @@ struct LockRequest {
   // scenario step's "object"); empty: a fresh object for this call, as getLock(name).lock()
   // makes. Only algorithms whose objects carry state (Redisson's internalLockLeaseTime) use it.
   std::string_view object;
+  // lock(): lockInterruptibly() — an interrupt ends the wait for the lock (lock() ignores one
+  // that lands while it waits for a wake-up; docs/algorithms.md "Interrupts").
+  bool interruptibly = false;
 };
 
 // What a lock call returned. Fields not meaningful for the call stay at their defaults.
@@ -73,6 +76,7 @@ struct AlgorithmInfo {
   bool modes = false;       // supports read/write modes (read-write lock)
   bool multi_master = false;  // needs N independent masters (RedLock)
   bool lock_objects = false;  // its lock objects carry state: scenario steps may name them
+  bool interrupts = false;    // its flows react to Thread.interrupt() and Future.cancel()
   // Checks the scenario's `algorithm.options` object. Errors name the JSON path, built from
   // `path` ("/algorithm/options"), what was expected and what was found.
   std::function<Status(const nlohmann::json& options, const std::string& path)> validate;

@@ -32,6 +32,11 @@ std::string Runtime::owner_name(int64_t thread_id) const {
   return out;
 }
 
+Task<bool> Runtime::interruptible(const Thread&, Task<bool> wait, Interrupt* interrupted) {
+  *interrupted = Interrupt::kNone;
+  return wait;
+}
+
 namespace {
 
 std::vector<std::string> script_argv(std::string_view command, std::string_view first,

@@ -130,6 +130,10 @@ struct TaskId {
   bool valid() const { return index != UINT32_MAX; }
 };
 
+// Java's Thread.interrupt() and Future.cancel() reaching an application thread
+// (docs/algorithms.md "Interrupts"): what is pending on it, or what ended its wait.
+enum class Interrupt : uint8_t { kNone, kInterrupt, kCancel };
+
 // One application thread of a client.
 struct Thread {
   uint32_t index = 0;   // 0-based within the client
@@ -186,6 +190,20 @@ class Runtime {
   // Stops a background task (at its current suspension point). Stale ids are ignored.
   virtual void cancel(TaskId id) = 0;
   virtual bool running(TaskId id) const = 0;
+
+  // Interrupts (docs/algorithms.md "Interrupts"). A thread's interrupt lands in one of two ways:
+  // if the thread is in an interruptible wait, the wait ends at once (interruptible() says so);
+  // otherwise it stays pending until the thread's next interruptible wait (which then ends at
+  // once) or until the algorithm takes it (take_interrupt, after a command it could not abandon).
+  // True when a scenario can interrupt or cancel this client's threads at all: without that,
+  // interruptible() is a plain await and costs nothing.
+  virtual bool interrupts_possible() const { return false; }
+  // `wait` (true: signalled), made so that an interrupt or cancel of `thread` ends it at once:
+  // the result is then false and *interrupted says which (else kNone). Without interrupts it is
+  // `wait` itself (no frame of its own: bench B5 counts the bytes of every waiting client).
+  virtual Task<bool> interruptible(const Thread& thread, Task<bool> wait, Interrupt* interrupted);
+  // Takes (clears) what is pending on `thread`.
+  virtual Interrupt take_interrupt(const Thread& thread) { return Interrupt::kNone; }
 
   // This client's deterministic random stream.
   virtual Rng& rng() = 0;

@@ -146,6 +146,10 @@ void Story::add_faults() {
         item.text = target + " crashed at " + format_time(f.t);
       } else if (kind == "lose_reply") {
         item.text = "a reply to " + target + " was lost at " + format_time(f.t);
+      } else if (kind == "interrupt") {
+        item.text = target + " was interrupted at " + format_time(f.t);
+      } else if (kind == "cancel") {
+        item.text = target + "'s pending tryLock was cancelled at " + format_time(f.t);
       } else {
         item.text = kind + " on " + target + " at " + format_time(f.t);
         if (duration_ms != kAbsent) item.text += " for " + seconds(duration_ms);

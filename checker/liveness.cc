@@ -4,7 +4,8 @@
 //    for the bound while no other owner believed it held the lock: the lock was free for the
 //    clients but not on the server (a key nobody owns, kept alive or never expiring);
 //  - a lock kept alive by renewals of an owner that had already released it or died (a watchdog
-//    that was not cancelled), at any time.
+//    that was not cancelled), or that never believed it held it (an acquisition that ended
+//    without the lock, interrupted while its script granted it), at any time.
 #include <algorithm>
 #include <map>
 #include <tuple>
@@ -142,6 +143,45 @@ std::string key_keeper(const History& h, Sym lock, TimeUs t) {
   return next != nullptr ? text + ", until " + format_time(next->t) : text;
 }
 
+// What held a fair lock's queue at `t`, when the recorded states say: "; the head of L's queue
+// was c2/t0 (owner ...), which no longer waited: its try_lock #2 had ended fail
+// (java.lang.InterruptedException) at 0.500 s" — a waiter that gave up (interrupted, crashed,
+// timed out without acquireFailed) whose entry keeps everyone behind it waiting until its
+// deadline. "" when the queue's head was still waiting, or no queue state is recorded.
+std::string queue_keeper(const History& h, Sym lock, TimeUs t) {
+  const Sym queue = h.syms.find("redisson_lock_queue:{" + std::string(h.str(lock)) + "}");
+  if (queue == kNoSym) return "";
+  const StateRecord* at = nullptr;
+  for (const StateRecord& s : h.states) {
+    if (s.t > t) break;
+    if (s.key == queue) at = &s;
+  }
+  if (at == nullptr || at->type == kNoSym || at->members.empty()) return "";
+  const Sym head = at->members.front();
+  const Operation* last = nullptr;  // the head owner's last acquisition invoked by t
+  for (const Operation& op : h.ops) {
+    if (op.owner != head || !op.is_acquire() || op.invoke_t > t) continue;
+    if (last == nullptr || op.invoke_t >= last->invoke_t) last = &op;
+  }
+  if (last == nullptr) return "";
+  std::string text = "; the head of " + std::string(h.str(lock)) + "'s queue was " + std::string(h.str(last->thread)) +
+                     " (owner " + std::string(h.str(head)) + "), which no longer waited: ";
+  if (last->completed && last->complete_t <= t) {
+    return text + "its " + op_kind_name(last->kind) + " #" + std::to_string(last->id) + " had ended " +
+           std::string(outcome_name(last->outcome)) +
+           (last->error == kNoSym ? "" : " (" + std::string(h.str(last->error)) + ")") + " at " +
+           format_time(last->complete_t) + ", and its entry stays until its deadline";
+  }
+  const std::string thread(h.str(last->thread));
+  for (const FaultEvent& f : h.faults) {
+    if (f.t <= t && h.str(f.kind) == "crash" && thread.rfind(std::string(h.str(f.target)) + "/", 0) == 0) {
+      return text + "its client " + std::string(h.str(f.target)) + " had crashed at " + format_time(f.t) +
+             ", and its entry stays until its deadline";
+    }
+  }
+  return "";
+}
+
 // The first stretch of at least `bound_us` inside [from, to) not covered by `busy`, if any.
 bool free_stretch(const std::vector<Interval>& busy, TimeUs from, TimeUs to, TimeUs bound_us, Interval* out) {
   auto it = std::upper_bound(busy.begin(), busy.end(), from, [](TimeUs t, const Interval& x) { return t < x.begin; });
@@ -231,6 +271,8 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
   nlohmann::json stuck = nlohmann::json::array();
   std::string first;
   const std::map<std::string, TimeUs> crashes = crash_times(h);
+  Sym first_waiter_lock = kNoSym;        // `first` tells of a waiter of this lock
+  std::map<Sym, std::string> kept_alive;  // per lock, its first ownerless or zombie renewal
   for (const auto& [lock, ops] : group_by_lock(h.ops)) {
     const std::vector<Interval> any = busy(h, holds_by_lock[lock], false);
     const std::vector<Interval> writes = busy(h, holds_by_lock[lock], true);
@@ -245,10 +287,15 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
       if (from >= to || !free_stretch(read ? writes : any, from, to, bound_us, &x)) continue;
       stuck.push_back(interval_json(h, lock, x, "waiter", std::string(h.str(op.thread))));
       if (first.empty()) {
+        first_waiter_lock = lock;
         first = std::string(h.str(op.thread)) + " waited for " + std::string(h.str(lock)) + " from " + format_time(x.begin) +
                 " to " + format_time(x.end) + " while no other owner believed it held it (bound " +
-                std::to_string(h.header.liveness_bound_ms) + " ms, last fault healed at " + format_time(heal) + ")" +
-                key_keeper(h, lock, x.begin);
+                std::to_string(h.header.liveness_bound_ms) + " ms, last fault healed at " + format_time(heal) + ")";
+        // What kept the lock from the waiter, sampled in the middle of the stretch (at its start
+        // the last holder's key may still be on its way out).
+        const TimeUs mid = x.begin + (x.end - x.begin) / 2;
+        const std::string key = key_keeper(h, lock, mid);
+        first += key.empty() ? queue_keeper(h, lock, mid) : key;
       }
     }
     // Renewals by an owner that no longer held the lock: a watchdog that was never cancelled.
@@ -284,16 +331,47 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
         owned = std::any_of(execs_of[k].begin(), execs_of[k].end(),
                             [&](uint32_t e) { return h.execs[e].t <= effect && exec_granted(h, h.execs[e]); });
       }
-      if (owned || last == nullptr || last->end_reason == kNoSym) continue;
+      if (owned) continue;
+      if (last == nullptr) {
+        // No hold of the owner at all: a renewal sent after one of its acquisitions had ended
+        // without the lock (interrupted or cancelled while its script ran) renews a grant that
+        // nobody believes in — a watchdog keeping an ownerless lock alive.
+        const Operation* gave_up = nullptr;
+        for (uint32_t k : acquisitions_of_owner[op.owner]) {
+          const Operation& acq = h.ops[k];
+          if (!acq.completed || acq.complete_t >= op.invoke_t) continue;
+          if (acq.outcome == Outcome::kOk && acq.acquired == Tri::kTrue) continue;
+          if (gave_up == nullptr || acq.complete_t > gave_up->complete_t) gave_up = &acq;
+        }
+        if (gave_up == nullptr) continue;
+        stuck.push_back(interval_json(h, lock, {gave_up->complete_t, op.complete_t}, "zombie_renewal", std::string(h.str(op.thread))));
+        if (kept_alive[lock].empty()) {
+          kept_alive[lock] = std::string(h.str(lock)) + " was kept alive by a renewal of " + std::string(h.str(op.thread)) +
+                  " that took effect at " + format_time(effect) + ", although its owner " + std::string(h.str(op.owner)) +
+                  " never believed it held the lock: its " + op_kind_name(gave_up->kind) + " #" + std::to_string(gave_up->id) +
+                  " had ended " + std::string(outcome_name(gave_up->outcome)) +
+                  (gave_up->error == kNoSym ? "" : " (" + std::string(h.str(gave_up->error)) + ")") + " at " +
+                  format_time(gave_up->complete_t) + " — a grant nobody holds, renewed by a watchdog";
+        }
+        if (first.empty()) first = kept_alive[lock];
+        continue;
+      }
+      if (last->end_reason == kNoSym) continue;
       const TimeUs ended = last->end_t;
       const Sym reason = last->end_reason;
       stuck.push_back(interval_json(h, lock, {ended, op.complete_t}, "zombie_renewal", std::string(h.str(op.thread))));
-      if (first.empty()) {
-        first = std::string(h.str(lock)) + " was kept alive by a renewal of " + std::string(h.str(op.thread)) +
-                " that took effect at " + format_time(effect) + " after its hold ended (" + std::string(h.str(reason)) +
-                ") at " + format_time(ended);
+      if (kept_alive[lock].empty()) {
+        kept_alive[lock] = std::string(h.str(lock)) + " was kept alive by a renewal of " + std::string(h.str(op.thread)) +
+                           " that took effect at " + format_time(effect) + " after its hold ended (" +
+                           std::string(h.str(reason)) + ") at " + format_time(ended);
       }
+      if (first.empty()) first = kept_alive[lock];
     }
+  }
+  // A stuck waiter whose lock a watchdog kept alive: the renewal is why.
+  if (first_waiter_lock != kNoSym && !kept_alive[first_waiter_lock].empty() &&
+      first.find("; the key ") == std::string::npos) {
+    first += "; meanwhile " + kept_alive[first_waiter_lock];
   }
   std::map<Sym, std::vector<Interval>> busy_by_lock;
   for (const auto& [lock, holds] : holds_by_lock) busy_by_lock[lock] = busy(h, holds, false);

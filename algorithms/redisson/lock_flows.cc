@@ -25,6 +25,24 @@ LockOutcome error_outcome(Outcome outcome, const std::string& error) {
   return outcome == Outcome::kUnknown ? LockOutcome::unknown(error) : LockOutcome::fail(error);
 }
 
+// What the application sees when an interrupt or cancel ends a wait (no command in flight: the
+// call certainly acquired nothing). `redis_exception`: the wait was commandExecutor.get(), which
+// wraps the InterruptedException (lock()'s subscription).
+LockOutcome interrupted_outcome(Interrupt by, bool redis_exception) {
+  LS_ASSERT(by != Interrupt::kNone);
+  if (by == Interrupt::kCancel) return LockOutcome::fail("java.util.concurrent.CancellationException");
+  return LockOutcome::fail(redis_exception ? "RedisException: java.lang.InterruptedException"
+                                           : "java.lang.InterruptedException");
+}
+
+// A grant that reached a caller who was interrupted or cancelled meanwhile is undone the way
+// Redisson's unlockAsync does it, in the background: nobody's thread waits for it, and its
+// commands belong to no operation of the history.
+Task<void> unlock_late_grant(LockType& type, size_t endpoint, const Thread* thread, std::string lock,
+                             int64_t lease_ms) {
+  co_await type.unlock(endpoint, std::move(lock), thread, /*op=*/-1, lease_ms);
+}
+
 // tryAcquireAsync: one run of the acquire script; an acquisition without a lease starts the
 // watchdog, and with sync_replicas an unconfirmed one is undone (handleNoSync) and fails.
 Task<AcquireReply> try_acquire(LockType& type, size_t endpoint, const Thread* thread,
@@ -55,6 +73,27 @@ Task<AcquireReply> try_acquire(LockType& type, size_t endpoint, const Thread* th
     a.outcome = Outcome::kFail;
     a.acquired = false;
     a.error = std::string(kNoSyncError);
+    co_return a;
+  }
+  // An interrupt or cancel that landed while the command was in flight: the caller already has
+  // its exception, and the reply's callback decides what becomes of a grant.
+  const Interrupt interrupted = ctx.rt.take_interrupt(*thread);
+  if (interrupted != Interrupt::kNone) {
+    const bool undo = interrupted == Interrupt::kCancel ||
+                      ctx.options.interrupted_grant == InterruptedGrant::kUnlocked;
+    if (a.outcome == Outcome::kOk && a.acquired) {
+      if (undo) {
+        ctx.rt.spawn(unlock_late_grant(type, endpoint, thread, call.lock,
+                                       call.object != nullptr ? call.object->internal_lease_ms : watchdog_ms));
+      } else if (watchdog && ctx.options.interrupted_grant == InterruptedGrant::kRenews) {
+        ctx.watchdog.schedule(endpoint, call.lock, *thread, &type);
+      }
+    }
+    a.outcome = Outcome::kUnknown;
+    a.acquired = false;
+    a.interrupted = interrupted;
+    a.error = interrupted == Interrupt::kCancel ? "java.util.concurrent.CancellationException"
+                                                : "RedisException: java.lang.InterruptedException";
     co_return a;
   }
   if (a.outcome == Outcome::kOk && a.acquired && watchdog) {
@@ -105,7 +144,12 @@ Task<LockOutcome> try_lock(LockType& type, size_t endpoint, const Thread* thread
   // destroys this frame, and a dead client must not send anything).
   LockPubSub& pubsub = ctx.pubsub(endpoint);
   std::shared_ptr<LockEntry> entry = pubsub.acquire_entry(type.channel(call.lock, *thread));
-  const bool subscribed = co_await pubsub.await_subscribed(entry, time);
+  Interrupt interrupted = Interrupt::kNone;
+  const bool subscribed = co_await rt.interruptible(*thread, pubsub.await_subscribed(entry, time), &interrupted);
+  if (interrupted != Interrupt::kNone) {
+    pubsub.release_entry(entry);
+    co_return interrupted_outcome(interrupted, false);
+  }
   time -= rt.now_ms() - current;
   bool gave_up = !subscribed || time <= 0;
   for (int64_t attempt = 0; !gave_up && attempt < kMaxLockAttempts; ++attempt) {
@@ -113,7 +157,7 @@ Task<LockOutcome> try_lock(LockType& type, size_t endpoint, const Thread* thread
     a = co_await try_acquire(type, endpoint, thread, call, false);
     if (a.outcome != Outcome::kOk) {
       // 4.7.0: a timeout inside the loop leaves the fair queue instead of blocking it.
-      if (a.outcome == Outcome::kUnknown && type.queued() &&
+      if (a.outcome == Outcome::kUnknown && a.interrupted == Interrupt::kNone && type.queued() &&
           ctx.options.fair_acquire_failed_on_timeout) {
         co_await type.acquire_failed(endpoint, call.lock, thread, call.wait_ms, call.op);
       }
@@ -128,7 +172,11 @@ Task<LockOutcome> try_lock(LockType& type, size_t endpoint, const Thread* thread
     if (time <= 0) break;
     current_time = rt.now_ms();
     const int64_t wait_ms = a.ttl_ms >= 0 && a.ttl_ms < time ? a.ttl_ms : time;
-    co_await entry->wait_latch(std::max<int64_t>(wait_ms, kMinLatchWaitMs));
+    co_await rt.interruptible(*thread, entry->wait_latch(std::max<int64_t>(wait_ms, kMinLatchWaitMs)), &interrupted);
+    if (interrupted != Interrupt::kNone) {
+      pubsub.release_entry(entry);
+      co_return interrupted_outcome(interrupted, false);
+    }
     time -= rt.now_ms() - current_time;
     gave_up = time <= 0;
   }
@@ -167,13 +215,33 @@ Task<LockOutcome> lock(LockType& type, size_t endpoint, const Thread* thread, Lo
     if (entry == nullptr) {
       entry = pubsub.acquire_entry(type.channel(call.lock, *thread));
       const int64_t sub_timeout_ms = ctx.rt.options().subscription_timeout_ms;
-      if (!co_await pubsub.await_subscribed(entry, sub_timeout_ms)) {
+      // commandExecutor.get() / getInterrupted(): an interrupt ends lock() here either way.
+      Interrupt interrupted = Interrupt::kNone;
+      const bool subscribed =
+          co_await ctx.rt.interruptible(*thread, pubsub.await_subscribed(entry, sub_timeout_ms), &interrupted);
+      if (!subscribed) {
         pubsub.release_entry(entry);
+        if (interrupted != Interrupt::kNone) co_return interrupted_outcome(interrupted, !call.interruptibly);
         co_return subscribe_timeout(sub_timeout_ms);
       }
       continue;
     }
-    co_await entry->wait_latch(a.ttl_ms >= 0 ? std::max<int64_t>(a.ttl_ms, kMinLatchWaitMs) : -1);
+    const int64_t latch_ms = a.ttl_ms >= 0 ? std::max<int64_t>(a.ttl_ms, kMinLatchWaitMs) : -1;
+    // lockInterruptibly() throws; lock() catches the InterruptedException of a timed wait and
+    // waits the ttl again (the interrupt is spent), and waits without a ttl uninterruptibly (the
+    // interrupt stays pending for the next command).
+    if (!call.interruptibly && latch_ms < 0) {
+      co_await entry->wait_latch(latch_ms);
+      continue;
+    }
+    Interrupt interrupted = Interrupt::kNone;
+    co_await ctx.rt.interruptible(*thread, entry->wait_latch(latch_ms), &interrupted);
+    if (interrupted == Interrupt::kNone) continue;
+    if (call.interruptibly) {
+      pubsub.release_entry(entry);
+      co_return interrupted_outcome(interrupted, false);
+    }
+    co_await entry->wait_latch(latch_ms);
   }
   LS_ASSERT(entry != nullptr);
   pubsub.release_entry(entry);

@@ -19,6 +19,15 @@
 //
 // A command that got no reply within the executor's attempts makes the call `unknown` (the
 // client cannot know whether it ran), an error reply makes it `fail`.
+//
+// Interrupts (docs/algorithms.md "Interrupts"): an interrupt or cancel that lands while an
+// acquire command is in flight ends the call `unknown` when the reply arrives (Redisson's thread
+// throws at once; lockstep's thread runs the command's callback first, see the docs), and a
+// grant in that reply is handled by `interrupted_grant` (interrupt) or unlocked (cancel: the
+// async tryLock's `if (!result.complete(true)) unlockAsync()`). One that lands while the thread
+// waits for its subscription or a wake-up ends the call `fail` at once, after unsubscribing and
+// without acquireFailed — the fair lock's waiter stays queued, as in Redisson — except in lock(),
+// whose wake-up waits swallow it. unlock() and forceUnlock() leave it pending.
 #ifndef LOCKSTEP_ALGORITHMS_REDISSON_LOCK_FLOWS_H_
 #define LOCKSTEP_ALGORITHMS_REDISSON_LOCK_FLOWS_H_
 
@@ -41,6 +50,7 @@ struct LockCall {
   int64_t lease_ms = -1;
   int64_t op = -1;
   LockObject* object = nullptr;  // the object called through; null: a fresh one (RedLock's)
+  bool interruptibly = false;    // lock(): lockInterruptibly()
 };
 
 // Bounds the retries of one lock() / tryLock() call.

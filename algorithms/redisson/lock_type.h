@@ -40,6 +40,9 @@ struct AcquireReply {
   int64_t ttl_ms = -1;              // not acquired: the wait hint (may be negative)
   int64_t token = history::kAbsent;  // fenced lock
   bool no_sync = false;             // sync_replicas: no replica acknowledged (check enabled)
+  // The caller was interrupted or cancelled while the command was in flight (outcome kUnknown:
+  // it got an exception and cannot know whether the script ran).
+  Interrupt interrupted = Interrupt::kNone;
   std::string error;
 };
 

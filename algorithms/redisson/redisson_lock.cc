@@ -51,6 +51,7 @@ LockCall RedissonLock::to_call(const LockRequest& request) {
   call.wait_ms = request.wait_ms;
   call.lease_ms = request.lease_ms;
   call.op = request.op;
+  call.interruptibly = request.interruptibly;
   // Without a name, each call goes through a fresh object, as redissonClient.getLock(name).lock()
   // does (seed 001's MONITOR trace: tryLock(600000, ...) then an unlock re-arming 30000).
   if (request.object.empty()) return call;
@@ -174,6 +175,7 @@ AlgorithmInfo make_info(std::string name, std::string lock_kind, std::string des
   info.fair = kind == LockKind::kFair;
   info.modes = kind == LockKind::kReadWrite;
   info.lock_objects = true;  // internalLockLeaseTime (LockObject)
+  info.interrupts = true;    // lock_flows.h, "Interrupts"
   info.option_defaults = defaults_object(option_names);
   info.validate = [option_names](const nlohmann::json& options, const std::string& path) {
     Result<RedissonOptions> r = parse_options(options, path, option_names);

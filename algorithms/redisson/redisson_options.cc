@@ -131,6 +131,13 @@ const std::vector<OptionDef>& defs() {
                        "stop (<= 3.43): a renewal that errors or times out ends the watchdog for "
                        "good; reschedule (>= 3.44): it keeps renewing",
                        {"stop", "reschedule"}, &RedissonOptions::watchdog_after_failure));
+    v.push_back(choice("interrupted_grant",
+                       "a grant whose caller was interrupted while the acquire command was in "
+                       "flight: renews (<= 3.16.2, #2714; 3.20.1+, #7272): its callback still "
+                       "starts the watchdog, which renews a lock nobody holds; dropped (3.16.3 - "
+                       "3.20.0, #3826): the cancelled future skips the callback, the key lives out "
+                       "its lease; unlocked (the fix proposed in #7277): the grant is unlocked",
+                       {"renews", "dropped", "unlocked"}, &RedissonOptions::interrupted_grant));
     v.push_back(integer("thread_wait_ms", "fair lock threadWaitTime (3.13.3: 5000 -> 300000)",
                         0, kDayMs, &RedissonOptions::fair_thread_wait_ms));
     v.push_back(choice("fair_script",
@@ -251,7 +258,8 @@ std::vector<std::string> common_option_names() {
   return {"profile",        "retry_attempts",   "retry_delay",       "retry_delay_base_ms",
           "retry_delay_max_ms", "merged_acquire", "unlock_script",   "unlock_latch",
           "latch_request_id", "sync_replicas",  "check_lock_synced_slaves",
-          "slaves_sync_timeout_ms", "watchdog_after_failure", "object_lease", "record_states"};
+          "slaves_sync_timeout_ms", "watchdog_after_failure", "object_lease", "record_states",
+          "interrupted_grant"};
 }
 
 namespace {
@@ -286,6 +294,8 @@ std::vector<std::string> redlock_option_names() {
   // are not recorded.
   std::erase(v, "object_lease");
   std::erase(v, "record_states");
+  // Interrupts reach only the single-lock algorithms (AlgorithmInfo::interrupts).
+  std::erase(v, "interrupted_grant");
   v.insert(v.end(), {"redlock_min_lock_wait_ms", "redlock_lease"});
   return v;
 }

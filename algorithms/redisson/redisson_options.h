@@ -62,6 +62,16 @@ enum class ObjectLease : uint8_t {
   kResetOnRelease,  // 3.27.2+ (#5623): set by an acquisition with a lease; reset only by an
                     // unlock that fully releases (testRemainTimeToLive2)
 };
+// What the acquire script's reply does when its caller was interrupted while the command was in
+// flight (docs/algorithms.md "Interrupts"): the grant is nobody's, since the thread got an
+// exception and believes it holds nothing.
+enum class InterruptedGrant : uint8_t {
+  kRenews,    // <= 3.16.2 (#2714) and 3.20.1+ (#7272, open): the reply's callback still runs
+              // scheduleExpirationRenewal, so a watchdog renews a lock nobody holds
+  kDropped,   // 3.16.3 - 3.20.0 (#3826): get() cancels the acquire future, so the callback never
+              // runs: no watchdog, the key lives out its lease
+  kUnlocked,  // the fix proposed upstream (#7277): the late grant drops its watchdog and unlocks
+};
 enum class WatchdogAfterFailure : uint8_t {
   kStop,        // <= 3.43: a renewal that errors or times out stops the watchdog for good
   kReschedule,  // >= 3.44: the next renewal is scheduled anyway
@@ -91,6 +101,7 @@ struct RedissonOptions {
   ObjectLease object_lease = ObjectLease::kEveryAttempt;
   // Watchdog.
   WatchdogAfterFailure watchdog_after_failure = WatchdogAfterFailure::kStop;
+  InterruptedGrant interrupted_grant = InterruptedGrant::kRenews;
   // Fair lock.
   int64_t fair_thread_wait_ms = 5000;
   FairScript fair_script = FairScript::kSeed;

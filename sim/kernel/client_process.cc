@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <memory>
+#include <utility>
 
 #include "sim/core/assert.h"
 #include "sim/kernel/semaphore.h"
@@ -199,6 +201,101 @@ void ClientProcess::cancel(algorithms::TaskId id) {
 
 bool ClientProcess::running(algorithms::TaskId id) const {
   return id.valid() && alive(RootId{id.index, id.gen});
+}
+
+// --- interrupts --------------------------------------------------------------------------
+
+namespace {
+
+// What the root running an interruptible wait hands back to the waiting thread.
+struct WaitShared {
+  bool signalled = false;
+  WaitRef ref;  // the thread's wait, completed when the inner wait ends
+};
+
+Task<void> run_wait(CoroProcess* process, Task<bool> wait, std::shared_ptr<WaitShared> shared) {
+  shared->signalled = co_await std::move(wait);
+  process->complete_wait(shared->ref, kWaitSignalled);
+}
+
+}  // namespace
+
+ClientProcess::ThreadInterrupt& ClientProcess::interrupt_state(uint32_t index) {
+  LS_ASSERT(index < kMaxThreads);
+  if (interrupts_.size() <= index) interrupts_.resize(index + 1);
+  return interrupts_[index];
+}
+
+Task<bool> ClientProcess::interruptible(const algorithms::Thread& thread, Task<bool> wait,
+                                        algorithms::Interrupt* interrupted) {
+  *interrupted = algorithms::Interrupt::kNone;
+  if (!interrupts_possible_) return wait;
+  return interruptible_wait(thread.index, std::move(wait), interrupted);
+}
+
+// The inner wait runs as a root of its own, so that an interrupt can end the thread's wait at
+// once and destroy the inner one (its awaiters leave their semaphores and timers as a crash
+// makes them do).
+Task<bool> ClientProcess::interruptible_wait(uint32_t index, Task<bool> wait,
+                                             algorithms::Interrupt* interrupted) {
+  if (ThreadInterrupt& ti = interrupt_state(index); ti.pending != algorithms::Interrupt::kNone) {
+    *interrupted = std::exchange(ti.pending, algorithms::Interrupt::kNone);
+    co_return false;
+  }
+  auto shared = std::make_shared<WaitShared>();
+  const RootId root = CoroProcess::spawn(run_wait(this, std::move(wait), shared));
+  const int32_t result = co_await WaitFor(*this, kNoDeadline, [this, &shared, index](WaitRef ref) {
+    shared->ref = ref;
+    interrupt_state(index).wait = ref;
+  });
+  ThreadInterrupt& ti = interrupt_state(index);
+  ti.wait = WaitRef{};
+  if (result == kWaitInterrupted) {
+    CoroProcess::cancel(root);
+    *interrupted = std::exchange(ti.woke, algorithms::Interrupt::kNone);
+    LS_ASSERT(*interrupted != algorithms::Interrupt::kNone);
+    co_return false;
+  }
+  LS_ASSERT(result == kWaitSignalled);
+  co_return shared->signalled;
+}
+
+algorithms::Interrupt ClientProcess::take_interrupt(const algorithms::Thread& thread) {
+  if (!interrupts_possible_) return algorithms::Interrupt::kNone;
+  return std::exchange(interrupt_state(thread.index).pending, algorithms::Interrupt::kNone);
+}
+
+void ClientProcess::interrupt_thread(uint32_t index, algorithms::Interrupt kind) {
+  LS_ASSERT(interrupts_possible_ && kind != algorithms::Interrupt::kNone);
+  if (!up() || index >= threads_.size()) return;  // a dead client's threads are gone
+  ThreadInterrupt& ti = interrupt_state(index);
+  if (kind == algorithms::Interrupt::kCancel && !ti.cancellable) return;  // no future to cancel
+  if (ti.wait.valid() && wait_open(ti.wait)) {
+    ti.woke = kind;
+    complete_wait(ti.wait, kWaitInterrupted);
+    ti.wait = WaitRef{};
+    return;
+  }
+  ti.pending = kind;
+}
+
+void ClientProcess::call_started(uint32_t index, int64_t op, bool cancellable) {
+  if (!interrupts_possible_) return;
+  ThreadInterrupt& ti = interrupt_state(index);
+  ti.acquire_op = op;
+  ti.cancellable = cancellable;
+}
+
+void ClientProcess::call_ended(uint32_t index) {
+  if (!interrupts_possible_) return;
+  ThreadInterrupt& ti = interrupt_state(index);
+  ti.acquire_op = -1;
+  ti.cancellable = false;
+  if (ti.pending == algorithms::Interrupt::kCancel) ti.pending = algorithms::Interrupt::kNone;
+}
+
+int64_t ClientProcess::acquire_op(uint32_t index) const {
+  return index < interrupts_.size() ? interrupts_[index].acquire_op : -1;
 }
 
 // --- connections and calls -------------------------------------------------------------
@@ -436,6 +533,12 @@ void ClientProcess::hold_lost(const algorithms::Thread& thread, std::string_view
   holds_.erase(it);
 }
 
+int64_t ClientProcess::hold_count(const algorithms::Thread& thread, std::string_view lock,
+                                  history::LockMode mode) const {
+  auto it = holds_.find(HoldKey{thread.index, std::string(lock), static_cast<uint8_t>(mode)});
+  return it == holds_.end() ? 0 : it->second.count;
+}
+
 int64_t ClientProcess::hold_token(const algorithms::Thread& thread, std::string_view lock) const {
   for (uint8_t mode = 0; mode < 3; ++mode) {
     auto it = holds_.find(HoldKey{thread.index, std::string(lock), mode});
@@ -460,6 +563,7 @@ void ClientProcess::after_crash() {
   while (!conns_.empty()) close_connections_to(conns_.back().node);
   for (Endpoint& ep : endpoints_) ep.pubsub->subs.clear();
   end_all_holds(history::HoldEnd::kCrash);
+  interrupts_.clear();  // the threads are gone, and their interrupt status with them
 }
 
 }  // namespace lockstep::kernel

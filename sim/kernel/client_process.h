@@ -58,6 +58,10 @@ class ClientProcess : public CoroProcess, public algorithms::Runtime, public Top
   void cancel(algorithms::TaskId id) override;
   bool running(algorithms::TaskId id) const override;
   Rng& rng() override { return rng_; }
+  bool interrupts_possible() const override { return interrupts_possible_; }
+  Task<bool> interruptible(const algorithms::Thread& thread, Task<bool> wait,
+                           algorithms::Interrupt* interrupted) override;
+  algorithms::Interrupt take_interrupt(const algorithms::Thread& thread) override;
   int64_t begin_op(const algorithms::OpRecord& record) override;
   void end_op(int64_t op, const algorithms::OpResult& result) override;
   void hold_lost(const algorithms::Thread& thread, std::string_view lock,
@@ -77,6 +81,8 @@ class ClientProcess : public CoroProcess, public algorithms::Runtime, public Top
                      history::LockMode mode, int64_t op, int64_t token);
   void hold_unlocking(const algorithms::Thread& thread, std::string_view lock,
                       history::LockMode mode);
+  // How many holds of `lock` in `mode` the thread believes it has (0 if none).
+  int64_t hold_count(const algorithms::Thread& thread, std::string_view lock, history::LockMode mode) const;
   // The fencing token of the thread's current hold (kAbsent if none or no token).
   int64_t hold_token(const algorithms::Thread& thread, std::string_view lock) const;
   // Ends every open hold (the run ended, or the client crashed).
@@ -85,6 +91,19 @@ class ClientProcess : public CoroProcess, public algorithms::Runtime, public Top
 
   // The crash fault: kills every coroutine, closes connections, ends holds.
   void crash_client();
+
+  // Interrupts (the `interrupt` and `cancel` faults). allow_interrupts() must come before the
+  // run starts for interrupts to end waits (it makes interruptible waits cost a root task).
+  void allow_interrupts() { interrupts_possible_ = true; }
+  // Thread.interrupt() / Future.cancel() of thread `index`: ends its interruptible wait at once,
+  // or stays pending. A cancel reaches only a thread inside a try_lock call (set_cancellable).
+  void interrupt_thread(uint32_t index, algorithms::Interrupt kind);
+  // Thread `index` invoked acquisition `op` (a tryLock, whose future a cancel can reach, when
+  // `cancellable`) / its acquisition returned (a cancel still pending on it is dropped).
+  void call_started(uint32_t index, int64_t op, bool cancellable);
+  void call_ended(uint32_t index);
+  // The acquisition thread `index` is in, or -1.
+  int64_t acquire_op(uint32_t index) const;
 
   void endpoint_changed(size_t shard) override;
 
@@ -123,6 +142,16 @@ class ClientProcess : public CoroProcess, public algorithms::Runtime, public Top
   };
   using HoldKey = std::tuple<uint32_t, std::string, uint8_t>;
   class ReplyAwaiter;
+  // One application thread's interrupt status.
+  struct ThreadInterrupt {
+    algorithms::Interrupt pending = algorithms::Interrupt::kNone;
+    algorithms::Interrupt woke = algorithms::Interrupt::kNone;  // what ended `wait`
+    WaitRef wait;             // the interruptible wait it is in, if any
+    int64_t acquire_op = -1;  // the acquisition it is in, if any
+    bool cancellable = false;
+  };
+  ThreadInterrupt& interrupt_state(uint32_t index);
+  Task<bool> interruptible_wait(uint32_t index, Task<bool> wait, algorithms::Interrupt* interrupted);
 
   // Ends `hold` in the history (and in ctx_.beliefs) for `reason`.
   void record_hold_end(uint32_t thread, const std::string& lock, history::LockMode mode, const Hold& hold,
@@ -146,6 +175,8 @@ class ClientProcess : public CoroProcess, public algorithms::Runtime, public Top
   uint64_t next_request_ = 1;
   std::map<HoldKey, Hold> holds_;
   std::unique_ptr<algorithms::LockClient> lock_client_;
+  bool interrupts_possible_ = false;
+  std::vector<ThreadInterrupt> interrupts_;  // by thread index, grown on first use
 };
 
 }  // namespace lockstep::kernel

@@ -34,6 +34,7 @@ enum WaitResult : int32_t {
   kWaitTimedOut = 0,
   kWaitSignalled = 1,
   kWaitClosed = 2,  // the thing waited on went away (a connection closed)
+  kWaitInterrupted = 3,  // the waiting thread was interrupted (ClientProcess::interruptible)
 };
 
 // A root task's identity.

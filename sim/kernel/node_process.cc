@@ -164,6 +164,11 @@ void NodeProcess::execute(uint32_t slot) {
   redis::Reply r = replies_.size() == 1 ? std::move(replies_[0]) : redis::Reply::array(std::move(replies_));
   record_exec(slot, &r);
   record_publishes();
+  // A script that ran (not an EVALSHA the node answered NOSCRIPT without running anything).
+  if (ctx_.exec_observer != nullptr && m.script != nullptr && m.op >= 0 &&
+      !(r.is_error() && r.str.starts_with("NOSCRIPT"))) {
+    ctx_.exec_observer->script_executed(ctx_.net->connection(m.conn).client, m.op);
+  }
   if (!lose_reply(slot)) reply(m.conn, m.id, std::move(r));
   ctx_.net->release(slot);
 }

@@ -28,6 +28,14 @@ struct Belief {
   history::HoldEnd reason = history::HoldEnd::kEnd;
 };
 
+// Told of every script a node ran for a lock operation (event-triggered faults).
+class ExecObserver {
+ public:
+  virtual ~ExecObserver() = default;
+  // `client` sent the script for operation `op`; its reply has not left the node yet.
+  virtual void script_executed(ProcessId client, int64_t op) = 0;
+};
+
 struct SimContext {
   EventLoop* loop = nullptr;
   Network* net = nullptr;
@@ -35,6 +43,7 @@ struct SimContext {
   Cluster* cluster = nullptr;
   const Rng* rng = nullptr;  // the run's root generator (processes derive named streams)
   std::vector<Belief>* beliefs = nullptr;  // when set, every hold is logged here too
+  ExecObserver* exec_observer = nullptr;   // when set, told of every script run for an op
 };
 
 }  // namespace lockstep::kernel

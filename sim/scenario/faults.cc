@@ -145,6 +145,7 @@ void add_fault_params(const FaultSpec& f, nlohmann::json& j) {
     j["replies"] = f.replies;
     if (!f.match.empty()) j["match"] = f.match;
   }
+  if ((k == "interrupt" || k == "cancel") && !f.on.empty()) j["on"] = f.on;
 }
 
 std::string fault_params_json(const FaultSpec& f) {
@@ -153,6 +154,12 @@ std::string fault_params_json(const FaultSpec& f) {
   if (f.kind == "partition") p["one_way"] = f.one_way;
   if (f.origin != "random") p["origin"] = f.origin;
   return p.dump();
+}
+
+std::pair<std::string, uint32_t> split_thread(const std::string& target) {
+  const size_t slash = target.rfind("/t");
+  LS_ASSERT(slash != std::string::npos && slash + 2 < target.size());
+  return {target.substr(0, slash), static_cast<uint32_t>(std::stoul(target.substr(slash + 2)))};
 }
 
 FaultInjector::FaultInjector(World& world, const std::vector<FaultSpec>& faults)
@@ -205,13 +212,35 @@ const char* FaultInjector::phase_of(const FaultSpec& f) const {
   const std::string& k = f.kind;
   const bool client_crash = k == "crash" && world_.node(f.target) == nullptr;
   const bool instant = k == "clock_jump" || k == "failover" || k == "restart" || client_crash ||
+                       k == "interrupt" || k == "cancel" ||
                        ((k == "clock_offset" || k == "clock_drift") && f.duration_ms < 0);
   return instant ? "instant" : "start";
+}
+
+void FaultInjector::script_executed(kernel::ProcessId client, int64_t op) {
+  for (size_t n = 0; n < armed_.size(); ++n) {
+    const size_t i = armed_[n];
+    const auto [name, index] = split_thread(faults_[i].target);
+    kernel::ClientProcess* c = world_.client(name);
+    if (c->id() != client || c->acquire_op(index) != op) continue;
+    armed_.erase(armed_.begin() + static_cast<std::ptrdiff_t>(n));
+    active_[i].fired = true;
+    // Right after the script, before its reply leaves the node (the reply is sent after this
+    // returns, so even on a zero-latency link the interrupt lands first).
+    world_.loop().after(0, this, i * 2);
+    return;  // one fault per script run; the next waits for the next run
+  }
 }
 
 void FaultInjector::start(size_t i) {
   const FaultSpec& f = faults_[i];
   const std::string& k = f.kind;
+  if (!f.on.empty() && !active_[i].fired) {
+    active_[i].armed = true;
+    armed_.push_back(i);
+    world_.context().exec_observer = this;
+    return;
+  }
   const char* phase = phase_of(f);
   // The fault is recorded before its effects (a crash's hold_end, a jump's expiries), except a
   // failover, whose record names the replica it promoted.
@@ -281,6 +310,10 @@ void FaultInjector::apply_start(size_t i) {
         record(i, "end", "");
       }
     }));
+  } else if (k == "interrupt" || k == "cancel") {
+    const auto [client, index] = split_thread(f.target);
+    world_.client(client)->interrupt_thread(
+        index, k == "cancel" ? algorithms::Interrupt::kCancel : algorithms::Interrupt::kInterrupt);
   } else {
     LS_ASSERT(false);
   }

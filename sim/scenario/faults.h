@@ -13,12 +13,14 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "sim/kernel/event_loop.h"
 #include "sim/kernel/network.h"
+#include "sim/kernel/sim_context.h"
 #include "sim/scenario/scenario.h"
 
 namespace lockstep::scenario {
@@ -39,18 +41,26 @@ std::string fault_params_json(const FaultSpec& f);
 // How the history names the fault's target ("c1", "all", "c1->node0", "c1 | node0,c2").
 std::string fault_target(const FaultSpec& f);
 
-class FaultInjector : public kernel::EventHandler {
+// An interrupt's or cancel's target "<client>/t<k>": the client's name and the thread index.
+// REQUIRES: a target the parser accepted.
+std::pair<std::string, uint32_t> split_thread(const std::string& target);
+
+class FaultInjector : public kernel::EventHandler, public kernel::ExecObserver {
  public:
   FaultInjector(World& world, const std::vector<FaultSpec>& faults);
   // Puts every fault's start on the event loop.
   void schedule();
   void on_event(uint64_t arg) override;
+  // Fires the armed faults waiting for this script run (FaultSpec::on).
+  void script_executed(kernel::ProcessId client, int64_t op) override;
 
  private:
   struct Active {
     std::vector<kernel::WindowId> windows;
     int64_t undo = 0;      // clock_offset: the delta to step back; clock_drift: the old drift
     bool ended = false;
+    bool armed = false;    // an `on` fault past its at_ms, waiting for its event
+    bool fired = false;    // its event happened: the next start() applies it
   };
   const char* phase_of(const FaultSpec& f) const;
   void start(size_t i);
@@ -63,6 +73,7 @@ class FaultInjector : public kernel::EventHandler {
   World& world_;
   const std::vector<FaultSpec>& faults_;
   std::vector<Active> active_;
+  std::vector<size_t> armed_;  // `on` faults waiting for their event, in arming order
 };
 
 }  // namespace lockstep::scenario

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <set>
 
+#include "algorithms/lock_client.h"
 #include "sim/scenario/parse_internal.h"
 
 namespace lockstep::scenario::internal {
@@ -9,7 +10,25 @@ namespace {
 
 const std::vector<std::string> kKinds = {
     "delay",        "drop",        "partition",  "pause",    "crash",          "restart",
-    "clock_offset", "clock_drift", "clock_jump", "failover", "replication_lag", "lose_reply"};
+    "clock_offset", "clock_drift", "clock_jump", "failover", "replication_lag", "lose_reply",
+    "interrupt",    "cancel"};
+
+// The events an interrupt or cancel can wait for (FaultSpec::on).
+const std::vector<std::string> kThreadEvents = {"acquire_executed"};
+
+// Is `name` a thread of the scenario ("<client>/t<k>")?
+bool is_thread(const Scenario& s, const std::string& name) {
+  const size_t slash = name.rfind("/t");
+  if (slash == std::string::npos || slash + 2 >= name.size()) return false;
+  const std::string client = name.substr(0, slash);
+  const std::string index = name.substr(slash + 2);
+  if (!std::all_of(index.begin(), index.end(), [](char c) { return c >= '0' && c <= '9'; })) return false;
+  if (index.size() > 1 && index[0] == '0') return false;
+  for (const ClientSpec& c : s.clients) {
+    if (c.name == client) return index.size() <= 9 && std::stoll(index) < c.threads;
+  }
+  return false;
+}
 
 constexpr int64_t kDayMs = 24 * 3600 * 1000;
 
@@ -28,6 +47,8 @@ void check_target(const std::string& kind, const std::string& target, const std:
     if (!node) expected = "the name of a node";
   } else if (kind == "lose_reply") {
     if (!client) expected = "the name of a client";
+  } else if (kind == "interrupt" || kind == "cancel") {
+    if (!is_thread(s, target)) expected = "the name of a client's thread, like \"" + (s.clients.empty() ? std::string("c1") : s.clients.front().name) + "/t0\"";
   } else if (kind == "failover" || kind == "replication_lag") {
     if (!replicated) {
       errors.message(path, "\"" + kind + "\" needs a \"replicated\" topology (see /topology)");
@@ -155,6 +176,14 @@ FaultSpec read_fault(const nlohmann::json& j, const std::string& path, const Sce
     f.match = r.string("match", "");
     check_name(f.match, r.path("match"), errors, "a command name");
     f.replies = r.integer("replies", 1, 1, 1'000'000);
+  } else if (k == "interrupt" || k == "cancel") {
+    f.on = r.choice("on", "", kThreadEvents);
+    const algorithms::AlgorithmInfo* info = algorithms::find_algorithm(s.algorithm);
+    if (errors.ok() && info != nullptr && !info->interrupts) {
+      errors.message(r.path("kind"), "\"" + k + "\" needs an algorithm whose threads can be interrupted "
+                     "(redisson-lock, redisson-fair-lock, redisson-fenced-lock, redisson-rwlock); " +
+                     s.algorithm + " has no interrupt handling");
+    }
   }
   r.finish();
   return f;
@@ -188,6 +217,9 @@ RandomKind read_random_kind(const nlohmann::json& j, const std::string& path, co
   ObjectReader r(j, path, errors);
   std::vector<std::string> kinds = kKinds;
   kinds.erase(std::find(kinds.begin(), kinds.end(), "restart"));
+  // Interrupts and cancels target threads, one at a time: schedule them (faults.schedule).
+  kinds.erase(std::find(kinds.begin(), kinds.end(), "interrupt"));
+  kinds.erase(std::find(kinds.begin(), kinds.end(), "cancel"));
   rk.kind = r.choice("kind", "", kinds);
   if (rk.kind.empty() && errors.ok()) errors.message(r.path("kind"), "missing: which fault kind to draw");
   if (const nlohmann::json* c = r.get("count")) rk.count = read_range(*c, r.path("count"), errors, 0, 10'000, "faults");

@@ -106,6 +106,7 @@ Step read_step(const nlohmann::json& j, const std::string& path, StepContext& ct
     st.lease_ms = r.integer("lease_ms", -1, -1, ctx.s.duration_ms + day_ms, "milliseconds, -1 for the watchdog");
     if (st.lease_ms == 0 && ctx.errors.ok()) ctx.errors.expected(r.path("lease_ms"), "-1 (watchdog) or a lease > 0 ms", 0);
     if (st.op == StepOp::kTryLock) st.wait_ms = r.integer("wait_ms", 0, 0, ctx.s.duration_ms + day_ms, "milliseconds");
+    if (st.op == StepOp::kLock) st.interruptibly = r.boolean("interruptibly", false);
     if (const nlohmann::json* t = r.get("then")) st.steps = read_steps(*t, r.path("then"), ctx, depth + 1);
     if (const nlohmann::json* e = r.get("else")) st.otherwise = read_steps(*e, r.path("else"), ctx, depth + 1);
   } else if (op == "unlock") {

@@ -92,6 +92,7 @@ struct Step {
   int64_t at_ms = -1;  // wait until the thread's local clock reads this (-1: no wait)
   std::string lock;
   std::string object;  // the lock object called through (lock/try_lock/unlock); "": a fresh one
+  bool interruptibly = false;  // lock: lockInterruptibly()
   history::LockMode mode = history::LockMode::kExclusive;
   int64_t wait_ms = -1;
   int64_t lease_ms = -1;
@@ -154,6 +155,10 @@ struct FaultSpec {
   std::string promote;       // failover
   std::string match;         // lose_reply
   int64_t replies = 1;       // lose_reply
+  // interrupt, cancel: the thread ("c1/t0") is `target`; with `on` the fault waits, from at_ms,
+  // for that event of the thread ("acquire_executed": a script of its acquisition ran on a node)
+  // and lands right after it. "": at at_ms.
+  std::string on;
   std::string origin;        // "/faults/schedule/3", "random", "/nodes/node0/clock/jumps/0"
 };
 

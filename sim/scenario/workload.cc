@@ -58,7 +58,7 @@ kernel::Task<void> Workload::run_step(ThreadState* t, const Step& st) {
     case StepOp::kTryLock: {
       const bool got = co_await acquire(t, st.op == StepOp::kLock ? OpKind::kLock : OpKind::kTryLock,
                                         st.lock, st.mode, st.op == StepOp::kLock ? -1 : st.wait_ms,
-                                        st.lease_ms, st.object);
+                                        st.lease_ms, st.object, st.interruptibly);
       co_await run_steps(t, got ? st.steps : st.otherwise);
       break;
     }
@@ -70,7 +70,7 @@ kernel::Task<void> Workload::run_step(ThreadState* t, const Step& st) {
       break;
     case StepOp::kHold:
     case StepOp::kSleep:
-      co_await c.sleep_ms(st.ms);
+      co_await sleep(t, st.ms);
       break;
     case StepOp::kWrite:
       write(t, st.resource, st.lock, st.fenced);
@@ -108,16 +108,38 @@ algorithms::LockRequest Workload::invoke(ThreadState* t, OpKind op, const std::s
   return req;
 }
 
+namespace {
+
+kernel::Task<bool> sleep_task(kernel::ClientProcess& c, int64_t ms) {
+  co_await c.sleep_ms(ms);
+  co_return true;
+}
+
+}  // namespace
+
+kernel::Task<void> Workload::sleep(ThreadState* t, int64_t ms) {
+  kernel::ClientProcess& c = *t->client;
+  if (!c.interrupts_possible()) {
+    co_await c.sleep_ms(ms);
+    co_return;
+  }
+  algorithms::Interrupt interrupted = algorithms::Interrupt::kNone;
+  co_await c.interruptible(*t->thread, sleep_task(c, ms), &interrupted);
+}
+
 bool Workload::acquired(ThreadState* t, const algorithms::LockRequest& req,
                         const algorithms::LockOutcome& out) {
   kernel::ClientProcess& c = *t->client;
+  c.call_ended(t->thread->index);
   history::Completion done;
   done.outcome = out.outcome;
   done.error = out.error;
   if (out.outcome == history::Outcome::kOk) {
     done.acquired = out.acquired ? 1 : 0;
     if (out.acquired) {
-      if (out.count >= 0) done.count = out.count;
+      // The thread's own count of its holds when the algorithm does not return one (Redisson's
+      // scripts do not): a reentrant acquisition says 2, 3, ...
+      done.count = out.count >= 0 ? out.count : c.hold_count(*t->thread, req.lock, req.mode) + 1;
       if (out.token >= 0) done.token = out.token;
       if (out.validity_ms >= 0) done.validity_ms = out.validity_ms;
     }
@@ -132,23 +154,34 @@ bool Workload::acquired(ThreadState* t, const algorithms::LockRequest& req,
   return got;
 }
 
-void Workload::released(ThreadState* t, const algorithms::LockRequest& req,
+void Workload::released(ThreadState* t, OpKind op, const algorithms::LockRequest& req,
                         const algorithms::LockOutcome& out) {
   history::Completion done;
   done.outcome = out.outcome;
   done.error = out.error;
   if (out.outcome == history::Outcome::kOk) {
     done.released = out.released ? 1 : 0;
-    if (out.count >= 0) done.count = out.count;
+    if (out.count >= 0) {
+      done.count = out.count;
+    } else if (op == OpKind::kUnlock && out.released) {
+      done.count = 0;
+    } else if (op == OpKind::kUnlock) {
+      // A partial unlock: the holds the thread still believes it has (hold_unlocking counted
+      // this one off when the call was invoked), if any.
+      const int64_t left = t->client->hold_count(*t->thread, req.lock, req.mode);
+      if (left > 0) done.count = left;
+    }
   }
   world_.recorder().complete(t->client->now(), req.op, done);
 }
 
 kernel::Task<bool> Workload::acquire(ThreadState* t, OpKind op, const std::string& lock,
                                      LockMode mode, int64_t wait_ms, int64_t lease_ms,
-                                     std::string_view object) {
+                                     std::string_view object, bool interruptibly) {
   algorithms::LockRequest req = invoke(t, op, lock, mode, wait_ms, lease_ms);
   req.object = object;
+  req.interruptibly = interruptibly;
+  t->client->call_started(t->thread->index, req.op, op == OpKind::kTryLock);
   co_return acquired(t, req, co_await t->client->lock_client().acquire(*t->thread, req));
 }
 
@@ -158,13 +191,13 @@ kernel::Task<void> Workload::release(ThreadState* t, const std::string& lock, Lo
                                        history::kAbsent);
   req.object = object;
   t->client->hold_unlocking(*t->thread, lock, mode);  // the thread stops believing it holds it
-  released(t, req, co_await t->client->lock_client().release(*t->thread, req));
+  released(t, OpKind::kUnlock, req, co_await t->client->lock_client().release(*t->thread, req));
 }
 
 kernel::Task<void> Workload::force_release(ThreadState* t, const std::string& lock) {
   const algorithms::LockRequest req = invoke(t, OpKind::kForceUnlock, lock, LockMode::kExclusive,
                                              history::kAbsent, history::kAbsent);
-  released(t, req, co_await t->client->lock_client().force_release(*t->thread, req));
+  released(t, OpKind::kForceUnlock, req, co_await t->client->lock_client().force_release(*t->thread, req));
 }
 
 void Workload::write(ThreadState* t, const std::string& resource, const std::string& lock_name,

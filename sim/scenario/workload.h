@@ -40,12 +40,15 @@ class Workload {
                                  history::LockMode mode, int64_t wait_ms, int64_t lease_ms);
   bool acquired(ThreadState* t, const algorithms::LockRequest& req,
                 const algorithms::LockOutcome& out);
-  void released(ThreadState* t, const algorithms::LockRequest& req,
+  void released(ThreadState* t, history::OpKind op, const algorithms::LockRequest& req,
                 const algorithms::LockOutcome& out);
   // `object`: the lock object called through (a step's "object", owned by the scenario), or "".
   kernel::Task<bool> acquire(ThreadState* t, history::OpKind op, const std::string& lock,
                              history::LockMode mode, int64_t wait_ms, int64_t lease_ms,
-                             std::string_view object = {});
+                             std::string_view object = {}, bool interruptibly = false);
+  // Thread.sleep(ms): a hold or think time, which an interrupt ends early (the application
+  // catches the InterruptedException and goes on with its next step).
+  kernel::Task<void> sleep(ThreadState* t, int64_t ms);
   kernel::Task<void> release(ThreadState* t, const std::string& lock, history::LockMode mode,
                              std::string_view object = {});
   kernel::Task<void> force_release(ThreadState* t, const std::string& lock);

@@ -33,6 +33,9 @@ World::World(const Scenario& scenario, uint64_t seed, history::Recorder& recorde
   std::stable_sort(faults_.begin(), faults_.end(), [](const FaultSpec& a, const FaultSpec& b) {
     return a.at_ms != b.at_ms ? a.at_ms < b.at_ms : a.id < b.id;
   });
+  for (const FaultSpec& f : faults_) {
+    if (f.kind == "interrupt" || f.kind == "cancel") client(split_thread(f.target).first)->allow_interrupts();
+  }
   injector_ = std::make_unique<FaultInjector>(*this, faults_);
   workload_ = std::make_unique<Workload>(*this);
 }
