@@ -112,6 +112,7 @@ void append_key_json(std::string& out, const std::optional<redis::KeyDump>& valu
 int64_t Recorder::invoke(TimeUs t, const Invoke& e) {
   const int64_t id = next_op_++;
   LS_ASSERT(id > 0);
+  if (listener_ != nullptr) listener_->op_invoked(id, e);
   if (writer_ == nullptr) return id;
   Writer& w = writer_->begin(t, "invoke");
   w.num("id", id).str("thread", e.thread).str("owner", e.owner).str("lock", e.lock);
@@ -125,6 +126,7 @@ int64_t Recorder::invoke(TimeUs t, const Invoke& e) {
 
 void Recorder::complete(TimeUs t, int64_t id, const Completion& c) {
   LS_ASSERT(id > 0 && id < next_op_);
+  if (listener_ != nullptr) listener_->op_completed(id, c);
   if (writer_ == nullptr) return;
   Writer& w = writer_->begin(t, "complete");
   w.num("id", id).str("outcome", to_string(c.outcome));

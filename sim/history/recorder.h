@@ -53,9 +53,19 @@ struct Exec {
   const redis::Reply* reply = nullptr;  // null while a reply is pending (not recorded then)
 };
 
+// Told of every operation as it is invoked and completed, recorded or not (event-triggered
+// faults watch them).
+class OpListener {
+ public:
+  virtual ~OpListener() = default;
+  virtual void op_invoked(int64_t id, const Invoke& e) = 0;
+  virtual void op_completed(int64_t id, const Completion& c) = 0;
+};
+
 class Recorder {
  public:
   explicit Recorder(Writer* writer) : writer_(writer) {}
+  void set_listener(OpListener* listener) { listener_ = listener; }
 
   bool enabled() const { return writer_ != nullptr; }
   Writer* writer() const { return writer_; }
@@ -91,6 +101,7 @@ class Recorder {
 
  private:
   Writer* writer_;
+  OpListener* listener_ = nullptr;
   int64_t next_op_ = 1;
 };
 

@@ -279,24 +279,18 @@ void ClientProcess::interrupt_thread(uint32_t index, algorithms::Interrupt kind)
   ti.pending = kind;
 }
 
-void ClientProcess::call_started(uint32_t index, int64_t op, bool cancellable) {
+void ClientProcess::call_started(uint32_t index, bool cancellable) {
   if (!interrupts_possible_) return;
-  ThreadInterrupt& ti = interrupt_state(index);
-  ti.acquire_op = op;
-  ti.cancellable = cancellable;
+  interrupt_state(index).cancellable = cancellable;
 }
 
 void ClientProcess::call_ended(uint32_t index) {
   if (!interrupts_possible_) return;
   ThreadInterrupt& ti = interrupt_state(index);
-  ti.acquire_op = -1;
   ti.cancellable = false;
   if (ti.pending == algorithms::Interrupt::kCancel) ti.pending = algorithms::Interrupt::kNone;
 }
 
-int64_t ClientProcess::acquire_op(uint32_t index) const {
-  return index < interrupts_.size() ? interrupts_[index].acquire_op : -1;
-}
 
 // --- connections and calls -------------------------------------------------------------
 

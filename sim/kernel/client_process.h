@@ -98,12 +98,10 @@ class ClientProcess : public CoroProcess, public algorithms::Runtime, public Top
   // Thread.interrupt() / Future.cancel() of thread `index`: ends its interruptible wait at once,
   // or stays pending. A cancel reaches only a thread inside a try_lock call (set_cancellable).
   void interrupt_thread(uint32_t index, algorithms::Interrupt kind);
-  // Thread `index` invoked acquisition `op` (a tryLock, whose future a cancel can reach, when
+  // Thread `index` invoked an acquisition (a tryLock, whose future a cancel can reach, when
   // `cancellable`) / its acquisition returned (a cancel still pending on it is dropped).
-  void call_started(uint32_t index, int64_t op, bool cancellable);
+  void call_started(uint32_t index, bool cancellable);
   void call_ended(uint32_t index);
-  // The acquisition thread `index` is in, or -1.
-  int64_t acquire_op(uint32_t index) const;
 
   void endpoint_changed(size_t shard) override;
 
@@ -147,7 +145,6 @@ class ClientProcess : public CoroProcess, public algorithms::Runtime, public Top
     algorithms::Interrupt pending = algorithms::Interrupt::kNone;
     algorithms::Interrupt woke = algorithms::Interrupt::kNone;  // what ended `wait`
     WaitRef wait;             // the interruptible wait it is in, if any
-    int64_t acquire_op = -1;  // the acquisition it is in, if any
     bool cancellable = false;
   };
   ThreadInterrupt& interrupt_state(uint32_t index);

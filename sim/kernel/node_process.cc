@@ -167,7 +167,7 @@ void NodeProcess::execute(uint32_t slot) {
   // A script that ran (not an EVALSHA the node answered NOSCRIPT without running anything).
   if (ctx_.exec_observer != nullptr && m.script != nullptr && m.op >= 0 &&
       !(r.is_error() && r.str.starts_with("NOSCRIPT"))) {
-    ctx_.exec_observer->script_executed(ctx_.net->connection(m.conn).client, m.op);
+    ctx_.exec_observer->script_executed(id(), ctx_.net->connection(m.conn).client, m.op);
   }
   if (!lose_reply(slot)) reply(m.conn, m.id, std::move(r));
   ctx_.net->release(slot);

@@ -32,8 +32,8 @@ struct Belief {
 class ExecObserver {
  public:
   virtual ~ExecObserver() = default;
-  // `client` sent the script for operation `op`; its reply has not left the node yet.
-  virtual void script_executed(ProcessId client, int64_t op) = 0;
+  // `node` ran the script `client` sent for operation `op`; its reply is about to leave.
+  virtual void script_executed(ProcessId node, ProcessId client, int64_t op) = 0;
 };
 
 struct SimContext {

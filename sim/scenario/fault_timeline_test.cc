@@ -217,6 +217,20 @@ TEST(FaultTimelineTest, LoseReplyExecutesTheCommandAndTheRetryFindsItsOwnKey) {
   EXPECT_EQ(r.of("complete", "id", 2)[0]["acquired"], false);
 }
 
+TEST(FaultTimelineTest, AFaultOnAnEventLandsWhenTheEventHappens) {
+  Ran r = run("pause-on-grant");
+  // c1's lock() returns after c3's 2 s hold, at a time nobody wrote down: the pause starts then.
+  auto c1 = r.of("hold_begin", "thread", "c1/t0");
+  ASSERT_EQ(c1.size(), 1u);
+  auto pause = r.of("fault", "kind", "pause");
+  ASSERT_EQ(pause.size(), 2u);  // start and end
+  EXPECT_GT(t_of(c1[0]), 2'000'000);
+  EXPECT_EQ(t_of(pause[0]), t_of(c1[0]));
+  EXPECT_EQ(pause[0]["params"]["on"], "granted");
+  EXPECT_EQ(t_of(pause[1]), t_of(c1[0]) + 35'000'000);
+  EXPECT_EQ(r.report.verdict, "violation");
+}
+
 TEST(FaultTimelineTest, FaultsAreRecordedBeforeTheirEffects) {
   Ran r = run("crash-client");
   size_t fault = 0, hold_end = 0;

@@ -81,6 +81,15 @@ FaultSpec draw_one(const Scenario& s, const RandomProfile& p, const RandomKind& 
   return f;
 }
 
+// An event of the fault's target client (or of a client drawn for a node or a link) to wait for.
+FaultTrigger draw_trigger(const Scenario& s, const RandomKind& rk, const FaultSpec& f, Rng& r) {
+  LS_ASSERT(!rk.on_events.empty() && !s.clients.empty());
+  FaultTrigger t;
+  t.event = rk.on_events[r.below(rk.on_events.size())];
+  t.client = s.is_client(f.target) ? f.target : s.clients[r.below(s.clients.size())].name;
+  return t;
+}
+
 }  // namespace
 
 std::vector<FaultSpec> draw_random_faults(const Scenario& s, uint64_t seed, int64_t first_id) {
@@ -100,7 +109,14 @@ std::vector<FaultSpec> draw_random_faults(const Scenario& s, uint64_t seed, int6
     const RandomKind& rk = p.kinds[i];
     Rng r = root.stream("faults/random/" + rk.kind + "/" + std::to_string(i));
     const int64_t count = r.between(rk.count.lo, rk.count.hi);
-    for (int64_t c = 0; c < count; ++c) out.push_back(draw_one(s, p, rk, r));
+    // Triggers draw from a stream of their own, so placing faults on events changes no other draw.
+    Rng on = root.stream("faults/random/" + rk.kind + "/" + std::to_string(i) + "/on");
+    for (int64_t c = 0; c < count; ++c) {
+      out.push_back(draw_one(s, p, rk, r));
+      if (rk.on_percent > 0 && static_cast<int64_t>(on.below(100)) < rk.on_percent) {
+        out.back().on = draw_trigger(s, rk, out.back(), on);
+      }
+    }
   }
   std::stable_sort(out.begin(), out.end(),
                    [](const FaultSpec& a, const FaultSpec& b) { return a.at_ms < b.at_ms; });
@@ -145,7 +161,17 @@ void add_fault_params(const FaultSpec& f, nlohmann::json& j) {
     j["replies"] = f.replies;
     if (!f.match.empty()) j["match"] = f.match;
   }
-  if ((k == "interrupt" || k == "cancel") && !f.on.empty()) j["on"] = f.on;
+  if (!f.on.empty()) {
+    if (f.on.short_form) {
+      j["on"] = f.on.event;
+    } else {
+      nlohmann::json on = {{"event", f.on.event}};
+      if (!f.on.thread.empty()) on["thread"] = f.on.thread;
+      if (!f.on.client.empty()) on["client"] = f.on.client;
+      if (!f.on.node.empty()) on["node"] = f.on.node;
+      j["on"] = std::move(on);
+    }
+  }
 }
 
 std::string fault_params_json(const FaultSpec& f) {
@@ -217,18 +243,49 @@ const char* FaultInjector::phase_of(const FaultSpec& f) const {
   return instant ? "instant" : "start";
 }
 
-void FaultInjector::script_executed(kernel::ProcessId client, int64_t op) {
+void FaultInjector::op_invoked(int64_t id, const history::Invoke& e) {
+  using history::OpKind;
+  const char* event = e.op == OpKind::kLock || e.op == OpKind::kTryLock ? "acquire"
+                      : e.op == OpKind::kUnlock                         ? "unlock"
+                      : e.op == OpKind::kRenew                          ? "renew"
+                                                                        : nullptr;
+  if (event != nullptr) ops_.emplace(id, OpSubject{std::string(e.thread), event});
+}
+
+void FaultInjector::op_completed(int64_t id, const history::Completion& c) {
+  const auto it = ops_.find(id);
+  if (it == ops_.end()) return;
+  if (it->second.kind == std::string_view("acquire") && c.outcome == history::Outcome::kOk && c.acquired == 1) {
+    fire("granted", it->second.thread, "");
+  }
+  // Not erased: a retried script of the operation may still run on a node after it completed.
+}
+
+void FaultInjector::script_executed(kernel::ProcessId node, kernel::ProcessId, int64_t op) {
+  const auto it = ops_.find(op);
+  if (it == ops_.end()) return;
+  fire(std::string(it->second.kind) + "_executed", it->second.thread, world_.network().process(node).name());
+}
+
+bool FaultInjector::matches(const FaultTrigger& t, std::string_view event, const std::string& thread,
+                            std::string_view node) const {
+  if (t.event != event || (!t.node.empty() && t.node != node)) return false;
+  if (!t.thread.empty()) return t.thread == thread;
+  return thread.size() > t.client.size() && thread.compare(0, t.client.size(), t.client) == 0 &&
+         thread[t.client.size()] == '/';
+}
+
+void FaultInjector::fire(std::string_view event, const std::string& thread, std::string_view node) {
   for (size_t n = 0; n < armed_.size(); ++n) {
     const size_t i = armed_[n];
-    const auto [name, index] = split_thread(faults_[i].target);
-    kernel::ClientProcess* c = world_.client(name);
-    if (c->id() != client || c->acquire_op(index) != op) continue;
+    if (!matches(faults_[i].on, event, thread, node)) continue;
     armed_.erase(armed_.begin() + static_cast<std::ptrdiff_t>(n));
     active_[i].fired = true;
-    // Right after the script, before its reply leaves the node (the reply is sent after this
-    // returns, so even on a zero-latency link the interrupt lands first).
+    // Right after the event, at the same instant: for a script, after it ran and its reply was
+    // sent (a partition, judged when the reply would arrive, still cuts it; a drop, judged when
+    // a message is sent, does not); for a grant, after the thread's call returned.
     world_.loop().after(0, this, i * 2);
-    return;  // one fault per script run; the next waits for the next run
+    return;  // one fault per event; the next waits for the next
   }
 }
 
@@ -238,7 +295,6 @@ void FaultInjector::start(size_t i) {
   if (!f.on.empty() && !active_[i].fired) {
     active_[i].armed = true;
     armed_.push_back(i);
-    world_.context().exec_observer = this;
     return;
   }
   const char* phase = phase_of(f);

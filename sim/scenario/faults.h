@@ -12,7 +12,9 @@
 #define LOCKSTEP_SIM_SCENARIO_FAULTS_H_
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -20,6 +22,7 @@
 
 #include "sim/kernel/event_loop.h"
 #include "sim/kernel/network.h"
+#include "sim/history/recorder.h"
 #include "sim/kernel/sim_context.h"
 #include "sim/scenario/scenario.h"
 
@@ -45,14 +48,17 @@ std::string fault_target(const FaultSpec& f);
 // REQUIRES: a target the parser accepted.
 std::pair<std::string, uint32_t> split_thread(const std::string& target);
 
-class FaultInjector : public kernel::EventHandler, public kernel::ExecObserver {
+class FaultInjector : public kernel::EventHandler, public kernel::ExecObserver, public history::OpListener {
  public:
   FaultInjector(World& world, const std::vector<FaultSpec>& faults);
   // Puts every fault's start on the event loop.
   void schedule();
   void on_event(uint64_t arg) override;
-  // Fires the armed faults waiting for this script run (FaultSpec::on).
-  void script_executed(kernel::ProcessId client, int64_t op) override;
+  // Event-triggered faults (FaultSpec::on): the operations and script runs they wait for.
+  // World installs the injector as listener only when some fault has a trigger.
+  void script_executed(kernel::ProcessId node, kernel::ProcessId client, int64_t op) override;
+  void op_invoked(int64_t id, const history::Invoke& e) override;
+  void op_completed(int64_t id, const history::Completion& c) override;
 
  private:
   struct Active {
@@ -69,11 +75,19 @@ class FaultInjector : public kernel::EventHandler, public kernel::ExecObserver {
   void record(size_t i, const char* phase, const std::string& params);
   std::vector<kernel::LinkFilter> filters(const LinkTarget& t);
   kernel::ProcessId pid(const std::string& name);
+  bool matches(const FaultTrigger& t, std::string_view event, const std::string& thread, std::string_view node) const;
+  // Lands the first armed fault waiting for this event (of `thread`, on `node` if a node saw it).
+  void fire(std::string_view event, const std::string& thread, std::string_view node);
+  struct OpSubject {
+    std::string thread;
+    const char* kind;  // "acquire", "unlock", "renew"
+  };
 
   World& world_;
   const std::vector<FaultSpec>& faults_;
   std::vector<Active> active_;
   std::vector<size_t> armed_;  // `on` faults waiting for their event, in arming order
+  std::map<int64_t, OpSubject> ops_;  // the operations triggers can name, by id
 };
 
 }  // namespace lockstep::scenario

@@ -102,3 +102,58 @@ TEST(RandomFaultsTest, AddingAKindDoesNotChangeTheOthersDraws) {
 
 }  // namespace
 }  // namespace lockstep::scenario
+
+namespace lockstep::scenario {
+namespace {
+
+// A share of the drawn faults waits for an event of a client (issue 13): the triggers come from a
+// stream of their own, so the faults themselves are drawn exactly as without them.
+TEST(RandomFaultsTest, OnPercentPlacesAShareOfFaultsOnEventsWithoutChangingTheDraws) {
+  const char* plain = R"([{"kind": "pause", "count": 20}, {"kind": "crash", "count": 20}])";
+  const char* placed = R"([{"kind": "pause", "count": 20, "on_percent": 50},
+                           {"kind": "crash", "count": 20, "on_percent": 50, "on_events": ["granted"]}])";
+  Scenario a = profile(plain, /*swarm=*/false), b = profile(placed, /*swarm=*/false);
+  auto fa = draw_random_faults(a, 7, 1), fb = draw_random_faults(b, 7, 1);
+  ASSERT_EQ(fa.size(), 40u);
+  ASSERT_EQ(fa.size(), fb.size());
+  int64_t on = 0;
+  for (size_t i = 0; i < fa.size(); ++i) {
+    EXPECT_EQ(fa[i].at_ms, fb[i].at_ms);
+    EXPECT_EQ(fault_target(fa[i]), fault_target(fb[i]));
+    EXPECT_TRUE(fa[i].on.empty());
+    if (fb[i].on.empty()) continue;
+    ++on;
+    EXPECT_TRUE(b.is_client(fb[i].on.client)) << fb[i].on.client;
+    if (b.is_client(fb[i].target)) EXPECT_EQ(fb[i].on.client, fb[i].target);
+    if (fb[i].kind == "crash") EXPECT_EQ(fb[i].on.event, "granted");
+    // The materialised fault spells its trigger so that it parses back.
+    EXPECT_NE(fault_params_json(fb[i]).find("\"on\":{"), std::string::npos);
+  }
+  EXPECT_GT(on, 10);
+  EXPECT_LT(on, 30);
+}
+
+TEST(FaultTriggerParseTest, StringAndObjectFormsAndTheirErrors) {
+  auto fault = [](const std::string& f) {
+    nlohmann::json s = nlohmann::json::parse(R"({
+      "name": "t", "duration_ms": 60000, "algorithm": {"name": "redisson-lock"}, "clients": {"count": 2},
+      "workload": {"script": [{"threads": "all", "steps": [{"op": "lock", "lock": "L"}]}]}})");
+    s["faults"]["schedule"] = nlohmann::json::array({nlohmann::json::parse(f)});
+    Result<Scenario> r = parse_scenario_text(s.dump(), "t.json");
+    return r.ok() ? std::string() : r.status().message();
+  };
+  EXPECT_EQ(fault(R"({"kind": "pause", "at_ms": 0, "target": "c1", "duration_ms": 100, "on": "granted"})"), "");
+  EXPECT_EQ(fault(R"({"kind": "crash", "at_ms": 0, "target": "node0", "on": {"event": "acquire_executed", "thread": "c2/t0"}})"), "");
+  EXPECT_EQ(fault(R"({"kind": "partition", "at_ms": 0, "groups": [["c1"], ["node0"]], "duration_ms": 5,
+                      "on": {"event": "renew_executed", "client": "c1", "node": "node0"}})"), "");
+  // A node's or a link's fault has no subject of its own.
+  EXPECT_NE(fault(R"({"kind": "crash", "at_ms": 0, "target": "node0", "on": "granted"})").find("/faults/schedule/0/on"), std::string::npos);
+  EXPECT_NE(fault(R"({"kind": "pause", "at_ms": 0, "target": "c1", "duration_ms": 1, "on": "later"})").find("acquire_executed"), std::string::npos);
+  EXPECT_NE(fault(R"({"kind": "pause", "at_ms": 0, "target": "c1", "duration_ms": 1, "on": {"event": "granted"}})").find("exactly one subject"), std::string::npos);
+  EXPECT_NE(fault(R"({"kind": "pause", "at_ms": 0, "target": "c1", "duration_ms": 1, "on": {"event": "granted", "client": "c1", "node": "node0"}})").find("no \"node\""), std::string::npos);
+  EXPECT_NE(fault(R"({"kind": "pause", "at_ms": 0, "target": "c1", "duration_ms": 1, "on": {"event": "granted", "thread": "c9/t0"}})").find("/faults/schedule/0/on/thread"), std::string::npos);
+  EXPECT_NE(fault(R"({"kind": "pause", "at_ms": 0, "target": "c1", "duration_ms": 1, "on": {"event": "granted", "client": "c1", "bogus": 1}})").find("bogus"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace lockstep::scenario

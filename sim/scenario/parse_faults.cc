@@ -13,8 +13,6 @@ const std::vector<std::string> kKinds = {
     "clock_offset", "clock_drift", "clock_jump", "failover", "replication_lag", "lose_reply",
     "interrupt",    "cancel"};
 
-// The events an interrupt or cancel can wait for (FaultSpec::on).
-const std::vector<std::string> kThreadEvents = {"acquire_executed"};
 
 // Is `name` a thread of the scenario ("<client>/t<k>")?
 bool is_thread(const Scenario& s, const std::string& name) {
@@ -128,6 +126,59 @@ std::vector<std::vector<std::string>> read_groups(const nlohmann::json* j, const
   return groups;
 }
 
+// `on`: a string names an event of the fault's own target (a thread, or any thread of a client);
+// an object names its subject: {"event", "thread" | "client", "node"}.
+FaultTrigger read_trigger(const nlohmann::json& j, const std::string& path, const FaultSpec& f,
+                          const Scenario& s, Errors& errors) {
+  FaultTrigger t;
+  const std::string events = "one of \"acquire_executed\", \"unlock_executed\", \"renew_executed\", \"granted\"";
+  auto check_event = [&](const std::string& p) {
+    if (std::find(kTriggerEvents.begin(), kTriggerEvents.end(), t.event) == kTriggerEvents.end()) {
+      errors.expected(p, events, t.event);
+    }
+  };
+  if (j.is_string()) {
+    t.event = j.get<std::string>();
+    t.short_form = true;
+    check_event(path);
+    if (!errors.ok()) return t;
+    if (is_thread(s, f.target)) {
+      t.thread = f.target;
+    } else if (s.is_client(f.target)) {
+      t.client = f.target;
+    } else {
+      errors.message(path, "\"on\": \"" + t.event + "\" is an event of the fault's target, which must be a client or a "
+                           "thread; for a node or a link, name whose event: {\"event\": \"" + t.event +
+                           "\", \"thread\": \"c1/t0\"} or {..., \"client\": \"c1\"}");
+    }
+    return t;
+  }
+  if (!j.is_object()) {
+    errors.expected(path, "an event (" + events + ") or {\"event\", \"thread\" or \"client\", \"node\"}", j);
+    return t;
+  }
+  ObjectReader r(j, path, errors);
+  t.event = r.required_string("event");
+  if (errors.ok()) check_event(r.path("event"));
+  t.thread = r.string("thread", "");
+  t.client = r.string("client", "");
+  t.node = r.string("node", "");
+  if (errors.ok() && t.thread.empty() == t.client.empty()) {
+    errors.message(path, "name exactly one subject: \"thread\" (\"c1/t0\") or \"client\" (\"c1\")");
+  }
+  if (errors.ok() && !t.thread.empty() && !is_thread(s, t.thread)) errors.expected(r.path("thread"), "a thread of a client, like \"c1/t0\"", t.thread);
+  if (errors.ok() && !t.client.empty() && !s.is_client(t.client)) errors.expected(r.path("client"), "the name of a client", t.client);
+  if (errors.ok() && !t.node.empty()) {
+    if (t.event == "granted") {
+      errors.message(r.path("node"), "\"granted\" happens on the client: it takes no \"node\"");
+    } else if (!s.is_node(t.node)) {
+      errors.expected(r.path("node"), "the name of a node", t.node);
+    }
+  }
+  r.finish();
+  return t;
+}
+
 FaultSpec read_fault(const nlohmann::json& j, const std::string& path, const Scenario& s,
                      Errors& errors) {
   FaultSpec f;
@@ -177,13 +228,15 @@ FaultSpec read_fault(const nlohmann::json& j, const std::string& path, const Sce
     check_name(f.match, r.path("match"), errors, "a command name");
     f.replies = r.integer("replies", 1, 1, 1'000'000);
   } else if (k == "interrupt" || k == "cancel") {
-    f.on = r.choice("on", "", kThreadEvents);
     const algorithms::AlgorithmInfo* info = algorithms::find_algorithm(s.algorithm);
     if (errors.ok() && info != nullptr && !info->interrupts) {
       errors.message(r.path("kind"), "\"" + k + "\" needs an algorithm whose threads can be interrupted "
                      "(redisson-lock, redisson-fair-lock, redisson-fenced-lock, redisson-rwlock); " +
                      s.algorithm + " has no interrupt handling");
     }
+  }
+  if (const nlohmann::json* on = r.get("on"); on != nullptr && errors.ok()) {
+    f.on = read_trigger(*on, r.path("on"), f, s, errors);
   }
   r.finish();
   return f;
@@ -253,6 +306,24 @@ RandomKind read_random_kind(const nlohmann::json& j, const std::string& path, co
     rk.match = r.string("match", "");
     check_name(rk.match, r.path("match"), errors, "a command name");
   }
+  rk.on_percent = r.integer("on_percent", 0, 0, 100, "percent");
+  if (const nlohmann::json* ev = r.get("on_events"); ev != nullptr && errors.ok()) {
+    const std::string want = "a non-empty array of events (\"acquire_executed\", \"unlock_executed\", \"renew_executed\", \"granted\")";
+    if (!ev->is_array() || ev->empty()) {
+      errors.expected(r.path("on_events"), want, *ev);
+    } else {
+      rk.on_events.clear();
+      for (size_t i = 0; i < ev->size() && errors.ok(); ++i) {
+        const nlohmann::json& e = (*ev)[i];
+        if (!e.is_string() || std::find(kTriggerEvents.begin(), kTriggerEvents.end(), e.get<std::string>()) == kTriggerEvents.end()) {
+          errors.expected(r.path("on_events") + "/" + std::to_string(i), want, e);
+        } else {
+          rk.on_events.push_back(e.get<std::string>());
+        }
+      }
+    }
+  }
+  if (rk.on_percent > 0 && errors.ok() && s.clients.empty()) errors.message(r.path("on_percent"), "no client whose events could trigger a fault");
   r.finish();
   return rk;
 }

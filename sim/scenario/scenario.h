@@ -137,6 +137,24 @@ struct LinkTarget {
   std::string b;
 };
 
+// What an event-triggered fault waits for (docs/scenarios.md "Faults on events"): the first
+// `event` at or after the fault's at_ms of `thread` (or of any thread of `client`), on `node`
+// for the events a node sees.
+struct FaultTrigger {
+  std::string event;   // "": no trigger (the fault lands at at_ms); else one of kTriggerEvents
+  std::string thread;  // "c1/t0", or "" (then `client`)
+  std::string client;  // "c1": any of its threads, or ""
+  std::string node;    // *_executed events: only a run on this node; "": any
+  bool short_form = false;  // written as "on": "<event>" (its subject is the fault's target)
+  bool empty() const { return event.empty(); }
+};
+
+// The events a trigger can wait for: a script of the subject's acquisition, unlock or renewal
+// ran on a node (before its reply leaves the node); the subject's acquisition returned holding
+// the lock (client side).
+inline const std::vector<std::string> kTriggerEvents = {"acquire_executed", "unlock_executed",
+                                                        "renew_executed", "granted"};
+
 struct FaultSpec {
   int64_t id = 0;  // the history's fault number
   std::string kind;
@@ -155,10 +173,9 @@ struct FaultSpec {
   std::string promote;       // failover
   std::string match;         // lose_reply
   int64_t replies = 1;       // lose_reply
-  // interrupt, cancel: the thread ("c1/t0") is `target`; with `on` the fault waits, from at_ms,
-  // for that event of the thread ("acquire_executed": a script of its acquisition ran on a node)
-  // and lands right after it. "": at at_ms.
-  std::string on;
+  // interrupt, cancel: the thread ("c1/t0") is `target`.
+  // With a trigger the fault waits, from at_ms, for its event and lands right after it.
+  FaultTrigger on;
   std::string origin;        // "/faults/schedule/3", "random", "/nodes/node0/clock/jumps/0"
 };
 
@@ -175,6 +192,10 @@ struct RandomKind {
   std::map<std::string, Range> params;  // duration_ms, extra_ms, rate_ppm, delta_ms, ...
   int64_t one_way_percent = 0;       // partition
   std::string match;                 // lose_reply
+  // A share of the drawn faults placed on events (FaultTrigger) of a client instead of landing
+  // at their drawn time, which then only arms them; the events to choose from.
+  int64_t on_percent = 0;
+  std::vector<std::string> on_events = kTriggerEvents;
 };
 
 struct RandomProfile {

@@ -181,7 +181,7 @@ kernel::Task<bool> Workload::acquire(ThreadState* t, OpKind op, const std::strin
   algorithms::LockRequest req = invoke(t, op, lock, mode, wait_ms, lease_ms);
   req.object = object;
   req.interruptibly = interruptibly;
-  t->client->call_started(t->thread->index, req.op, op == OpKind::kTryLock);
+  t->client->call_started(t->thread->index, op == OpKind::kTryLock);
   co_return acquired(t, req, co_await t->client->lock_client().acquire(*t->thread, req));
 }
 

@@ -37,6 +37,10 @@ World::World(const Scenario& scenario, uint64_t seed, history::Recorder& recorde
     if (f.kind == "interrupt" || f.kind == "cancel") client(split_thread(f.target).first)->allow_interrupts();
   }
   injector_ = std::make_unique<FaultInjector>(*this, faults_);
+  if (std::any_of(faults_.begin(), faults_.end(), [](const FaultSpec& f) { return !f.on.empty(); })) {
+    ctx_.exec_observer = injector_.get();
+    rec_.set_listener(injector_.get());
+  }
   workload_ = std::make_unique<Workload>(*this);
 }
 
