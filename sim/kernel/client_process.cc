@@ -185,6 +185,11 @@ Task<void> ClientProcess::sleep_ms(int64_t ms) {
   co_await sleep_until(*this, local_us() + ms_to_us(std::max<int64_t>(0, ms)));
 }
 
+Task<bool> ClientProcess::sleep_for(int64_t ms) {
+  co_await sleep_until(*this, local_us() + ms_to_us(std::max<int64_t>(0, ms)));
+  co_return true;
+}
+
 std::unique_ptr<algorithms::Semaphore> ClientProcess::new_semaphore(int64_t permits) {
   return std::make_unique<SimSemaphore>(*this, permits);
 }

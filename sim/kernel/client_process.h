@@ -49,6 +49,8 @@ class ClientProcess : public CoroProcess, public algorithms::Runtime, public Top
   int64_t now_ms() const override { return local_ms(); }
   int64_t now_us() const override { return local_us(); }
   Task<void> sleep_ms(int64_t ms) override;
+  // sleep_ms as a wait that reports being signalled (for interruptible()).
+  Task<bool> sleep_for(int64_t ms);
   size_t endpoints() const override { return endpoints_.size(); }
   algorithms::Connection& conn(size_t endpoint) override;
   algorithms::PubSub& pubsub(size_t endpoint) override;

@@ -108,15 +108,6 @@ algorithms::LockRequest Workload::invoke(ThreadState* t, OpKind op, const std::s
   return req;
 }
 
-namespace {
-
-kernel::Task<bool> sleep_task(kernel::ClientProcess& c, int64_t ms) {
-  co_await c.sleep_ms(ms);
-  co_return true;
-}
-
-}  // namespace
-
 kernel::Task<void> Workload::sleep(ThreadState* t, int64_t ms) {
   kernel::ClientProcess& c = *t->client;
   if (!c.interrupts_possible()) {
@@ -124,7 +115,7 @@ kernel::Task<void> Workload::sleep(ThreadState* t, int64_t ms) {
     co_return;
   }
   algorithms::Interrupt interrupted = algorithms::Interrupt::kNone;
-  co_await c.interruptible(*t->thread, sleep_task(c, ms), &interrupted);
+  co_await c.interruptible(*t->thread, c.sleep_for(ms), &interrupted);
 }
 
 bool Workload::acquired(ThreadState* t, const algorithms::LockRequest& req,
