@@ -388,3 +388,107 @@ TEST(FairnessRegression, NoAcquisitionIsOkButAGrantWithoutExecsIsUnknown) {
 
 }  // namespace
 }  // namespace lockstep::checker
+
+namespace lockstep::checker {
+namespace {
+
+// Found by exploring the derived profiles with every property on (issue 13): two liveness false
+// alarms about renewals after an unlock.
+//  - set-nx-px: a renewal renewed on the new master, and a re-sent attempt ran much later on the
+//    demoted one (answering 0): the renewal took effect at its successful run, not its last.
+//  - redlock-spec: a paused master ran its queue when it resumed — the renewals the client had
+//    sent before its unlock, then the unlock: on that node the renewals came before the unlock.
+std::string renewal_history(const std::string& lock_kind, const std::string& nodes, const std::string& body) {
+  return R"({"lockstep_history": 1, "lock_kind": ")" + lock_kind + R"(", "nodes": )" + nodes +
+         R"(, "liveness_bound_ms": 60000})" "\n" + body + R"({"t": 150000000, "type": "end", "complete": true})" "\n";
+}
+
+const char* kHeld = R"({"t": 1000, "type": "invoke", "id": 1, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "lock", "lease_ms": -1}
+{"t": 2000, "type": "complete", "id": 1, "outcome": "ok", "acquired": true}
+{"t": 2000, "type": "hold_begin", "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": 1}
+)";
+
+TEST(LivenessRegression, ARenewalTookEffectAtItsSuccessfulRunNotALateFailedOne) {
+  const std::string body = std::string(kHeld) + R"({"t": 10000000, "type": "invoke", "id": 2, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "renew", "lease_ms": 30000}
+{"t": 10000100, "type": "exec", "node": "node1", "seq": 5, "conn": "c1", "command": "EVAL", "script": "renew", "op": 2, "keys": ["L"], "reply": 1}
+{"t": 10000200, "type": "complete", "id": 2, "outcome": "ok", "renewed": true}
+{"t": 20000000, "type": "invoke", "id": 3, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "unlock"}
+{"t": 20000000, "type": "hold_end", "thread": "c1/t0", "lock": "L", "reason": "unlock"}
+{"t": 20000100, "type": "exec", "node": "node1", "seq": 6, "conn": "c1", "command": "EVAL", "script": "unlock", "op": 3, "keys": ["L"], "reply": 1}
+{"t": 20000200, "type": "complete", "id": 3, "outcome": "ok", "released": true}
+{"t": 40000000, "type": "exec", "node": "node0", "seq": 9, "conn": "c1", "command": "EVAL", "script": "renew", "op": 2, "keys": ["L"], "reply": 0}
+)";
+  Result<History> h = parse_history_text(renewal_history("simple", R"(["node0", "node1"])", body), "<test>");
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  const PropertyResult r = check_liveness(h.value(), CheckOptions{});
+  EXPECT_EQ(r.verdict, Verdict::kOk) << r.reason;
+}
+
+// The redlock case, and the same runs with node0 running the unlock first and node1 running a
+// re-sent extension after the unlock: two keys of three re-armed for an owner that released — a
+// zombie that keeps the lock from any quorum.
+std::string paused_master(bool unlock_first) {
+  const std::string n0_renew_seq = unlock_first ? "12" : "10";
+  const std::string n0_unlock_seq = unlock_first ? "10" : "11";
+  return std::string(kHeld) + R"({"t": 96000000, "type": "invoke", "id": 2, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "renew", "lease_ms": 30000}
+{"t": 96000100, "type": "exec", "node": "node1", "seq": 5, "conn": "c1", "command": "EVAL", "script": "extend", "op": 2, "keys": ["L"], "reply": 1}
+{"t": 96000100, "type": "exec", "node": "node2", "seq": 5, "conn": "c1", "command": "EVAL", "script": "extend", "op": 2, "keys": ["L"], "reply": 1}
+{"t": 96050000, "type": "complete", "id": 2, "outcome": "ok", "renewed": true}
+{"t": 109000000, "type": "invoke", "id": 3, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "unlock"}
+{"t": 109000000, "type": "hold_end", "thread": "c1/t0", "lock": "L", "reason": "unlock"}
+{"t": 109000100, "type": "exec", "node": "node1", "seq": 6, "conn": "c1", "command": "EVAL", "script": "release", "op": 3, "keys": ["L"], "reply": 1}
+{"t": 109000100, "type": "exec", "node": "node2", "seq": 6, "conn": "c1", "command": "EVAL", "script": "release", "op": 3, "keys": ["L"], "reply": 1}
+{"t": 109050000, "type": "complete", "id": 3, "outcome": "ok", "released": true}
+)" + (unlock_first ? R"({"t": 114000000, "type": "exec", "node": "node0", "seq": )" + n0_unlock_seq + R"(, "conn": "c1", "command": "EVAL", "script": "release", "op": 3, "keys": ["L"], "reply": 0}
+{"t": 114000000, "type": "exec", "node": "node0", "seq": )" + n0_renew_seq + R"(, "conn": "c1", "command": "EVAL", "script": "extend", "op": 2, "keys": ["L"], "reply": 1}
+{"t": 115000000, "type": "exec", "node": "node1", "seq": 7, "conn": "c1", "command": "EVAL", "script": "extend", "op": 2, "keys": ["L"], "reply": 1}
+)"
+                                      : R"({"t": 114000000, "type": "exec", "node": "node0", "seq": )" + n0_renew_seq + R"(, "conn": "c1", "command": "EVAL", "script": "extend", "op": 2, "keys": ["L"], "reply": 1}
+{"t": 114000000, "type": "exec", "node": "node0", "seq": )" + n0_unlock_seq + R"(, "conn": "c1", "command": "EVAL", "script": "release", "op": 3, "keys": ["L"], "reply": 1}
+)");
+}
+
+TEST(LivenessRegression, OnEachNodeARenewalBeforeTheUnlockIsTheLocksOwn) {
+  const std::string nodes = R"(["node0", "node1", "node2"], "quorum": 2)";
+  Result<History> before = parse_history_text(renewal_history("redlock", nodes, paused_master(false)), "<test>");
+  ASSERT_TRUE(before.ok()) << before.status().message();
+  const PropertyResult ok = check_liveness(before.value(), CheckOptions{});
+  EXPECT_EQ(ok.verdict, Verdict::kOk) << ok.reason;
+  Result<History> after = parse_history_text(renewal_history("redlock", nodes, paused_master(true)), "<test>");
+  ASSERT_TRUE(after.ok()) << after.status().message();
+  const PropertyResult zombie = check_liveness(after.value(), CheckOptions{});
+  EXPECT_EQ(zombie.verdict, Verdict::kViolation) << zombie.reason;
+  EXPECT_NE(zombie.reason.find("kept alive by a renewal"), std::string::npos) << zombie.reason;
+}
+
+}  // namespace
+}  // namespace lockstep::checker
+
+namespace lockstep::checker {
+namespace {
+
+// Also found by exploring redlock-spec's derived profile: its extension answered "not renewed"
+// because two of three masters were paused (no quorum), while the keys were all still there —
+// an availability outcome, not an impossible operation; and a paused master, resumed after the
+// hold was lost, ran a queued extension: one key of three re-armed, the lock still free for a
+// quorum of the others.
+TEST(QuorumRegression, AFailedExtensionAndAMinorityLateRenewalAreNotViolations) {
+  const std::string header =
+      R"({"lockstep_history": 1, "lock_kind": "redlock", "nodes": ["node0", "node1", "node2"], "quorum": 2, "liveness_bound_ms": 60000})" "\n";
+  const std::string body = std::string(kHeld) + R"({"t": 10000000, "type": "invoke", "id": 2, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "renew", "lease_ms": 30000}
+{"t": 10000100, "type": "exec", "node": "node2", "seq": 5, "conn": "c1", "command": "EVAL", "script": "extend", "op": 2, "keys": ["L"], "reply": 1}
+{"t": 10050000, "type": "complete", "id": 2, "outcome": "ok", "renewed": false}
+{"t": 10050000, "type": "hold_end", "thread": "c1/t0", "lock": "L", "reason": "lost"}
+{"t": 40000000, "type": "exec", "node": "node0", "seq": 9, "conn": "c1", "command": "EVAL", "script": "extend", "op": 2, "keys": ["L"], "reply": 1}
+{"t": 150000000, "type": "end", "complete": true}
+)";
+  Result<History> h = parse_history_text(header + body, "<test>");
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  const PropertyResult lin = check_linearizability(h.value(), CheckOptions{});
+  EXPECT_EQ(lin.verdict, Verdict::kOk) << lin.reason;
+  const PropertyResult live = check_liveness(h.value(), CheckOptions{});
+  EXPECT_EQ(live.verdict, Verdict::kOk) << live.reason;
+}
+
+}  // namespace
+}  // namespace lockstep::checker

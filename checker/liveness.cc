@@ -28,6 +28,7 @@ struct Interval {
 // reached the node is the lock's own.
 struct OwnedSpan {
   TimeUs from, to;
+  int64_t unlock = -1;  // the index of the unlock that ended the hold, if one did
 };
 
 // The owned span of every hold (indexed like History::holds).
@@ -56,6 +57,7 @@ std::vector<OwnedSpan> owned_spans(const History& h, const std::vector<std::vect
       const auto it = unlock_at.find({x.thread, x.lock, x.end_t});
       if (it != unlock_at.end()) {
         const uint32_t u = it->second;
+        span.unlock = u;
         span.to = std::max(span.to, !execs_of.empty() && !execs_of[u].empty() ? h.execs[execs_of[u].front()].t
                                                                                 : h.ops[u].complete_t);
       }
@@ -98,43 +100,59 @@ std::vector<Interval> busy(const History& h, const std::vector<uint32_t>& holds,
   return merged;
 }
 
+// The holder a lock hash names first and its count: the first field that is not the read-write
+// lock's "mode", without a write holder's ":write" suffix (the owner as the history names it).
+// False when the state names none (no key, or no holder field).
+bool first_holder(const History& h, const StateRecord& s, std::string* owner, std::string* count) {
+  if (s.type == kNoSym) return false;
+  for (size_t i = 0; i < s.members.size(); ++i) {
+    std::string field(h.str(s.members[i]));
+    if (field == "mode") continue;
+    if (field.size() > 6 && field.compare(field.size() - 6, 6, ":write") == 0) field.resize(field.size() - 6);
+    *owner = field;
+    *count = i < s.values.size() && s.type == h.syms.find("hash") ? std::string(h.str(s.values[i])) : "";
+    return true;
+  }
+  return false;
+}
+
 // What kept the lock's key at `t` although no owner believed it held the lock, from the recorded
 // key states (an orphaned hold: a count its owner did not know about, a field nobody released):
-// "; the key L was still there at T, held by c2/t0 ... until T2", or "" when the states do not
-// say (no states recorded, or the key was gone).
+// "; the key L was still there, held by c2/t0 ... until T2", or "" when the states do not say
+// (no states recorded, or the key was gone).
 std::string key_keeper(const History& h, Sym lock, TimeUs t) {
-  const StateRecord* at = nullptr;      // the key's state when the stretch began
-  const StateRecord* latest = nullptr;  // its last state with the same owner (the count it kept)
-  const StateRecord* next = nullptr;    // the first state after that: another owner or no key
+  const StateRecord* at = nullptr;      // the key's state at t
+  const StateRecord* latest = nullptr;  // its last state with the same holder (the count it kept)
+  const StateRecord* next = nullptr;    // the first state after that: another holder or no key
+  std::string owner, count;
   for (const StateRecord& s : h.states) {
     if (s.key != lock) continue;
     if (s.t <= t) {
       at = latest = &s;
       continue;
     }
-    if (at == nullptr || at->type == kNoSym || at->members.empty()) break;
-    if (s.type != kNoSym && !s.members.empty() && s.members.front() == at->members.front()) {
+    if (at == nullptr || !first_holder(h, *at, &owner, &count)) break;
+    std::string o, c;
+    if (first_holder(h, s, &o, &c) && o == owner) {
       latest = &s;
       continue;
     }
     next = &s;
     break;
   }
-  if (at == nullptr || at->type == kNoSym || at->members.empty()) return "";
-  const Sym owner = at->members.front();
-  std::string who = "owner " + std::string(h.str(owner));
+  if (at == nullptr || !first_holder(h, *at, &owner, &count)) return "";
+  first_holder(h, *latest, &owner, &count);
+  std::string who = "owner " + owner;
   for (const Hold& x : h.holds) {
-    if (x.owner == owner) {
-      who = std::string(h.str(x.thread)) + " (owner " + std::string(h.str(owner)) + ")";
+    if (h.str(x.owner) == owner) {
+      who = std::string(h.str(x.thread)) + " (owner " + owner + ")";
       break;
     }
   }
   std::string text = "; the key " + std::string(h.str(lock)) + " was still there, held by " + who;
-  if (latest->type == h.syms.find("hash") && !latest->values.empty()) {
-    text += " with count " + std::string(h.str(latest->values.front()));
-  }
+  if (!count.empty()) text += " with count " + count;
   text += ", whose thread no longer believed it held it";
-  // The key's death (expiry) before the next owner's state is its end; else that state.
+  // The key's death (expiry) before the next holder's state is its end; else that state.
   for (const Expire& e : h.expires) {
     if (e.key == lock && e.t > t && (next == nullptr || e.t <= next->t)) {
       return text + ", until it expired at " + format_time(e.t);
@@ -213,6 +231,19 @@ std::map<std::string, TimeUs> crash_times(const History& h) {
 TimeUs death_of(const std::map<std::string, TimeUs>& crashes, std::string_view thread) {
   const auto it = crashes.find(std::string(thread.substr(0, thread.find('/'))));
   return it == crashes.end() ? kTimeNever : it->second;
+}
+
+// When a successful renewal took effect on a node: its last run that renewed (a renewal script
+// answers 1, or OK), since a re-sent attempt may land later somewhere it renews nothing — on a
+// demoted master after a failover, or after the key is gone — which is not when it kept the lock
+// alive. Without such a run, its last run; without runs logged, its invoke (the lenient reading).
+TimeUs renewal_effect(const History& h, const Operation& op, const std::vector<uint32_t>* execs) {
+  if (execs == nullptr || execs->empty()) return op.invoke_t;
+  for (auto it = execs->rbegin(); it != execs->rend(); ++it) {
+    const Exec& e = h.execs[*it];
+    if ((e.reply == ReplyKind::kInt && e.reply_int == 1) || e.reply == ReplyKind::kStatus) return e.t;
+  }
+  return h.execs[execs->back()].t;
 }
 
 nlohmann::json interval_json(const History& h, Sym lock, const Interval& x, const std::string& kind,
@@ -296,6 +327,17 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
         const TimeUs mid = x.begin + (x.end - x.begin) / 2;
         const std::string key = key_keeper(h, lock, mid);
         first += key.empty() ? queue_keeper(h, lock, mid) : key;
+        // Why the waiter did not try again: the wait its last attempt was told.
+        if (!execs_of.empty()) {
+          const Exec* last = nullptr;
+          for (uint32_t e : execs_of[i]) {
+            if (h.execs[e].t <= x.end) last = &h.execs[e];
+          }
+          if (last != nullptr && last->reply == ReplyKind::kInt && last->reply_int > 0) {
+            first += "; its last attempt, at " + format_time(last->t) + ", was told to wait " +
+                     format_time(last->reply_int * kUsPerMs) + " (the key's TTL then)";
+          }
+        }
       }
     }
     // Renewals by an owner that no longer held the lock: a watchdog that was never cancelled.
@@ -313,7 +355,7 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
       const Operation& op = h.ops[i];
       if (op.kind != OpKind::kRenew || op.outcome != Outcome::kOk || op.renewed != Tri::kTrue) continue;
       // Without runs logged, the earliest it can have taken effect (the lenient reading).
-      const TimeUs effect = execs_of.empty() || execs_of[i].empty() ? op.invoke_t : h.execs[execs_of[i].back()].t;
+      const TimeUs effect = renewal_effect(h, op, execs_of.empty() ? nullptr : &execs_of[i]);
       const Hold* last = nullptr;  // the owner's last hold that began no later than the effect
       bool owned = false;
       for (uint32_t j : holds_of_owner[op.owner]) {
@@ -330,6 +372,43 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
         if (acq.complete_t != kTimeNever && acq.complete_t < effect) continue;
         owned = std::any_of(execs_of[k].begin(), execs_of[k].end(),
                             [&](uint32_t e) { return h.execs[e].t <= effect && exec_granted(h, h.execs[e]); });
+      }
+      // On a lock of several nodes, the unlock reaches each node at its own time (a paused node
+      // runs its queue when it resumes: the renewals queued before the unlock, then the
+      // unlock). A renewal whose every successful run came, on its node, before the unlock that
+      // ended the owner's last hold is the lock's own.
+      if (!owned && last != nullptr && !execs_of.empty() && !execs_of[i].empty()) {
+        const int64_t u = spans[static_cast<size_t>(last - h.holds.data())].unlock;
+        if (u >= 0 && !execs_of[static_cast<size_t>(u)].empty()) {
+          bool all_before = false;
+          for (uint32_t e : execs_of[i]) {
+            const Exec& run = h.execs[e];
+            if (!((run.reply == ReplyKind::kInt && run.reply_int == 1) || run.reply == ReplyKind::kStatus)) continue;
+            const auto same_node = std::find_if(execs_of[static_cast<size_t>(u)].begin(), execs_of[static_cast<size_t>(u)].end(),
+                                                [&](uint32_t x) { return h.execs[x].node == run.node; });
+            // (time, then the node's execution order: a restarted node counts from 0 again)
+            all_before = same_node != execs_of[static_cast<size_t>(u)].end() &&
+                         (h.execs[*same_node].t > run.t || (h.execs[*same_node].t == run.t && h.execs[*same_node].seq > run.seq));
+            if (!all_before) break;
+          }
+          owned = all_before;
+        }
+      }
+      // A quorum lock is kept from others only by keys on more nodes than a quorum can spare:
+      // a renewal that, after the hold ended, re-armed the key on fewer (a paused master running
+      // its queue) left the lock acquirable.
+      if (!owned && last != nullptr && h.header.quorum_lock() && !execs_of.empty() && !execs_of[i].empty()) {
+        const int64_t n = static_cast<int64_t>(h.header.nodes.size());
+        const int64_t q = h.header.quorum != kAbsent ? h.header.quorum : n / 2 + 1;
+        std::vector<Sym> late_nodes;
+        for (uint32_t e : execs_of[i]) {
+          const Exec& run = h.execs[e];
+          const bool renewed = (run.reply == ReplyKind::kInt && run.reply_int == 1) || run.reply == ReplyKind::kStatus;
+          if (renewed && run.t > last->end_t && std::find(late_nodes.begin(), late_nodes.end(), run.node) == late_nodes.end()) {
+            late_nodes.push_back(run.node);
+          }
+        }
+        owned = n > 0 && static_cast<int64_t>(late_nodes.size()) <= n - q;
       }
       if (owned) continue;
       if (last == nullptr) {

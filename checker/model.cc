@@ -247,6 +247,10 @@ bool Model::renew(LockState& s, const Operation& op, TimeUs limit_us, TimeUs* at
     return true;
   }
   if (op.renewed == Tri::kFalse && h != nullptr) {
+    // A quorum lock's extension fails when it reaches fewer than a quorum of masters (paused,
+    // cut off): an availability outcome, like an acquisition without a quorum — the keys may
+    // all still be there. The quorum property judges the per-node keys.
+    if (quorum_) return true;
     // A read-write lock's renewal looks for the hold of its own mode: a write watchdog that
     // outlived a write→read downgrade finds no write hold and renews nothing, while the read
     // hold (and the key) stay.
