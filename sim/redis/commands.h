@@ -114,6 +114,16 @@ void cmd_zrange(Call&);
 void cmd_zrangebyscore(Call&);
 void cmd_zcard(Call&);
 void cmd_zrank(Call&);
+void cmd_zrevrank(Call&);
+void cmd_zrevrange(Call&);
+void cmd_zrevrangebyscore(Call&);
+void cmd_zrangebylex(Call&);
+void cmd_zrevrangebylex(Call&);
+void cmd_zcount(Call&);
+void cmd_zlexcount(Call&);
+void cmd_zremrangebyscore(Call&);
+void cmd_zremrangebylex(Call&);
+void cmd_zremrangebyrank(Call&);
 // t_keys.cc
 void cmd_del(Call&);
 void cmd_exists(Call&);

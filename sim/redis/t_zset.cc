@@ -214,6 +214,24 @@ bool lex_lte_max(std::string_view v, const LexBound& max) {
   return max.exclusive ? v < max.value : v <= max.value;
 }
 
+// sdscmplex: "-" sorts before everything and "+" after (each equal to itself).
+int compare_lex_bounds(const LexBound& a, const LexBound& b) {
+  if (a.kind == b.kind && a.kind != LexBound::kValue) return 0;
+  if (a.kind == LexBound::kMin || b.kind == LexBound::kMax) return -1;
+  if (a.kind == LexBound::kMax || b.kind == LexBound::kMin) return 1;
+  return a.value.compare(b.value);
+}
+
+// zzlIsInLexRange: whether a lexicographic range can match anything at all. Redis tests the
+// range itself, then the last element against min and the first against max — on a set whose
+// scores differ (lexicographic order undefined) this is what decides, not the members between.
+bool lex_range_possible(const ZSetValue& z, const LexBound& min, const LexBound& max) {
+  const int cmp = compare_lex_bounds(min, max);
+  if (cmp > 0 || (cmp == 0 && (min.exclusive || max.exclusive))) return false;
+  if (z.size() == 0) return false;
+  return lex_gte_min(z.ordered().rbegin()->member, min) && lex_lte_max(z.ordered().begin()->member, max);
+}
+
 struct RangeOptions {
   enum Type { kAuto, kRank, kScore, kLex } type = kAuto;
   bool reverse = false;
@@ -345,12 +363,108 @@ void zrange_generic(Call& c, RangeOptions o) {
     range_by_bounds(
         *z, o, [&](const ZSetValue::Item& i) { return sr.gte_min(i.score); },
         [&](const ZSetValue::Item& i) { return sr.lte_max(i.score); }, out);
-  } else if (z != nullptr) {
+  } else if (z != nullptr && lex_range_possible(*z, lmin, lmax)) {
     range_by_bounds(
         *z, o, [&](const ZSetValue::Item& i) { return lex_gte_min(i.member, lmin); },
         [&](const ZSetValue::Item& i) { return lex_lte_max(i.member, lmax); }, out);
   }
   c.reply(Reply::array(std::move(out)));
+}
+
+// The range ZCOUNT, ZLEXCOUNT and the ZREMRANGEBY* commands name with argv[2] and argv[3], as a
+// predicate over elements; for ranks, the 0-based [start, end] already clamped (empty: start >
+// end). False after an error reply.
+struct ElementRange {
+  RangeOptions::Type type = RangeOptions::kScore;
+  ScoreRange score;
+  LexBound lmin, lmax;
+  int64_t start = 0, end = -1;
+  bool contains(const ZSetValue::Item& i, int64_t rank) const {
+    switch (type) {
+      case RangeOptions::kScore: return score.gte_min(i.score) && score.lte_max(i.score);
+      case RangeOptions::kLex: return lex_gte_min(i.member, lmin) && lex_lte_max(i.member, lmax);
+      default: return rank >= start && rank <= end;
+    }
+  }
+};
+
+// The elements a range names, in order, as Redis finds them: ranks by position; scores and
+// lexicographic bounds by walking from the first element that meets the minimum while the
+// maximum holds (zzlFirstInRange / zzlFirstInLexRange, then next while in range), after the
+// lexicographic range's own check.
+template <typename Fn>
+void for_each_in_range(const ZSetValue& z, const ElementRange& r, Fn fn) {
+  if (r.type == RangeOptions::kLex && !lex_range_possible(z, r.lmin, r.lmax)) return;
+  int64_t rank = 0;
+  bool started = false;
+  for (const ZSetValue::Item& i : z.ordered()) {
+    if (r.type == RangeOptions::kRank) {
+      if (r.contains(i, rank++)) fn(i);
+      continue;
+    }
+    const bool min_ok = r.type == RangeOptions::kScore ? r.score.gte_min(i.score) : lex_gte_min(i.member, r.lmin);
+    const bool max_ok = r.type == RangeOptions::kScore ? r.score.lte_max(i.score) : lex_lte_max(i.member, r.lmax);
+    if (!started && !min_ok) continue;
+    started = true;
+    if (!max_ok) break;
+    fn(i);
+  }
+}
+
+bool parse_element_range(Call& c, RangeOptions::Type type, ElementRange* r) {
+  r->type = type;
+  if (type == RangeOptions::kScore) {
+    if (!parse_score_bound(c.argv[2], &r->score.min, &r->score.minex) ||
+        !parse_score_bound(c.argv[3], &r->score.max, &r->score.maxex)) {
+      c.error("ERR min or max is not a float");
+      return false;
+    }
+  } else if (type == RangeOptions::kLex) {
+    if (!parse_lex_bound(c.argv[2], &r->lmin) || !parse_lex_bound(c.argv[3], &r->lmax)) {
+      c.error("ERR min or max not valid string range item");
+      return false;
+    }
+  } else if (!parse_int64(c.argv[2], &r->start) || !parse_int64(c.argv[3], &r->end)) {
+    c.not_integer();
+    return false;
+  }
+  return true;
+}
+
+// Clamps a rank range to the set's size as ZREMRANGEBYRANK does (start > end: nothing).
+void clamp_ranks(ElementRange* r, int64_t len) {
+  if (r->start < 0) r->start += len;
+  if (r->end < 0) r->end += len;
+  if (r->start < 0) r->start = 0;
+  if (r->end >= len) r->end = len - 1;
+}
+
+void zcount_generic(Call& c, RangeOptions::Type type) {
+  ElementRange r;
+  if (!parse_element_range(c, type, &r)) return;
+  ZSetValue* z = nullptr;
+  if (!zset_for_read(c, c.argv[1], &z)) return;
+  int64_t n = 0;
+  if (z != nullptr) for_each_in_range(*z, r, [&](const ZSetValue::Item&) { n++; });
+  c.reply(Reply::integer_of(n));
+}
+
+void zremrange_generic(Call& c, RangeOptions::Type type) {
+  ElementRange r;
+  if (!parse_element_range(c, type, &r)) return;
+  ZSetValue* z = nullptr;
+  if (!zset_for_read(c, c.argv[1], &z)) return;
+  if (z == nullptr) return c.reply(Reply::integer_of(0));
+  if (type == RangeOptions::kRank) clamp_ranks(&r, static_cast<int64_t>(z->size()));
+  std::vector<std::string> doomed;
+  for_each_in_range(*z, r, [&](const ZSetValue::Item& i) { doomed.push_back(i.member); });
+  for (const std::string& m : doomed) z->remove(m);
+  if (z->size() == 0) {
+    bool gone = c.db().remove(c.argv[1]);
+    LS_ASSERT(gone);
+  }
+  c.dirty += doomed.size();
+  c.reply(Reply::integer_of(static_cast<int64_t>(doomed.size())));
 }
 
 }  // namespace
@@ -388,6 +502,50 @@ void cmd_zrangebyscore(Call& c) {
   o.type = RangeOptions::kScore;
   o.reverse_allowed = false;
   zrange_generic(c, o);
+}
+
+void cmd_zrevrange(Call& c) {
+  RangeOptions o;
+  o.type = RangeOptions::kRank;
+  o.reverse = true;
+  o.reverse_allowed = false;
+  zrange_generic(c, o);
+}
+
+void cmd_zrevrangebyscore(Call& c) {
+  RangeOptions o;
+  o.type = RangeOptions::kScore;
+  o.reverse = true;
+  o.reverse_allowed = false;
+  zrange_generic(c, o);
+}
+
+void cmd_zrangebylex(Call& c) {
+  RangeOptions o;
+  o.type = RangeOptions::kLex;
+  o.reverse_allowed = false;
+  zrange_generic(c, o);
+}
+
+void cmd_zrevrangebylex(Call& c) {
+  RangeOptions o;
+  o.type = RangeOptions::kLex;
+  o.reverse = true;
+  o.reverse_allowed = false;
+  zrange_generic(c, o);
+}
+
+void cmd_zcount(Call& c) { zcount_generic(c, RangeOptions::kScore); }
+void cmd_zlexcount(Call& c) { zcount_generic(c, RangeOptions::kLex); }
+void cmd_zremrangebyscore(Call& c) { zremrange_generic(c, RangeOptions::kScore); }
+void cmd_zremrangebylex(Call& c) { zremrange_generic(c, RangeOptions::kLex); }
+void cmd_zremrangebyrank(Call& c) { zremrange_generic(c, RangeOptions::kRank); }
+
+void cmd_zrevrank(Call& c) {
+  ZSetValue* z = nullptr;
+  if (!zset_for_read(c, c.argv[1], &z)) return;
+  if (z == nullptr || z->score(c.argv[2]) == nullptr) return c.reply(Reply::nil());
+  c.reply(Reply::integer_of(static_cast<int64_t>(z->size() - 1 - z->rank(c.argv[2]))));
 }
 
 void cmd_zcard(Call& c) {

@@ -28,6 +28,36 @@ TEST(ZSetTest, ZaddScoresAndFormatting) {
   EXPECT_EQ(t.run({"zscore", "z", "g"}), B("16"));
 }
 
+// The reversed and lexicographic ranges, counts and removals by range (issue 10), checked
+// against redis-server 7.0.15 with redis-cli in both protocols.
+TEST(ZSetTest, ReversedLexRangesCountsAndRemovals) {
+  TestNode t;
+  EXPECT_EQ(t.run({"zadd", "z", "1", "a", "2", "b", "3", "c"}), I(3));
+  EXPECT_EQ(t.run({"zrevrange", "z", "0", "-1", "withscores"}),
+            A({B("c"), B("3"), B("b"), B("2"), B("a"), B("1")}));
+  EXPECT_EQ(t.run({"zrevrange", "z", "0", "1", "rev"}).type, Reply::Type::kError);
+  EXPECT_EQ(t.run({"zrevrangebyscore", "z", "+inf", "(1"}), A({B("c"), B("b")}));
+  EXPECT_EQ(t.run({"zrevrangebyscore", "z", "3", "1", "limit", "1", "1"}), A({B("b")}));
+  EXPECT_EQ(t.run({"zcount", "z", "(1", "3"}), I(2));
+  EXPECT_EQ(t.run({"zcount", "z", "a", "b"}), E("ERR min or max is not a float"));
+  EXPECT_EQ(t.run({"zrevrank", "z", "c"}), I(0));
+  EXPECT_EQ(t.run({"zrevrank", "z", "x"}), N());
+  EXPECT_EQ(t.run({"zremrangebyrank", "z", "0", "0"}), I(1));
+  EXPECT_EQ(t.run({"zrange", "z", "0", "-1"}), A({B("b"), B("c")}));
+  EXPECT_EQ(t.run({"zremrangebyrank", "z", "5", "9"}), I(0));
+  EXPECT_EQ(t.run({"zremrangebyrank", "z", "x", "1"}), E("ERR value is not an integer or out of range"));
+  EXPECT_EQ(t.run({"zadd", "l", "0", "a", "0", "b", "0", "c"}), I(3));
+  EXPECT_EQ(t.run({"zrangebylex", "l", "[b", "+"}), A({B("b"), B("c")}));
+  EXPECT_EQ(t.run({"zrevrangebylex", "l", "+", "(a", "limit", "0", "1"}), A({B("c")}));
+  EXPECT_EQ(t.run({"zrangebylex", "l", "b", "+"}), E("ERR min or max not valid string range item"));
+  EXPECT_EQ(t.run({"zlexcount", "l", "-", "+"}), I(3));
+  EXPECT_EQ(t.run({"zremrangebylex", "l", "[a", "[b"}), I(2));
+  EXPECT_EQ(t.run({"zremrangebyscore", "z", "-inf", "+inf"}), I(2));
+  EXPECT_EQ(t.run({"exists", "z"}), I(0));  // emptied: the key is gone
+  EXPECT_EQ(t.run({"set", "s", "v"}), S("OK"));
+  EXPECT_EQ(t.run({"zcount", "s", "0", "1"}).type, Reply::Type::kError);  // WRONGTYPE
+}
+
 // Scores are doubles (RESP3 ","; RESP2 bulk strings); WITHSCORES gives [member, score] pairs to
 // RESP3 connections and member, score, member, score... to RESP2 ones (redis-server 7.0.15).
 TEST(ZSetTest, ScoresAreDoublesAndPairsInRespThree) {

@@ -183,7 +183,31 @@ std::vector<Weighted> collections() {
          return cmd(a);
        }},
       {1, [] { return cmd({"ZCARD", key()}); }},
-      {1, [] { return cmd({"ZRANK", key(), member()}); }},
+      {1, [] { return cmd({one({"ZRANK", "ZREVRANK"}), key(), member()}); }},
+      {1, [] {
+         Strings a{"ZREVRANGE", key(), index(), index()};
+         add_some(a, 1, [] { return std::string("WITHSCORES"); });
+         return cmd(a);
+       }},
+      {1, [] {
+         Strings a{"ZREVRANGEBYSCORE", key(), one({"+inf", "3", "(3", "abc"}), one({"-inf", "0", "(1", "1"})};
+         add_some(a, 1, [] { return std::string("WITHSCORES"); });
+         if (uniform(0, 3) == 0) { a.push_back("LIMIT"); a.push_back(count()); a.push_back(count()); }
+         return cmd(a);
+       }},
+      {1, [] {
+         // Lexicographic ranges are defined on sets whose scores are equal; the generator's sets
+         // are small (listpack), where both servers walk them in order the same way anyway.
+         Strings a{one({"ZRANGEBYLEX", "ZREVRANGEBYLEX"}), key(), one({"-", "+", "[m1", "(m1", "[2", "x"}),
+                   one({"+", "-", "[m2", "(x y", "[1"})};
+         if (uniform(0, 3) == 0) { a.push_back("LIMIT"); a.push_back(count()); a.push_back(count()); }
+         return cmd(a);
+       }},
+      {1, [] { return cmd({"ZCOUNT", key(), one({"-inf", "0", "(1", "1", "abc"}), one({"+inf", "2", "(3"})}); }},
+      {1, [] { return cmd({"ZLEXCOUNT", key(), one({"-", "[m1", "(1", "x"}), one({"+", "[m2"})}); }},
+      {1, [] { return cmd({"ZREMRANGEBYSCORE", key(), one({"-inf", "0", "(1", "1", "abc"}), one({"+inf", "2", "(3"})}); }},
+      {1, [] { return cmd({"ZREMRANGEBYRANK", key(), index(), index()}); }},
+      {1, [] { return cmd({"ZREMRANGEBYLEX", key(), one({"-", "[m1", "(1"}), one({"+", "[m2", "x"})}); }},
   };
 }
 
