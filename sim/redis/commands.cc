@@ -37,6 +37,9 @@ const Command kCommands[] = {
     {"append", 3, W, cmd_append, 1, 1, 1},
     {"strlen", 2, R | F, cmd_strlen, 1, 1, 1},
     {"getdel", 2, W | F, cmd_getdel, 1, 1, 1},
+    {"incrbyfloat", 3, W | F, cmd_incrbyfloat, 1, 1, 1},
+    {"getset", 3, W | F, cmd_getset, 1, 1, 1},
+    {"getex", -2, W | F, cmd_getex, 1, 1, 1},
     // hashes
     {"hset", -4, W | F, cmd_hset, 1, 1, 1},
     {"hmset", -4, W | F, cmd_hmset, 1, 1, 1},
@@ -50,6 +53,8 @@ const Command kCommands[] = {
     {"hkeys", 2, R, cmd_hkeys, 1, 1, 1},
     {"hvals", 2, R, cmd_hvals, 1, 1, 1},
     {"hgetall", 2, R, cmd_hgetall, 1, 1, 1},
+    {"hincrbyfloat", 4, W | F, cmd_hincrbyfloat, 1, 1, 1},
+    {"hstrlen", 3, R | F, cmd_hstrlen, 1, 1, 1},
     // lists
     {"lpush", -3, W | F, cmd_lpush, 1, 1, 1},
     {"rpush", -3, W | F, cmd_rpush, 1, 1, 1},
@@ -59,12 +64,17 @@ const Command kCommands[] = {
     {"lrange", 4, R, cmd_lrange, 1, 1, 1},
     {"llen", 2, R | F, cmd_llen, 1, 1, 1},
     {"lrem", 4, W, cmd_lrem, 1, 1, 1},
+    {"lset", 4, W, cmd_lset, 1, 1, 1},
+    {"ltrim", 4, W, cmd_ltrim, 1, 1, 1},
+    {"lpos", -3, R, cmd_lpos, 1, 1, 1},
+    {"lmove", 5, W, cmd_lmove, 1, 2, 1},
     // sets
     {"sadd", -3, W | F, cmd_sadd, 1, 1, 1},
     {"srem", -3, W | F, cmd_srem, 1, 1, 1},
     {"sismember", 3, R | F, cmd_sismember, 1, 1, 1},
     {"smembers", 2, R, cmd_smembers, 1, 1, 1},
     {"scard", 2, R | F, cmd_scard, 1, 1, 1},
+    {"smismember", -3, R | F, cmd_smismember, 1, 1, 1},
     // sorted sets
     {"zadd", -4, W | F, cmd_zadd, 1, 1, 1},
     {"zincrby", 4, W | F, cmd_zincrby, 1, 1, 1},
@@ -94,6 +104,9 @@ const Command kCommands[] = {
     {"flushall", -1, W, cmd_flushall},
     {"flushdb", -1, W, cmd_flushdb},
     {"select", 2, F | S, cmd_select},
+    {"rename", 3, W, cmd_rename, 1, 2, 1},
+    {"renamenx", 3, W | F, cmd_renamenx, 1, 2, 1},
+    {"copy", -3, W, cmd_copy, 1, 2, 1},
     // expiry
     {"expire", -3, W | F, cmd_expire, 1, 1, 1},
     {"pexpire", -3, W | F, cmd_pexpire, 1, 1, 1},
@@ -102,6 +115,8 @@ const Command kCommands[] = {
     {"ttl", 2, R | F, cmd_ttl, 1, 1, 1},
     {"pttl", 2, R | F, cmd_pttl, 1, 1, 1},
     {"persist", 2, W | F, cmd_persist, 1, 1, 1},
+    {"expiretime", 2, R | F, cmd_expiretime, 1, 1, 1},
+    {"pexpiretime", 2, R | F, cmd_pexpiretime, 1, 1, 1},
     // pub/sub
     {"publish", 3, PS | F | S | kCmdMayReplicate, cmd_publish},
     {"subscribe", -2, PS | NS | S | SC, cmd_subscribe},

@@ -157,6 +157,20 @@ void cmd_pexpireat(Call& c) { expire_generic(c, 0, false); }
 void cmd_ttl(Call& c) { ttl_generic(c, false); }
 void cmd_pttl(Call& c) { ttl_generic(c, true); }
 
+// EXPIRETIME / PEXPIRETIME: the absolute expiry (seconds truncated, or ms), -1 without one, -2
+// for a missing key.
+void cmd_expiretime(Call& c) {
+  Entry* e = c.lookup(c.argv[1]);
+  if (e == nullptr) return c.reply(Reply::integer_of(-2));
+  c.reply(Reply::integer_of(e->has_expire() ? e->expire_at_ms / 1000 : -1));
+}
+
+void cmd_pexpiretime(Call& c) {
+  Entry* e = c.lookup(c.argv[1]);
+  if (e == nullptr) return c.reply(Reply::integer_of(-2));
+  c.reply(Reply::integer_of(e->has_expire() ? e->expire_at_ms : -1));
+}
+
 void cmd_persist(Call& c) {
   std::string_view key = c.argv[1];
   Entry* e = c.lookup(key);

@@ -1,4 +1,6 @@
 // Hash commands (Redis's t_hash.c). Fields keep insertion order (see ordered_map.h).
+#include <cmath>
+#include <optional>
 #include <string>
 
 #include "sim/core/assert.h"
@@ -223,6 +225,39 @@ void cmd_hincrby(Call& c) {
   hash->set(c.argv[2], std::string_view(buf, format_int64(value, buf)));
   c.dirty++;
   c.reply(Reply::integer_of(value));
+}
+
+void cmd_hincrbyfloat(Call& c) {
+  long double incr = 0;
+  if (!parse_long_double(c.argv[3], &incr)) return c.error("ERR value is not a valid float");
+  if (std::isnan(incr) || std::isinf(incr)) return c.error("ERR value is NaN or Infinity");
+  HashValue* hash = hash_for_write(c, c.argv[1]);
+  if (hash == nullptr) return;
+  long double value = 0;
+  std::optional<std::string_view> current = hash->get(c.argv[2]);
+  if (current && !parse_long_double(*current, &value)) {
+    drop_if_empty(c, c.argv[1], *hash);
+    return c.error("ERR hash value is not a float");
+  }
+  value += incr;
+  if (std::isnan(value) || std::isinf(value)) {
+    drop_if_empty(c, c.argv[1], *hash);
+    return c.error("ERR increment would produce NaN or Infinity");
+  }
+  const std::string text = format_long_double_human(value);
+  hash->set(c.argv[2], text);
+  c.dirty++;
+  // Replicated as the value it produced: HSET key field <value>.
+  if (c.srv.propagating()) c.rewrite = {"HSET", std::string(c.argv[1]), std::string(c.argv[2]), text};
+  c.reply(Reply::bulk(text));
+}
+
+void cmd_hstrlen(Call& c) {
+  HashValue* hash = nullptr;
+  if (!hash_for_read(c, c.argv[1], &hash)) return;
+  std::optional<std::string_view> v;
+  if (hash != nullptr) v = hash->get(c.argv[2]);
+  c.reply(Reply::integer_of(v ? static_cast<int64_t>(v->size()) : 0));
 }
 
 void cmd_hlen(Call& c) {

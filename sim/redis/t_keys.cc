@@ -86,4 +86,66 @@ void cmd_select(Call& c) {
   c.reply(Reply::ok());
 }
 
+namespace {
+
+// RENAME / RENAMENX: the value and its expiry move to `dst`, replacing what was there.
+void rename_generic(Call& c, bool nx) {
+  std::string_view src = c.argv[1], dst = c.argv[2];
+  Entry* from = c.lookup(src);
+  if (from == nullptr) return c.error("ERR no such key");
+  if (src == dst) return c.reply(nx ? Reply::integer_of(0) : Reply::ok());
+  if (c.lookup(dst) != nullptr) {
+    if (nx) return c.reply(Reply::integer_of(0));
+    bool removed = c.db().remove(dst);
+    LS_ASSERT(removed);
+  }
+  Value value = std::move(from->value);
+  const int64_t expire_at_ms = from->expire_at_ms;
+  bool removed = c.db().remove(src);
+  LS_ASSERT(removed);
+  Entry& to = c.db().add(dst, std::move(value));
+  if (expire_at_ms != kNoExpire) c.db().set_expire(dst, to, expire_at_ms);
+  c.dirty++;
+  c.reply(nx ? Reply::integer_of(1) : Reply::ok());
+}
+
+}  // namespace
+
+void cmd_rename(Call& c) { rename_generic(c, false); }
+void cmd_renamenx(Call& c) { rename_generic(c, true); }
+
+// COPY source destination [DB index] [REPLACE].
+void cmd_copy(Call& c) {
+  int db = c.client.db;
+  bool replace = false;
+  for (size_t j = 3; j < c.argv.size(); j++) {
+    if (iequals(c.argv[j], "replace")) {
+      replace = true;
+    } else if (iequals(c.argv[j], "db") && j + 1 < c.argv.size()) {
+      int64_t index = 0;
+      if (!parse_int64(c.argv[++j], &index) || index < INT32_MIN || index > INT32_MAX) return c.not_integer();
+      if (index < 0 || index >= kDatabases) return c.error("ERR DB index is out of range");
+      db = static_cast<int>(index);
+    } else {
+      return c.syntax_error();
+    }
+  }
+  std::string_view src = c.argv[1], dst = c.argv[2];
+  if (src == dst && db == c.client.db) return c.error("ERR source and destination objects are the same");
+  Entry* from = c.lookup(src);
+  if (from == nullptr) return c.reply(Reply::integer_of(0));
+  Value value = from->value;
+  const int64_t expire_at_ms = from->expire_at_ms;
+  Keyspace& target = c.srv.db(db);
+  if (c.srv.lookup(db, dst) != nullptr) {
+    if (!replace) return c.reply(Reply::integer_of(0));
+    bool removed = target.remove(dst);
+    LS_ASSERT(removed);
+  }
+  Entry& to = target.add(dst, std::move(value));
+  if (expire_at_ms != kNoExpire) target.set_expire(dst, to, expire_at_ms);
+  c.dirty++;
+  c.reply(Reply::integer_of(1));
+}
+
 }  // namespace lockstep::redis

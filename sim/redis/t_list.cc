@@ -1,5 +1,6 @@
 // List commands (Redis's t_list.c).
 #include <string>
+#include <vector>
 
 #include "sim/core/assert.h"
 #include "sim/redis/commands.h"
@@ -153,6 +154,118 @@ void cmd_lrem(Call& c) {
   c.dirty += static_cast<uint64_t>(removed);
   drop_if_empty(c, c.argv[1], *list);
   c.reply(Reply::integer_of(removed));
+}
+
+void cmd_lset(Call& c) {
+  ListValue* list = nullptr;
+  if (!list_for_read(c, c.argv[1], &list)) return;
+  if (list == nullptr) return c.error("ERR no such key");
+  int64_t index = 0;
+  if (!parse_int64(c.argv[2], &index)) return c.not_integer();
+  const int64_t len = static_cast<int64_t>(list->size());
+  if (index < 0) index += len;
+  if (index < 0 || index >= len) return c.error("ERR index out of range");
+  (*list)[static_cast<size_t>(index)] = std::string(c.argv[3]);
+  c.dirty++;
+  c.reply(Reply::ok());
+}
+
+void cmd_ltrim(Call& c) {
+  int64_t start = 0, end = 0;
+  if (!parse_int64(c.argv[2], &start) || !parse_int64(c.argv[3], &end)) return c.not_integer();
+  ListValue* list = nullptr;
+  if (!list_for_read(c, c.argv[1], &list)) return;
+  if (list == nullptr) return c.reply(Reply::ok());
+  const int64_t len = static_cast<int64_t>(list->size());
+  if (start < 0) start += len;
+  if (end < 0) end += len;
+  if (start < 0) start = 0;
+  int64_t from_head = 0, from_tail = 0;
+  if (start > end || start >= len) {
+    from_head = len;  // out of range: the list empties
+  } else {
+    if (end >= len) end = len - 1;
+    from_head = start;
+    from_tail = len - end - 1;
+  }
+  for (int64_t i = 0; i < from_head; i++) list->pop_front();
+  for (int64_t i = 0; i < from_tail; i++) list->pop_back();
+  c.dirty += static_cast<uint64_t>(from_head + from_tail);
+  drop_if_empty(c, c.argv[1], *list);
+  c.reply(Reply::ok());
+}
+
+// LPOS key element [RANK rank] [COUNT num] [MAXLEN len].
+void cmd_lpos(Call& c) {
+  int64_t rank = 1, count = -1, maxlen = 0;
+  for (size_t j = 3; j < c.argv.size(); j++) {
+    std::string_view opt = c.argv[j];
+    const bool more = j + 1 < c.argv.size();
+    if (iequals(opt, "rank") && more) {
+      if (!parse_int64(c.argv[++j], &rank) || rank == INT64_MIN) return c.not_integer();
+      if (rank == 0) {
+        return c.error("ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... "
+                       "or use negative to start from the end of the list");
+      }
+    } else if (iequals(opt, "count") && more) {
+      if (!parse_int64(c.argv[++j], &count) || count < 0) return c.error("ERR COUNT can't be negative");
+    } else if (iequals(opt, "maxlen") && more) {
+      if (!parse_int64(c.argv[++j], &maxlen) || maxlen < 0) return c.error("ERR MAXLEN can't be negative");
+    } else {
+      return c.syntax_error();
+    }
+  }
+  ListValue* list = nullptr;
+  if (!list_for_read(c, c.argv[1], &list)) return;
+  if (list == nullptr) return c.reply(count != -1 ? Reply::array({}) : Reply::nil());
+  const bool from_head = rank > 0;
+  int64_t skip = (from_head ? rank : -rank) - 1;  // matches to pass over first
+  const int64_t len = static_cast<int64_t>(list->size());
+  std::vector<Reply> found;
+  for (int64_t scanned = 0; scanned < len && (maxlen == 0 || scanned < maxlen); scanned++) {
+    const int64_t pos = from_head ? scanned : len - 1 - scanned;
+    if ((*list)[static_cast<size_t>(pos)] != c.argv[2]) continue;
+    if (skip > 0) {
+      skip--;
+      continue;
+    }
+    found.push_back(Reply::integer_of(pos));
+    if (count == -1 || (count != 0 && static_cast<int64_t>(found.size()) >= count)) break;
+  }
+  if (count != -1) return c.reply(Reply::array(std::move(found)));
+  c.reply(found.empty() ? Reply::nil() : std::move(found.front()));
+}
+
+// LMOVE source destination LEFT|RIGHT LEFT|RIGHT.
+void cmd_lmove(Call& c) {
+  auto side = [](std::string_view s, bool* left) {
+    if (iequals(s, "left")) return *left = true;
+    if (iequals(s, "right")) return !(*left = false);
+    return false;
+  };
+  bool from_left = false, to_left = false;
+  if (!side(c.argv[3], &from_left) || !side(c.argv[4], &to_left)) return c.syntax_error();
+  std::string_view src = c.argv[1], dst = c.argv[2];
+  ListValue* from = nullptr;
+  if (!list_for_read(c, src, &from)) return;
+  if (from == nullptr) return c.reply(Reply::nil());
+  ListValue* to = nullptr;
+  if (!list_for_read(c, dst, &to)) return;
+  std::string value = from_left ? std::move(from->front()) : std::move(from->back());
+  if (from_left) {
+    from->pop_front();
+  } else {
+    from->pop_back();
+  }
+  if (to == nullptr) to = value_if<ListValue>(c.db().add(dst, make_value(ListValue{})).value);
+  if (to_left) {
+    to->emplace_front(value);
+  } else {
+    to->emplace_back(value);
+  }
+  if (src != dst) drop_if_empty(c, src, *from);
+  c.dirty += 2;
+  c.reply(Reply::bulk(value));
 }
 
 }  // namespace lockstep::redis

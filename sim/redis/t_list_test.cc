@@ -73,3 +73,55 @@ TEST(ListTest, WrongType) {
 
 }  // namespace
 }  // namespace lockstep::redis::testing
+
+namespace lockstep::redis::testing {
+namespace {
+
+// LSET, LTRIM, LPOS, LMOVE and the collection commands RENAME, COPY, SMISMEMBER, HSTRLEN,
+// HINCRBYFLOAT (issue 10), as redis-server 7.0.15 answered them.
+TEST(ListTest, LsetLtrimLposLmoveAndFriends) {
+  TestNode t;
+  EXPECT_EQ(t.run({"lset", "nokey", "x", "a"}), E("ERR no such key"));  // the key first
+  EXPECT_EQ(t.run({"rpush", "m", "a", "b", "a", "c", "a"}), I(5));
+  EXPECT_EQ(t.run({"lpos", "m", "a", "rank", "2"}), I(2));
+  EXPECT_EQ(t.run({"lpos", "m", "a", "rank", "-1", "count", "2"}), A({I(4), I(2)}));
+  EXPECT_EQ(t.run({"lpos", "m", "a", "count", "0", "maxlen", "3"}), A({I(0), I(2)}));
+  EXPECT_EQ(t.run({"lpos", "m", "a", "count", "-1"}), E("ERR COUNT can't be negative"));
+  EXPECT_EQ(t.run({"lpos", "m", "a", "maxlen", "x"}), E("ERR MAXLEN can't be negative"));
+  EXPECT_EQ(t.run({"lpos", "m", "a", "foo", "1"}), E("ERR syntax error"));
+  EXPECT_EQ(t.run({"lpos", "m", "z"}), N());
+  EXPECT_EQ(t.run({"lpos", "nokey", "z", "count", "1"}), A({}));
+  EXPECT_EQ(t.run({"lmove", "m", "m", "left", "right"}), B("a"));
+  EXPECT_EQ(t.run({"lrange", "m", "0", "-1"}), A({B("b"), B("a"), B("c"), B("a"), B("a")}));
+  EXPECT_EQ(t.run({"lmove", "m", "m2", "up", "right"}), E("ERR syntax error"));
+  EXPECT_EQ(t.run({"lmove", "nokey", "m", "left", "left"}), N());
+  EXPECT_EQ(t.run({"lset", "m", "0", "z"}), S("OK"));
+  EXPECT_EQ(t.run({"lset", "m", "9", "z"}), E("ERR index out of range"));
+  EXPECT_EQ(t.run({"ltrim", "m", "1", "-2"}), S("OK"));
+  EXPECT_EQ(t.run({"lrange", "m", "0", "-1"}), A({B("a"), B("c"), B("a")}));
+  EXPECT_EQ(t.run({"ltrim", "m", "5", "1"}), S("OK"));
+  EXPECT_EQ(t.run({"exists", "m"}), I(0));  // trimmed to nothing: gone
+  EXPECT_EQ(t.run({"set", "s", "v"}), S("OK"));
+  EXPECT_EQ(t.run({"rename", "s", "s"}), S("OK"));
+  EXPECT_EQ(t.run({"renamenx", "s", "s"}), I(0));
+  EXPECT_EQ(t.run({"rename", "nokey", "x"}), E("ERR no such key"));
+  EXPECT_EQ(t.run({"copy", "s", "s"}), E("ERR source and destination objects are the same"));
+  EXPECT_EQ(t.run({"copy", "s", "t", "db", "1"}), I(1));
+  EXPECT_EQ(t.run({"copy", "s", "t", "db", "99"}), E("ERR DB index is out of range"));
+  EXPECT_EQ(t.run({"copy", "s", "t", "foo"}), E("ERR syntax error"));
+  EXPECT_EQ(t.run({"rename", "s", "u"}), S("OK"));
+  EXPECT_EQ(t.run({"get", "u"}), B("v"));
+  EXPECT_EQ(t.run({"sadd", "set", "a"}), I(1));
+  EXPECT_EQ(t.run({"smismember", "set", "a", "x"}), A({I(1), I(0)}));
+  EXPECT_EQ(t.run({"smismember", "nokey", "a"}), A({I(0)}));
+  EXPECT_EQ(t.run({"hset", "h", "f", "abc"}), I(1));
+  EXPECT_EQ(t.run({"hstrlen", "h", "f"}), I(3));
+  EXPECT_EQ(t.run({"hincrbyfloat", "h", "f", "1"}), E("ERR hash value is not a float"));
+  EXPECT_EQ(t.run({"hincrbyfloat", "h", "g", "inf"}), E("ERR value is NaN or Infinity"));
+  EXPECT_EQ(t.run({"hincrbyfloat", "h2", "g", "abc"}), E("ERR value is not a valid float"));
+  EXPECT_EQ(t.run({"exists", "h2"}), I(0));
+  EXPECT_EQ(t.run({"hincrbyfloat", "h2", "g", "2.5"}), B("2.5"));
+}
+
+}  // namespace
+}  // namespace lockstep::redis::testing

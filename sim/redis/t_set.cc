@@ -102,6 +102,17 @@ void cmd_sismember(Call& c) {
   c.reply(Reply::integer_of(set != nullptr && set->contains(c.argv[2]) ? 1 : 0));
 }
 
+void cmd_smismember(Call& c) {
+  SetValue* set = nullptr;
+  if (!set_for_read(c, c.argv[1], &set)) return;
+  std::vector<Reply> out;
+  out.reserve(c.argv.size() - 2);
+  for (size_t j = 2; j < c.argv.size(); j++) {
+    out.push_back(Reply::integer_of(set != nullptr && set->contains(c.argv[j]) ? 1 : 0));
+  }
+  c.reply(Reply::array(std::move(out)));
+}
+
 void cmd_smembers(Call& c) {
   SetValue* set = nullptr;
   if (!set_for_read(c, c.argv[1], &set)) return;

@@ -1,4 +1,5 @@
 // String commands (Redis's t_string.c).
+#include <cmath>
 #include <string>
 
 #include "sim/core/assert.h"
@@ -262,6 +263,85 @@ void cmd_getdel(Call& c) {
   LS_ASSERT(removed);
   c.dirty++;
   if (c.srv.propagating()) c.rewrite = {"DEL", std::string(key)};
+}
+
+void cmd_incrbyfloat(Call& c) {
+  std::string_view key = c.argv[1];
+  Entry* e = c.lookup(key);
+  long double value = 0, incr = 0;
+  if (e != nullptr) {
+    const auto* str = std::get_if<std::string>(&e->value);
+    if (str == nullptr) return c.wrong_type();
+    if (!parse_long_double(*str, &value)) return c.error("ERR value is not a valid float");
+  }
+  if (!parse_long_double(c.argv[2], &incr)) return c.error("ERR value is not a valid float");
+  value += incr;
+  if (std::isnan(value) || std::isinf(value)) return c.error("ERR increment would produce NaN or Infinity");
+  const std::string text = format_long_double_human(value);
+  store_string(c, key, text, /*keep_ttl=*/true);
+  c.dirty++;
+  // Replicated as the value it produced: SET key <value> KEEPTTL.
+  if (c.srv.propagating()) c.rewrite = {"SET", std::string(key), text, "KEEPTTL"};
+  c.reply(Reply::bulk(text));
+}
+
+void cmd_getset(Call& c) {
+  std::string_view key = c.argv[1];
+  if (!reply_get(c, c.lookup(key))) return;
+  store_string(c, key, c.argv[2], /*keep_ttl=*/false);
+  c.dirty++;
+  if (c.srv.propagating()) c.rewrite = {"SET", std::string(key), std::string(c.argv[2])};
+}
+
+// GETEX key [EX s | PX ms | EXAT s | PXAT ms | PERSIST]: SET's parser for a GET command, which
+// takes PERSIST and refuses NX, XX, GET and KEEPTTL.
+void cmd_getex(Call& c) {
+  uint32_t flags = 0;
+  bool persist = false;
+  std::string_view expire;
+  for (size_t j = 2; j < c.argv.size(); j++) {
+    std::string_view opt = c.argv[j];
+    const bool has_next = j + 1 < c.argv.size();
+    uint32_t which = 0;
+    if (is_opt(opt, "ex")) which = kEx;
+    if (is_opt(opt, "px")) which = kPx;
+    if (is_opt(opt, "exat")) which = kExAt;
+    if (is_opt(opt, "pxat")) which = kPxAt;
+    if (is_opt(opt, "persist") && !(flags & kAnyExpire)) {
+      persist = true;
+      continue;
+    }
+    if (which != 0 && !persist && !(flags & (kAnyExpire & ~which)) && has_next) {
+      flags |= which;
+      expire = c.argv[++j];
+      continue;
+    }
+    return c.syntax_error();
+  }
+  std::string_view key = c.argv[1];
+  Entry* e = c.lookup(key);
+  if (e == nullptr) return c.reply(Reply::nil());
+  const auto* str = std::get_if<std::string>(&e->value);
+  if (str == nullptr) return c.wrong_type();
+  int64_t when_ms = 0;
+  if ((flags & kAnyExpire) && !expire_ms(c, expire, flags, &when_ms)) return;
+  c.reply(Reply::bulk(*str));
+  if ((flags & (kExAt | kPxAt)) && when_ms <= c.srv.mstime() && !c.srv.replica()) {
+    bool removed = c.db().remove(key);
+    LS_ASSERT(removed);
+    c.dirty++;
+    if (c.srv.propagating()) c.rewrite = {"DEL", std::string(key)};
+  } else if (flags & kAnyExpire) {
+    c.db().set_expire(key, *e, when_ms);
+    c.dirty++;
+    if (c.srv.propagating()) c.rewrite = {"PEXPIREAT", std::string(key), int_to_string(when_ms)};
+  } else if (persist && e->has_expire()) {
+    c.db().set_expire(key, *e, kNoExpire);
+    c.dirty++;
+    if (c.srv.propagating()) c.rewrite = {"PERSIST", std::string(key)};
+  } else if (c.srv.propagating()) {
+    c.rewrite = {"GET", std::string(key)};
+  }
 }
 
 }  // namespace lockstep::redis

@@ -135,3 +135,52 @@ TEST(StringTest, PropagationRewritesRelativeExpiry) {
 
 }  // namespace
 }  // namespace lockstep::redis::testing
+
+namespace lockstep::redis::testing {
+namespace {
+
+// INCRBYFLOAT, GETSET, GETEX, EXPIRETIME (issue 10), replies as redis-server 7.0.15 gave them
+// to redis-cli in both protocols.
+TEST(StringTest, IncrbyfloatGetsetGetex) {
+  TestNode t;
+  EXPECT_EQ(t.run({"set", "s", "abc"}), S("OK"));
+  EXPECT_EQ(t.run({"incrbyfloat", "s", "1"}), E("ERR value is not a valid float"));
+  EXPECT_EQ(t.run({"incrbyfloat", "n", "inf"}), E("ERR increment would produce NaN or Infinity"));
+  EXPECT_EQ(t.run({"incrbyfloat", "n", " 1"}), E("ERR value is not a valid float"));
+  EXPECT_EQ(t.run({"incrbyfloat", "n", ""}), E("ERR value is not a valid float"));
+  EXPECT_EQ(t.run({"incrbyfloat", "n", "1e-5000"}), E("ERR value is not a valid float"));
+  EXPECT_EQ(t.run({"incrbyfloat", "n", "0x10"}), B("16"));
+  EXPECT_EQ(t.run({"incrbyfloat", "n", "-0"}), B("16"));
+  EXPECT_EQ(t.run({"incrbyfloat", "n", "3.0"}), B("19"));
+  EXPECT_EQ(t.run({"incrbyfloat", "n", "-3"}), B("16"));
+  EXPECT_EQ(t.run({"incrbyfloat", "n", "1.5e3"}), B("1516"));
+  EXPECT_EQ(t.run({"set", "k", "10"}), S("OK"));
+  EXPECT_EQ(t.run({"incrbyfloat", "k", "0.1"}), B("10.1"));
+  // Long doubles: 1e400 is finite, and "%.17Lf" writes every digit.
+  const Reply big = t.run({"incrbyfloat", "k", "1e400"});
+  ASSERT_EQ(big.type, Reply::Type::kBulk);
+  EXPECT_EQ(big.str.size(), 401u);
+  EXPECT_EQ(big.str.substr(0, 21), "100000000000000000002");
+  EXPECT_EQ(t.run({"getset", "k", "5"}).str, big.str);
+  EXPECT_EQ(t.run({"lpush", "l", "a"}), I(1));
+  EXPECT_EQ(t.run({"getset", "l", "x"}).type, Reply::Type::kError);  // WRONGTYPE
+  EXPECT_EQ(t.run({"getex", "k", "px", "100000"}), B("5"));
+  EXPECT_EQ(t.run({"ttl", "k"}), I(100));
+  EXPECT_EQ(t.run({"getex", "k", "persist"}), B("5"));
+  EXPECT_EQ(t.run({"ttl", "k"}), I(-1));
+  EXPECT_EQ(t.run({"getex", "k", "nx"}), E("ERR syntax error"));
+  EXPECT_EQ(t.run({"getex", "k", "px", "10", "persist"}), E("ERR syntax error"));
+  EXPECT_EQ(t.run({"getex", "k", "ex", "0"}), E("ERR invalid expire time in 'getex' command"));
+  EXPECT_EQ(t.run({"getex", "k", "ex", "abc"}), E("ERR value is not an integer or out of range"));
+  EXPECT_EQ(t.run({"getex", "nokey", "ex", "10"}), N());
+  EXPECT_EQ(t.run({"getex", "k", "pxat", "1"}), B("5"));  // already past: deleted
+  EXPECT_EQ(t.run({"exists", "k"}), I(0));
+  EXPECT_EQ(t.run({"set", "e", "v", "pxat", "4000000000000"}), S("OK"));
+  EXPECT_EQ(t.run({"pexpiretime", "e"}), I(4000000000000));
+  EXPECT_EQ(t.run({"expiretime", "e"}), I(4000000000));
+  EXPECT_EQ(t.run({"expiretime", "l"}), I(-1));
+  EXPECT_EQ(t.run({"expiretime", "nokey"}), I(-2));
+}
+
+}  // namespace
+}  // namespace lockstep::redis::testing

@@ -88,6 +88,34 @@ std::string format_double(double value) {
   return std::string(buf, n);
 }
 
+bool parse_long_double(std::string_view s, long double* out) {
+  constexpr size_t kMaxChars = 5 * 1024;  // MAX_LONG_DOUBLE_CHARS
+  if (s.empty() || s.size() >= kMaxChars) return false;
+  const std::string buf(s);  // NUL-terminated for strtold
+  if (std::isspace(static_cast<unsigned char>(buf[0]))) return false;
+  errno = 0;
+  char* end = nullptr;
+  const long double v = std::strtold(buf.c_str(), &end);
+  if (*end != '\0' || std::isnan(v)) return false;
+  if (errno == ERANGE && (std::isinf(v) || std::fpclassify(v) == FP_ZERO)) return false;
+  *out = v;
+  return true;
+}
+
+std::string format_long_double_human(long double value) {
+  LS_ASSERT(std::isfinite(value));
+  char buf[5 * 1024];
+  int n = std::snprintf(buf, sizeof buf, "%.17Lf", value);
+  LS_ASSERT(n > 0 && static_cast<size_t>(n) < sizeof buf);
+  std::string out(buf, static_cast<size_t>(n));
+  if (out.find('.') != std::string::npos) {
+    while (out.back() == '0') out.pop_back();
+    if (out.back() == '.') out.pop_back();
+  }
+  if (out == "-0") out = "0";
+  return out;
+}
+
 size_t format_int64(int64_t value, char* buf) {
   LS_ASSERT(buf != nullptr);
   auto [end, ec] = std::to_chars(buf, buf + 21, value);

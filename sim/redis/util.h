@@ -20,6 +20,12 @@ bool parse_int64(std::string_view s, int64_t* out);
 // Parses a double as Redis's getDoubleFromObject does (strtod on the whole string; empty strings,
 // leading spaces, trailing garbage, NaN and overflow are rejected; "inf" is accepted).
 bool parse_double(std::string_view s, double* out);
+// Redis's string2ld: strtold over the whole text (no leading space, not empty, not NaN, no
+// overflow or underflow to zero), as INCRBYFLOAT and HINCRBYFLOAT read their operands.
+bool parse_long_double(std::string_view s, long double* out);
+// ld2string(..., LD_STR_HUMAN): "%.17Lf" with trailing zeros (and a trailing point) removed,
+// "-0" as "0" — how INCRBYFLOAT and HINCRBYFLOAT write their results. REQUIRES: finite.
+std::string format_long_double_human(long double value);
 
 // Formats a double as Redis replies with it in RESP2: "inf", "-inf", otherwise "%.17g".
 std::string format_double(double value);

@@ -108,6 +108,30 @@ std::vector<Weighted> keys_and_strings() {
          return cmd(a);
        }},
       {1, [] { return cmd({"SETNX", key(), value()}); }},
+      {2, [] { return cmd({"INCRBYFLOAT", key(), one({"1", "0.1", "-2.5", "1e400", "inf", "abc", " 1", "", "1e-5000", "0x10", "-0", "3.0"})}); }},
+      {1, [] { return cmd({"GETSET", key(), value()}); }},
+      {1, [] {
+         Strings a{"GETEX", key()};
+         const int n = uniform(0, 3);
+         for (int i = 0; i < n; i++) {
+           const std::string opt = one({"EX", "PX", "EXAT", "PXAT", "PERSIST", "NX", "px"});
+           a.push_back(opt);
+           if (opt == "EX") a.push_back(ttl_s());
+           if (opt == "PX" || opt == "px") a.push_back(ttl_ms());
+           if (opt == "EXAT") a.push_back("$FUTURE_S");
+           if (opt == "PXAT") a.push_back(abs_ms());
+         }
+         return cmd(a);
+       }},
+      {1, [] { return cmd({"EXPIRETIME", key()}, CompareRule::kTtlSeconds); }},
+      {1, [] { return cmd({"PEXPIRETIME", key()}, CompareRule::kTtl); }},
+      {1, [] { return cmd({one({"RENAME", "RENAMENX"}), key(), key()}); }},
+      {1, [] {
+         Strings a{"COPY", key(), key()};
+         add_some(a, 1, [] { return std::string("REPLACE"); });
+         if (uniform(0, 4) == 0) { a.push_back("DB"); a.push_back(one({"0", "1", "16", "x"})); }
+         return cmd(a);
+       }},
       {2, [] { return cmd({one({"INCR", "DECR"}), key()}); }},
       {2, [] { return cmd({one({"INCRBY", "DECRBY"}), key(), integer()}); }},
       {1, [] { return cmd({"WAIT", "0", "0"}); }},
@@ -141,6 +165,22 @@ std::vector<Weighted> collections() {
       {1, [] { return cmd({"HLEN", key()}); }},
       {1, [] { return cmd({one({"HKEYS", "HVALS"}), key()}, CompareRule::kUnordered); }},
       {1, [] { return cmd({"HGETALL", key()}, CompareRule::kUnorderedPairs); }},
+      {1, [] { return cmd({"HINCRBYFLOAT", key(), field(), one({"1", "0.5", "-1e3", "inf", "abc", "1e400"})}); }},
+      {1, [] { return cmd({"HSTRLEN", key(), field()}); }},
+      {1, [] { return cmd({"LSET", key(), index(), member()}); }},
+      {1, [] { return cmd({"LTRIM", key(), index(), index()}); }},
+      {1, [] {
+         Strings a{"LPOS", key(), member()};
+         const int n = uniform(0, 3);
+         for (int i = 0; i < n; i++) {
+           const std::string opt = one({"RANK", "COUNT", "MAXLEN", "FOO"});
+           a.push_back(opt);
+           a.push_back(opt == "RANK" ? one({"1", "2", "-1", "-2", "0", "x"}) : count());
+         }
+         return cmd(a);
+       }},
+      {1, [] { return cmd({"LMOVE", key(), key(), one({"LEFT", "RIGHT", "UP"}), one({"LEFT", "RIGHT"})}); }},
+      {1, [] { Strings a{"SMISMEMBER", key(), member()}; add_some(a, 2, member); return cmd(a); }},
       {2, [] { Strings a{one({"LPUSH", "RPUSH"}), key(), member()}; add_some(a, 2, member); return cmd(a); }},
       {2, [] { Strings a{one({"LPOP", "RPOP"}), key()}; add_some(a, 1, count); return cmd(a); }},
       {1, [] { return cmd({"LINDEX", key(), index()}); }},
