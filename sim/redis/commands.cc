@@ -123,6 +123,7 @@ const Command kCommands[] = {
     {"unsubscribe", -1, PS | NS | S | SC, cmd_unsubscribe},
     {"psubscribe", -2, PS | NS | S | SC, cmd_psubscribe},
     {"punsubscribe", -1, PS | NS | S | SC, cmd_punsubscribe},
+    {"pubsub", -2, S, cmd_pubsub},
     // scripting
     {"eval", -3, NS | S, cmd_eval, 0, 0, 0, eval_flags},
     {"evalsha", -3, NS | S, cmd_evalsha, 0, 0, 0, evalsha_flags},

@@ -129,6 +129,7 @@ void cmd_lmove(Call&);
 void cmd_rename(Call&);
 void cmd_renamenx(Call&);
 void cmd_copy(Call&);
+void cmd_pubsub(Call&);
 void cmd_zrevrank(Call&);
 void cmd_zrevrange(Call&);
 void cmd_zrevrangebyscore(Call&);

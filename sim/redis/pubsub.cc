@@ -111,6 +111,19 @@ Reply notice_nil(std::string_view kind, size_t count) {
 
 }  // namespace
 
+std::vector<std::string> PubSub::active_channels(std::string_view pattern, bool any) const {
+  std::vector<std::string> out;
+  for (const auto& [name, subs] : channels_) {
+    if (!subs.empty() && (any || glob_match(pattern, name))) out.push_back(name);
+  }
+  return out;
+}
+
+int64_t PubSub::subscribers(std::string_view channel) const {
+  const auto it = channels_.find(channel);
+  return it == channels_.end() ? 0 : static_cast<int64_t>(it->second.size());
+}
+
 void cmd_publish(Call& c) {
   int64_t receivers = c.srv.pubsub().publish(c.argv[1], c.argv[2]);
   // Redis propagates PUBLISH to replicas so that their subscribers get the message too.

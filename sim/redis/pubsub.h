@@ -35,6 +35,11 @@ class PubSub {
   int64_t publish(std::string_view channel, std::string_view message);
   // Subscriptions across all clients (for tests).
   size_t channel_count() const { return channels_.size(); }
+  // PUBSUB CHANNELS / NUMSUB / NUMPAT: the channels with a subscriber (matching `pattern`
+  // unless it is empty and `any`), a channel's subscriber count, the number of patterns.
+  std::vector<std::string> active_channels(std::string_view pattern, bool any) const;
+  int64_t subscribers(std::string_view channel) const;
+  int64_t pattern_count() const { return static_cast<int64_t>(patterns_.size()); }
   void clear();
 
  private:

@@ -210,8 +210,49 @@ void cmd_client(Call& c) {
   } else if (iequals(sub, "getname")) {
     if (!sub_arity(c, "client|getname", 2)) return;
     c.reply(c.client.name.empty() ? Reply::nil() : Reply::bulk(c.client.name));
+  } else if (iequals(sub, "no-evict")) {
+    // The model evicts nothing; the flag is accepted as Redis 7.0 accepts it.
+    if (!sub_arity(c, "client|no-evict", 3)) return;
+    if (!iequals(c.argv[2], "on") && !iequals(c.argv[2], "off")) return c.syntax_error();
+    c.reply(Reply::ok());
   } else {
     unknown_subcommand(c, "CLIENT");
+  }
+}
+
+// PUBSUB CHANNELS [pattern] / NUMSUB [channel ...] / NUMPAT, and the sharded variants, which
+// have nothing to report (the model has no sharded pub/sub).
+void cmd_pubsub(Call& c) {
+  std::string_view sub = c.argv[1];
+  const PubSub& ps = c.srv.pubsub();
+  if (iequals(sub, "channels") || iequals(sub, "shardchannels")) {
+    const bool shard = iequals(sub, "shardchannels");
+    if (!sub_arity(c, shard ? "pubsub|shardchannels" : "pubsub|channels", -2)) return;
+    if (c.argv.size() > 3) {  // pubsubCommand's own check, after the table's
+      return c.error(sanitize_error("ERR unknown subcommand or wrong number of arguments for '" +
+                                    std::string(c.argv[1].substr(0, 128)) + "'. Try PUBSUB HELP."));
+    }
+    std::vector<Reply> out;
+    if (!shard) {
+      for (const std::string& ch : ps.active_channels(c.argv.size() > 2 ? c.argv[2] : std::string_view(), c.argv.size() == 2)) {
+        out.push_back(Reply::bulk(ch));
+      }
+    }
+    c.reply(Reply::array(std::move(out)));
+  } else if (iequals(sub, "numsub") || iequals(sub, "shardnumsub")) {
+    const bool shard = iequals(sub, "shardnumsub");
+    if (!sub_arity(c, shard ? "pubsub|shardnumsub" : "pubsub|numsub", -2)) return;
+    std::vector<Reply> out;
+    for (size_t j = 2; j < c.argv.size(); j++) {
+      out.push_back(Reply::bulk(c.argv[j]));
+      out.push_back(Reply::integer_of(shard ? 0 : ps.subscribers(c.argv[j])));
+    }
+    c.reply(Reply::array(std::move(out)));
+  } else if (iequals(sub, "numpat")) {
+    if (!sub_arity(c, "pubsub|numpat", 2)) return;
+    c.reply(Reply::integer_of(ps.pattern_count()));
+  } else {
+    unknown_subcommand(c, "PUBSUB");
   }
 }
 

@@ -148,6 +148,7 @@ std::vector<Weighted> keys_and_strings() {
          return s;
        }},
       {1, [] { return cmd({"CLIENT", "GETNAME"}); }},
+      {1, [] { Strings a{"CLIENT", "NO-EVICT"}; add_some(a, 2, [] { return one({"on", "OFF", "maybe"}); }); return cmd(a); }},
       {1, [] { return cmd({"CONFIG", "GET", one({"databases", "appendonly", "nosuch"})}); }},
       {1, [] { return cmd({one({"NOSUCHCMD", "hget", "Get", "sEt"}), key(), value()}); }},
   };
@@ -334,6 +335,9 @@ std::vector<Weighted> pubsub() {
       // subscribed; back in RESP2 it may not), and RESET (unsubscribes, back to RESP2).
       {1, [] { Step s = cmd({"HELLO", one({"3", "2"})}, CompareRule::kHello); s.conn = 1; return s; }},
       {1, [] { Step s = cmd({"RESET"}); s.conn = 1; return s; }},
+      {1, [] { Strings a{"PUBSUB", "CHANNELS"}; add_some(a, 2, [] { return one({"*", "ch*", "redisson*"}); }); return cmd(a, CompareRule::kUnordered); }},
+      {1, [] { Strings a{"PUBSUB", one({"NUMSUB", "SHARDNUMSUB"})}; add_some(a, 2, channel); return cmd(a); }},
+      {1, [] { return cmd(*pick_argv({{"PUBSUB", "NUMPAT"}, {"PUBSUB", "NUMPAT", "x"}, {"PUBSUB", "SHARDCHANNELS"}, {"PUBSUB", "NOPE"}})); }},
       {2, [] { return eval_step(kRlockUnlock, {key(), channel(), "0", "30000", owner()}, 2, CompareRule::kExact); }},
   };
 }
