@@ -107,6 +107,10 @@ const Command kCommands[] = {
     {"rename", 3, W, cmd_rename, 1, 2, 1},
     {"renamenx", 3, W | F, cmd_renamenx, 1, 2, 1},
     {"copy", -3, W, cmd_copy, 1, 2, 1},
+    {"scan", -2, R, cmd_scan},
+    {"hscan", -3, R, cmd_hscan, 1, 1, 1},
+    {"sscan", -3, R, cmd_sscan, 1, 1, 1},
+    {"zscan", -3, R, cmd_zscan, 1, 1, 1},
     // expiry
     {"expire", -3, W | F, cmd_expire, 1, 1, 1},
     {"pexpire", -3, W | F, cmd_pexpire, 1, 1, 1},
@@ -142,6 +146,11 @@ const Command kCommands[] = {
     {"info", -1, S, cmd_info},
     {"quit", -1, NS | F | S | SC, cmd_quit},
     {"reset", 1, NS | F | S | SC, cmd_reset},
+    {"multi", 1, NS | F | S, cmd_multi},
+    {"exec", 1, NS | S, cmd_exec},
+    {"discard", 1, NS | F | S, cmd_discard},
+    {"watch", -2, NS | F | S, cmd_watch, 1, -1, 1},
+    {"unwatch", 1, NS | F | S, cmd_unwatch},
 };
 
 // Lookups sit on the script hot path (every redis.call), so they must not allocate or hash.

@@ -62,6 +62,12 @@ std::string unknown_command_error(Args argv);
 std::string sanitize_error(std::string text);
 
 // ---- Handlers, one file per group as in Redis -------------------------------------------------
+// multi.cc
+void cmd_multi(Call&);
+void cmd_exec(Call&);
+void cmd_discard(Call&);
+void cmd_watch(Call&);
+void cmd_unwatch(Call&);
 // t_string.cc
 void cmd_get(Call&);
 void cmd_set(Call&);
@@ -130,6 +136,10 @@ void cmd_rename(Call&);
 void cmd_renamenx(Call&);
 void cmd_copy(Call&);
 void cmd_pubsub(Call&);
+void cmd_scan(Call&);
+void cmd_hscan(Call&);
+void cmd_sscan(Call&);
+void cmd_zscan(Call&);
 void cmd_zrevrank(Call&);
 void cmd_zrevrange(Call&);
 void cmd_zrevrangebyscore(Call&);

@@ -35,6 +35,7 @@ void Server::expire_key(int db_index, std::string_view key, int64_t now_ms) {
   std::string name(key);
   bool removed = dbs_[db_index].remove(name);
   LS_ASSERT(removed);
+  touch_key(db_index, name);
   if (config_.hooks.on_expire) config_.hooks.on_expire(name, now_ms);
   std::string_view effect[] = {"DEL", name};
   propagate(db_index, effect);

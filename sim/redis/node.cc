@@ -82,10 +82,39 @@ void Server::propagate(int db_index, Args effect) {
   effect_buf_ = std::move(buf);
 }
 
+namespace {
+
+// The keys a command names, by its key spec (first, last — negative counts from the end —,
+// step), in its client's database.
+template <typename Fn>
+void for_each_key_argument(const Call& c, Fn&& fn) {
+  const Command& cmd = *c.cmd;
+  if (cmd.first_key <= 0) return;
+  const int argc = static_cast<int>(c.argv.size());
+  const int last = cmd.last_key < 0 ? argc + cmd.last_key : cmd.last_key;
+  for (int j = cmd.first_key; j <= last && j < argc; j += std::max(1, cmd.key_step)) fn(c.argv[static_cast<size_t>(j)]);
+}
+
+}  // namespace
+
 void Server::call(Call& c) {
   LS_ASSERT(c.cmd != nullptr);
   LS_ASSERT(arity_ok(c.cmd->arity, c.argv.size()));
-  c.cmd->handler(c);
+  if (watching() && (c.cmd->flags & kCmdWrite) && c.cmd->first_key > 0) {
+    // WATCH: a write that changed something touches the keys it names that exist before or
+    // after it (a DEL of a missing key touches nothing, as Redis signals only what it changed).
+    const int db_index = c.client.db;
+    std::vector<std::pair<std::string, bool>> keys;
+    for_each_key_argument(c, [&](std::string_view k) { keys.emplace_back(k, db(db_index).find(k) != nullptr); });
+    c.cmd->handler(c);
+    if (c.dirty > 0 && !c.keys_signalled) {
+      for (const auto& [key, existed] : keys) {
+        if (existed || db(db_index).find(key) != nullptr) touch_key(db_index, key);
+      }
+    }
+  } else {
+    c.cmd->handler(c);
+  }
   if (!c.propagate || (c.dirty == 0 && !c.force_propagate) || !propagating()) return;
   if (!c.rewrite.empty()) {
     propagate(c.client.db, std::span<const std::string>(c.rewrite));
@@ -95,11 +124,13 @@ void Server::call(Call& c) {
 }
 
 void Server::flush_all() {
+  for (int i = 0; i < kDatabases; i++) touch_all_in_db(i);
   for (Keyspace& ks : dbs_) ks.clear();
 }
 
 void Server::drop_clients() {
   for (auto& [id, client] : clients_) pubsub_->drop(client);
+  watchers_.clear();
   clients_.clear();
   pubsub_->clear();
 }
@@ -163,30 +194,56 @@ void Node::disconnect(ConnectionId id) {
   Client* client = s.client(id);
   if (client == nullptr) return;
   s.pubsub().drop(*client);
+  s.unwatch_all(*client);
   s.clients().erase(id);
 }
 
 namespace {
 
-void dispatch(Server& s, Client& client, Args argv, std::vector<Reply>& out) {
-  if (argv.empty()) {
-    out.push_back(Reply::error(unknown_command_error(argv)));
+// A command refused before it runs (Redis's rejectCommand): inside MULTI it marks the
+// transaction, and a refused EXEC aborts it with the reason.
+void reject(Server& s, Client& client, const Command* cmd, std::string_view text, std::vector<Reply>& out) {
+  if (client.multi) client.dirty_exec = true;
+  if (cmd != nullptr && cmd->handler == cmd_exec) {
+    s.discard_transaction(client);
+    // Redis formats the reason without the "ERR " its other replies get.
+    if (text.starts_with("ERR ")) text.remove_prefix(4);
+    out.push_back(Reply::error("EXECABORT Transaction discarded because of: " + std::string(text)));
     return;
   }
-  const Command* cmd = lookup_command(argv[0]);
-  if (cmd == nullptr) {
-    out.push_back(Reply::error(unknown_command_error(argv)));
+  out.push_back(Reply::error(text));
+}
+
+// True for the commands MULTI does not queue.
+bool runs_inside_multi(const Command& cmd) {
+  return cmd.handler == cmd_exec || cmd.handler == cmd_discard || cmd.handler == cmd_multi ||
+         cmd.handler == cmd_watch || cmd.handler == cmd_quit || cmd.handler == cmd_reset;
+}
+
+void dispatch(Server& s, Client& client, Args argv, std::vector<Reply>& out) {
+  const Command* cmd = argv.empty() ? nullptr : lookup_command(argv[0]);
+  if (cmd == nullptr) return reject(s, client, nullptr, unknown_command_error(argv), out);
+  if (!arity_ok(cmd->arity, argv.size())) {
+    return reject(s, client, cmd, "ERR wrong number of arguments for '" + std::string(cmd->name) + "' command", out);
+  }
+  const uint32_t flags = command_flags(*cmd, s, argv);
+  const bool writes = (flags & kCmdWrite) || (cmd->handler == cmd_exec && (client.queued_flags & kCmdWrite));
+  if (s.replica() && writes) return reject(s, client, cmd, kReadOnlyError, out);
+  // RESP3 connections may run any command while subscribed (their messages are pushes).
+  if (client.subscription_count() > 0 && !client.resp3() && !(cmd->flags & kCmdSubscribedContext)) {
+    return reject(s, client, cmd,
+                  "ERR Can't execute '" + std::string(cmd->name) +
+                      "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed "
+                      "in this context",
+                  out);
+  }
+  if (client.multi && !runs_inside_multi(*cmd)) {
+    client.queued.emplace_back(argv.begin(), argv.end());
+    client.queued_flags |= flags;
+    out.push_back(Reply::status("QUEUED"));
     return;
   }
   Call c(s, client, argv, out, cmd);
-  if (!arity_ok(cmd->arity, argv.size())) return c.arity_error();
-  if (s.replica() && (command_flags(*cmd, s, argv) & kCmdWrite)) return c.error(kReadOnlyError);
-  // RESP3 connections may run any command while subscribed (their messages are pushes).
-  if (client.subscription_count() > 0 && !client.resp3() && !(cmd->flags & kCmdSubscribedContext)) {
-    return c.error("ERR Can't execute '" + std::string(cmd->name) +
-                   "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed "
-                   "in this context");
-  }
   s.call(c);
 }
 

@@ -46,6 +46,19 @@ struct Client {
   std::set<std::string, std::less<>> channels;
   std::set<std::string, std::less<>> patterns;
   size_t subscription_count() const { return channels.size() + patterns.size(); }
+
+  // ---- MULTI/EXEC and WATCH (multi.cc) ----
+  bool multi = false;       // between MULTI and EXEC/DISCARD: commands are queued
+  bool dirty_exec = false;  // a command was refused while queuing: EXEC aborts (EXECABORT)
+  bool dirty_cas = false;   // a watched key was touched: EXEC fails with a null array
+  std::vector<std::vector<std::string>> queued;
+  uint32_t queued_flags = 0;  // the union of the queued commands' flags
+  struct WatchedKey {
+    int db;
+    std::string key;
+    bool expired;  // already logically expired when WATCH ran
+  };
+  std::vector<WatchedKey> watched;
 };
 
 // One command being executed: who runs it, its arguments, where replies go, what it changed.
@@ -66,6 +79,9 @@ struct Call {
   uint64_t dirty = 0;
   // Propagate even without changes (PUBLISH, as Redis does towards replicas).
   bool force_propagate = false;
+  // The handler signalled the keys it modified itself (Server::touch_key), so Server::call does
+  // not touch the command's key arguments for WATCH (COPY modifies only its destination).
+  bool keys_signalled = false;
   // When non-empty, propagated instead of argv (PEXPIREAT for EXPIRE, DEL for an expiry in the
   // past, SET ... PXAT for SET EX). Only filled when something listens (see Server::propagating).
   std::vector<std::string> rewrite;
@@ -131,6 +147,21 @@ class Server {
   // Starts a top-level command: caches the command time and opens a new atomic group.
   void begin_top_level();
 
+  // ---- WATCH (multi.cc) ---------------------------------------------------------------------
+  // Redis's signalModifiedKey for transactions: every client watching `key` in `db` will see
+  // its EXEC fail (touchWatchedKey, including its quirk for keys watched while already expired).
+  void touch_key(int db, std::string_view key);
+  // FLUSHDB/FLUSHALL (touchAllWatchedKeysInDb): before database `db` is emptied.
+  void touch_all_in_db(int db);
+  // True when some client watches some key: the only case where writes need to signal.
+  bool watching() const { return !watchers_.empty(); }
+  // The watchers of `key` in `db` (created empty), for WATCH.
+  std::vector<ConnectionId>& watchers_of(std::pair<int, std::string> where) { return watchers_[std::move(where)]; }
+  // Forgets every key `client` watches (UNWATCH, EXEC, DISCARD, RESET, disconnect).
+  void unwatch_all(Client& client);
+  // Leaves MULTI: drops the queue, clears both dirty flags and unwatches (discardTransaction).
+  void discard_transaction(Client& client);
+
   // ---- State ------------------------------------------------------------------------------
   const NodeConfig& config() const { return config_; }
   NodeHooks& hooks() { return config_.hooks; }
@@ -183,6 +214,8 @@ class Server {
   bool script_running_ = false;
   int64_t script_time_ms_ = 0;
   std::vector<std::string> effect_buf_;  // reused to build effects without reallocating
+  // Watched keys: (db, key) -> the watching clients, in the order they ran WATCH.
+  std::map<std::pair<int, std::string>, std::vector<ConnectionId>> watchers_;
 };
 
 }  // namespace lockstep::redis

@@ -71,6 +71,7 @@ void cmd_flushall(Call& c) {
 
 void cmd_flushdb(Call& c) {
   if (!flush_args_ok(c)) return c.syntax_error();
+  c.srv.touch_all_in_db(c.client.db);
   c.db().clear();
   c.force_propagate = true;
   c.reply(Reply::ok());
@@ -145,6 +146,8 @@ void cmd_copy(Call& c) {
   Entry& to = target.add(dst, std::move(value));
   if (expire_at_ms != kNoExpire) target.set_expire(dst, to, expire_at_ms);
   c.dirty++;
+  c.keys_signalled = true;  // only the destination changed
+  c.srv.touch_key(db, dst);
   c.reply(Reply::integer_of(1));
 }
 

@@ -334,6 +334,7 @@ void cmd_quit(Call& c) { c.reply(Reply::ok()); }
 
 // RESET: the connection as a new one (no subscriptions, database 0, no name, RESP2).
 void cmd_reset(Call& c) {
+  c.srv.discard_transaction(c.client);
   c.srv.pubsub().drop(c.client);
   c.client.db = 0;
   c.client.name.clear();

@@ -90,6 +90,21 @@ std::vector<Weighted> keys_and_strings() {
       {1, [] { return cmd({"PERSIST", key()}); }},
       {1, [] { return cmd({"KEYS", pattern()}, CompareRule::kUnordered); }},
       {1, [] { return cmd({"DBSIZE"}); }},
+      {1, [] {
+         // Only cursors and counts whose answer does not depend on Redis's hash-table layout:
+         // a start (0, or "" which strtoul reads as 0) with the default or a large COUNT visits a
+         // small keyspace in one call; a later cursor or COUNT 1 lands wherever Redis's buckets
+         // put it (the model's cursor scheme is its own, docs/serve.md).
+         Strings a{"SCAN", one({"0", "0", "", "x", "18446744073709551616", " 1"})};
+         const int n = uniform(0, 3);
+         for (int i = 0; i < n; i++) {
+           const std::string opt = one({"MATCH", "COUNT", "TYPE", "FOO"});
+           a.push_back(opt);
+           a.push_back(opt == "MATCH" ? pattern() : opt == "TYPE" ? one({"string", "hash", "list", "set", "zset", "nope"})
+                                                            : one({"0", "-1", "abc", "10", "100"}));
+         }
+         return cmd(a, CompareRule::kScan);
+       }},
       {1, [] { return cmd({"TIME"}, CompareRule::kTime); }},
       {1, [] { Strings a{"PING"}; add_some(a, 1, value); return cmd(a); }},
       {1, [] { return cmd({"ECHO", value()}); }},
@@ -151,6 +166,33 @@ std::vector<Weighted> keys_and_strings() {
       {1, [] { Strings a{"CLIENT", "NO-EVICT"}; add_some(a, 2, [] { return one({"on", "OFF", "maybe"}); }); return cmd(a); }},
       {1, [] { return cmd({"CONFIG", "GET", one({"databases", "appendonly", "nosuch"})}); }},
       {1, [] { return cmd({one({"NOSUCHCMD", "hget", "Get", "sEt"}), key(), value()}); }},
+      // Transactions: a MULTI ... EXEC (or DISCARD) block sent as one pipeline, with commands
+      // that run, fail inside EXEC (wrong type), or are refused while queuing (EXECABORT);
+      // WATCH and UNWATCH on either connection, so that the other one's writes (and flushes,
+      // expiries, scripts) decide whether EXEC runs.
+      {3, [] {
+         Step s = cmd({"MULTI"});
+         s.conn = uniform(0, 2);
+         const int n = uniform(0, 5);
+         for (int i = 0; i < n; i++) {
+           s.then.push_back(*pick_argv({{"SET", key(), value()}, {"GET", key()}, {"INCR", key()}, {"DEL", key()},
+                                        {"HSET", key(), "f", value()}, {"LPUSH", key(), value()},
+                                        {"EXPIRE", key(), "100"}, {"TYPE", key()}, {"EXISTS", key(), key()},
+                                        {"WATCH", key()}, {"MULTI"}, {"NOSUCHCMD", key()}, {"GET"},
+                                        {"SELECT", one({"0", "1"})}, {"UNWATCH"}, {"PING"},
+                                        {"EVAL", "return redis.call('incr', KEYS[1])", "1", key()}}));
+         }
+         s.then.push_back({one({"EXEC", "EXEC", "EXEC", "DISCARD"})});
+         return s;
+       }},
+      {3, [] {
+         Strings a{"WATCH", key()};
+         add_some(a, 2, key);
+         Step s = cmd(a);
+         s.conn = uniform(0, 2);
+         return s;
+       }},
+      {1, [] { Step s = cmd({one({"UNWATCH", "EXEC", "DISCARD"})}); s.conn = uniform(0, 2); return s; }},
   };
 }
 
@@ -182,6 +224,17 @@ std::vector<Weighted> collections() {
        }},
       {1, [] { return cmd({"LMOVE", key(), key(), one({"LEFT", "RIGHT", "UP"}), one({"LEFT", "RIGHT"})}); }},
       {1, [] { Strings a{"SMISMEMBER", key(), member()}; add_some(a, 2, member); return cmd(a); }},
+      {2, [] {
+         const std::string which = one({"HSCAN", "SSCAN", "ZSCAN"});
+         Strings a{which, key(), one({"0", "0", "", "x"})};
+         const int n = uniform(0, 2);
+         for (int i = 0; i < n; i++) {
+           const std::string opt = one({"MATCH", "COUNT", "FOO"});
+           a.push_back(opt);
+           a.push_back(opt == "MATCH" ? one({"*", "m*", "f?", "1"}) : one({"0", "-1", "abc", "10", "100"}));
+         }
+         return cmd(a, which == "SSCAN" ? CompareRule::kScan : CompareRule::kScanPairs);
+       }},
       {2, [] { Strings a{one({"LPUSH", "RPUSH"}), key(), member()}; add_some(a, 2, member); return cmd(a); }},
       {2, [] { Strings a{one({"LPOP", "RPOP"}), key()}; add_some(a, 1, count); return cmd(a); }},
       {1, [] { return cmd({"LINDEX", key(), index()}); }},
@@ -384,10 +437,12 @@ rc::Gen<std::vector<Step>> gen_sequence(Family family) {
   return rc::gen::scale(0.5, rc::gen::nonEmpty(rc::gen::container<std::vector<Step>>(gen_step(family))));
 }
 
-std::string show_step(const Step& step) {
-  std::string s = "conn" + std::to_string(step.conn) + "> ";
-  for (size_t i = 0; i < step.argv.size(); i++) {
-    const std::string& a = step.argv[i];
+namespace {
+
+std::string show_argv(const std::vector<std::string>& argv) {
+  std::string s;
+  for (size_t i = 0; i < argv.size(); i++) {
+    const std::string& a = argv[i];
     bool plain = !a.empty();
     for (char c : a) plain = plain && c > ' ' && c < 127 && c != '"' && c != '\\' && c != '\'';
     if (i > 0) s += ' ';
@@ -403,6 +458,14 @@ std::string show_step(const Step& step) {
     }
     s += '"';
   }
+  return s;
+}
+
+}  // namespace
+
+std::string show_step(const Step& step) {
+  std::string s = "conn" + std::to_string(step.conn) + "> " + show_argv(step.argv);
+  for (const std::vector<std::string>& next : step.then) s += " ; " + show_argv(next);
   return s;
 }
 

@@ -34,12 +34,17 @@ enum class CompareRule {
   kTime,       // TIME: two integer bulks, seconds within the tolerance
   kUnsubscribeAll,  // UNSUBSCRIBE with no channel: the channels come in hash-table order
   kHello,      // HELLO: the connection ids differ (each server numbers its own clients)
+  kScan,       // SCAN, SSCAN: [cursor, elements]: finished scans as multisets (see scan_like)
+  kScanPairs,  // HSCAN, ZSCAN: the same with field/value (member/score) pairs
 };
 
 struct Step {
   int conn = 0;  // 0 or 1
   std::vector<std::string> argv;
   CompareRule rule = CompareRule::kExact;
+  // Commands sent right after argv in the same pipeline, before the barrier (a MULTI ... EXEC
+  // block: inside MULTI the barrier's PING would be queued). Compared by `rule` too.
+  std::vector<std::vector<std::string>> then;
 };
 
 // Which families a sequence draws from.

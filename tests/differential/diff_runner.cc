@@ -66,8 +66,10 @@ struct DiffRunner::Impl {
 
   Status reset();
   // The step's transcript on one connection of the model: pushes, replies, barrier reply.
-  std::vector<Reply> model_transcript(int conn, const std::vector<std::string_view>* argv);
-  Result<std::vector<Reply>> real_transcript(int conn, const std::vector<std::string_view>* argv);
+  // `commands` (none for the other connection) are sent in one pipeline before the barrier.
+  using Commands = std::vector<std::vector<std::string_view>>;
+  std::vector<Reply> model_transcript(int conn, const Commands& commands);
+  Result<std::vector<Reply>> real_transcript(int conn, const Commands& commands);
   bool unordered_applies(const Step& step);
   std::string compare_step(const Step& step, const std::vector<std::string>& resolved,
                            std::string& log);
@@ -99,20 +101,19 @@ Status DiffRunner::Impl::reset() {
   return Status::ok_status();
 }
 
-std::vector<Reply> DiffRunner::Impl::model_transcript(int conn, const std::vector<std::string_view>* argv) {
+std::vector<Reply> DiffRunner::Impl::model_transcript(int conn, const Commands& commands) {
   const redis::ConnectionId id = model_conn[conn];
   std::vector<Reply> out;
-  if (argv != nullptr) {
+  for (const std::vector<std::string_view>& argv : commands) {
     std::vector<Reply> replies;
-    node->execute(id, *argv, replies);
+    node->execute(id, argv, replies);
     // Pushes produced while the command ran reached the client before its reply, as in Redis.
-    out = std::move(pushes[id]);
+    for (Reply& r : pushes[id]) out.push_back(std::move(r));
     pushes[id].clear();
     for (Reply& r : replies) out.push_back(std::move(r));
-  } else {
-    out = std::move(pushes[id]);
-    pushes[id].clear();
   }
+  for (Reply& r : pushes[id]) out.push_back(std::move(r));
+  pushes[id].clear();
   std::vector<std::string_view> barrier = {"PING", kBarrierToken};
   node->execute(id, barrier, out);
   // Written in the protocol the connection speaks after the step (HELLO may have switched it).
@@ -121,9 +122,9 @@ std::vector<Reply> DiffRunner::Impl::model_transcript(int conn, const std::vecto
   return out;
 }
 
-Result<std::vector<Reply>> DiffRunner::Impl::real_transcript(int conn, const std::vector<std::string_view>* argv) {
+Result<std::vector<Reply>> DiffRunner::Impl::real_transcript(int conn, const Commands& commands) {
   RedisClient& c = *real[conn];
-  if (argv != nullptr) c.append(*argv);
+  for (const std::vector<std::string_view>& argv : commands) c.append(argv);
   std::vector<std::string_view> barrier = {"PING", kBarrierToken};
   c.append(barrier);
   std::vector<Reply> out;
@@ -148,14 +149,15 @@ bool DiffRunner::Impl::unordered_applies(const Step& step) {
 
 std::string DiffRunner::Impl::compare_step(const Step& step, const std::vector<std::string>& resolved,
                                            std::string& log) {
-  std::vector<std::string_view> argv(resolved.begin(), resolved.end());
+  Commands commands = {std::vector<std::string_view>(resolved.begin(), resolved.end())};
+  for (const std::vector<std::string>& next : step.then) commands.emplace_back(next.begin(), next.end());
   const int x = step.conn;
   const int y = 1 - x;
-  std::vector<Reply> mx = model_transcript(x, &argv);
-  std::vector<Reply> my = model_transcript(y, nullptr);
-  auto rx = real_transcript(x, &argv);
+  std::vector<Reply> mx = model_transcript(x, commands);
+  std::vector<Reply> my = model_transcript(y, {});
+  auto rx = real_transcript(x, commands);
   if (!rx.ok()) return "redis-server connection failed: " + rx.status().message();
-  auto ry = real_transcript(y, nullptr);
+  auto ry = real_transcript(y, {});
   if (!ry.ok()) return "redis-server connection failed: " + ry.status().message();
   steps++;
   CompareRule rule = step.rule;
@@ -192,6 +194,14 @@ Result<std::unique_ptr<DiffRunner>> DiffRunner::create() {
   auto admin = RedisClient::connect(impl->server->port());
   if (!admin.ok()) return admin.status();
   impl->admin = std::move(admin.value());
+  // The model here is a bare Node that only expires keys lazily (serve and the simulator drive
+  // its active expiry); with Redis's 10 Hz cycle on, a key set already expired (SET ... PXAT 1)
+  // was sometimes gone from DBSIZE on Redis only.
+  auto off = impl->admin->command({"DEBUG", "SET-ACTIVE-EXPIRE", "0"});
+  if (!off.ok()) return off.status();
+  if (off.value() != Reply::status("OK")) {
+    return Status::error("redis-server refused DEBUG SET-ACTIVE-EXPIRE 0: " + redis::describe(off.value()));
+  }
   redis::NodeConfig config;
   config.clock_us = now_us;
   config.typed_replies = true;  // written per connection protocol, as `lockstep serve` does

@@ -56,18 +56,26 @@ void check_family(Family family, int ci_count) {
   metadata.id = ::testing::UnitTest::GetInstance()->current_test_info()->name();
   metadata.description = metadata.id;
   const uint64_t before = r->steps_run();
+  // The last disagreement seen: printed with the failure, since RapidCheck's own message may
+  // carry the description of a later, passing re-run of the shrunk case.
+  std::string last_report;
   const auto result = rc::detail::checkTestable(
-      [r, family] {
+      [r, family, &last_report] {
         const std::vector<Step> steps = *gen_sequence(family);
         for (int protocol : {2, 3}) {
           const std::string report = r->run(steps, protocol);
-          if (!report.empty()) RC_FAIL("model and redis-server disagree:\n" + report);
+          if (!report.empty()) {
+            last_report = report;
+            RC_FAIL("model and redis-server disagree:\n" + report);
+          }
         }
       },
       metadata, params);
   std::ostringstream message;
   rc::detail::printResultMessage(result, message);
-  if (!result.template is<rc::detail::SuccessResult>()) FAIL() << message.str();
+  if (!result.template is<rc::detail::SuccessResult>()) {
+    FAIL() << message.str() << "\nlast disagreement seen:\n" << last_report;
+  }
   std::cout << "[differential] seed " << params.seed << ": " << params.maxSuccess
             << " sequences, each in RESP2 and RESP3, " << r->steps_run() - before
             << " steps (incl. shrinking) matched\n";

@@ -52,7 +52,9 @@ pid_t spawn(const std::string& path, uint16_t port, const std::string& log_path)
   // Exec the server in the foreground with no persistence, loopback only.
   const char* argv[] = {path.c_str(), "--port", port_s.c_str(), "--bind", "127.0.0.1",
                         "--save", "", "--appendonly", "no", "--daemonize", "no",
-                        "--logfile", log_path.c_str(), "--protected-mode", "yes", nullptr};
+                        "--logfile", log_path.c_str(), "--protected-mode", "yes",
+                        // DEBUG SET-ACTIVE-EXPIRE, from loopback only (see DiffRunner::create).
+                        "--enable-debug-command", "local", nullptr};
   ::execv(path.c_str(), const_cast<char* const*>(argv));
   ::_exit(127);
 }
