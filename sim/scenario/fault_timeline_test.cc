@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "sim/scenario/parse.h"
+#include "sim/scenario/ran_test_util.h"
 #include "sim/scenario/run.h"
 
 namespace lockstep::scenario {
@@ -12,40 +13,10 @@ namespace {
 
 using nlohmann::json;
 
-struct Ran {
-  RunReport report;
-  std::vector<json> lines;
-  // The events of one type, optionally only those whose `field` equals `value`.
-  std::vector<json> of(const std::string& type, const std::string& field = "",
-                       const json& value = nullptr) const {
-    std::vector<json> out;
-    for (const json& l : lines) {
-      if (l.value("type", "") != type) continue;
-      if (!field.empty() && (!l.contains(field) || l[field] != value)) continue;
-      out.push_back(l);
-    }
-    return out;
-  }
-};
+using testing::Ran;
+using testing::t_of;
 
-Ran run(const std::string& name) {
-  const std::string path = std::string(LOCKSTEP_SOURCE_DIR) + "/scenarios/kernel/" + name + ".json";
-  Result<Scenario> s = load_scenario(path);
-  EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.status().message());
-  Ran r;
-  if (!s.ok()) return r;
-  Result<RunReport> rep = run_scenario(s.value(), RunOptions{});
-  EXPECT_TRUE(rep.ok()) << (rep.ok() ? "" : rep.status().message());
-  if (!rep.ok()) return r;
-  r.report = rep.value();
-  std::istringstream in(r.report.history);
-  std::string line;
-  while (std::getline(in, line)) r.lines.push_back(json::parse(line));
-  EXPECT_TRUE(r.report.expected) << name << ": " << r.report.outcome;
-  return r;
-}
-
-int64_t t_of(const json& l) { return l["t"].get<int64_t>(); }
+Ran run(const std::string& name) { return testing::run_library("kernel", name); }
 
 TEST(FaultTimelineTest, ClockJumpOnANodeExpiresAThirtySecondKeyAtOnce) {
   Ran r = run("clock-jump-node");

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "sim/scenario/parse.h"
+#include "sim/scenario/ran_test_util.h"
 #include "sim/scenario/run.h"
 
 namespace lockstep::scenario {
@@ -13,50 +14,12 @@ namespace {
 
 using nlohmann::json;
 
-struct Ran {
-  RunReport report;
-  std::vector<json> lines;
-  std::vector<json> of(const std::string& type, const std::string& field = "",
-                       const json& value = nullptr) const {
-    std::vector<json> out;
-    for (const json& l : lines) {
-      if (l.value("type", "") != type) continue;
-      if (!field.empty() && (!l.contains(field) || l[field] != value)) continue;
-      out.push_back(l);
-    }
-    return out;
-  }
-  // The `complete` of operation `id`.
-  json completion(int64_t id) const {
-    auto c = of("complete", "id", id);
-    EXPECT_EQ(c.size(), 1u) << "operation " << id;
-    return c.empty() ? json() : c[0];
-  }
-};
+using testing::Ran;
+using testing::t_of;
 
-Ran run_scenario_value(const Result<Scenario>& s, const std::string& name) {
-  EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.status().message());
-  Ran r;
-  if (!s.ok()) return r;
-  Result<RunReport> rep = run_scenario(s.value(), RunOptions{});
-  EXPECT_TRUE(rep.ok()) << (rep.ok() ? "" : rep.status().message());
-  if (!rep.ok()) return r;
-  r.report = rep.value();
-  std::istringstream in(r.report.history);
-  std::string line;
-  while (std::getline(in, line)) r.lines.push_back(json::parse(line));
-  EXPECT_TRUE(r.report.expected) << name << ": " << r.report.outcome;
-  return r;
-}
+Ran run_edge(const std::string& name) { return testing::run_library("edge", name); }
 
-Ran run_edge(const std::string& name) {
-  const std::string path = std::string(LOCKSTEP_SOURCE_DIR) + "/scenarios/edge/" + name + ".json";
-  return run_scenario_value(load_scenario(path), name);
-}
-
-Ran run_text(const std::string& text) { return run_scenario_value(parse_scenario_text(text, "test.json"), "test.json"); }
-
-int64_t t_of(const json& l) { return l["t"].get<int64_t>(); }
+Ran run_text(const std::string& text) { return testing::run_checked(parse_scenario_text(text, "test.json"), "test.json"); }
 
 std::vector<json> renewals_of(const Ran& r, const std::string& thread) {
   std::vector<json> out;
