@@ -251,11 +251,13 @@ std::string unknown_command_error(Args argv) {
 void Call::wrong_type() { error(kWrongTypeError); }
 void Call::syntax_error() { error(kSyntaxError); }
 void Call::not_integer() { error(kNotIntegerError); }
-void Call::arity_error() {
+std::string arity_error_text(std::string_view name) {
   std::string text = "ERR wrong number of arguments for '";
-  text += cmd != nullptr ? cmd->name : std::string_view("?");
+  text += name;
   text += "' command";
-  error(text);
+  return text;
 }
+
+void Call::arity_error() { error(arity_error_text(cmd != nullptr ? cmd->name : std::string_view("?"))); }
 
 }  // namespace lockstep::redis

@@ -58,6 +58,9 @@ uint32_t command_flags(const Command& cmd, Server& srv, Args argv);
 // Redis's reply to an unknown command, e.g. "ERR unknown command 'foo', with args beginning
 // with: 'a' 'b' ".
 std::string unknown_command_error(Args argv);
+// Redis's arity error for a command (or "parent|sub" subcommand) name:
+// "ERR wrong number of arguments for '<name>' command".
+std::string arity_error_text(std::string_view name);
 // Drops trailing CR/LF and replaces inner CR/LF by spaces, as Redis does for formatted errors.
 std::string sanitize_error(std::string text);
 

@@ -228,7 +228,7 @@ constexpr std::string_view kScriptHelp[] = {
 
 bool sub_arity_ok(Call& c, std::string_view sub, int arity) {
   if (arity_ok(arity, c.argv.size())) return true;
-  c.error("ERR wrong number of arguments for 'script|" + std::string(sub) + "' command");
+  c.error(arity_error_text("script|" + std::string(sub)));
   return false;
 }
 

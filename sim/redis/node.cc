@@ -224,11 +224,15 @@ void dispatch(Server& s, Client& client, Args argv, std::vector<Reply>& out) {
   const Command* cmd = argv.empty() ? nullptr : lookup_command(argv[0]);
   if (cmd == nullptr) return reject(s, client, nullptr, unknown_command_error(argv), out);
   if (!arity_ok(cmd->arity, argv.size())) {
-    return reject(s, client, cmd, "ERR wrong number of arguments for '" + std::string(cmd->name) + "' command", out);
+    return reject(s, client, cmd, arity_error_text(cmd->name), out);
   }
-  const uint32_t flags = command_flags(*cmd, s, argv);
-  const bool writes = (flags & kCmdWrite) || (cmd->handler == cmd_exec && (client.queued_flags & kCmdWrite));
-  if (s.replica() && writes) return reject(s, client, cmd, kReadOnlyError, out);
+  // The effective flags (EVAL's come from its script's shebang) are needed only on a replica and
+  // inside MULTI: not computed on the common path.
+  if (s.replica()) {
+    const bool writes = (command_flags(*cmd, s, argv) & kCmdWrite) ||
+                        (cmd->handler == cmd_exec && (client.queued_flags & kCmdWrite));
+    if (writes) return reject(s, client, cmd, kReadOnlyError, out);
+  }
   // RESP3 connections may run any command while subscribed (their messages are pushes).
   if (client.subscription_count() > 0 && !client.resp3() && !(cmd->flags & kCmdSubscribedContext)) {
     return reject(s, client, cmd,
@@ -239,7 +243,7 @@ void dispatch(Server& s, Client& client, Args argv, std::vector<Reply>& out) {
   }
   if (client.multi && !runs_inside_multi(*cmd)) {
     client.queued.emplace_back(argv.begin(), argv.end());
-    client.queued_flags |= flags;
+    client.queued_flags |= command_flags(*cmd, s, argv);
     out.push_back(Reply::status("QUEUED"));
     return;
   }

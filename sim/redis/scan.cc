@@ -125,7 +125,10 @@ std::vector<const ScanItem*> visit(std::vector<ScanItem>& items, const ScanOptio
   return out;
 }
 
-void reply_scan(Call& c, uint64_t next, const std::vector<const ScanItem*>& items, const ScanOptions& o) {
+// Replies [next cursor, elements] for the items this call visits, MATCH applied.
+void reply_scan(Call& c, std::vector<ScanItem>& all, const ScanOptions& o, bool small) {
+  uint64_t next = 0;
+  const std::vector<const ScanItem*> items = visit(all, o, small, &next);
   std::vector<Reply> elements;
   for (const ScanItem* i : items) {
     if (o.match && !glob_match(o.pattern, i->name)) continue;
@@ -171,9 +174,7 @@ void cmd_scan(Call& c) {
     if (o.by_type && !iequals(o.type, type_name(e->value))) continue;
     items.push_back({scan_hash(key), key, "", false});
   }
-  uint64_t next = 0;
-  const std::vector<const ScanItem*> picked = visit(items, o, /*small=*/false, &next);
-  reply_scan(c, next, picked, o);
+  reply_scan(c, items, o, /*small=*/false);
 }
 
 void cmd_hscan(Call& c) {
@@ -186,9 +187,7 @@ void cmd_hscan(Call& c) {
     small = small && f.size() <= 64 && v.size() <= 64;
     items.push_back({scan_hash(f), std::string(f), std::string(v), true});
   });
-  uint64_t next = 0;
-  const std::vector<const ScanItem*> picked = visit(items, o, small, &next);
-  reply_scan(c, next, picked, o);
+  reply_scan(c, items, o, small);
 }
 
 void cmd_sscan(Call& c) {
@@ -197,9 +196,7 @@ void cmd_sscan(Call& c) {
   if (set == nullptr) return;
   std::vector<ScanItem> items;
   set->for_each([&](std::string_view m) { items.push_back({scan_hash(m), std::string(m), "", false}); });
-  uint64_t next = 0;
-  const std::vector<const ScanItem*> picked = visit(items, o, set->is_intset(), &next);
-  reply_scan(c, next, picked, o);
+  reply_scan(c, items, o, set->is_intset());
 }
 
 void cmd_zscan(Call& c) {
@@ -210,9 +207,7 @@ void cmd_zscan(Call& c) {
   for (const ZSetValue::Item& i : z->ordered()) {
     items.push_back({scan_hash(i.member), i.member, format_double(i.score), true});
   }
-  uint64_t next = 0;
-  const std::vector<const ScanItem*> picked = visit(items, o, z->is_listpack(), &next);
-  reply_scan(c, next, picked, o);
+  reply_scan(c, items, o, z->is_listpack());
 }
 
 }  // namespace lockstep::redis

@@ -24,7 +24,7 @@ void unknown_subcommand(Call& c, std::string_view container) {
 
 bool sub_arity(Call& c, std::string_view full_name, int arity) {
   if (arity_ok(arity, c.argv.size())) return true;
-  c.error("ERR wrong number of arguments for '" + std::string(full_name) + "' command");
+  c.error(arity_error_text(full_name));
   return false;
 }
 
