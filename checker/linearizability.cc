@@ -6,8 +6,10 @@
 // replay is legal the lock is linearizable. Otherwise (or without execs) the Wing–Gong/Lowe
 // search: a depth-first search over which pending operation takes effect next, with operations
 // whose deadline is earliest tried first, unknown outcomes tried both ways, and a cache of
-// visited (linearized set, model state, time) fingerprints. A budget of states per lock turns a
-// blow-up into `unknown`.
+// visited (linearized set, model state, time) fingerprints. The search runs twice at most: first
+// lazily, trying an unknown-outcome op only where it lets the most urgent op take effect at once
+// (a witness found so is a linearization like any other), then, only if that finds none, in full.
+// A budget of states per lock, shared by both, turns a blow-up into `unknown`.
 #include <algorithm>
 #include <map>
 #include <tuple>
@@ -185,8 +187,13 @@ class Search {
  public:
   enum class Answer { kLinearizable, kNotLinearizable, kBudget };
 
-  Search(const History& h, const Model& model, std::vector<LinOp> ops, int64_t budget)
-      : h_(h), model_(model), ops_(std::move(ops)), budget_(budget) {}
+  // `lazy`: an incomplete search that tries an unknown-outcome op only right where it lets the
+  // most urgent op take effect. Below each wrong turn the full search tries every subset of the
+  // pending unknown ops in every order (2^20 branches for 20 lost replies) before it backtracks;
+  // the lazy one backtracks at once. Its kLinearizable is a witness; its kNotLinearizable proves
+  // nothing.
+  Search(const History& h, const Model& model, const std::vector<LinOp>& ops, int64_t budget, bool lazy)
+      : h_(h), model_(model), ops_(ops), budget_(budget), lazy_(lazy) {}
   Answer run();
   int64_t states() const { return states_; }
   const Deepest& deepest() const { return deepest_; }
@@ -201,6 +208,7 @@ class Search {
     std::vector<uint32_t> cands;
     uint32_t next = 0;
     bool optional_added = false;
+    bool first_failed = false;  // the most urgent candidate could not take effect here
     TimeUs limit = kTimeNever;
   };
   void link_all();
@@ -210,12 +218,14 @@ class Search {
   void fill_optional(Frame& f);
   void add_variants(Frame& f, size_t from);
   bool try_candidate(Frame& f, uint32_t c, Frame* child);
+  bool enables(const Frame& f, uint32_t optional_code) const;
   void note_deepest(const Frame& f);
 
   const History& h_;
   const Model& model_;
   std::vector<LinOp> ops_;
   int64_t budget_;
+  bool lazy_;
   int64_t states_ = 0;
   int64_t required_total_ = 0;
   // Doubly linked lists (by index; ops_.size() is the head sentinel) of pending ops.
@@ -299,8 +309,33 @@ void Search::fill_optional(Frame& f) {
   std::reverse(tmp.cands.begin(), tmp.cands.end());
   tmp.state = f.state;
   add_variants(tmp, 0);
+  if (lazy_) std::erase_if(tmp.cands, [&](uint32_t code) { return !enables(f, code); });
   f.cands.insert(f.cands.begin() + f.next, tmp.cands.begin(), tmp.cands.end());
   f.optional_added = true;
+}
+
+// Whether the optional op `optional_code` (op << 1 | variant), taking effect now, lets the frame's
+// most urgent op take effect right after it.
+bool Search::enables(const Frame& f, uint32_t optional_code) const {
+  const LinOp& o = ops_[optional_code >> 1];
+  TimeUs at = std::max(f.now, o.invoke_t);
+  const TimeUs limit = std::min(f.limit, o.deadline_t);
+  LockState mid, after;
+  if (at > limit || !model_.step(f.state, h_.ops[o.op], o.effect(), limit, &at, &mid, nullptr,
+                                 o.hints(static_cast<int>(optional_code & 1)))) {
+    return false;
+  }
+  const uint32_t urgent = f.cands.front() >> 1;
+  const LinOp& x = ops_[urgent];
+  const Operation& op = h_.ops[x.op];
+  const TimeUs x_limit = std::min(f.limit, x.deadline_t);
+  for (int variant = 0; variant < model_.variants(mid, op); ++variant) {
+    TimeUs x_at = std::max(at, x.invoke_t);
+    if (x_at <= x_limit && model_.step(mid, op, x.effect(), x_limit, &x_at, &after, nullptr, x.hints(variant))) {
+      return true;
+    }
+  }
+  return false;
 }
 
 bool Search::try_candidate(Frame& f, uint32_t code, Frame* child) {
@@ -347,7 +382,9 @@ Search::Answer Search::run() {
     if (f.done == required_total_) return Answer::kLinearizable;
     // When the most urgent op cannot take effect now, an unknown op that took effect unseen is
     // the likeliest explanation (a lost reply): try those before reordering the observed ops.
-    if (f.next == std::min<size_t>(1, f.cands.size()) && !f.optional_added) fill_optional(f);
+    if (f.next == std::min<size_t>(1, f.cands.size()) && !f.optional_added && (!lazy_ || f.first_failed)) {
+      fill_optional(f);
+    }
     if (f.next == f.cands.size()) {
       if (f.via >= 0) relink(static_cast<uint32_t>(f.via));
       stack.pop_back();
@@ -358,7 +395,10 @@ Search::Answer Search::run() {
     Frame child;
     // The budget counts every transition tried, so it bounds the work, not just the depth.
     if (++states_ > budget_) return Answer::kBudget;
-    if (!try_candidate(f, code, &child)) continue;
+    if (!try_candidate(f, code, &child)) {
+      if (f.next == 1) f.first_failed = true;
+      continue;
+    }
     unlink(c);
     stack.push_back(std::move(child));
     fill_required(stack.back());
@@ -545,9 +585,15 @@ PropertyResult check_linearizability(const History& h, const CheckOptions& optio
       ++by_order;
       continue;
     }
-    Search search(h, model, std::move(ops), options.search_budget);
-    const Search::Answer answer = search.run();
-    states += search.states();
+    const int64_t lazy_budget = options.search_budget / 10;
+    Search lazy(h, model, ops, lazy_budget, /*lazy=*/true);
+    Search search(h, model, ops, options.search_budget - lazy_budget, /*lazy=*/false);
+    Search::Answer answer = lazy.run();
+    states += lazy.states();
+    if (answer != Search::Answer::kLinearizable) {
+      answer = search.run();  // the verdict and, for a violation, the deepest point are its own
+      states += search.states();
+    }
     ++by_search;
     if (answer == Search::Answer::kBudget && budget_lock.empty()) budget_lock = std::string(h.str(lock));
     if (answer != Search::Answer::kNotLinearizable) continue;

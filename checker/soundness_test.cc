@@ -237,5 +237,46 @@ TEST(InjectedRegression, BargePastStaleWaitersIsNotInjected) {
   }
 }
 
+
+// Regression (CI, LegalReentrantHistoriesPass): 5 threads, a 500 ms lease and 20 lost replies. One
+// wrong turn of the search (a grant placed before the holder's unlock) left 20 unknown-outcome
+// ops pending below it, and the full search tried their subsets in every order — 20 M states and
+// `unknown` — before backtracking one level. The lazy first pass finds a linearization at once.
+TEST(SearchRegression, LostRepliesDoNotExhaustTheBudget) {
+  testing::GenOptions o;
+  o.threads = 5;
+  o.ops = 108;
+  o.lease_ms = 500;
+  o.hold_max_ms = 1500;
+  o.think_max_ms = 100;
+  o.net_max_us = 20000;
+  o.unknown_ppm = 200000;
+  o.reentry_ppm = 0;
+  o.execs = false;
+  const History h = parse_or_die(testing::generate_history(o, 1914457972979586978ULL));
+  const PropertyResult r = check_history(h).property("linearizability");
+  EXPECT_EQ(r.verdict, Verdict::kOk) << r.reason;
+  EXPECT_LT(r.details.value("search_states", int64_t{0}), 10000) << r.reason;
+}
+
+// Regression (EarlyLapseFailsLinearizability, seed 12): the previous hold's last renewal was still
+// on its way when the injected hold's first renewal started; the generator completed one op id
+// twice and let the stale renewal report the injected loss. Renewals now go one at a time.
+TEST(InjectedRegression, EarlyLapseWaitsForTheLastRenewal) {
+  testing::GenOptions o;
+  o.kind = LockKind::kSimple;
+  o.threads = 2;
+  o.ops = 60;
+  o.watchdog_ms = 300;
+  o.hold_max_ms = 1500;
+  o.think_max_ms = 5;
+  o.net_max_us = 20000;
+  o.reentry_ppm = 0;
+  o.execs = false;
+  o.inject = testing::Inject::kEarlyLapse;
+  const History h = parse_or_die(testing::generate_history(o, 12));
+  EXPECT_EQ(check_history(h).property("linearizability").verdict, Verdict::kViolation);
+}
+
 }  // namespace
 }  // namespace lockstep::checker

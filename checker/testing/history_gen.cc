@@ -81,6 +81,7 @@ struct ThreadState {
   bool lost_reply = false;
   bool lose_lock = false;  // inject kEarlyLapse on this hold
   bool renew_ok = false;   // the server's answer to the pending renewal
+  bool renewing = false;   // a renewal is in flight (one at a time, as Redisson's watchdog)
   bool in_flight = false;  // an acquisition attempt is on its way to the server
   // Fair lock: when this waiter's queue entry becomes stale (its score: the replied ttl +
   // threadWaitTime after its last attempt). Past it, the fair script may evict it, so overtaking
@@ -527,6 +528,11 @@ void Generator::handle(const Event& e) {
       return;
     case Act::kRenewInvoke:
       if (static_cast<uint64_t>(e.arg) != th.renew_gen || th.count == 0) return;
+      if (th.renewing) {  // the previous hold's last renewal is still on its way
+        push(now_ + kUsPerMs, Act::kRenewInvoke, e.thread, e.arg);
+        return;
+      }
+      th.renewing = true;
       th.renew_op = invoke(th, "renew", kAbsent);
       push(now_ + net(), Act::kServerRenew, e.thread, e.arg);
       return;
@@ -539,9 +545,11 @@ void Generator::handle(const Event& e) {
       return;
     }
     case Act::kCompleteRenew:
+      th.renewing = false;
       complete_line(th.renew_op, "ok");
       out_.raw("renewed", th.renew_ok ? "true" : "false");
       out_.end();
+      if (static_cast<uint64_t>(e.arg) != th.renew_gen) return;  // an earlier hold's last renewal
       if (th.lose_lock) {
         // kEarlyLapse: the client is told it lost the lock long before its lease could elapse.
         out_.begin(now_, "hold_end");
@@ -553,7 +561,7 @@ void Generator::handle(const Event& e) {
         th.count = 0;
         th.lose_lock = false;
         push(now_ + 1, Act::kStart, e.thread, 0);
-      } else if (static_cast<uint64_t>(e.arg) == th.renew_gen && th.count > 0) {
+      } else if (th.count > 0) {
         push(now_ + lease_us() / 3, Act::kRenewInvoke, e.thread, e.arg);
       }
       return;
