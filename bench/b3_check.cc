@@ -6,6 +6,10 @@
 //      simulates a correct lock with the same shape; it logs exec events, as the simulator does.
 //  (b) the hard case: 10,000 operations on one lock from 64 threads, 30% tryLock, ~5% of the
 //      calls with a lost request or reply (unknown outcome).
+//  (c) the hard illegal case: (b) with one injected illegal acquisition (a ghost owner takes the
+//      lock inside another owner's believed hold), seeds 1-6; how many are refuted, and the
+//      slowest, in three modes: the default, the search alone with a 3 s window on unknown
+//      outcomes, the search alone with unbounded windows.
 // Each history is written to a temporary file and checked by `lockstep check` in a child process
 // (this binary, /proc/self/exe), so the figures are what a user sees: wall time including
 // parsing, and the child's peak RSS (wait4). Both are measured with the logged execution order
@@ -104,6 +108,7 @@ nlohmann::json measure(const std::string& file, const std::vector<std::string>& 
 struct Shape {
   std::string name;
   checker::testing::GenOptions options;
+  uint64_t seed = 20260101;
 };
 
 // Writes the history of `shape` to `file` from a forked child, so this process never holds it:
@@ -112,7 +117,7 @@ bool generate_file(const Shape& shape, const std::string& file) {
   const pid_t pid = fork();
   if (pid < 0) return false;
   if (pid == 0) {
-    const std::string text = checker::testing::generate_history(shape.options, 20260101);
+    const std::string text = checker::testing::generate_history(shape.options, shape.seed);
     std::ofstream out(file, std::ios::binary);
     out << text;
     out.flush();
@@ -147,6 +152,45 @@ nlohmann::json bench_shape(const Shape& shape, int repeats, const std::string& d
   return j;
 }
 
+// (c): for each mode, how many seeds' linearizability verdicts were violation / ok / unknown,
+// and the slowest check (wall, CPU) and the largest peak RSS among them.
+nlohmann::json bench_illegal(Shape shape, int repeats, const std::string& dir) {
+  struct Mode {
+    std::string name;
+    std::vector<std::string> args;
+    int violation = 0, ok = 0, unknown = 0;
+    double wall_s_max = 0, cpu_s_max = 0, rss_mib_max = 0;
+  };
+  std::vector<Mode> modes = {{"exec_order", {}},
+                             {"search_only_window_3s", {"--no-exec-order", "--unknown-window-ms", "3000"}},
+                             {"search_only", {"--no-exec-order"}}};
+  shape.options.inject = checker::testing::Inject::kOverlap;
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
+    shape.seed = seed;
+    const std::string file = dir + "/lockstep-b3-" + std::to_string(getpid()) + "-c" + std::to_string(seed) + ".jsonl";
+    if (!generate_file(shape, file)) return {{"error", "could not generate " + file}};
+    for (Mode& mode : modes) {
+      std::vector<std::string> args = mode.args;
+      args.insert(args.end(), {"--property", "linearizability"});
+      const nlohmann::json m = measure(file, args, repeats);
+      const std::string verdict = m["linearizability"];
+      mode.violation += verdict.starts_with("violation");
+      mode.ok += verdict.starts_with("ok");
+      mode.unknown += verdict.starts_with("unknown");
+      mode.wall_s_max = std::max(mode.wall_s_max, m["wall_s_median"].get<double>());
+      mode.cpu_s_max = std::max(mode.cpu_s_max, m["cpu_s_median"].get<double>());
+      mode.rss_mib_max = std::max(mode.rss_mib_max, m["peak_rss_mib"].get<double>());
+    }
+    std::filesystem::remove(file);
+  }
+  nlohmann::json j = nlohmann::json::object();
+  for (const Mode& mode : modes) {
+    j[mode.name] = {{"seeds", 6}, {"violation", mode.violation}, {"ok", mode.ok}, {"unknown", mode.unknown},
+                    {"wall_s_max", mode.wall_s_max}, {"cpu_s_max", mode.cpu_s_max}, {"peak_rss_mib_max", mode.rss_mib_max}};
+  }
+  return j;
+}
+
 }  // namespace
 
 nlohmann::json run_b3_check(const BenchOptions& options) {
@@ -168,18 +212,23 @@ nlohmann::json run_b3_check(const BenchOptions& options) {
   hard.options.try_lock_ppm = 300'000;
   const nlohmann::json a = bench_shape(big, repeats, dir);
   const nlohmann::json b = bench_shape(hard, repeats, dir);
+  const nlohmann::json c = bench_illegal(hard, repeats, dir);
   const double a_s = a["exec_order"]["wall_s_median"], a_mib = a["exec_order"]["peak_rss_mib"];
   const double b_s = b["exec_order"]["wall_s_median"];
   // The target is wall time on a quiet machine; a shared 2-core machine inflates wall time, so
   // the CPU time is reported beside it.
   const bool b_decided = b["exec_order"]["exit_code"] == 0;
+  const bool c_decided = c.contains("exec_order") && c["exec_order"]["violation"] == 6 &&
+                         c["exec_order"]["wall_s_max"].get<double>() <= 1.0 &&
+                         c["exec_order"]["peak_rss_mib_max"].get<double>() <= 256.0;
   return {{"id", "B3"},
           {"what", "lockstep check end to end (parse + all properties) on generated legal histories"},
-          {"results", {{"a_1m_ops_1000x100", a}, {"b_hard_64x1_unknown", b}}},
-          {"target", "(a) <= 10 s and <= 2 GiB; (b) <= 5 s, never a silent blow-up"},
+          {"results", {{"a_1m_ops_1000x100", a}, {"b_hard_64x1_unknown", b}, {"c_hard_illegal_6_seeds", c}}},
+          {"target", "(a) <= 10 s and <= 2 GiB; (b) <= 5 s, never a silent blow-up; "
+                     "(c) every seed refuted in <= 1 s and <= 256 MiB"},
           {"reference", "Porcupine v1.3.0, same shapes: 1M ops / 10 locks x 100 threads 27 s and 14 GiB; "
                         "1 lock x 64 threads x 10k ops with 5% unknown: no answer in 120 s (7.3 GiB)"},
-          {"met", !options.quick && a_s <= 10.0 && a_mib <= 2048.0 && b_s <= 5.0 && b_decided},
+          {"met", !options.quick && a_s <= 10.0 && a_mib <= 2048.0 && b_s <= 5.0 && b_decided && c_decided},
           {"quick", options.quick},
           {"machine", machine()}};
 }

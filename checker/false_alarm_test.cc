@@ -131,6 +131,44 @@ TEST(LinearizabilityRegression, AnUnseenGrantThatLapsedIsFollowedByAFreshOne) {
   EXPECT_EQ(lin(kSingle, without).verdict, Verdict::kViolation);
 }
 
+// c1 takes L, unlocks with the reply lost (unknown; the unlock ran at 2.1 s), takes L again at
+// 3.1 s and holds it until 5 s; c2 is granted L at 4.1 s. `unlock_run` is the unlock's exec line.
+std::string late_unknown_unlock(const std::string& unlock_run) {
+  return R"({"t": 1000000, "type": "invoke", "id": 1, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "lock", "lease_ms": 30000}
+{"t": 1100000, "type": "exec", "node": "node0", "seq": 1, "conn": "c1", "command": "EVAL", "script": "rlock_acquire", "op": 1, "keys": ["L"], "reply": null}
+{"t": 1200000, "type": "complete", "id": 1, "outcome": "ok", "acquired": true, "count": 1}
+{"t": 1200000, "type": "hold_begin", "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": 1}
+{"t": 2000000, "type": "hold_end", "thread": "c1/t0", "lock": "L", "reason": "unlock"}
+{"t": 2000000, "type": "invoke", "id": 2, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "unlock"}
+)" + unlock_run + R"({"t": 2900000, "type": "complete", "id": 2, "outcome": "unknown", "error": "command timed out"}
+{"t": 3000000, "type": "invoke", "id": 3, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "lock", "lease_ms": 30000}
+{"t": 3100000, "type": "exec", "node": "node0", "seq": 3, "conn": "c1", "command": "EVAL", "script": "rlock_acquire", "op": 3, "keys": ["L"], "reply": null}
+{"t": 3200000, "type": "complete", "id": 3, "outcome": "ok", "acquired": true, "count": 1}
+{"t": 3200000, "type": "hold_begin", "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": 3}
+{"t": 4000000, "type": "invoke", "id": 4, "thread": "c2/t0", "owner": "u2:0", "lock": "L", "op": "lock", "lease_ms": 30000}
+{"t": 4100000, "type": "exec", "node": "node0", "seq": 4, "conn": "c2", "command": "EVAL", "script": "rlock_acquire", "op": 4, "keys": ["L"], "reply": null}
+{"t": 4200000, "type": "complete", "id": 4, "outcome": "ok", "acquired": true, "count": 1}
+{"t": 5000000, "type": "hold_end", "thread": "c1/t0", "lock": "L", "reason": "unlock"}
+)";
+}
+
+TEST(LinearizabilityRegression, AnUnknownCallTookEffectOnlyWhereItsRunsSay) {
+  const std::string ran = R"({"t": 2100000, "type": "exec", "node": "node0", "seq": 2, "conn": "c1", "command": "EVAL", "script": "rlock_unlock", "op": 2, "keys": ["L"], "reply": 1}
+)";
+  // The exec log says the lost unlock released c1's first hold at 2.1 s: c1's second hold stands
+  // and c2's grant inside it is impossible. Had it never reached the node, likewise.
+  EXPECT_EQ(lin(kSingle, late_unknown_unlock(ran)).verdict, Verdict::kViolation);
+  EXPECT_EQ(lin(kSingle, late_unknown_unlock("")).verdict, Verdict::kViolation);
+  // From the client's view alone (no exec log) a lost unlock may be delivered arbitrarily late:
+  // at 4.1 s it releases c1's second hold (same owner) and explains c2's grant.
+  std::string without_execs = late_unknown_unlock("");
+  for (size_t at; (at = without_execs.find(R"("type": "exec")")) != std::string::npos;) {
+    const size_t begin = without_execs.rfind('\n', at) + 1;
+    without_execs.erase(begin, without_execs.find('\n', at) + 1 - begin);
+  }
+  EXPECT_EQ(lin(kSingle, without_execs).verdict, Verdict::kOk);
+}
+
 // A write→read downgrade by c1, then the write watchdog's renewal that finds no write hold.
 std::string downgrade(const char* renewed) {
   return std::string(R"({"t": 0, "type": "invoke", "id": 1, "thread": "c1/t0", "owner": "u1:0", "lock": "RW", "op": "lock", "mode": "write", "lease_ms": -1}

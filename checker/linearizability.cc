@@ -118,8 +118,10 @@ Beliefs beliefs_of(const History& h, const ExecsOf& execs_of) {
 }
 
 // Builds the operations of one lock that the model must account for, in invoke order.
+// `pin_unknown`: the history's exec events are trusted as the record of every run on a node, so
+// an unknown-outcome operation took effect, if at all, where its runs say (docs/checker.md).
 std::vector<LinOp> lin_ops(const History& h, const std::vector<uint32_t>& indices, int64_t unknown_window_ms,
-                           const ExecsOf& execs_of, const Beliefs& beliefs) {
+                           const ExecsOf& execs_of, const Beliefs& beliefs, bool pin_unknown) {
   std::vector<LinOp> out;
   out.reserve(indices.size());
   std::map<Sym, TimeUs> thread_done;  // thread → when its last call (not a renewal) returned
@@ -148,6 +150,17 @@ std::vector<LinOp> lin_ops(const History& h, const std::vector<uint32_t>& indice
       if (op.kind == OpKind::kRenew) continue;
       x.required = false;
       x.deadline_t = unknown_window_ms < 0 ? kTimeNever : op.invoke_t + unknown_window_ms * kUsPerMs;
+      if (pin_unknown && !execs_of.empty()) {
+        // It never reached a node; or it is an acquisition whose grants are phantoms (above)
+        // and whose other runs found the lock taken and changed nothing; or it took effect, if
+        // at all, at one of its runs: the last one (the earlier ones are phantoms), or on a
+        // quorum lock between its first and its last.
+        const std::vector<uint32_t>& runs = execs_of[i];
+        const bool quorum_acquire = op.is_acquire() && h.header.quorum_lock();
+        if (runs.empty() || (op.is_acquire() && !quorum_acquire)) continue;
+        x.invoke_t = h.execs[quorum_acquire ? runs.front() : runs.back()].t;
+        x.deadline_t = h.execs[runs.back()].t;
+      }
     }
     x.ends_belief = op.kind == OpKind::kUnlock && beliefs.ends_within(op.owner, op.lock, op.invoke_t, op.complete_t);
     // An observed acquisition took effect when a node answered it, not before: at its last grant
@@ -210,8 +223,16 @@ class Search {
     bool optional_added = false;
     bool first_failed = false;  // the most urgent candidate could not take effect here
     TimeUs limit = kTimeNever;
+    // Optional ops whose deadline `now` has passed are dead: they can no longer take effect, so
+    // the search drops them from the pending set (and counts them done in the fingerprint, so a
+    // path that applied one meets the path that did not). by_deadline_[0, dead_upto) are dead or
+    // done here; `killed` are the ones this frame dropped.
+    uint32_t dead_upto = 0;
+    std::vector<uint32_t> killed;
   };
   void link_all();
+  void take(uint32_t i);     // removes a pending op (linearized or dead)
+  void restore(uint32_t i);  // undoes the last take()
   void unlink(uint32_t i);
   void relink(uint32_t i);
   void fill_required(Frame& f);
@@ -232,6 +253,16 @@ class Search {
   std::vector<uint32_t> next_, prev_;
   uint32_t req_head_ = 0, opt_head_ = 0;
   std::vector<uint64_t> zob_a_, zob_b_;
+  std::vector<uint32_t> by_deadline_;  // optional ops with a deadline, earliest first
+  std::vector<bool> pending_;
+  // Interchangeable optional ops share a class (-1: none): unknown calls of one owner that the
+  // model cannot tell apart and that may take effect at any time after their invoke. Of those
+  // invoked by now only the earliest is tried (applying another gives the same state and leaves
+  // a pending set that is no more flexible).
+  std::vector<int32_t> sym_class_;
+  std::vector<uint32_t> class_stamp_;  // per class: the fill_optional call that last saw it
+  uint32_t fill_count_ = 0;
+  void classify();
   std::unordered_set<Fingerprint, FingerprintHash> visited_;
   Deepest deepest_;
 };
@@ -252,12 +283,29 @@ void Search::link_all() {
   }
   next_[last_req] = n + 2;  // end marker
   next_[last_opt] = n + 2;
+  pending_.assign(n, true);
+  classify();
+  for (uint32_t i = 0; i < n; ++i) {
+    if (!ops_[i].required && ops_[i].deadline_t != kTimeNever) by_deadline_.push_back(i);
+  }
+  std::stable_sort(by_deadline_.begin(), by_deadline_.end(),
+                   [&](uint32_t a, uint32_t b) { return ops_[a].deadline_t < ops_[b].deadline_t; });
   zob_a_.resize(n);
   zob_b_.resize(n);
   for (uint32_t i = 0; i < n; ++i) {
     zob_a_[i] = mix64(i * 2 + 0x9e37ULL);
     zob_b_[i] = mix64(i * 2 + 1 + 0x7f4aULL);
   }
+}
+
+void Search::take(uint32_t i) {
+  unlink(i);
+  pending_[i] = false;
+}
+
+void Search::restore(uint32_t i) {
+  relink(i);
+  pending_[i] = true;
 }
 
 void Search::unlink(uint32_t i) {
@@ -298,12 +346,33 @@ void Search::add_variants(Frame& f, size_t from) {
   f.cands = std::move(out);
 }
 
+void Search::classify() {
+  using Key = std::tuple<OpKind, Sym, Mode, int64_t, int64_t, Outcome, Tri, Tri, Tri, int32_t, bool, bool>;
+  std::map<Key, int32_t> classes;
+  sym_class_.assign(ops_.size(), -1);
+  for (uint32_t i = 0; i < ops_.size(); ++i) {
+    const LinOp& x = ops_[i];
+    if (x.required || x.phantom || x.deadline_t != kTimeNever) continue;
+    const Operation& op = h_.ops[x.op];
+    const Key key{op.kind, op.owner, op.mode, op.effective_lease_us(), op.token, op.outcome,
+                  op.acquired, op.released, op.renewed, op.count, x.unseen_grants, x.ends_belief};
+    sym_class_[i] = classes.emplace(key, static_cast<int32_t>(classes.size())).first->second;
+  }
+  class_stamp_.assign(classes.size(), 0);
+}
+
 // Inserts, at the frame's cursor, the unknown-outcome ops that may take effect now, the most
 // recently invoked first.
 void Search::fill_optional(Frame& f) {
   const uint32_t end = static_cast<uint32_t>(ops_.size()) + 2;
   Frame tmp;
+  ++fill_count_;
   for (uint32_t i = next_[opt_head_]; i != end && ops_[i].invoke_t <= f.limit; i = next_[i]) {
+    const int32_t k = sym_class_[i];
+    if (k >= 0 && ops_[i].invoke_t <= f.now) {
+      if (class_stamp_[k] == fill_count_) continue;  // an earlier one of its class is pending
+      class_stamp_[k] = fill_count_;
+    }
     tmp.cands.push_back(i);
   }
   std::reverse(tmp.cands.begin(), tmp.cands.end());
@@ -361,6 +430,14 @@ bool Search::try_candidate(Frame& f, uint32_t code, Frame* child) {
   child->now = at;
   child->set_a = f.set_a ^ zob_a_[c];
   child->set_b = f.set_b ^ zob_b_[c];
+  child->dead_upto = f.dead_upto;
+  while (child->dead_upto < by_deadline_.size() && ops_[by_deadline_[child->dead_upto]].deadline_t < at) {
+    const uint32_t i = by_deadline_[child->dead_upto++];
+    if (i == c || !pending_[i]) continue;
+    child->killed.push_back(i);
+    child->set_a ^= zob_a_[i];
+    child->set_b ^= zob_b_[i];
+  }
   const uint64_t sh = Model::hash(child->state);
   const Fingerprint key{child->set_a ^ mix64(sh ^ static_cast<uint64_t>(at)),
                         child->set_b ^ mix64(sh + 0x632be59bd9b4e019ULL * static_cast<uint64_t>(at + 1))};
@@ -386,7 +463,8 @@ Search::Answer Search::run() {
       fill_optional(f);
     }
     if (f.next == f.cands.size()) {
-      if (f.via >= 0) relink(static_cast<uint32_t>(f.via));
+      for (auto it = f.killed.rbegin(); it != f.killed.rend(); ++it) restore(*it);
+      if (f.via >= 0) restore(static_cast<uint32_t>(f.via));
       stack.pop_back();
       continue;
     }
@@ -399,7 +477,8 @@ Search::Answer Search::run() {
       if (f.next == 1) f.first_failed = true;
       continue;
     }
-    unlink(c);
+    take(c);
+    for (uint32_t i : child.killed) take(i);
     stack.push_back(std::move(child));
     fill_required(stack.back());
   }
@@ -577,9 +656,10 @@ PropertyResult check_linearizability(const History& h, const CheckOptions& optio
   model.set_beliefs(&beliefs);
   int64_t by_order = 0, by_search = 0, states = 0;
   std::string budget_lock;
+  int64_t budget_unbounded = 0;  // unknown-outcome ops of that lock with no deadline
   nlohmann::json locks = nlohmann::json::array();
   for (const auto& [lock, indices] : group_by_lock(h.ops)) {
-    std::vector<LinOp> ops = lin_ops(h, indices, options.unknown_window_ms, execs_of, beliefs);
+    std::vector<LinOp> ops = lin_ops(h, indices, options.unknown_window_ms, execs_of, beliefs, options.use_exec_order);
     std::string order_why = options.use_exec_order ? "no exec events with op ids" : "not asked for (--no-exec-order)";
     if (options.use_exec_order && !execs_of.empty() && verify_exec_order(h, model, ops, execs_of, &order_why)) {
       ++by_order;
@@ -595,7 +675,12 @@ PropertyResult check_linearizability(const History& h, const CheckOptions& optio
       states += search.states();
     }
     ++by_search;
-    if (answer == Search::Answer::kBudget && budget_lock.empty()) budget_lock = std::string(h.str(lock));
+    if (answer == Search::Answer::kBudget && budget_lock.empty()) {
+      budget_lock = std::string(h.str(lock));
+      budget_unbounded = std::count_if(ops.begin(), ops.end(), [](const LinOp& x) {
+        return !x.required && x.deadline_t == kTimeNever;
+      });
+    }
     if (answer != Search::Answer::kNotLinearizable) continue;
     const Deepest& d = search.deepest();
     PropertyResult r = make_result(name, Verdict::kViolation,
@@ -625,6 +710,11 @@ PropertyResult check_linearizability(const History& h, const CheckOptions& optio
   if (!budget_lock.empty()) {
     r.verdict = Verdict::kUnknown;
     r.reason = "search budget of " + std::to_string(options.search_budget) + " states exhausted on lock " + budget_lock;
+    if (budget_unbounded > 0) {
+      r.reason += " (" + std::to_string(budget_unbounded) +
+                  " unknown-outcome operations may take effect at any time after their invoke; exec events with op "
+                  "ids, or --unknown-window-ms, would bound them)";
+    }
   } else if (!h.complete) {
     r.verdict = Verdict::kUnknown;
     r.reason = "history incomplete; the recorded part is " + r.reason;

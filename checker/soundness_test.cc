@@ -259,6 +259,37 @@ TEST(SearchRegression, LostRepliesDoNotExhaustTheBudget) {
   EXPECT_LT(r.details.value("search_states", int64_t{0}), 10000) << r.reason;
 }
 
+// Benchmark B3 (c) in small: one illegal grant (a ghost takes the lock inside another owner's
+// believed hold) among 64 contending threads with ~50 lost requests or replies. With the exec log,
+// an unknown call took effect, if at all, at its run, and a dead optional op is dropped from the
+// search state: refuted at once. From the client's view alone, with a 3 s window on unknown
+// outcomes, still refuted. Unbounded, a late lost unlock of the holder could explain the grant
+// and the search cannot rule every combination out: `unknown`, and the reason says why.
+TEST(SearchRegression, AnIllegalGrantAmongManyLostRepliesIsRefuted) {
+  testing::GenOptions o;
+  o.threads = 64;
+  o.ops = 1000;
+  o.unknown_ppm = 50000;
+  o.try_lock_ppm = 300000;
+  o.inject = testing::Inject::kOverlap;
+  const History h = parse_or_die(testing::generate_history(o, 1));
+  CheckOptions options;
+  options.properties = {"linearizability"};
+  const PropertyResult by_exec = check_history(h, options).property("linearizability");
+  EXPECT_EQ(by_exec.verdict, Verdict::kViolation) << by_exec.reason;
+  EXPECT_LT(by_exec.details.value("search_states", int64_t{0}), 2'000'000);
+  options.use_exec_order = false;
+  options.unknown_window_ms = 3000;
+  const PropertyResult windowed = check_history(h, options).property("linearizability");
+  EXPECT_EQ(windowed.verdict, Verdict::kViolation) << windowed.reason;
+  options.unknown_window_ms = -1;
+  options.search_budget = 200'000;
+  const PropertyResult unbounded = check_history(h, options).property("linearizability");
+  EXPECT_EQ(unbounded.verdict, Verdict::kUnknown) << unbounded.reason;
+  EXPECT_NE(unbounded.reason.find("unknown-outcome operations may take effect at any time"), std::string::npos)
+      << unbounded.reason;
+}
+
 // Regression (EarlyLapseFailsLinearizability, seed 12): the previous hold's last renewal was still
 // on its way when the injected hold's first renewal started; the generator completed one op id
 // twice and let the stale renewal report the injected loss. Renewals now go one at a time.

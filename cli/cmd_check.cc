@@ -108,7 +108,8 @@ void register_check(CLI::App& app, Action& action) {
                   "The sequential model for linearizability, overriding the header's lock_kind")
       ->check(CLI::IsMember(models));
   sub->add_flag("--no-exec-order", args->no_exec_order,
-                "Ignore the logged execution order; always search (for testing the search)");
+                "Ignore the logged execution order: no witness, unknown outcomes not pinned to their runs; "
+                "always search (the client's view alone, as other checkers see a history)");
   sub->callback([&action, args] { action = [args] { return run_check(*args); }; });
 }
 
