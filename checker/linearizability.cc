@@ -712,7 +712,7 @@ PropertyResult check_linearizability(const History& h, const CheckOptions& optio
     r.reason = "search budget of " + std::to_string(options.search_budget) + " states exhausted on lock " + budget_lock;
     if (budget_unbounded > 0) {
       r.reason += " (" + std::to_string(budget_unbounded) +
-                  " unknown-outcome operations may take effect at any time after their invoke; exec events with op "
+                  " unknown-outcome operation(s) may take effect at any time after their invoke; exec events with op "
                   "ids, or --unknown-window-ms, would bound them)";
     }
   } else if (!h.complete) {
