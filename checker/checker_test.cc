@@ -122,6 +122,128 @@ TEST(Examples, FairReorderingIsClassified) {
   EXPECT_EQ(f.details["reorderings"][0]["overtaken"], "c2/t0");
 }
 
+// The granting script evicts the heads it judges stale by its caller's clock: when that clock was
+// changed by a fault before the grant, the explanation says so (explore, redisson-fair-lock).
+TEST(Examples, AnInversionByAFaultedClientClockSaysSo) {
+  std::ifstream in(kTestdata + "/fair-fifo.jsonl");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string text = ss.str();
+  const std::string plain = check_history(load("fair-fifo.jsonl")).property("fairness").explanation.text;
+  EXPECT_EQ(plain.find("clock"), std::string::npos) << plain;
+  const std::string jump = R"({"t": 50000, "type": "fault", "fault": 1, "kind": "clock_jump", "target": "c3", "phase": "instant", "params": {"delta_ms": 60000}})" "\n";
+  text.insert(text.find(R"({"t": 100000, "type": "hold_end")"), jump);
+  Result<History> h = parse_history_text(text, "jump");
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  const PropertyResult f = check_history(h.value()).property("fairness");
+  EXPECT_EQ(f.verdict, Verdict::kViolation);
+  EXPECT_NE(f.explanation.text.find("the script judged staleness by the time c3's clock passed it, and that clock had "
+                                    "been changed by fault #1 (clock_jump of c3 at 0.050 s)"),
+            std::string::npos)
+      << f.explanation.text;
+}
+
+// A restart that lost the queue: the grant overtook a waiter the server had forgotten.
+TEST(Examples, AnInversionAfterTheQueueWasLostSaysSo) {
+  std::ifstream in(kTestdata + "/fair-fifo.jsonl");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string text = ss.str();
+  const std::string loss = R"({"t": 50000, "type": "data_loss", "node": "node0", "reason": "restart", "keys": ["redisson_lock_queue:{L}"]})" "\n";
+  text.insert(text.find(R"({"t": 100000, "type": "hold_end")"), loss);
+  Result<History> h = parse_history_text(text, "loss");
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  const PropertyResult f = check_history(h.value()).property("fairness");
+  EXPECT_EQ(f.verdict, Verdict::kViolation);
+  EXPECT_NE(f.explanation.text.find("the queue it waited in was lost: node0 lost redisson_lock_queue:{L} at 0.050 s (restart)"),
+            std::string::npos)
+      << f.explanation.text;
+}
+
+// c2 queues at 2.4 ms (told a TTL of 29 s: stale from 34.0024 s), c3 at 3.4 ms and again at 30 s;
+// c2's next attempt comes only at 50 s (its client was paused), after its entry could have been
+// evicted: it queued again at the tail, behind c3, and c3's grant at 60 s overtakes nobody
+// (explore, redisson-fair-lock seed 283, a false alarm). Had c2 come back in time, it stays ahead.
+std::string requeue_history(const char* c2_second_attempt_us) {
+  return std::string(R"({"lockstep_history": 1, "algorithm": "redisson-fair-lock", "lock_kind": "reentrant", "nodes": ["node0"], "fair": true, "thread_wait_ms": 5000}
+{"t": 1000, "type": "invoke", "id": 1, "thread": "c1/t0", "owner": "u1:1", "lock": "L", "op": "lock", "lease_ms": 90000}
+{"t": 1400, "type": "exec", "node": "node0", "seq": 1, "script": "fair_acquire", "op": 1, "keys": ["L"], "reply": null}
+{"t": 1800, "type": "complete", "id": 1, "outcome": "ok", "acquired": true, "count": 1}
+{"t": 2000, "type": "invoke", "id": 2, "thread": "c2/t0", "owner": "u2:1", "lock": "L", "op": "lock", "lease_ms": 90000}
+{"t": 2400, "type": "exec", "node": "node0", "seq": 2, "script": "fair_acquire", "op": 2, "keys": ["L"], "reply": 29000}
+{"t": 3000, "type": "invoke", "id": 3, "thread": "c3/t0", "owner": "u3:1", "lock": "L", "op": "lock", "lease_ms": 90000}
+{"t": 3400, "type": "exec", "node": "node0", "seq": 3, "script": "fair_acquire", "op": 3, "keys": ["L"], "reply": 28000}
+{"t": 30000000, "type": "exec", "node": "node0", "seq": 4, "script": "fair_acquire", "op": 3, "keys": ["L"], "reply": 28000}
+{"t": )") + c2_second_attempt_us + R"(, "type": "exec", "node": "node0", "seq": 5, "script": "fair_acquire", "op": 2, "keys": ["L"], "reply": 30000}
+{"t": 60000000, "type": "invoke", "id": 4, "thread": "c1/t0", "owner": "u1:1", "lock": "L", "op": "unlock"}
+{"t": 60000400, "type": "exec", "node": "node0", "seq": 6, "script": "fair_unlock", "op": 4, "keys": ["L"], "reply": 1}
+{"t": 60000800, "type": "complete", "id": 4, "outcome": "ok", "released": true, "count": 0}
+{"t": 60001000, "type": "exec", "node": "node0", "seq": 7, "script": "fair_acquire", "op": 3, "keys": ["L"], "reply": null}
+{"t": 60001400, "type": "complete", "id": 3, "outcome": "ok", "acquired": true, "count": 1}
+{"t": 61000000, "type": "invoke", "id": 5, "thread": "c3/t0", "owner": "u3:1", "lock": "L", "op": "unlock"}
+{"t": 61000400, "type": "exec", "node": "node0", "seq": 8, "script": "fair_unlock", "op": 5, "keys": ["L"], "reply": 1}
+{"t": 61000800, "type": "complete", "id": 5, "outcome": "ok", "released": true, "count": 0}
+{"t": 61001000, "type": "exec", "node": "node0", "seq": 9, "script": "fair_acquire", "op": 2, "keys": ["L"], "reply": null}
+{"t": 61001400, "type": "complete", "id": 2, "outcome": "ok", "acquired": true, "count": 1}
+{"t": 90000000, "type": "end", "complete": true}
+)";
+}
+
+TEST(Examples, AWaiterBackAfterItsEntryWentStaleQueuedAgainAtTheTail) {
+  Result<History> late = parse_history_text(requeue_history("50000000"), "late");
+  ASSERT_TRUE(late.ok()) << late.status().message();
+  const PropertyResult f = check_history(late.value()).property("fairness");
+  EXPECT_EQ(f.verdict, Verdict::kOk) << f.reason;
+  ASSERT_EQ(f.details["reorderings"].size(), 1u);
+  EXPECT_EQ(f.details["reorderings"][0]["rule"], "re-queued after its entry went stale");
+  // Back at 33 s, before its score (34.0024 s) passed: still ahead of c3, overtaken at 60 s.
+  Result<History> in_time = parse_history_text(requeue_history("33000000"), "in time");
+  ASSERT_TRUE(in_time.ok()) << in_time.status().message();
+  EXPECT_EQ(check_history(in_time.value()).property("fairness").verdict, Verdict::kViolation);
+}
+
+// c1 holds L; c2 queues (its timeout score: 35000 ms, a client time); c3's script at
+// `removal_us` (node-local `local_ms`) removes c2 from the queue. `between` goes between the two.
+std::string eviction_history(int64_t removal_us, int64_t local_ms, const std::string& between = "") {
+  const std::string removal = std::to_string(removal_us);
+  return std::string(R"({"lockstep_history": 1, "algorithm": "redisson-fair-lock", "lock_kind": "reentrant", "nodes": ["node0"], "fair": true, "thread_wait_ms": 5000}
+{"t": 1000, "type": "invoke", "id": 1, "thread": "c1/t0", "owner": "u1:1", "lock": "L", "op": "lock", "lease_ms": 90000}
+{"t": 1400, "type": "exec", "node": "node0", "seq": 1, "local_ms": 1, "script": "fair_acquire", "op": 1, "keys": ["L", "redisson_lock_queue:{L}", "redisson_lock_timeout:{L}"], "reply": null}
+{"t": 1800, "type": "complete", "id": 1, "outcome": "ok", "acquired": true, "count": 1}
+{"t": 2000, "type": "invoke", "id": 2, "thread": "c2/t0", "owner": "u2:1", "lock": "L", "op": "lock", "lease_ms": 90000}
+{"t": 2400, "type": "exec", "node": "node0", "seq": 2, "local_ms": 2, "script": "fair_acquire", "op": 2, "keys": ["L", "redisson_lock_queue:{L}", "redisson_lock_timeout:{L}"], "reply": 30000}
+{"t": 2400, "type": "state", "node": "node0", "seq": 2, "key": "redisson_lock_queue:{L}", "value": {"type": "list", "strings": ["u2:1"]}}
+{"t": 2400, "type": "state", "node": "node0", "seq": 2, "key": "redisson_lock_timeout:{L}", "value": {"type": "zset", "strings": ["u2:1", "35000"]}}
+)") + between + R"({"t": 9000000, "type": "invoke", "id": 3, "thread": "c3/t0", "owner": "u3:1", "lock": "L", "op": "lock", "lease_ms": 90000}
+{"t": )" + removal + R"(, "type": "exec", "node": "node0", "seq": 3, "local_ms": )" + std::to_string(local_ms) + R"(, "script": "fair_acquire", "op": 3, "keys": ["L", "redisson_lock_queue:{L}", "redisson_lock_timeout:{L}"], "reply": 50000}
+{"t": )" + removal + R"(, "type": "state", "node": "node0", "seq": 3, "key": "redisson_lock_queue:{L}", "value": {"type": "list", "strings": ["u3:1"]}}
+{"t": )" + removal + R"(, "type": "state", "node": "node0", "seq": 3, "key": "redisson_lock_timeout:{L}", "value": {"type": "zset", "strings": ["u3:1", "95000"]}}
+{"t": 99000000, "type": "end", "complete": true}
+)";
+}
+
+PropertyResult fairness_of(const std::string& text) {
+  Result<History> h = parse_history_text(text, "<eviction>");
+  EXPECT_TRUE(h.ok()) << (h.ok() ? "" : h.status().message());
+  return h.ok() ? check_history(h.value()).property("fairness") : PropertyResult{};
+}
+
+TEST(Fairness, AnEvictionIsJudgedByTheTrueTimeNotTheNodesClock) {
+  // At 30 s c2's timeout (35 s) has not passed: an illegal eviction.
+  const PropertyResult early = fairness_of(eviction_history(30'000'000, 30'000));
+  EXPECT_EQ(early.verdict, Verdict::kViolation);
+  EXPECT_NE(early.reason.find("illegal eviction: c3/t0's script at 30.000 s removed c2/t0"), std::string::npos) << early.reason;
+  // At 40 s it has, whatever the node's clock says (a clock drifted 10 s behind: 30000 ms); the
+  // scripts compare client times (regression: node clock faults were reported as evictions).
+  EXPECT_EQ(fairness_of(eviction_history(40'000'000, 30'000)).verdict, Verdict::kOk);
+}
+
+TEST(Fairness, AWaiterGoneWithTheNodesDataWasNotEvictedByAScript) {
+  const std::string loss = R"({"t": 5000000, "type": "data_loss", "node": "node0", "reason": "restart", "keys": ["L", "redisson_lock_queue:{L}", "redisson_lock_timeout:{L}"]})" "\n";
+  EXPECT_EQ(fairness_of(eviction_history(20'000'000, 20'000, loss)).verdict, Verdict::kOk);
+  EXPECT_EQ(fairness_of(eviction_history(20'000'000, 20'000)).verdict, Verdict::kViolation);
+}
+
 TEST(Examples, DeadWaiterEvictionIsAllowed) {
   // The same history, but c2's last attempt told it a short TTL and the grant came after its
   // timeout score passed: the stale-waiter eviction allows the reordering.

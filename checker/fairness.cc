@@ -8,6 +8,9 @@
 //    so the stale-waiter eviction at the head of the queue could remove it;
 //  - allowed, "acquireFailed": the overtaken waiter's own wait budget had run out (it gave up and
 //    removed itself);
+//  - allowed, "re-queued after its entry went stale": the overtaken waiter's score passed before
+//    its next attempt (a pause, a partition), so its entry may have been evicted and that attempt
+//    queued it again at the tail, behind the granted owner;
 //  - otherwise a violation.
 #include <algorithm>
 #include <cstdlib>
@@ -48,6 +51,18 @@ TimeUs evictable_at(const Entry& e, TimeUs t, int64_t thread_wait_ms) {
   TimeUs at = e.enqueue_t + thread_wait_ms * kUsPerMs;
   for (size_t k = 0; k < e.attempts.size(); ++k) {
     if (e.attempts[k] <= t) at = std::max(at, e.attempts[k] + (e.ttl_ms[k] + thread_wait_ms) * kUsPerMs);
+  }
+  return at;
+}
+
+// When `e` last joined the queue, as far as time `t`: an attempt that came after the score its
+// previous attempt set had passed may have found its entry evicted and queued it again at the
+// tail. Its first attempt when no such gap came before `t`.
+TimeUs requeued_at(const Entry& e, TimeUs t, int64_t thread_wait_ms) {
+  TimeUs at = e.enqueue_t;
+  for (size_t k = 1; k < e.attempts.size() && e.attempts[k] <= t; ++k) {
+    const TimeUs stale_at = e.attempts[k - 1] + (e.ttl_ms[k - 1] + thread_wait_ms) * kUsPerMs;
+    if (e.attempts[k] > stale_at) at = e.attempts[k];
   }
   return at;
 }
@@ -138,11 +153,14 @@ QueueVerdict queue_verdict(const History& h, const QueueStates& states, const Ex
   const auto at = std::find(queue->members.begin(), queue->members.end(), waiter);
   if (at == queue->members.end()) return QueueVerdict::kNotAhead;
   if (std::find(queue->members.begin(), at, granted) != at) return QueueVerdict::kNotAhead;
-  if (timeouts == nullptr || timeouts->type == kNoSym || grant.local_ms == kAbsent) return QueueVerdict::kLive;
+  if (timeouts == nullptr || timeouts->type == kNoSym) return QueueVerdict::kLive;
   for (size_t k = 0; k < timeouts->members.size() && k < timeouts->values.size(); ++k) {
     if (timeouts->members[k] != waiter) continue;
     const double score = std::strtod(std::string(h.str(timeouts->values[k])).c_str(), nullptr);
-    return score <= static_cast<double>(grant.local_ms) ? QueueVerdict::kEvictable : QueueVerdict::kLive;
+    // Scores are client times (the scripts compare them with the time the caller passes): judged
+    // by the true time, as if every clock were right. A node's clock plays no part; a caller's
+    // clock ahead of the truth evicts live waiters early, which is unfair.
+    return score <= static_cast<double>(grant.t / kUsPerMs) ? QueueVerdict::kEvictable : QueueVerdict::kLive;
   }
   return QueueVerdict::kLive;
 }
@@ -176,6 +194,38 @@ std::string client_clock_note(const History& h, std::string_view client, TimeUs 
          "'s clock passed it, and that clock had been changed by " + note;
 }
 
+// A waiter's queue entry lost with its node's data (a restart without persistence, a failover to
+// a replica that lacked it) between `from` and `to`: the grant overtook a queue that no longer
+// held it.
+std::string queue_loss_note(const History& h, Sym lock, TimeUs from, TimeUs to) {
+  const std::string queue = "redisson_lock_queue:{" + std::string(h.str(lock)) + "}";
+  std::string note;
+  for (const DataLoss& d : h.data_losses) {
+    if (d.t < from || d.t > to) continue;
+    for (uint32_t i = 0; i < d.keys_count; ++i) {
+      if (h.str(h.key_pool[d.keys_begin + i]) != queue) continue;
+      note += (note.empty() ? "" : ", ") + std::string(h.str(d.node)) + " lost " + queue + " at " + format_time(d.t) +
+              " (" + std::string(h.str(d.reason)) + ")";
+    }
+  }
+  return note.empty() ? "" : "; the queue it waited in was lost: " + note;
+}
+
+// Whether `node`'s keys may have changed between two of its recorded states by something other
+// than a recorded script: data lost there (a restart, a failover), the node crashing, or any
+// failover (roles change; a replica's replicated writes are not recorded as states).
+bool changed_unrecorded(const History& h, Sym node, TimeUs from, TimeUs to) {
+  for (const DataLoss& d : h.data_losses) {
+    if (d.node == node && d.t >= from && d.t <= to) return true;
+  }
+  for (const FaultEvent& f : h.faults) {
+    if (f.t < from || f.t > to) continue;
+    const std::string_view kind = h.str(f.kind);
+    if (kind == "failover" || ((kind == "crash" || kind == "restart") && f.target == node)) return true;
+  }
+  return false;
+}
+
 std::vector<IllegalEviction> illegal_evictions(const History& h, TimeUs tol_us) {
   std::map<std::pair<Sym, int64_t>, uint32_t> exec_at;  // (node, seq) → exec
   for (uint32_t e = 0; e < h.execs.size(); ++e) exec_at.emplace(std::make_pair(h.execs[e].node, h.execs[e].seq), e);
@@ -197,8 +247,10 @@ std::vector<IllegalEviction> illegal_evictions(const History& h, TimeUs tol_us) 
       const StateRecord& after = *list[k];
       while (z < zsets.size() && zsets[z]->seq < after.seq) zset_before = zsets[z++];
       if (before.type == kNoSym || h.str(before.type) != "list") continue;
+      // A waiter gone with the node's data was not removed by the script that found it gone.
+      if (changed_unrecorded(h, after.node, before.t, after.t)) continue;
       const auto e = exec_at.find({after.node, after.seq});
-      if (e == exec_at.end() || h.execs[e->second].op_id == kAbsent || h.execs[e->second].local_ms == kAbsent) continue;
+      if (e == exec_at.end() || h.execs[e->second].op_id == kAbsent) continue;
       const Exec& x = h.execs[e->second];
       const int64_t index = h.op_index(x.op_id);
       if (index < 0) continue;
@@ -214,7 +266,8 @@ std::vector<IllegalEviction> illegal_evictions(const History& h, TimeUs tol_us) 
         }
         if (score.empty()) continue;  // no score: the scripts' own guard evicts it (3.32+)
         const double due = std::strtod(score.c_str(), nullptr);
-        if (due <= static_cast<double>(x.local_ms) + static_cast<double>(tol_us) / kUsPerMs) continue;
+        // Judged by the true time (see queue_verdict), not the node's clock.
+        if (due <= static_cast<double>(x.t / kUsPerMs) + static_cast<double>(tol_us) / kUsPerMs) continue;
         out.push_back({m, e->second, score});
       }
     }
@@ -285,6 +338,8 @@ PropertyResult check_fairness(const History& h, const CheckOptions&) {
           r.rule = "evicted after threadWaitTime";
         } else if (vop.wait_ms >= 0 && g.grant_t >= vop.invoke_t + vop.wait_ms * kUsPerMs - tol) {
           r.rule = "acquireFailed";
+        } else if (q == QueueVerdict::kUnknown && requeued_at(e, g.grant_t, wait_ms) > g.enqueue_t + tol) {
+          r.rule = "re-queued after its entry went stale";
         }
         found.push_back(r);
       }
@@ -322,8 +377,8 @@ PropertyResult check_fairness(const History& h, const CheckOptions&) {
     }
     const std::string text = std::string(h.str(by.thread)) + "'s script at " + format_time(x.t) + " removed " +
                              waiter + " from the queue of " + std::string(h.str(by.lock)) +
-                             " while its timeout (" + ev.score + ", node-local ms) had not passed (node-local time " +
-                             std::to_string(x.local_ms) + " ms): only a stale head may be evicted" +
+                             " while its timeout (" + ev.score + " ms, a client time) had not passed (the true time was " +
+                             std::to_string(x.t / kUsPerMs) + " ms): only a stale head may be evicted" +
                              client_clock_note(h, h.client_of(by.thread), x.t);
     res = make_result(name, Verdict::kViolation, "illegal eviction: " + text);
     res.counterexample = {{"evicted", h.str(ev.waiter)}, {"by_op", by.id}, {"by_thread", h.str(by.thread)},
@@ -344,7 +399,10 @@ PropertyResult check_fairness(const History& h, const CheckOptions&) {
                              format_time(v.enqueue_t) + " and was still waiting (last attempt at " +
                              format_time(last_attempt(v, g.grant_t)) + "; not evictable before " +
                              format_time(evictable_at(v, g.grant_t, wait_ms)) + " with threadWaitTime " + std::to_string(wait_ms) +
-                             " ms; its own wait had not run out)";
+                             " ms; its own wait had not run out)" +
+                             // The granting script evicts stale heads first, by its caller's clock.
+                             client_clock_note(h, h.client_of(gop.thread), g.grant_t) +
+                             queue_loss_note(h, gop.lock, v.enqueue_t, g.grant_t);
     res = make_result(name, Verdict::kViolation, "FIFO inversion: " + text);
     res.counterexample = {{"granted", {{"op", gop.id}, {"thread", h.str(gop.thread)}, {"grant_us", g.grant_t}, {"enqueued_us", g.enqueue_t}}},
                           {"overtaken", {{"op", vop.id}, {"thread", h.str(vop.thread)}, {"enqueued_us", v.enqueue_t}}}};
