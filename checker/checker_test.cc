@@ -290,6 +290,35 @@ TEST(Liveness, ADeadClientsPendingLockIsNotAStuckWaiter) {
   EXPECT_EQ(check_history(alive.value()).property("liveness").verdict, Verdict::kViolation);
 }
 
+// setnx-naive: c1 takes L with SETNX and crashes before its EXPIRE; c2 waits for the rest of the
+// run. Without key states, the exec log tells what kept the key (explore, setnx-naive seed 63).
+TEST(Liveness, AKeyNobodyExpiresIsNamedFromTheExecLog) {
+  const std::string head =
+      R"({"lockstep_history": 1, "algorithm": "setnx-naive", "lock_kind": "simple", "nodes": ["node0"], "liveness_bound_ms": 10000})" "\n"
+      R"({"t": 1000, "type": "invoke", "id": 1, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "lock", "lease_ms": 30000})" "\n"
+      R"({"t": 1100, "type": "exec", "node": "node0", "seq": 1, "command": "SETNX", "op": 1, "args": ["L", "u1:0"], "reply": 1})" "\n";
+  const std::string expire =
+      R"({"t": 1200, "type": "exec", "node": "node0", "seq": 2, "command": "EXPIRE", "op": 1, "args": ["L", "3000"], "reply": 1})" "\n";
+  const std::string tail =
+      R"({"t": 1300, "type": "fault", "fault": 1, "kind": "crash", "target": "c1", "phase": "instant"})" "\n"
+      R"({"t": 2000, "type": "invoke", "id": 2, "thread": "c2/t0", "owner": "u2:0", "lock": "L", "op": "lock", "lease_ms": 30000})" "\n"
+      R"({"t": 2100, "type": "exec", "node": "node0", "seq": 3, "command": "SETNX", "op": 2, "args": ["L", "u2:0"], "reply": 0})" "\n"
+      R"({"t": 60000000, "type": "end", "complete": true})" "\n";
+  Result<History> h = parse_history_text(head + tail, "no-expire");
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  const PropertyResult r = check_history(h.value()).property("liveness");
+  EXPECT_EQ(r.verdict, Verdict::kViolation);
+  EXPECT_NE(r.explanation.text.find("the key L was still there: c1/t0's acquisition #1 set it at 0.001 s (SETNX), and "
+                                    "no expiry was set on it"),
+            std::string::npos)
+      << r.explanation.text;
+  // With its EXPIRE run the story no longer claims a key without expiry.
+  Result<History> with = parse_history_text(head + expire + tail, "expire");
+  ASSERT_TRUE(with.ok()) << with.status().message();
+  const std::string text = check_history(with.value()).property("liveness").explanation.text;
+  EXPECT_EQ(text.find("no expiry"), std::string::npos) << text;
+}
+
 // A redlock-spec history over node0..node2: c1's lock, SET grants from the first `grants` nodes,
 // and its completion with a 29 s validity (no footer).
 std::string spec_acquisition(int grants) {

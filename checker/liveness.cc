@@ -161,6 +161,49 @@ std::string key_keeper(const History& h, Sym lock, TimeUs t) {
   return next != nullptr ? text + ", until " + format_time(next->t) : text;
 }
 
+// Without recorded key states, what the exec log says kept the key at `t`: its last grant before
+// `t` and that nothing deleted it or let it expire since — "; the key L was still there: c1/t0's
+// acquisition #34 set it at 72.552 s (SETNX), and no expiry was set on it" — a lock whose owner
+// died between its SETNX and its EXPIRE. "" when the log does not say so.
+std::string key_setter(const History& h, Sym lock, TimeUs t) {
+  const Exec* grant = nullptr;
+  bool expiry = false;  // an EXPIRE/PEXPIRE of the key succeeded after the grant
+  for (const Exec& e : h.execs) {
+    if (e.t > t) break;
+    if (e.keys_count == 0 || h.key_pool[e.keys_begin] != lock) continue;
+    std::string command(h.str(e.command));
+    std::transform(command.begin(), command.end(), command.begin(), [](unsigned char c) { return std::toupper(c); });
+    if (exec_granted(h, e)) {
+      grant = &e;
+      // SET ... PX/EX sets its expiry with the grant; a script is opaque (its TTL is unknown).
+      expiry = command != "SETNX";
+    } else if (grant != nullptr && (command == "EXPIRE" || command == "PEXPIRE") && e.reply == ReplyKind::kInt &&
+               e.reply_int == 1) {
+      expiry = true;
+    } else if (grant != nullptr && e.reply == ReplyKind::kInt && e.reply_int == 1 && command == "DEL") {
+      grant = nullptr;  // deleted since
+    }
+  }
+  if (grant == nullptr || grant->op_id == kAbsent) return "";
+  for (const Expire& x : h.expires) {
+    if (x.key == lock && x.line > grant->line && x.t <= t) return "";
+  }
+  for (const DataLoss& d : h.data_losses) {
+    if (d.line < grant->line || d.t > t) continue;
+    for (uint32_t i = 0; i < d.keys_count; ++i) {
+      if (h.key_pool[d.keys_begin + i] == lock) return "";
+    }
+  }
+  const int64_t index = h.op_index(grant->op_id);
+  if (index < 0) return "";
+  const Operation& op = h.ops[index];
+  std::string text = "; the key " + std::string(h.str(lock)) + " was still there: " + std::string(h.str(op.thread)) +
+                     "'s acquisition #" + std::to_string(op.id) + " set it at " + format_time(grant->t) + " (" +
+                     std::string(h.str(grant->command)) + ")";
+  if (!expiry) text += ", and no expiry was set on it";
+  return text;
+}
+
 // What held a fair lock's queue at `t`, when the recorded states say: "; the head of L's queue
 // was c2/t0 (owner ...), which no longer waited: its try_lock #2 had ended fail
 // (java.lang.InterruptedException) at 0.500 s" — a waiter that gave up (interrupted, crashed,
@@ -326,7 +369,8 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
         // the last holder's key may still be on its way out).
         const TimeUs mid = x.begin + (x.end - x.begin) / 2;
         const std::string key = key_keeper(h, lock, mid);
-        first += key.empty() ? queue_keeper(h, lock, mid) : key;
+        const std::string queue = key.empty() ? queue_keeper(h, lock, mid) : "";
+        first += !key.empty() ? key : !queue.empty() ? queue : key_setter(h, lock, mid);
         // Why the waiter did not try again: the wait its last attempt was told.
         if (!execs_of.empty()) {
           const Exec* last = nullptr;
