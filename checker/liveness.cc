@@ -344,6 +344,7 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
   const std::vector<OwnedSpan> spans = owned_spans(h, execs_of);
   nlohmann::json stuck = nlohmann::json::array();
   std::string first;
+  std::string setter;  // the first stuck waiter's key, from the exec log (key_setter)
   const std::map<std::string, TimeUs> crashes = crash_times(h);
   Sym first_waiter_lock = kNoSym;        // `first` tells of a waiter of this lock
   std::map<Sym, std::string> kept_alive;  // per lock, its first ownerless or zombie renewal
@@ -370,7 +371,8 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
         const TimeUs mid = x.begin + (x.end - x.begin) / 2;
         const std::string key = key_keeper(h, lock, mid);
         const std::string queue = key.empty() ? queue_keeper(h, lock, mid) : "";
-        first += !key.empty() ? key : !queue.empty() ? queue : key_setter(h, lock, mid);
+        first += !key.empty() ? key : queue;
+        if (key.empty() && queue.empty()) setter = key_setter(h, lock, mid);
         // Why the waiter did not try again: the wait its last attempt was told.
         if (!execs_of.empty()) {
           const Exec* last = nullptr;
@@ -495,6 +497,8 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
   if (first_waiter_lock != kNoSym && !kept_alive[first_waiter_lock].empty() &&
       first.find("; the key ") == std::string::npos) {
     first += "; meanwhile " + kept_alive[first_waiter_lock];
+  } else {
+    first += setter;  // the exec log's story, when nothing better was found
   }
   std::map<Sym, std::vector<Interval>> busy_by_lock;
   for (const auto& [lock, holds] : holds_by_lock) busy_by_lock[lock] = busy(h, holds, false);
