@@ -22,6 +22,21 @@ History load(const std::string& name) {
   return h.ok() ? std::move(h.value()) : History{};
 }
 
+// The text of testdata/`name`, to be changed by a test.
+std::string testdata_text(const std::string& name) {
+  std::ifstream in(kTestdata + "/" + name);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Parses `text` and checks the one property `name`.
+PropertyResult property_of(const std::string& text, const std::string& name) {
+  Result<History> h = parse_history_text(text, "<test>");
+  EXPECT_TRUE(h.ok()) << (h.ok() ? "" : h.status().message());
+  return h.ok() ? check_history(h.value()).property(name) : PropertyResult{};
+}
+
 struct Example {
   const char* file;
   std::map<std::string, Verdict> expect;  // properties not listed must be ok or not_applicable
@@ -125,17 +140,12 @@ TEST(Examples, FairReorderingIsClassified) {
 // The granting script evicts the heads it judges stale by its caller's clock: when that clock was
 // changed by a fault before the grant, the explanation says so (explore, redisson-fair-lock).
 TEST(Examples, AnInversionByAFaultedClientClockSaysSo) {
-  std::ifstream in(kTestdata + "/fair-fifo.jsonl");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string text = ss.str();
+  std::string text = testdata_text("fair-fifo.jsonl");
   const std::string plain = check_history(load("fair-fifo.jsonl")).property("fairness").explanation.text;
   EXPECT_EQ(plain.find("clock"), std::string::npos) << plain;
   const std::string jump = R"({"t": 50000, "type": "fault", "fault": 1, "kind": "clock_jump", "target": "c3", "phase": "instant", "params": {"delta_ms": 60000}})" "\n";
   text.insert(text.find(R"({"t": 100000, "type": "hold_end")"), jump);
-  Result<History> h = parse_history_text(text, "jump");
-  ASSERT_TRUE(h.ok()) << h.status().message();
-  const PropertyResult f = check_history(h.value()).property("fairness");
+  const PropertyResult f = property_of(text, "fairness");
   EXPECT_EQ(f.verdict, Verdict::kViolation);
   EXPECT_NE(f.explanation.text.find("the script judged staleness by the time c3's clock passed it, and that clock had "
                                     "been changed by fault #1 (clock_jump of c3 at 0.050 s)"),
@@ -145,15 +155,10 @@ TEST(Examples, AnInversionByAFaultedClientClockSaysSo) {
 
 // A restart that lost the queue: the grant overtook a waiter the server had forgotten.
 TEST(Examples, AnInversionAfterTheQueueWasLostSaysSo) {
-  std::ifstream in(kTestdata + "/fair-fifo.jsonl");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string text = ss.str();
+  std::string text = testdata_text("fair-fifo.jsonl");
   const std::string loss = R"({"t": 50000, "type": "data_loss", "node": "node0", "reason": "restart", "keys": ["redisson_lock_queue:{L}"]})" "\n";
   text.insert(text.find(R"({"t": 100000, "type": "hold_end")"), loss);
-  Result<History> h = parse_history_text(text, "loss");
-  ASSERT_TRUE(h.ok()) << h.status().message();
-  const PropertyResult f = check_history(h.value()).property("fairness");
+  const PropertyResult f = property_of(text, "fairness");
   EXPECT_EQ(f.verdict, Verdict::kViolation);
   EXPECT_NE(f.explanation.text.find("the queue it waited in was lost: node0 lost redisson_lock_queue:{L} at 0.050 s (restart)"),
             std::string::npos)
@@ -190,16 +195,12 @@ std::string requeue_history(const char* c2_second_attempt_us) {
 }
 
 TEST(Examples, AWaiterBackAfterItsEntryWentStaleQueuedAgainAtTheTail) {
-  Result<History> late = parse_history_text(requeue_history("50000000"), "late");
-  ASSERT_TRUE(late.ok()) << late.status().message();
-  const PropertyResult f = check_history(late.value()).property("fairness");
+  const PropertyResult f = property_of(requeue_history("50000000"), "fairness");
   EXPECT_EQ(f.verdict, Verdict::kOk) << f.reason;
   ASSERT_EQ(f.details["reorderings"].size(), 1u);
   EXPECT_EQ(f.details["reorderings"][0]["rule"], "re-queued after its entry went stale");
   // Back at 33 s, before its score (34.0024 s) passed: still ahead of c3, overtaken at 60 s.
-  Result<History> in_time = parse_history_text(requeue_history("33000000"), "in time");
-  ASSERT_TRUE(in_time.ok()) << in_time.status().message();
-  EXPECT_EQ(check_history(in_time.value()).property("fairness").verdict, Verdict::kViolation);
+  EXPECT_EQ(property_of(requeue_history("33000000"), "fairness").verdict, Verdict::kViolation);
 }
 
 // c1 holds L; c2 queues (its timeout score: 35000 ms, a client time); c3's script at
@@ -222,26 +223,20 @@ std::string eviction_history(int64_t removal_us, int64_t local_ms, const std::st
 )";
 }
 
-PropertyResult fairness_of(const std::string& text) {
-  Result<History> h = parse_history_text(text, "<eviction>");
-  EXPECT_TRUE(h.ok()) << (h.ok() ? "" : h.status().message());
-  return h.ok() ? check_history(h.value()).property("fairness") : PropertyResult{};
-}
-
 TEST(Fairness, AnEvictionIsJudgedByTheTrueTimeNotTheNodesClock) {
   // At 30 s c2's timeout (35 s) has not passed: an illegal eviction.
-  const PropertyResult early = fairness_of(eviction_history(30'000'000, 30'000));
+  const PropertyResult early = property_of(eviction_history(30'000'000, 30'000), "fairness");
   EXPECT_EQ(early.verdict, Verdict::kViolation);
   EXPECT_NE(early.reason.find("illegal eviction: c3/t0's script at 30.000 s removed c2/t0"), std::string::npos) << early.reason;
   // At 40 s it has, whatever the node's clock says (a clock drifted 10 s behind: 30000 ms); the
   // scripts compare client times (regression: node clock faults were reported as evictions).
-  EXPECT_EQ(fairness_of(eviction_history(40'000'000, 30'000)).verdict, Verdict::kOk);
+  EXPECT_EQ(property_of(eviction_history(40'000'000, 30'000), "fairness").verdict, Verdict::kOk);
 }
 
 TEST(Fairness, AWaiterGoneWithTheNodesDataWasNotEvictedByAScript) {
   const std::string loss = R"({"t": 5000000, "type": "data_loss", "node": "node0", "reason": "restart", "keys": ["L", "redisson_lock_queue:{L}", "redisson_lock_timeout:{L}"]})" "\n";
-  EXPECT_EQ(fairness_of(eviction_history(20'000'000, 20'000, loss)).verdict, Verdict::kOk);
-  EXPECT_EQ(fairness_of(eviction_history(20'000'000, 20'000)).verdict, Verdict::kViolation);
+  EXPECT_EQ(property_of(eviction_history(20'000'000, 20'000, loss), "fairness").verdict, Verdict::kOk);
+  EXPECT_EQ(property_of(eviction_history(20'000'000, 20'000), "fairness").verdict, Verdict::kViolation);
 }
 
 TEST(Examples, DeadWaiterEvictionIsAllowed) {
@@ -304,18 +299,14 @@ TEST(Liveness, AKeyNobodyExpiresIsNamedFromTheExecLog) {
       R"({"t": 2000, "type": "invoke", "id": 2, "thread": "c2/t0", "owner": "u2:0", "lock": "L", "op": "lock", "lease_ms": 30000})" "\n"
       R"({"t": 2100, "type": "exec", "node": "node0", "seq": 3, "command": "SETNX", "op": 2, "args": ["L", "u2:0"], "reply": 0})" "\n"
       R"({"t": 60000000, "type": "end", "complete": true})" "\n";
-  Result<History> h = parse_history_text(head + tail, "no-expire");
-  ASSERT_TRUE(h.ok()) << h.status().message();
-  const PropertyResult r = check_history(h.value()).property("liveness");
+  const PropertyResult r = property_of(head + tail, "liveness");
   EXPECT_EQ(r.verdict, Verdict::kViolation);
   EXPECT_NE(r.explanation.text.find("the key L was still there: c1/t0's acquisition #1 set it at 0.001 s (SETNX), and "
                                     "no expiry was set on it"),
             std::string::npos)
       << r.explanation.text;
   // With its EXPIRE run the story no longer claims a key without expiry.
-  Result<History> with = parse_history_text(head + expire + tail, "expire");
-  ASSERT_TRUE(with.ok()) << with.status().message();
-  const std::string text = check_history(with.value()).property("liveness").explanation.text;
+  const std::string text = property_of(head + expire + tail, "liveness").explanation.text;
   EXPECT_EQ(text.find("no expiry"), std::string::npos) << text;
 }
 
