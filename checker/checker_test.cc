@@ -359,6 +359,18 @@ TEST(Quorum, ACrashedNodeThatRestartsWithTheKeyKeepsTheQuorum) {
   EXPECT_NE(g.reason.find("node1 crashed"), std::string::npos) << g.reason;
 }
 
+// A key that expired early because its node's clock jumped: the finding names the jump.
+TEST(Quorum, AnEarlyExpiryNamesTheNodesClockJump) {
+  const std::string jump =
+      R"({"t": 3000, "type": "fault", "fault": 1, "kind": "clock_jump", "target": "node0", "phase": "instant", "params": {"delta_ms": 60000}})" "\n"
+      R"({"t": 3000, "type": "expire", "node": "node0", "key": "L"})" "\n";
+  const PropertyResult q = property_of(spec_acquisition(2) + jump + R"({"t": 60000000, "type": "end", "complete": true})" "\n", "quorum");
+  EXPECT_EQ(q.verdict, Verdict::kViolation) << q.reason;
+  EXPECT_NE(q.reason.find("its key expired on node0 at 0.003 s after node0's clock jumped by 60000 ms at 0.003 s (fault #1)"),
+            std::string::npos)
+      << q.reason;
+}
+
 TEST(Examples, QuorumFindingSaysWhy) {
   const CheckResult r = check_history(load("redlock-restart.jsonl"));
   const PropertyResult& q = r.property("quorum");
