@@ -169,6 +169,27 @@ TEST(LinearizabilityRegression, AnUnknownCallTookEffectOnlyWhereItsRunsSay) {
   EXPECT_EQ(lin(kSingle, without_execs).verdict, Verdict::kOk);
 }
 
+// c1 holds L until 10 s; node0 restarts empty at 2 s; c2's lock is granted at 3.1 s but its reply
+// is lost (unknown at 20 s, after c1's hold ended). The story is told at the grant the client
+// never saw, when c1 still believed (explore, redisson-lock seed 92: it had no story at all).
+TEST(LinearizabilityRegression, AnUnseenGrantsStoryIsToldAtItsRun) {
+  const std::string text = R"({"t": 1000, "type": "invoke", "id": 1, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "lock", "lease_ms": 30000}
+{"t": 1100, "type": "exec", "node": "node0", "seq": 1, "conn": "c1", "command": "EVAL", "script": "rlock_acquire", "op": 1, "keys": ["L"], "reply": null}
+{"t": 1200, "type": "complete", "id": 1, "outcome": "ok", "acquired": true, "count": 1}
+{"t": 1200, "type": "hold_begin", "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": 1}
+{"t": 2000000, "type": "data_loss", "node": "node0", "reason": "restart", "keys": ["L"]}
+{"t": 3000000, "type": "invoke", "id": 2, "thread": "c2/t0", "owner": "u2:0", "lock": "L", "op": "lock", "lease_ms": 30000}
+{"t": 3100000, "type": "exec", "node": "node0", "seq": 1, "conn": "c2", "command": "EVAL", "script": "rlock_acquire", "op": 2, "keys": ["L"], "reply": null}
+{"t": 10000000, "type": "hold_end", "thread": "c1/t0", "lock": "L", "reason": "unlock"}
+{"t": 20000000, "type": "complete", "id": 2, "outcome": "unknown", "error": "command timed out"}
+)";
+  const PropertyResult r = lin(kSingle, text);
+  EXPECT_EQ(r.verdict, Verdict::kViolation);
+  EXPECT_NE(r.explanation.text.find("node0 lost L at 2.000 s (restart)"), std::string::npos) << r.explanation.text;
+  EXPECT_NE(r.explanation.text.find("c2/t0 acquired L at 3.100 s while c1/t0 still believed it held it"), std::string::npos)
+      << r.explanation.text;
+}
+
 // A write→read downgrade by c1, then the write watchdog's renewal that finds no write hold.
 std::string downgrade(const char* renewed) {
   return std::string(R"({"t": 0, "type": "invoke", "id": 1, "thread": "c1/t0", "owner": "u1:0", "lock": "RW", "op": "lock", "mode": "write", "lease_ms": -1}

@@ -193,6 +193,7 @@ struct Deepest {
   int64_t stuck_op = -1;  // index into ops of the most urgent op that could not take effect
   std::string why;
   TimeUs now = 0;
+  TimeUs latest = kTimeNever;  // the latest time the stuck op could take effect (a phantom: its run)
   LockState model_state;
 };
 
@@ -423,6 +424,7 @@ bool Search::try_candidate(Frame& f, uint32_t code, Frame* child) {
       deepest_.stuck_op = x.op;
       deepest_.why = why;
       deepest_.now = f.now;
+      deepest_.latest = limit;
       deepest_.model_state = f.state;
     }
     return false;
@@ -592,7 +594,10 @@ Explanation explain_search(const History& h, const Model& model, const Deepest& 
            format_time(op.complete_t) + ", " + outcome_name(op.outcome) + ") cannot take effect: " + d.why;
   e.facts = {{"linearized", d.linearized}, {"state", model.describe(d.model_state, h.syms)},
              {"stuck_op", op_json(h, op)}, {"why", d.why}};
-  const TimeUs at = op.complete_t == kTimeNever ? op.invoke_t : op.complete_t;
+  // The holder in the way is the one believed when the op took effect at the latest: its
+  // completion, or for a grant the client never saw (a phantom), the run that granted it.
+  TimeUs at = op.complete_t == kTimeNever ? op.invoke_t : op.complete_t;
+  if (d.latest != kTimeNever) at = std::min(at, d.latest);
   Conflict c;
   c.lock = op.lock;
   c.second_begin = at;

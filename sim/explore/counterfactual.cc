@@ -12,13 +12,27 @@ namespace {
 
 using nlohmann::json;
 
-// "#2 (pause c1 at 2.000 s)" for schedule entry `entry`, fault number `number`.
+// "#2 (pause c1 at 2.000 s)" for schedule entry `entry`, fault number `number`; a fault on an
+// event: "#2 (crash node0 on c1's unlock_executed, armed at 2.000 s)" — it lands later, when the
+// event comes, and the history has that time.
 std::string describe(const json& entry, int64_t number) {
   std::string text = "#" + std::to_string(number) + " (" + entry.value("kind", std::string("fault"));
   if (entry.contains("target") && entry["target"].is_string()) text += " " + entry["target"].get<std::string>();
+  std::string on;
+  if (entry.contains("on") && entry["on"].is_string()) {
+    on = entry["on"].get<std::string>();
+  } else if (entry.contains("on") && entry["on"].is_object()) {
+    const json& o = entry["on"];
+    for (const char* whose : {"thread", "client"}) {
+      if (o.contains(whose) && o[whose].is_string()) on = o[whose].get<std::string>() + "'s ";
+    }
+    on += o.value("event", std::string("event"));
+  }
+  if (!on.empty()) text += " on " + on;
   if (entry.contains("at_ms") && entry["at_ms"].is_number_integer()) {
     const int64_t at_ms = entry["at_ms"].get<int64_t>();
-    text += " at " + std::to_string(at_ms / 1000) + "." + std::to_string(1000 + at_ms % 1000).substr(1) + " s";
+    text += std::string(on.empty() ? " at " : ", armed at ") + std::to_string(at_ms / 1000) + "." +
+            std::to_string(1000 + at_ms % 1000).substr(1) + " s";
   }
   return text + ")";
 }

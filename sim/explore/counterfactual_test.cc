@@ -57,6 +57,20 @@ TEST(Counterfactual, TheHarmlessEarlyFaultIsNotTheCause) {
   EXPECT_FALSE(c.value().replays[2].violated);
 }
 
+// A fault on an event lands when the event comes, not at `at_ms`: the cause names the event and
+// says `at_ms` only armed it.
+TEST(Counterfactual, AFaultOnAnEventIsNamedByItsEvent) {
+  json doc = pause_story(false);
+  doc["faults"]["schedule"][0]["at_ms"] = 0;
+  doc["faults"]["schedule"][0]["on"] = "granted";
+  Result<Cause> c = prove_cause(doc, parse(doc), 1, "mutual_exclusion", CounterfactualOptions{});
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c.value().cause, std::vector<int64_t>{1});
+  EXPECT_NE(c.value().text.find("without fault #1 (pause c1 on granted, armed at 0.000 s) the violation does not happen"),
+            std::string::npos)
+      << c.value().text;
+}
+
 TEST(Counterfactual, WithoutFaultsItIsTheAlgorithmItself) {
   json doc = pause_story(false);
   doc.erase("faults");
