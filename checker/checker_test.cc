@@ -359,6 +359,31 @@ TEST(Quorum, ACrashedNodeThatRestartsWithTheKeyKeepsTheQuorum) {
   EXPECT_NE(g.reason.find("node1 crashed"), std::string::npos) << g.reason;
 }
 
+// setnx-naive: c2's unlock, re-sent after a timeout, deletes c1's key with a plain DEL; c3 takes L
+// while c1 holds. No fault is needed, and the story names the DEL (explore, setnx-naive seed 160).
+TEST(Explanations, AForeignDeleteIsNamed) {
+  const std::string text =
+      R"({"lockstep_history": 1, "algorithm": "setnx-naive", "lock_kind": "simple", "nodes": ["node0"]})" "\n"
+      R"({"t": 500000, "type": "invoke", "id": 2, "thread": "c2/t0", "owner": "u2:0", "lock": "L", "op": "unlock"})" "\n"
+      R"({"t": 500100, "type": "exec", "node": "node0", "seq": 1, "command": "DEL", "op": 2, "args": ["L"], "reply": 1})" "\n"
+      R"({"t": 1000000, "type": "invoke", "id": 1, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "lock", "lease_ms": 30000})" "\n"
+      R"({"t": 1000100, "type": "exec", "node": "node0", "seq": 2, "command": "SETNX", "op": 1, "args": ["L", "u1:0"], "reply": 1})" "\n"
+      R"({"t": 1000200, "type": "complete", "id": 1, "outcome": "ok", "acquired": true})" "\n"
+      R"({"t": 1000200, "type": "hold_begin", "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": 1})" "\n"
+      R"({"t": 2000000, "type": "exec", "node": "node0", "seq": 3, "command": "DEL", "op": 2, "args": ["L"], "reply": 1})" "\n"
+      R"({"t": 2000100, "type": "complete", "id": 2, "outcome": "ok", "released": true})" "\n"
+      R"({"t": 3000000, "type": "invoke", "id": 3, "thread": "c3/t0", "owner": "u3:0", "lock": "L", "op": "lock", "lease_ms": 30000})" "\n"
+      R"({"t": 3000100, "type": "exec", "node": "node0", "seq": 4, "command": "SETNX", "op": 3, "args": ["L", "u3:0"], "reply": 1})" "\n"
+      R"({"t": 3000200, "type": "complete", "id": 3, "outcome": "ok", "acquired": true})" "\n"
+      R"({"t": 3000200, "type": "hold_begin", "thread": "c3/t0", "owner": "u3:0", "lock": "L", "op": 3})" "\n"
+      R"({"t": 60000000, "type": "end", "complete": true})" "\n";
+  const PropertyResult mx = property_of(text, "mutual_exclusion");
+  EXPECT_EQ(mx.verdict, Verdict::kViolation);
+  EXPECT_NE(mx.explanation.text.find("(c2/t0's unlock (#2), re-sent, deleted L at 2.000 s with DEL, which does not check the owner)"),
+            std::string::npos)
+      << mx.explanation.text;
+}
+
 // A key that expired early because its node's clock jumped: the finding names the jump.
 TEST(Quorum, AnEarlyExpiryNamesTheNodesClockJump) {
   const std::string jump =

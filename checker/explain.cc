@@ -21,6 +21,32 @@ std::string seconds(int64_t ms) {
   return std::to_string(ms) + " ms";
 }
 
+// The exec that deleted the lock's key between the first holder's grant and `to`, run for a call
+// of another thread (a plain DEL or UNLINK that does not check the owner: an unlock re-sent after
+// its first run had already released its own hold, or one of a hold that had expired), as
+// "c4/t0's unlock (#42), re-sent, deleted L2 at 96.642 s"; "" when the log shows none.
+std::string foreign_delete(const History& h, const Conflict& c, TimeUs from, TimeUs to) {
+  for (const Exec& e : h.execs) {
+    if (e.t < from) continue;
+    if (e.t > to) break;
+    if (e.op_id == kAbsent || e.keys_count == 0 || h.key_pool[e.keys_begin] != c.lock) continue;
+    if (e.reply != ReplyKind::kInt || e.reply_int < 1) continue;
+    std::string command(h.str(e.command));
+    std::transform(command.begin(), command.end(), command.begin(), [](unsigned char ch) { return std::toupper(ch); });
+    if (command != "DEL" && command != "UNLINK") continue;
+    const int64_t index = h.op_index(e.op_id);
+    if (index < 0 || h.ops[index].thread == c.first_thread) continue;
+    const Operation& op = h.ops[index];
+    const bool resent = std::any_of(h.execs.begin(), h.execs.end(), [&](const Exec& x) {
+      return x.op_id == e.op_id && x.t < e.t && x.command == e.command;
+    });
+    return std::string(h.str(op.thread)) + "'s " + op_kind_name(op.kind) + " (#" + std::to_string(op.id) + ")" +
+           (resent ? ", re-sent," : "") + " deleted " + std::string(h.str(c.lock)) + " at " + format_time(e.t) + " with " +
+           command + ", which does not check the owner";
+  }
+  return "";
+}
+
 class Story {
  public:
   Story(const History& h, const Conflict& c) : h_(h), c_(c), from_(c.first_begin) {
@@ -314,10 +340,13 @@ Explanation Story::build() {
     text += ". First inevitable event: " + cause->text + ".";
     facts["first_inevitable"] = cause->fact;
   } else {
+    const std::string deleted = foreign_delete(h_, c_, c_.first_begin, c_.second_begin);
     text += c_.second_thread == kNoSym
-                ? ". No fault, expiry or loss explains it: the algorithm itself let the hold go."
+                ? ". No fault, expiry or loss explains it: the algorithm itself let the hold go"
                 : ". No fault, expiry or loss explains it: the algorithm itself let the second "
-                  "acquisition in while the first hold was live.";
+                  "acquisition in while the first hold was live";
+    text += deleted.empty() ? "." : " (" + deleted + ").";
+    if (!deleted.empty()) facts["deleted_by"] = deleted;
     facts["first_inevitable"] = nullptr;
   }
   return Explanation{text, facts};
