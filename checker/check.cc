@@ -40,9 +40,14 @@ std::vector<std::vector<uint32_t>> execs_by_op(const History& history) {
 }
 
 bool exec_granted(const History& history, const Exec& exec) {
-  std::string command(history.str(exec.command));
-  std::transform(command.begin(), command.end(), command.begin(), [](unsigned char c) { return std::toupper(c); });
-  if (command == "SET" || command == "SETNX") {
+  // Case-insensitive, without copying: called for every run of every acquisition.
+  const std::string_view command = history.str(exec.command);
+  auto is = [&](std::string_view name) {
+    return command.size() == name.size() &&
+           std::equal(command.begin(), command.end(), name.begin(),
+                      [](char a, char b) { return std::toupper(static_cast<unsigned char>(a)) == b; });
+  };
+  if (is("SET") || is("SETNX")) {
     return exec.reply == ReplyKind::kStatus || (exec.reply == ReplyKind::kInt && exec.reply_int == 1);
   }
   const std::string_view script = history.str(exec.script);

@@ -32,7 +32,7 @@ void remove_empty(LockState& s) {
 
 void Beliefs::add(Sym owner, Sym lock, TimeUs from, TimeUs to) {
   LS_ASSERT(from <= to);
-  intervals_[{owner, lock}].emplace_back(from, to);
+  intervals_[key(owner, lock)].emplace_back(from, to);
 }
 
 void Beliefs::seal() {
@@ -51,7 +51,7 @@ void Beliefs::seal() {
 }
 
 TimeUs Beliefs::protected_until(Sym owner, Sym lock, TimeUs t) const {
-  const auto it = intervals_.find({owner, lock});
+  const auto it = intervals_.find(key(owner, lock));
   if (it == intervals_.end()) return kTimeNever;
   const auto& list = it->second;
   // The last interval starting at or before t.
@@ -62,7 +62,7 @@ TimeUs Beliefs::protected_until(Sym owner, Sym lock, TimeUs t) const {
 }
 
 bool Beliefs::ends_within(Sym owner, Sym lock, TimeUs from, TimeUs to) const {
-  const auto it = intervals_.find({owner, lock});
+  const auto it = intervals_.find(key(owner, lock));
   if (it == intervals_.end()) return false;
   return std::any_of(it->second.begin(), it->second.end(),
                      [&](const auto& iv) { return iv.second >= from && iv.second <= to; });

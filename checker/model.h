@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -79,7 +80,10 @@ class Beliefs {
   bool ends_within(Sym owner, Sym lock, TimeUs from, TimeUs to) const;
 
  private:
-  std::map<std::pair<Sym, Sym>, std::vector<std::pair<TimeUs, TimeUs>>> intervals_;
+  // (owner, lock) as one key; looked up for every lapse the search considers. Never iterated
+  // into output (seal() sorts each list in place), so the unordered map is deterministic.
+  static uint64_t key(Sym owner, Sym lock) { return static_cast<uint64_t>(owner) << 32 | lock; }
+  std::unordered_map<uint64_t, std::vector<std::pair<TimeUs, TimeUs>>> intervals_;
 };
 
 // How step() treats the operation's recorded result.
