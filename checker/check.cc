@@ -39,15 +39,16 @@ std::vector<std::vector<uint32_t>> execs_by_op(const History& history) {
   return out;
 }
 
-bool exec_granted(const History& history, const Exec& exec) {
-  // Case-insensitive, without copying: called for every run of every acquisition.
+bool command_is(const History& history, const Exec& exec, std::string_view name) {
+  // Without copying: called for every run of every acquisition.
   const std::string_view command = history.str(exec.command);
-  auto is = [&](std::string_view name) {
-    return command.size() == name.size() &&
-           std::equal(command.begin(), command.end(), name.begin(),
-                      [](char a, char b) { return std::toupper(static_cast<unsigned char>(a)) == b; });
-  };
-  if (is("SET") || is("SETNX")) {
+  return command.size() == name.size() &&
+         std::equal(command.begin(), command.end(), name.begin(),
+                    [](char a, char b) { return std::toupper(static_cast<unsigned char>(a)) == b; });
+}
+
+bool exec_granted(const History& history, const Exec& exec) {
+  if (command_is(history, exec, "SET") || command_is(history, exec, "SETNX")) {
     return exec.reply == ReplyKind::kStatus || (exec.reply == ReplyKind::kInt && exec.reply_int == 1);
   }
   const std::string_view script = history.str(exec.script);

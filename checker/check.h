@@ -11,6 +11,7 @@
 #define LOCKSTEP_CHECKER_CHECK_H_
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "checker/history.h"
@@ -30,6 +31,9 @@ CheckResult check_history(const History& history, const CheckOptions& options = 
 // The exec events of each operation (index into History::ops → indices into History::execs),
 // for checkers that read the server side; empty inner vectors for ops without execs.
 std::vector<std::vector<uint32_t>> execs_by_op(const History& history);
+
+// True when `exec` ran the command `name` (given in upper case; the log's case does not matter).
+bool command_is(const History& history, const Exec& exec, std::string_view name);
 
 // True when `exec` granted its operation's lock on its node: an acquire script that replied nil
 // (Redisson's convention) or {-1, token} (the fenced lock), or a SET/SETNX that set the key.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "checker/check.h"
 #include "sim/core/assert.h"
 
 namespace lockstep::checker {
@@ -31,9 +32,7 @@ std::string foreign_delete(const History& h, const Conflict& c, TimeUs from, Tim
     if (e.t > to) break;
     if (e.op_id == kAbsent || e.keys_count == 0 || h.key_pool[e.keys_begin] != c.lock) continue;
     if (e.reply != ReplyKind::kInt || e.reply_int < 1) continue;
-    std::string command(h.str(e.command));
-    std::transform(command.begin(), command.end(), command.begin(), [](unsigned char ch) { return std::toupper(ch); });
-    if (command != "DEL" && command != "UNLINK") continue;
+    if (!command_is(h, e, "DEL") && !command_is(h, e, "UNLINK")) continue;
     const int64_t index = h.op_index(e.op_id);
     if (index < 0 || h.ops[index].thread == c.first_thread) continue;
     const Operation& op = h.ops[index];
@@ -42,7 +41,7 @@ std::string foreign_delete(const History& h, const Conflict& c, TimeUs from, Tim
     });
     return std::string(h.str(op.thread)) + "'s " + op_kind_name(op.kind) + " (#" + std::to_string(op.id) + ")" +
            (resent ? ", re-sent," : "") + " deleted " + std::string(h.str(c.lock)) + " at " + format_time(e.t) + " with " +
-           command + ", which does not check the owner";
+           (command_is(h, e, "DEL") ? "DEL" : "UNLINK") + ", which does not check the owner";
   }
   return "";
 }

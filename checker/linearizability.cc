@@ -205,7 +205,7 @@ class Search {
   // most urgent op take effect. Below each wrong turn the full search tries every subset of the
   // pending unknown ops in every order (2^20 branches for 20 lost replies) before it backtracks;
   // the lazy one backtracks at once. Its kLinearizable is a witness; its kNotLinearizable proves
-  // nothing.
+  // nothing. REQUIRES: `ops` outlives the search.
   Search(const History& h, const Model& model, const std::vector<LinOp>& ops, int64_t budget, bool lazy)
       : h_(h), model_(model), ops_(ops), budget_(budget), lazy_(lazy) {}
   Answer run();
@@ -245,7 +245,7 @@ class Search {
 
   const History& h_;
   const Model& model_;
-  std::vector<LinOp> ops_;
+  const std::vector<LinOp>& ops_;  // the caller's; both passes search the same ops
   int64_t budget_;
   bool lazy_;
   int64_t states_ = 0;
@@ -672,7 +672,7 @@ PropertyResult check_linearizability(const History& h, const CheckOptions& optio
     }
     const int64_t lazy_budget = options.search_budget / 10;
     Search lazy(h, model, ops, lazy_budget, /*lazy=*/true);
-    Search search(h, model, ops, options.search_budget - lazy_budget, /*lazy=*/false);
+    Search search(h, model, ops, options.search_budget - lazy_budget, /*lazy=*/false);  // run only if needed
     Search::Answer answer = lazy.run();
     states += lazy.states();
     if (answer != Search::Answer::kLinearizable) {

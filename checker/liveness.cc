@@ -171,16 +171,14 @@ std::string key_setter(const History& h, Sym lock, TimeUs t) {
   for (const Exec& e : h.execs) {
     if (e.t > t) break;
     if (e.keys_count == 0 || h.key_pool[e.keys_begin] != lock) continue;
-    std::string command(h.str(e.command));
-    std::transform(command.begin(), command.end(), command.begin(), [](unsigned char c) { return std::toupper(c); });
+    const bool one = e.reply == ReplyKind::kInt && e.reply_int == 1;
     if (exec_granted(h, e)) {
       grant = &e;
       // SET ... PX/EX sets its expiry with the grant; a script is opaque (its TTL is unknown).
-      expiry = command != "SETNX";
-    } else if (grant != nullptr && (command == "EXPIRE" || command == "PEXPIRE") && e.reply == ReplyKind::kInt &&
-               e.reply_int == 1) {
+      expiry = !command_is(h, e, "SETNX");
+    } else if (grant != nullptr && one && (command_is(h, e, "EXPIRE") || command_is(h, e, "PEXPIRE"))) {
       expiry = true;
-    } else if (grant != nullptr && e.reply == ReplyKind::kInt && e.reply_int == 1 && command == "DEL") {
+    } else if (grant != nullptr && one && command_is(h, e, "DEL")) {
       grant = nullptr;  // deleted since
     }
   }
