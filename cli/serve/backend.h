@@ -26,8 +26,8 @@ using PushFn = std::function<void(redis::ConnectionId, const redis::Reply&)>;
 class Backend {
  public:
   virtual ~Backend() = default;
-  // A new client connection.
-  virtual redis::ConnectionId connect() = 0;
+  // A new client connection; `info` says where it comes from (CLIENT LIST).
+  virtual redis::ConnectionId connect(const redis::ConnectionInfo& info) = 0;
   // The connection is gone; forget its state (subscriptions).
   virtual void disconnect(redis::ConnectionId id) = 0;
   // Runs one request and appends its replies (possibly none, possibly several) to `out`.
@@ -54,8 +54,9 @@ class Backend {
   virtual void set_busy_hooks(BusyHooks hooks) { (void)hooks; }
 };
 
-// Makes the backend of node `index`; `push` reaches that node's connections.
-using BackendFactory = std::function<std::unique_ptr<Backend>(int index, PushFn push)>;
+// Makes the backend of node `index`, listening on `port` (INFO's tcp_port); `push` reaches that
+// node's connections.
+using BackendFactory = std::function<std::unique_ptr<Backend>(int index, uint16_t port, PushFn push)>;
 
 }  // namespace lockstep::serve
 

@@ -15,13 +15,26 @@ Connection::Connection(tcp::socket socket, NodeSlot& slot)
 
 void Connection::start() {
   LS_ASSERT(slot_.backend != nullptr);
-  id_ = slot_.backend->connect();
+  id_ = slot_.backend->connect(connection_info());
   LS_ASSERT(slot_.connections.count(id_) == 0);
   slot_.connections[id_] = shared_from_this();
   slot_.open_connections++;
   boost::system::error_code ignored;
   socket_.set_option(tcp::no_delay(true), ignored);
   do_read();
+}
+
+redis::ConnectionInfo Connection::connection_info() {
+  // Redis's "ip:port" (IPv6 addresses unbracketed, as Redis prints them).
+  auto text = [](const tcp::endpoint& e) { return e.address().to_string() + ":" + std::to_string(e.port()); };
+  redis::ConnectionInfo info;
+  boost::system::error_code ec;
+  const tcp::endpoint peer = socket_.remote_endpoint(ec);
+  if (!ec) info.addr = text(peer);
+  const tcp::endpoint local = socket_.local_endpoint(ec);
+  if (!ec) info.laddr = text(local);
+  info.fd = static_cast<int>(socket_.native_handle());
+  return info;
 }
 
 void Connection::close() {

@@ -54,6 +54,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
  private:
   static constexpr size_t kReadChunkBytes = 16 * 1024;  // as Redis's PROTO_IOBUF_LEN
 
+  // The socket's peer and local addresses and descriptor, for CLIENT LIST.
+  redis::ConnectionInfo connection_info();
   void do_read();
   void on_read(const boost::system::error_code& ec, size_t n);
   // Runs every complete request buffered. Returns false once the connection must stop reading.

@@ -20,7 +20,7 @@ namespace lockstep::serve::testing {
 class FakeBackend final : public Backend {
  public:
   explicit FakeBackend(PushFn push) : push_(std::move(push)) {}
-  redis::ConnectionId connect() override { return ++last_id_; }
+  redis::ConnectionId connect(const redis::ConnectionInfo&) override { return ++last_id_; }
   void disconnect(redis::ConnectionId id) override {
     for (auto& [ch, subs] : subscribers_) subs.erase(id);
     disconnects_++;

@@ -27,11 +27,11 @@ bool iequals(std::string_view a, std::string_view b) {
 // forgotten once the script is done.
 class ModelBackend final : public Backend {
  public:
-  explicit ModelBackend(PushFn push) : node_(make_config(std::move(push))) {
+  ModelBackend(uint16_t port, PushFn push) : node_(make_config(port, std::move(push))) {
     node_.set_script_busy_check(&ModelBackend::busy_check, this);
   }
 
-  redis::ConnectionId connect() override { return node_.connect(); }
+  redis::ConnectionId connect(const redis::ConnectionInfo& info) override { return node_.connect(info); }
   void disconnect(redis::ConnectionId id) override {
     if (executing_) {
       leaving_.push_back(id);
@@ -62,9 +62,10 @@ class ModelBackend final : public Backend {
   void set_busy_hooks(BusyHooks hooks) override { hooks_ = std::move(hooks); }
 
  private:
-  static redis::NodeConfig make_config(PushFn push) {
+  static redis::NodeConfig make_config(uint16_t port, PushFn push) {
     LS_ASSERT(push != nullptr);
     redis::NodeConfig config;
+    config.tcp_port = port;
     config.clock_us = real_clock_us;
     // As on redis-server, a script runs until it ends or SCRIPT KILL stops it; the busy hook
     // keeps the server answering meanwhile. (The simulator's budget keeps runs finite.)
@@ -115,8 +116,8 @@ class ModelBackend final : public Backend {
 }  // namespace
 
 BackendFactory model_backend_factory() {
-  return [](int /*index*/, PushFn push) -> std::unique_ptr<Backend> {
-    return std::make_unique<ModelBackend>(std::move(push));
+  return [](int /*index*/, uint16_t port, PushFn push) -> std::unique_ptr<Backend> {
+    return std::make_unique<ModelBackend>(port, std::move(push));
   };
 }
 

@@ -162,7 +162,7 @@ Result<std::unique_ptr<Server>> Server::create(ServeOptions options) {
     slot->index = i;
     slot->request_limits = impl->options.request_limits;
     slot->max_output_bytes = impl->options.max_output_bytes;
-    slot->backend = impl->options.backend(i, make_push(slot.get()));
+    slot->backend = impl->options.backend(i, impl->ports[static_cast<size_t>(i)], make_push(slot.get()));
     LS_ASSERT(slot->backend != nullptr);
     Impl* raw = impl.get();
     Backend::BusyHooks hooks;

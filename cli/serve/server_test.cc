@@ -23,7 +23,7 @@ class ServerFixture : public ::testing::Test {
  protected:
   void start(ServeOptions options = ServeOptions()) {
     options.port = 0;
-    options.backend = [this](int, PushFn push) {
+    options.backend = [this](int, uint16_t, PushFn push) {
       auto b = std::make_unique<FakeBackend>(std::move(push));
       backend_ = b.get();
       return b;
@@ -267,7 +267,7 @@ TEST_F(ServerFixture, TicksPeriodically) {
 TEST(Server, ReportsPortInUse) {
   ServeOptions o;
   o.port = 0;
-  o.backend = [](int, PushFn push) { return std::make_unique<FakeBackend>(std::move(push)); };
+  o.backend = [](int, uint16_t, PushFn push) { return std::make_unique<FakeBackend>(std::move(push)); };
   auto first = Server::create(o);
   ASSERT_TRUE(first.ok());
   o.port = first.value()->ports()[0];

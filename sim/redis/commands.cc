@@ -19,6 +19,35 @@ constexpr uint32_t SC = kCmdSubscribedContext;
 constexpr uint32_t F = kCmdFast;
 constexpr uint32_t A = kCmdAdmin;
 constexpr uint32_t S = kCmdStale;
+constexpr uint32_t C = kCmdContainer;
+
+// Redis 7.0.15's subcommands and their arities (src/commands/*.json); the ones the model does
+// not answer are listed so that they get a clear refusal instead of "unknown subcommand".
+constexpr bool kNotModelled = false;
+constexpr Subcommand kClientSubcommands[] = {
+    {"caching", 3, kNotModelled}, {"getname", 2},     {"getredir", 2, kNotModelled}, {"help", 2, kNotModelled},
+    {"id", 2},                    {"info", 2},        {"kill", -3, kNotModelled},    {"list", -2},
+    {"no-evict", 3},              {"pause", -3, kNotModelled}, {"reply", 3, kNotModelled}, {"setname", 3},
+    {"tracking", -3, kNotModelled}, {"trackinginfo", 2, kNotModelled}, {"unblock", -3, kNotModelled},
+    {"unpause", 2, kNotModelled},
+};
+constexpr Subcommand kConfigSubcommands[] = {
+    {"get", -3}, {"help", 2, kNotModelled}, {"resetstat", 2}, {"rewrite", 2, kNotModelled}, {"set", -4},
+};
+constexpr Subcommand kCommandSubcommands[] = {
+    {"count", 2},  {"docs", -2}, {"getkeys", -4, kNotModelled}, {"getkeysandflags", -4, kNotModelled},
+    {"help", 2, kNotModelled}, {"info", -2}, {"list", -2},
+};
+constexpr Subcommand kScriptSubcommands[] = {
+    {"debug", 3}, {"exists", -3}, {"flush", -2}, {"help", 2}, {"kill", 2}, {"load", 3},
+};
+constexpr Subcommand kObjectSubcommands[] = {
+    {"encoding", 3}, {"freq", 3}, {"help", 2}, {"idletime", 3}, {"refcount", 3},
+};
+constexpr Subcommand kPubsubSubcommands[] = {
+    {"channels", -2}, {"help", 2, kNotModelled}, {"numpat", 2}, {"numsub", -2}, {"shardchannels", -2},
+    {"shardnumsub", -2},
+};
 
 // Arity, flags and key positions as Redis 7.0's command table has them.
 const Command kCommands[] = {
@@ -75,6 +104,8 @@ const Command kCommands[] = {
     {"smembers", 2, R, cmd_smembers, 1, 1, 1},
     {"scard", 2, R | F, cmd_scard, 1, 1, 1},
     {"smismember", -3, R | F, cmd_smismember, 1, 1, 1},
+    {"spop", -2, W | F, cmd_spop, 1, 1, 1},
+    {"srandmember", -2, R, cmd_srandmember, 1, 1, 1},
     // sorted sets
     {"zadd", -4, W | F, cmd_zadd, 1, 1, 1},
     {"zincrby", 4, W | F, cmd_zincrby, 1, 1, 1},
@@ -104,6 +135,8 @@ const Command kCommands[] = {
     {"flushall", -1, W, cmd_flushall},
     {"flushdb", -1, W, cmd_flushdb},
     {"select", 2, F | S, cmd_select},
+    {"randomkey", 1, R, cmd_randomkey},
+    {"object", -2, R | C, cmd_object, 0, 0, 0, nullptr, kObjectSubcommands},
     {"rename", 3, W, cmd_rename, 1, 2, 1},
     {"renamenx", 3, W | F, cmd_renamenx, 1, 2, 1},
     {"copy", -3, W, cmd_copy, 1, 2, 1},
@@ -127,22 +160,22 @@ const Command kCommands[] = {
     {"unsubscribe", -1, PS | NS | S | SC, cmd_unsubscribe},
     {"psubscribe", -2, PS | NS | S | SC, cmd_psubscribe},
     {"punsubscribe", -1, PS | NS | S | SC, cmd_punsubscribe},
-    {"pubsub", -2, S, cmd_pubsub},
+    {"pubsub", -2, S | C, cmd_pubsub, 0, 0, 0, nullptr, kPubsubSubcommands},
     // scripting
     {"eval", -3, NS | S, cmd_eval, 0, 0, 0, eval_flags},
     {"evalsha", -3, NS | S, cmd_evalsha, 0, 0, 0, evalsha_flags},
     {"eval_ro", -3, NS | S | R, cmd_eval_ro, 0, 0, 0, eval_flags},
     {"evalsha_ro", -3, NS | S | R, cmd_evalsha_ro, 0, 0, 0, evalsha_flags},
-    {"script", -2, NS, cmd_script},
+    {"script", -2, NS | C, cmd_script, 0, 0, 0, nullptr, kScriptSubcommands},
     // server and connection
     {"ping", -1, F | S | SC, cmd_ping},
     {"echo", 2, F, cmd_echo},
     {"time", 1, F | S, cmd_time},
     {"wait", 3, NS, cmd_wait},
-    {"command", -1, S, cmd_command},
+    {"command", -1, S | C, cmd_command, 0, 0, 0, nullptr, kCommandSubcommands},
     {"hello", -1, NS | F | S, cmd_hello},
-    {"client", -2, NS | S, cmd_client},
-    {"config", -2, NS | A | S, cmd_config},
+    {"client", -2, NS | S | C, cmd_client, 0, 0, 0, nullptr, kClientSubcommands},
+    {"config", -2, NS | A | S | C, cmd_config, 0, 0, 0, nullptr, kConfigSubcommands},
     {"info", -1, S, cmd_info},
     {"quit", -1, NS | F | S | SC, cmd_quit},
     {"reset", 1, NS | F | S | SC, cmd_reset},
@@ -191,6 +224,7 @@ struct CommandIndex {
   CommandIndex() {
     for (const Command& c : kCommands) {
       LS_ASSERT(!c.name.empty() && c.name.size() <= kNameBytes);
+      LS_ASSERT(((c.flags & kCmdContainer) != 0) == !c.subcommands.empty());
       Slot* bucket = buckets[c.name.size()][letter_of(c.name[0])];
       size_t i = 0;
       while (i < kMaxBucket && bucket[i].cmd != nullptr) {
@@ -221,6 +255,22 @@ const Command* lookup_command(std::string_view name) {
 }
 
 std::span<const Command> all_commands() { return kCommands; }
+
+const Subcommand* lookup_subcommand(const Command& cmd, std::string_view name) {
+  for (const Subcommand& sub : cmd.subcommands) {
+    if (iequals(sub.name, name)) return &sub;
+  }
+  return nullptr;
+}
+
+std::string full_command_name(const Command& cmd, const Subcommand* sub) {
+  std::string name(cmd.name);
+  if (sub != nullptr) {
+    name += '|';
+    name += sub->name;
+  }
+  return name;
+}
 
 uint32_t command_flags(const Command& cmd, Server& srv, Args argv) {
   return cmd.flags_fn != nullptr ? cmd.flags_fn(srv, cmd, argv) : cmd.flags;
@@ -256,6 +306,17 @@ std::string arity_error_text(std::string_view name) {
   text += name;
   text += "' command";
   return text;
+}
+
+void unknown_subcommand(Call& c, std::string_view container) {
+  c.error(sanitize_error("ERR unknown subcommand '" + std::string(c.argv[1].substr(0, 128)) + "'. Try " +
+                         std::string(container) + " HELP."));
+}
+
+bool subcommand_arity_ok(Call& c, std::string_view full_name, int arity) {
+  if (arity_ok(arity, c.argv.size())) return true;
+  c.error(arity_error_text(full_name));
+  return false;
 }
 
 void Call::arity_error() { error(arity_error_text(cmd != nullptr ? cmd->name : std::string_view("?"))); }

@@ -26,12 +26,24 @@ enum CommandFlag : uint32_t {
   // Allowed while a RESP2 connection is subscribed: Redis 7.0's fixed list ((P)SUBSCRIBE,
   // (P)UNSUBSCRIBE, PING, QUIT, RESET; not PUBLISH). Not a COMMAND flag.
   kCmdSubscribedContext = 1u << 8,
+  // Has subcommands (CLIENT, CONFIG, OBJECT...): its full name for CLIENT LIST's cmd= is
+  // "name|sub". Not a COMMAND flag.
+  kCmdContainer = 1u << 9,
 };
 
 struct Command;
 using CommandHandler = void (*)(Call&);
 // Flags that depend on the arguments (EVAL with a shebang declaring writes). Returns the flags.
 using CommandFlagsFn = uint32_t (*)(Server&, const Command&, Args);
+
+// A subcommand of a container command (CLIENT LIST is "client|list"), as Redis 7.0's command
+// table has it: dispatch refuses an unknown one, checks its arity and names it in errors before
+// the container's handler runs.
+struct Subcommand {
+  std::string_view name;  // lower case
+  int arity;              // counting the container's name
+  bool modelled = true;   // false: Redis has it, the model answers that it does not support it
+};
 
 struct Command {
   std::string_view name;  // lower case, as in error messages
@@ -42,7 +54,13 @@ struct Command {
   int last_key = 0;
   int key_step = 0;
   CommandFlagsFn flags_fn = nullptr;
+  std::span<const Subcommand> subcommands = {};  // non-empty exactly for kCmdContainer commands
 };
+
+// The subcommand of container `cmd` named `name` (any case), or nullptr.
+const Subcommand* lookup_subcommand(const Command& cmd, std::string_view name);
+// "client|list", or "get" for a command without subcommand.
+std::string full_command_name(const Command& cmd, const Subcommand* sub);
 
 // The command named `name` (any case), or nullptr.
 const Command* lookup_command(std::string_view name);
@@ -63,6 +81,11 @@ std::string unknown_command_error(Args argv);
 std::string arity_error_text(std::string_view name);
 // Drops trailing CR/LF and replaces inner CR/LF by spaces, as Redis does for formatted errors.
 std::string sanitize_error(std::string text);
+// Replies "ERR unknown subcommand '<argv[1]>'. Try <CONTAINER> HELP.".
+void unknown_subcommand(Call& c, std::string_view container);
+// True when argc satisfies a subcommand's `arity`; otherwise replies the arity error of
+// `full_name` ("client|setname") and returns false.
+bool subcommand_arity_ok(Call& c, std::string_view full_name, int arity);
 
 // ---- Handlers, one file per group as in Redis -------------------------------------------------
 // multi.cc
@@ -114,6 +137,8 @@ void cmd_srem(Call&);
 void cmd_sismember(Call&);
 void cmd_smembers(Call&);
 void cmd_scard(Call&);
+void cmd_spop(Call&);
+void cmd_srandmember(Call&);
 // t_zset.cc
 void cmd_zadd(Call&);
 void cmd_zincrby(Call&);
@@ -162,6 +187,8 @@ void cmd_dbsize(Call&);
 void cmd_flushall(Call&);
 void cmd_flushdb(Call&);
 void cmd_select(Call&);
+void cmd_randomkey(Call&);
+void cmd_object(Call&);
 // expire.cc
 void cmd_expire(Call&);
 void cmd_pexpire(Call&);

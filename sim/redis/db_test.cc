@@ -8,7 +8,7 @@
 namespace lockstep::redis {
 namespace {
 
-std::string value_of(const Entry* e) { return *value_if<std::string>(e->value); }
+std::string value_of(const Entry* e) { return *value_if<StringValue>(e->value); }
 
 // The open-addressing table (growth, backward-shift deletion, the lookup cache) against std::map.
 RC_GTEST_PROP(KeyspaceTest, BehavesLikeAMap, (std::vector<std::pair<bool, uint16_t>> ops)) {

@@ -227,9 +227,7 @@ constexpr std::string_view kScriptHelp[] = {
 };
 
 bool sub_arity_ok(Call& c, std::string_view sub, int arity) {
-  if (arity_ok(arity, c.argv.size())) return true;
-  c.error(arity_error_text("script|" + std::string(sub)));
-  return false;
+  return subcommand_arity_ok(c, "script|" + std::string(sub), arity);
 }
 
 }  // namespace
@@ -271,8 +269,7 @@ void Scripting::script_command(Call& c) {
     for (std::string_view line : kScriptHelp) lines.push_back(Reply::status(line));
     c.reply(Reply::array(std::move(lines)));
   } else {
-    c.error(sanitize_error("ERR unknown subcommand '" + std::string(sub.substr(0, 128)) +
-                           "'. Try SCRIPT HELP."));
+    unknown_subcommand(c, "SCRIPT");
   }
 }
 

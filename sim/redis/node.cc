@@ -1,6 +1,7 @@
 // Node (the public face) and the Server core it wraps: dispatch, propagation, lifecycle.
 #include "sim/redis/node.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "sim/core/assert.h"
@@ -173,11 +174,14 @@ size_t Dataset::key_count() const {
 Node::Node(NodeConfig config) : impl_(std::make_unique<Impl>(std::move(config))) {}
 Node::~Node() = default;
 
-ConnectionId Node::connect() {
+ConnectionId Node::connect(ConnectionInfo info) {
   Server& s = impl_->server;
   ConnectionId id = s.next_client_id++;
   Client client;
   client.id = id;
+  client.info = std::move(info);
+  client.created_ms = s.mstime();
+  client.last_interaction_ms = client.created_ms;
   bool inserted = s.clients().emplace(id, std::move(client)).second;
   LS_ASSERT(inserted);
   return id;
@@ -222,9 +226,34 @@ bool runs_inside_multi(const Command& cmd) {
 
 void dispatch(Server& s, Client& client, Args argv, std::vector<Reply>& out) {
   const Command* cmd = argv.empty() ? nullptr : lookup_command(argv[0]);
+  const Subcommand* sub = nullptr;
+  if (cmd != nullptr && (cmd->flags & kCmdContainer) && argv.size() > 1) {
+    sub = lookup_subcommand(*cmd, argv[1]);
+    if (sub == nullptr) {
+      // As processCommand: a container's unknown subcommand is an unknown command.
+      client.last_command = nullptr;
+      std::string container(argv[0]);
+      for (char& ch : container) ch = ascii_upper(ch);
+      return reject(s, client, nullptr,
+                    sanitize_error("ERR unknown subcommand '" + std::string(argv[1].substr(0, 128)) + "'. Try " +
+                                   container + " HELP."),
+                    out);
+    }
+  }
+  client.last_command = cmd;
+  client.last_subcommand = sub;
   if (cmd == nullptr) return reject(s, client, nullptr, unknown_command_error(argv), out);
   if (!arity_ok(cmd->arity, argv.size())) {
     return reject(s, client, cmd, arity_error_text(cmd->name), out);
+  }
+  if (sub != nullptr && !arity_ok(sub->arity, argv.size())) {
+    return reject(s, client, cmd, arity_error_text(full_command_name(*cmd, sub)), out);
+  }
+  if (sub != nullptr && !sub->modelled) {
+    std::string name = full_command_name(*cmd, sub);
+    for (char& ch : name) ch = ascii_upper(ch);
+    std::replace(name.begin(), name.end(), '|', ' ');
+    return reject(s, client, cmd, "ERR lockstep model: " + name + " is not supported", out);
   }
   // The effective flags (EVAL's come from its script's shebang) are needed only on a replica and
   // inside MULTI: not computed on the common path.
@@ -236,7 +265,7 @@ void dispatch(Server& s, Client& client, Args argv, std::vector<Reply>& out) {
   // RESP3 connections may run any command while subscribed (their messages are pushes).
   if (client.subscription_count() > 0 && !client.resp3() && !(cmd->flags & kCmdSubscribedContext)) {
     return reject(s, client, cmd,
-                  "ERR Can't execute '" + std::string(cmd->name) +
+                  "ERR Can't execute '" + full_command_name(*cmd, sub) +
                       "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed "
                       "in this context",
                   out);
@@ -259,6 +288,7 @@ void Node::execute(ConnectionId id, std::span<const std::string_view> argv, std:
   LS_ASSERT(client != nullptr);
   s.commands_executed++;
   s.begin_top_level();
+  client->last_interaction_ms = s.expiry_time_ms();
   const size_t first = out.size();
   dispatch(s, *client, argv, out);
   if (s.config().typed_replies) return;
@@ -321,7 +351,7 @@ std::optional<KeyDump> Node::inspect(std::string_view key) const {
   dump.type = kTypeNames[e->value.index()];
   dump.expire_at_ms = e->has_expire() ? e->expire_at_ms : -1;
   std::vector<std::string>& out = dump.strings;
-  if (const auto* s = std::get_if<std::string>(&e->value)) {
+  if (const auto* s = std::get_if<StringValue>(&e->value)) {
     out.push_back(*s);
   } else if (const auto* h = value_if<HashValue>(e->value)) {
     h->for_each([&](std::string_view f, std::string_view v) {

@@ -60,7 +60,18 @@ struct NodeConfig {
   // differential test): replies keep the types Redis 7.0 gives them (maps, sets, doubles,
   // pushes...), and the caller writes them in the connection's protocol (protocol()).
   bool typed_replies = false;
+  // The TCP port INFO reports (`lockstep serve`: the node's listening port; 0 in the simulator).
+  int tcp_port = 0;
   NodeHooks hooks;
+};
+
+// Where a connection comes from, as CLIENT LIST and CLIENT INFO show it. `lockstep serve` gives
+// its sockets' addresses; the simulator's connections have none ("?:0" and fd -1, as Redis shows
+// a connection without a socket).
+struct ConnectionInfo {
+  std::string addr = "?:0";
+  std::string laddr = "?:0";
+  int fd = -1;
 };
 
 // A copy of a node's data: what an RDB snapshot or a restart with persistence keeps.
@@ -83,7 +94,7 @@ class Node {
   Node& operator=(const Node&) = delete;
 
   // Opens a client connection (its pub/sub subscriptions and protocol state).
-  ConnectionId connect();
+  ConnectionId connect(ConnectionInfo info = {});
   // Closes a connection; its subscriptions are dropped. Unknown ids are ignored.
   void disconnect(ConnectionId id);
   // The protocol the connection speaks: 2 until HELLO 3 switches it, 2 again after HELLO 2 or

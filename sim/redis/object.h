@@ -31,12 +31,14 @@ inline constexpr const char* kTypeNames[] = {"string", "hash", "list", "set", "z
 
 // A hash: fields in insertion order (see ordered_map.h). Small hashes are packed into one buffer
 // of [field length][field][value length][value] records, as Redis's listpack packs them: a lock's
-// one-field hash is then a single allocation, read with one cache miss. Past kMaxPackedFields
-// fields or kMaxPackedBytes bytes the hash moves to an OrderedMap for good, keeping its order.
+// one-field hash is then a single allocation, read with one cache miss. The hash moves to an
+// OrderedMap for good, keeping its order, exactly when Redis 7.0 converts its listpack to a
+// hashtable: past kMaxPackedFields fields, or when a field or value longer than kMaxPackedValue
+// is written (so is_packed() is what OBJECT ENCODING reports).
 class HashValue {
  public:
-  static constexpr size_t kMaxPackedFields = 64;
-  static constexpr size_t kMaxPackedBytes = 4096;
+  static constexpr size_t kMaxPackedFields = 128;  // hash-max-listpack-entries
+  static constexpr size_t kMaxPackedValue = 64;    // hash-max-listpack-value
 
   HashValue() = default;
   HashValue(const HashValue& other)
@@ -57,6 +59,12 @@ class HashValue {
   bool set(std::string_view field, std::string_view value);
   // Removes a field. True if it was present.
   bool erase(std::string_view field);
+  // Redis's hashTypeTryConversion: leaves the packed encoding if either argument is too long for
+  // it, whether or not anything is then written (HSETNX of an existing field converts too).
+  void convert_for(std::string_view field, std::string_view value) {
+    if (!dict_ && (field.size() > kMaxPackedValue || value.size() > kMaxPackedValue)) unpack();
+  }
+  bool is_packed() const { return !dict_; }
   // Calls fn(field, value) for every field in order.
   template <typename Fn>
   void for_each(Fn&& fn) const;
@@ -171,8 +179,23 @@ class Boxed {
   std::unique_ptr<T> p_;
 };
 
+// A string: its bytes, and how a command made it where its bytes alone do not tell the object
+// encoding Redis 7.0 gives it (OBJECT ENCODING, OBJECT REFCOUNT). A string a command stores from
+// an argument is encoded by its bytes (tryObjectEncoding: "int", "embstr" up to 44 bytes, "raw");
+// APPEND to an existing string leaves it "raw" whatever its size; INCRBYFLOAT's result is
+// created from its text, "embstr" or "raw" but never "int". Any command that stores a new value
+// makes a new StringValue, so the mark goes with the bytes it describes.
+struct StringValue : std::string {
+  enum class Made : uint8_t { kStored, kAppended, kFormatted };
+  StringValue() = default;
+  StringValue(std::string bytes, Made how = Made::kStored) : std::string(std::move(bytes)), made(how) {}  // NOLINT
+  Made made = Made::kStored;
+};
+
 // The alternatives' order is ObjType's.
-using Value = std::variant<std::string, HashValue, Boxed<ListValue>, Boxed<SetValue>, Boxed<ZSetValue>>;
+using Value = std::variant<StringValue, HashValue, Boxed<ListValue>, Boxed<SetValue>, Boxed<ZSetValue>>;
+// A keyspace entry (a Value and two times) stays within one cache line.
+static_assert(sizeof(Value) <= 48);
 
 inline ObjType type_of(const Value& v) { return static_cast<ObjType>(v.index()); }
 

@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/core/rng.h"
 #include "sim/redis/db.h"
 #include "sim/redis/node.h"
 #include "sim/redis/reply.h"
@@ -28,6 +29,7 @@ class Scripting;
 class PubSub;
 class Server;
 struct Command;
+struct Subcommand;
 
 inline constexpr int kDatabases = 16;
 using Args = std::span<const std::string_view>;
@@ -37,6 +39,13 @@ struct Client {
   ConnectionId id = 0;
   int db = 0;
   std::string name;
+  // For CLIENT LIST / CLIENT INFO.
+  ConnectionInfo info;
+  int64_t created_ms = 0;           // node clock at connect
+  int64_t last_interaction_ms = 0;  // node clock at the last request
+  const Command* last_command = nullptr;        // the last command looked up (nullptr: unknown)
+  const Subcommand* last_subcommand = nullptr;  // and its subcommand, for containers
+  bool no_evict = false;                  // CLIENT NO-EVICT ON
   // The protocol (HELLO): 2 or 3. Decides what handlers build where Redis's replies differ in
   // structure, not just in type (ZRANGE WITHSCORES pairs, PING and the commands allowed while
   // subscribed). A script's client starts at 2 and redis.setresp() changes it.
@@ -188,6 +197,10 @@ class Server {
   }
   bool script_running() const { return script_running_; }
 
+  // What SPOP, SRANDMEMBER and RANDOMKEY draw from (Redis's random()). Fixed start, so the
+  // simulator stays a function of its seed and serve answers the same sequence after each start.
+  Rng& random() { return random_; }
+
   uint64_t commands_executed = 0;
   ConnectionId next_client_id = 1;
 
@@ -204,6 +217,7 @@ class Server {
   std::map<ConnectionId, Client> clients_;
   std::unique_ptr<PubSub> pubsub_;
   std::unique_ptr<Scripting> scripting_;
+  Rng random_{hash_bytes("redis random commands")};
   bool replica_ = false;
   bool applying_replicated_ = false;
   int replication_db_ = 0;      // the replica side: database the master stream is writing to

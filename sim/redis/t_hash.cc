@@ -53,6 +53,7 @@ void append_record(std::string& buffer, std::string_view bytes) {
 }  // namespace
 
 bool HashValue::set(std::string_view field, std::string_view value) {
+  convert_for(field, value);
   if (dict_) return dict_->insert_or_assign(field, std::string(value));
   size_t count = 0;
   size_t pos = find_packed(field, &count);
@@ -62,13 +63,12 @@ bool HashValue::set(std::string_view field, std::string_view value) {
     uint32_t n = static_cast<uint32_t>(value.size());
     std::memcpy(buffer_.data() + vpos, &n, sizeof n);
     buffer_.replace(vpos + 4, old, value);
-    if (buffer_.size() > kMaxPackedBytes) unpack();
     return false;
   }
   buffer_.reserve(buffer_.size() + 8 + field.size() + value.size());  // one allocation
   append_record(buffer_, field);
   append_record(buffer_, value);
-  if (count + 1 > kMaxPackedFields || buffer_.size() > kMaxPackedBytes) unpack();
+  if (count + 1 > kMaxPackedFields) unpack();
   return true;
 }
 
@@ -156,6 +156,7 @@ void cmd_hmset(Call& c) {
 void cmd_hsetnx(Call& c) {
   HashValue* hash = hash_for_write(c, c.argv[1]);
   if (hash == nullptr) return;
+  hash->convert_for(c.argv[2], c.argv[3]);
   if (hash->get(c.argv[2])) return c.reply(Reply::integer_of(0));
   hash->set(c.argv[2], c.argv[3]);
   c.dirty++;

@@ -1,5 +1,5 @@
 // Keyspace commands (Redis's db.c): DEL/UNLINK, EXISTS, TYPE, KEYS, DBSIZE, FLUSHALL, FLUSHDB,
-// SELECT. Expiry commands are in expire.cc.
+// SELECT, RANDOMKEY, RENAME, COPY, and OBJECT (object.c). Expiry commands are in expire.cc.
 #include <string>
 
 #include "sim/core/assert.h"
@@ -85,6 +85,112 @@ void cmd_select(Call& c) {
   if (index < 0 || index >= kDatabases) return c.error("ERR DB index is out of range");
   c.client.db = static_cast<int>(index);
   c.reply(Reply::ok());
+}
+
+// RANDOMKEY, as dbRandomKey: a logically expired key drawn is deleted (on a master) and another
+// drawn; a replica whose keys all have a TTL gives up after 100 draws and returns the last one.
+// Draws come from Server::random over the keys in sorted order (never from the table's layout).
+void cmd_randomkey(Call& c) {
+  Keyspace& db = c.db();
+  std::vector<std::string> keys = db.sorted_keys();
+  const bool all_volatile = db.size() == db.volatile_count();
+  int tries = 100;
+  while (!keys.empty()) {
+    const size_t i = c.srv.random().below(keys.size());
+    const Entry* e = db.find(keys[i]);
+    LS_ASSERT(e != nullptr);
+    if (!c.srv.logically_expired(*e)) return c.reply(Reply::bulk(keys[i]));
+    if (c.srv.replica() && all_volatile) {
+      if (--tries == 0) return c.reply(Reply::bulk(keys[i]));
+      continue;
+    }
+    c.lookup(keys[i]);  // expires it (a master deletes the key and propagates the DEL)
+    keys.erase(keys.begin() + static_cast<std::ptrdiff_t>(i));
+  }
+  c.reply(Reply::nil());
+}
+
+namespace {
+
+// True when Redis keeps the string as an integer: stored from an argument (tryObjectEncoding) and
+// a canonical 64-bit integer of at most 20 characters; *v gets it.
+bool int_encoded(const StringValue& s, int64_t* v) {
+  return s.made == StringValue::Made::kStored && s.size() <= 20 && parse_int64(s, v);
+}
+
+// OBJECT ENCODING's name for what `value` holds in Redis 7.0 (see StringValue for strings).
+std::string_view encoding_name(const Value& value) {
+  switch (type_of(value)) {
+    case ObjType::kString: {
+      const StringValue& s = std::get<StringValue>(value);
+      int64_t ignored = 0;
+      if (int_encoded(s, &ignored)) return "int";
+      return s.made != StringValue::Made::kAppended && s.size() <= 44 ? "embstr" : "raw";
+    }
+    case ObjType::kHash: return std::get<HashValue>(value).is_packed() ? "listpack" : "hashtable";
+    case ObjType::kList: return "quicklist";
+    case ObjType::kSet: return std::get<Boxed<SetValue>>(value).get().is_intset() ? "intset" : "hashtable";
+    case ObjType::kZSet: return std::get<Boxed<ZSetValue>>(value).get().is_listpack() ? "listpack" : "skiplist";
+  }
+  LS_ASSERT(false);
+  return "unknown";
+}
+
+// Redis shares one object for each integer 0..9999 (OBJ_SHARED_INTEGERS) that a command stores:
+// its refcount reads INT_MAX.
+int64_t refcount_of(const Value& value) {
+  const StringValue* s = std::get_if<StringValue>(&value);
+  int64_t v = 0;
+  if (s != nullptr && int_encoded(*s, &v) && v >= 0 && v < 10000) return INT32_MAX;
+  return 1;
+}
+
+constexpr std::string_view kObjectHelp[] = {
+    "OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+    "ENCODING <key>",
+    "    Return the kind of internal representation used in order to store the value",
+    "    associated with a <key>.",
+    "FREQ <key>",
+    "    Return the access frequency index of the <key>. The returned integer is",
+    "    proportional to the logarithm of the recent access frequency of the key.",
+    "IDLETIME <key>",
+    "    Return the idle time of the <key>, that is the approximated number of",
+    "    seconds elapsed since the last access to the key.",
+    "REFCOUNT <key>",
+    "    Return the number of references of the value associated with the specified",
+    "    <key>.",
+    "HELP",
+    "    Prints this help.",
+};
+
+}  // namespace
+
+// OBJECT ENCODING / REFCOUNT / FREQ / IDLETIME / HELP. The model keeps no access times: FREQ
+// answers Redis's error for its default (non-LFU) policy, IDLETIME says it is not tracked.
+void cmd_object(Call& c) {
+  std::string_view sub = c.argv[1];
+  if (iequals(sub, "help")) {
+    if (!subcommand_arity_ok(c, "object|help", 2)) return;
+    std::vector<Reply> lines;
+    for (std::string_view line : kObjectHelp) lines.push_back(Reply::status(line));
+    return c.reply(Reply::array(std::move(lines)));
+  }
+  const bool known = iequals(sub, "encoding") || iequals(sub, "refcount") || iequals(sub, "freq") ||
+                     iequals(sub, "idletime");
+  if (!known) return unknown_subcommand(c, "OBJECT");
+  std::string full = "object|";
+  for (char ch : sub) full += ascii_lower(ch);
+  if (!subcommand_arity_ok(c, full, 3)) return;
+  const Entry* e = c.lookup(c.argv[2]);
+  if (e == nullptr) return c.reply(Reply::nil());
+  if (iequals(sub, "encoding")) return c.reply(Reply::bulk(encoding_name(e->value)));
+  if (iequals(sub, "refcount")) return c.reply(Reply::integer_of(refcount_of(e->value)));
+  if (iequals(sub, "freq")) {
+    return c.error(
+        "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching "
+        "between policies at runtime LRU and LFU data will take some time to adjust.");
+  }
+  c.error("ERR lockstep model: OBJECT IDLETIME is not supported (the model keeps no access times)");
 }
 
 namespace {

@@ -17,17 +17,6 @@ namespace {
 
 constexpr std::string_view kVersion = "7.0.15";
 
-void unknown_subcommand(Call& c, std::string_view container) {
-  c.error(sanitize_error("ERR unknown subcommand '" + std::string(c.argv[1].substr(0, 128)) +
-                         "'. Try " + std::string(container) + " HELP."));
-}
-
-bool sub_arity(Call& c, std::string_view full_name, int arity) {
-  if (arity_ok(arity, c.argv.size())) return true;
-  c.error(arity_error_text(full_name));
-  return false;
-}
-
 // Client names: printable ASCII without spaces (validateClientName).
 bool valid_client_name(std::string_view name) {
   return std::all_of(name.begin(), name.end(), [](char ch) { return ch >= '!' && ch <= '~'; });
@@ -35,6 +24,46 @@ bool valid_client_name(std::string_view name) {
 
 constexpr std::string_view kBadClientName =
     "ERR Client names cannot contain spaces, newlines or special characters.";
+
+// One line of CLIENT LIST / CLIENT INFO, in Redis 7.0's field order. The model has no socket
+// buffers: qbuf, qbuf-free, rbs, rbp, obl, oll and omem read 0, argv-mem counts the request
+// being run (for the caller) and multi-mem the queued commands' arguments, tot-mem their sum.
+std::string client_info_line(const Call& c, const Client& cl) {
+  std::string flags;
+  if (cl.subscription_count() > 0) flags += 'P';
+  if (cl.multi) flags += 'x';
+  if (cl.dirty_cas) flags += 'd';
+  if (cl.no_evict) flags += 'e';
+  if (flags.empty()) flags = "N";
+  uint64_t argv_mem = 0, multi_mem = 0;
+  if (&cl == &c.client) {
+    for (std::string_view a : c.argv) argv_mem += a.size();
+  }
+  for (const std::vector<std::string>& q : cl.queued) {
+    for (const std::string& a : q) multi_mem += a.size();
+  }
+  const std::string cmd =
+      cl.last_command != nullptr ? full_command_name(*cl.last_command, cl.last_subcommand) : std::string("NULL");
+  const int64_t now_s = c.srv.mstime() / 1000;
+  auto n = [](auto v) { return std::to_string(v); };
+  return "id=" + n(cl.id) + " addr=" + cl.info.addr + " laddr=" + cl.info.laddr + " fd=" + n(cl.info.fd) +
+         " name=" + cl.name + " age=" + n(now_s - cl.created_ms / 1000) +
+         " idle=" + n(now_s - cl.last_interaction_ms / 1000) + " flags=" + flags + " db=" + n(cl.db) +
+         " sub=" + n(cl.channels.size()) + " psub=" + n(cl.patterns.size()) + " ssub=0 multi=" +
+         (cl.multi ? n(cl.queued.size()) : std::string("-1")) + " qbuf=0 qbuf-free=0 argv-mem=" + n(argv_mem) +
+         " multi-mem=" + n(multi_mem) + " rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=" + n(argv_mem + multi_mem) +
+         " events=r cmd=" + cmd + " user=default redir=-1 resp=" + n(cl.resp) + "\n";
+}
+
+// CLIENT LIST TYPE's classes (getClientTypeByName); the model's clients are normal or pub/sub.
+bool client_type_matches(const Client& cl, std::string_view type, bool* known) {
+  *known = true;
+  if (iequals(type, "normal")) return cl.subscription_count() == 0;
+  if (iequals(type, "pubsub")) return cl.subscription_count() > 0;
+  if (iequals(type, "replica") || iequals(type, "slave") || iequals(type, "master")) return false;
+  *known = false;
+  return false;
+}
 
 }  // namespace
 
@@ -113,7 +142,7 @@ void cmd_command(Call& c) {
   }
   std::string_view sub = c.argv[1];
   if (iequals(sub, "count")) {
-    if (!sub_arity(c, "command|count", 2)) return;
+    if (!subcommand_arity_ok(c, "command|count", 2)) return;
     c.reply(Reply::integer_of(static_cast<int64_t>(all_commands().size())));
   } else if (iequals(sub, "docs")) {
     // The model carries no documentation; an empty map is valid for every client.
@@ -200,21 +229,49 @@ void cmd_hello(Call& c) {
 void cmd_client(Call& c) {
   std::string_view sub = c.argv[1];
   if (iequals(sub, "id")) {
-    if (!sub_arity(c, "client|id", 2)) return;
+    if (!subcommand_arity_ok(c, "client|id", 2)) return;
     c.reply(Reply::integer_of(static_cast<int64_t>(c.client.id)));
   } else if (iequals(sub, "setname")) {
-    if (!sub_arity(c, "client|setname", 3)) return;
+    if (!subcommand_arity_ok(c, "client|setname", 3)) return;
     if (!valid_client_name(c.argv[2])) return c.error(kBadClientName);
     c.client.name = std::string(c.argv[2]);
     c.reply(Reply::ok());
   } else if (iequals(sub, "getname")) {
-    if (!sub_arity(c, "client|getname", 2)) return;
+    if (!subcommand_arity_ok(c, "client|getname", 2)) return;
     c.reply(c.client.name.empty() ? Reply::nil() : Reply::bulk(c.client.name));
   } else if (iequals(sub, "no-evict")) {
-    // The model evicts nothing; the flag is accepted as Redis 7.0 accepts it.
-    if (!sub_arity(c, "client|no-evict", 3)) return;
+    // The model evicts nothing; the flag is kept for CLIENT LIST, as Redis 7.0 keeps it.
+    if (!subcommand_arity_ok(c, "client|no-evict", 3)) return;
     if (!iequals(c.argv[2], "on") && !iequals(c.argv[2], "off")) return c.syntax_error();
+    c.client.no_evict = iequals(c.argv[2], "on");
     c.reply(Reply::ok());
+  } else if (iequals(sub, "info")) {
+    if (!subcommand_arity_ok(c, "client|info", 2)) return;
+    c.reply(Reply::verbatim("txt", client_info_line(c, c.client)));
+  } else if (iequals(sub, "list")) {
+    if (!subcommand_arity_ok(c, "client|list", -2)) return;
+    std::string text;
+    if (c.argv.size() == 4 && iequals(c.argv[2], "type")) {
+      for (const auto& [id, cl] : c.srv.clients()) {
+        bool known = false;
+        const bool match = client_type_matches(cl, c.argv[3], &known);
+        if (!known) return c.error("ERR Unknown client type '" + std::string(c.argv[3]) + "'");
+        if (match) text += client_info_line(c, cl);
+      }
+    } else if (c.argv.size() > 3 && iequals(c.argv[2], "id")) {
+      for (size_t j = 3; j < c.argv.size(); j++) {
+        int64_t wanted = 0;
+        if (!parse_int64(c.argv[j], &wanted)) return c.error("ERR Invalid client ID");
+        if (const Client* cl = c.srv.client(static_cast<ConnectionId>(wanted)); wanted > 0 && cl != nullptr) {
+          text += client_info_line(c, *cl);
+        }
+      }
+    } else if (c.argv.size() != 2) {
+      return c.syntax_error();
+    }  else {
+      for (const auto& [id, cl] : c.srv.clients()) text += client_info_line(c, cl);
+    }
+    c.reply(Reply::verbatim("txt", text));
   } else {
     unknown_subcommand(c, "CLIENT");
   }
@@ -227,7 +284,7 @@ void cmd_pubsub(Call& c) {
   const PubSub& ps = c.srv.pubsub();
   if (iequals(sub, "channels") || iequals(sub, "shardchannels")) {
     const bool shard = iequals(sub, "shardchannels");
-    if (!sub_arity(c, shard ? "pubsub|shardchannels" : "pubsub|channels", -2)) return;
+    if (!subcommand_arity_ok(c, shard ? "pubsub|shardchannels" : "pubsub|channels", -2)) return;
     if (c.argv.size() > 3) {  // pubsubCommand's own check, after the table's
       return c.error(sanitize_error("ERR unknown subcommand or wrong number of arguments for '" +
                                     std::string(c.argv[1].substr(0, 128)) + "'. Try PUBSUB HELP."));
@@ -241,7 +298,7 @@ void cmd_pubsub(Call& c) {
     c.reply(Reply::array(std::move(out)));
   } else if (iequals(sub, "numsub") || iequals(sub, "shardnumsub")) {
     const bool shard = iequals(sub, "shardnumsub");
-    if (!sub_arity(c, shard ? "pubsub|shardnumsub" : "pubsub|numsub", -2)) return;
+    if (!subcommand_arity_ok(c, shard ? "pubsub|shardnumsub" : "pubsub|numsub", -2)) return;
     std::vector<Reply> out;
     for (size_t j = 2; j < c.argv.size(); j++) {
       out.push_back(Reply::bulk(c.argv[j]));
@@ -249,7 +306,7 @@ void cmd_pubsub(Call& c) {
     }
     c.reply(Reply::array(std::move(out)));
   } else if (iequals(sub, "numpat")) {
-    if (!sub_arity(c, "pubsub|numpat", 2)) return;
+    if (!subcommand_arity_ok(c, "pubsub|numpat", 2)) return;
     c.reply(Reply::integer_of(ps.pattern_count()));
   } else {
     unknown_subcommand(c, "PUBSUB");
@@ -263,7 +320,7 @@ void cmd_config(Call& c) {
   };
   std::string_view sub = c.argv[1];
   if (iequals(sub, "get")) {
-    if (!sub_arity(c, "config|get", -3)) return;
+    if (!subcommand_arity_ok(c, "config|get", -3)) return;
     std::vector<Reply> pairs;  // a map
     for (const auto& [name, value] : kParams) {
       bool match = false;
@@ -274,11 +331,11 @@ void cmd_config(Call& c) {
     }
     c.reply(Reply::map(std::move(pairs)));
   } else if (iequals(sub, "set")) {
-    if (!sub_arity(c, "config|set", -4)) return;
+    if (!subcommand_arity_ok(c, "config|set", -4)) return;
     c.error(sanitize_error("ERR lockstep model: configuration is fixed, CONFIG SET is not supported - '" +
                            std::string(c.argv[2]) + "'"));
   } else if (iequals(sub, "resetstat")) {
-    if (!sub_arity(c, "config|resetstat", 2)) return;
+    if (!subcommand_arity_ok(c, "config|resetstat", 2)) return;
     c.reply(Reply::ok());
   } else {
     unknown_subcommand(c, "CONFIG");
@@ -307,7 +364,8 @@ void cmd_info(Call& c) {
   };
   if (wanted("server")) {
     section("Server", "redis_version:" + std::string(kVersion) +
-                          "\r\nredis_mode:standalone\r\nlockstep_model:1\r\ntcp_port:0\r\n");
+                          "\r\nredis_mode:standalone\r\nlockstep_model:1\r\ntcp_port:" +
+                          std::to_string(c.srv.config().tcp_port) + "\r\n");
   }
   if (wanted("clients")) {
     section("Clients", "connected_clients:" + std::to_string(c.srv.clients().size()) + "\r\n");

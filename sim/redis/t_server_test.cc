@@ -187,5 +187,58 @@ TEST(ServerTest, ConnectionCommandsAreNotAllowedInScripts) {
   EXPECT_EQ(t.run({"eval", "return redis.call('command', 'count') > 0", "0"}), I(1));
 }
 
+
+TEST(ServerTest, ClientListAndInfo) {
+  TestNode t;
+  ConnectionInfo info;
+  info.addr = "127.0.0.1:5000";
+  info.laddr = "127.0.0.1:6379";
+  info.fd = 9;
+  const ConnectionId other = t.node->connect(info);
+  t.run_on(other, {"client", "setname", "worker"});
+  t.run_on(other, {"subscribe", "ch"});
+  t.advance_ms(3000);
+  t.run({"select", "2"});
+  t.run({"client", "no-evict", "on"});
+  Reply self = t.run({"client", "info"});
+  ASSERT_EQ(self.type, Reply::Type::kBulk);
+  EXPECT_EQ(self.str,
+            "id=1 addr=?:0 laddr=?:0 fd=-1 name= age=3 idle=0 flags=e db=2 sub=0 psub=0 ssub=0 multi=-1 qbuf=0 "
+            "qbuf-free=0 argv-mem=10 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=10 events=r cmd=client|info "
+            "user=default redir=-1 resp=2\n");
+  Reply all = t.run({"client", "list"});
+  EXPECT_NE(all.str.find("id=1 "), std::string::npos);
+  EXPECT_NE(all.str.find("\nid=2 addr=127.0.0.1:5000 laddr=127.0.0.1:6379 fd=9 name=worker age=3 idle=3 flags=P "
+                         "db=0 sub=1 psub=0 ssub=0 multi=-1 "),
+            std::string::npos)
+      << all.str;
+  EXPECT_NE(all.str.find("cmd=subscribe "), std::string::npos);
+  EXPECT_EQ(t.run({"client", "list", "type", "pubsub"}).str.substr(0, 5), "id=2 ");
+  EXPECT_EQ(t.run({"client", "list", "type", "replica"}).str, "");
+  EXPECT_EQ(t.run({"client", "list", "id", "2", "77"}).str.substr(0, 5), "id=2 ");
+  EXPECT_EQ(t.run({"client", "list", "type", "foo"}), E("ERR Unknown client type 'foo'"));
+  EXPECT_EQ(t.run({"client", "list", "id", "abc"}), E("ERR Invalid client ID"));
+  EXPECT_EQ(t.run({"client", "list", "x"}), E("ERR syntax error"));
+  EXPECT_EQ(t.run({"client", "info", "x"}), E("ERR wrong number of arguments for 'client|info' command"));
+  // An unknown command leaves cmd=NULL; MULTI shows its queue.
+  t.run_on(other, {"reset"});
+  t.run_on(other, {"nosuch"});
+  EXPECT_NE(t.run({"client", "list", "id", "2"}).str.find(" cmd=NULL "), std::string::npos);
+  t.run_on(other, {"multi"});
+  t.run_on(other, {"set", "k", "v"});
+  EXPECT_NE(t.run({"client", "list", "id", "2"}).str.find(" flags=x db=0 sub=0 psub=0 ssub=0 multi=1 "),
+            std::string::npos);
+}
+
+TEST(ServerTest, InfoReportsTheConfiguredPort) {
+  NodeConfig config;
+  config.clock_us = [] { return int64_t{0}; };
+  config.tcp_port = 6390;
+  Node node(std::move(config));
+  const ConnectionId id = node.connect();
+  std::vector<std::string_view> argv{"info", "server"};
+  EXPECT_NE(node.execute_one(id, argv).str.find("\r\ntcp_port:6390\r\n"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace lockstep::redis::testing

@@ -91,5 +91,103 @@ RC_GTEST_PROP(SetValueTest, BehavesLikeAMathematicalSet, (std::vector<std::pair<
   for (const std::string& m : model) RC_ASSERT(s.contains(m));
 }
 
+
+// SPOP/SRANDMEMBER: errors and shapes as redis-server 7.0.15 gives them; the members drawn come
+// from the server's own seeded stream (the same on every run).
+TEST(SetTest, SpopAndSrandmemberErrorsAndShapes) {
+  TestNode t;
+  t.run({"sadd", "s", "1", "2", "3"});
+  t.run({"set", "str", "x"});
+  EXPECT_EQ(t.run({"spop", "s", "abc"}), E("ERR value is out of range, must be positive"));
+  EXPECT_EQ(t.run({"spop", "s", "-1"}), E("ERR value is out of range, must be positive"));
+  EXPECT_EQ(t.run({"spop", "s", "1", "2"}), E("ERR syntax error"));
+  EXPECT_EQ(t.run({"spop", "nosuch"}), N());
+  EXPECT_EQ(t.run({"spop", "nosuch", "2"}), A({}));
+  EXPECT_EQ(t.run({"spop", "str"}), E("WRONGTYPE Operation against a key holding the wrong kind of value"));
+  EXPECT_EQ(t.run({"spop", "str", "0"}), E("WRONGTYPE Operation against a key holding the wrong kind of value"));
+  EXPECT_EQ(t.run({"spop", "s", "0"}), A({}));
+  EXPECT_EQ(t.run({"srandmember", "s", "-9223372036854775808"}),
+            E("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"));
+  EXPECT_EQ(t.run({"srandmember", "s", "abc"}), E("ERR value is not an integer or out of range"));
+  EXPECT_EQ(t.run({"srandmember", "nosuch", "3"}), A({}));
+  EXPECT_EQ(t.run({"srandmember", "nosuch"}), N());
+  EXPECT_EQ(t.run({"srandmember", "s", "1", "2"}), E("ERR syntax error"));
+  EXPECT_EQ(t.run({"srandmember", "s", "0"}), A({}));
+  // A count at least the set's size: the whole set, in its order.
+  EXPECT_EQ(t.run({"srandmember", "s", "5"}), A({B("1"), B("2"), B("3")}));
+  EXPECT_EQ(t.run({"scard", "s"}), I(3));
+}
+
+TEST(SetTest, SrandmemberDrawsMembers) {
+  TestNode t;
+  t.run({"sadd", "s", "a", "b", "c", "d"});
+  std::set<std::string> seen;
+  for (int i = 0; i < 64; i++) {
+    Reply r = t.run({"srandmember", "s"});
+    ASSERT_EQ(r.type, Reply::Type::kBulk);
+    seen.insert(r.str);
+  }
+  EXPECT_EQ(seen, (std::set<std::string>{"a", "b", "c", "d"}));  // every member comes up
+  // Distinct members for a positive count below the size; repetitions for a negative one.
+  Reply two = t.run({"srandmember", "s", "2"});
+  ASSERT_EQ(two.elements.size(), 2u);
+  EXPECT_NE(two.elements[0].str, two.elements[1].str);
+  Reply many = t.run({"srandmember", "s", "-10"});
+  ASSERT_EQ(many.elements.size(), 10u);
+  for (const Reply& m : many.elements) EXPECT_TRUE(seen.count(m.str) == 1) << m.str;
+  EXPECT_EQ(t.run({"scard", "s"}), I(4));  // nothing removed
+}
+
+TEST(SetTest, SpopRemovesWhatItReturnsAndPropagatesSrem) {
+  TestNode t;
+  t.run({"sadd", "s", "a", "b", "c", "d", "e"});
+  t.effects.clear();
+  Reply one = t.run({"spop", "s"});
+  ASSERT_EQ(one.type, Reply::Type::kBulk);
+  EXPECT_EQ(t.run({"sismember", "s", one.str}), I(0));
+  ASSERT_EQ(t.effects.size(), 1u);
+  EXPECT_EQ(t.effects[0].argv, (std::vector<std::string>{"SREM", "s", one.str}));
+  t.effects.clear();
+  Reply two = t.run({"spop", "s", "2"});
+  ASSERT_EQ(two.elements.size(), 2u);
+  EXPECT_EQ(t.run({"scard", "s"}), I(2));
+  ASSERT_EQ(t.effects.size(), 2u);  // one SREM per member, as Redis 7.0
+  for (size_t i = 0; i < 2; i++) {
+    EXPECT_EQ(t.run({"sismember", "s", two.elements[i].str}), I(0));
+    EXPECT_EQ(t.effects[i].argv, (std::vector<std::string>{"SREM", "s", two.elements[i].str}));
+  }
+  // A count reaching the size: everything, the key deleted, propagated as DEL.
+  t.effects.clear();
+  EXPECT_EQ(t.run({"spop", "s", "9"}).elements.size(), 2u);
+  EXPECT_EQ(t.run({"exists", "s"}), I(0));
+  ASSERT_EQ(t.effects.size(), 1u);
+  EXPECT_EQ(t.effects[0].argv, (std::vector<std::string>{"DEL", "s"}));
+  // The last member popped deletes the key.
+  t.run({"sadd", "one", "x"});
+  EXPECT_EQ(t.run({"spop", "one"}), B("x"));
+  EXPECT_EQ(t.run({"exists", "one"}), I(0));
+}
+
+TEST(SetTest, SpopWithCountIsASetInResp3) {
+  TypedTestNode t;
+  t.run({"sadd", "s", "1", "2"});
+  EXPECT_EQ(t.run({"spop", "nosuch", "1"}), Set({}));
+  EXPECT_EQ(t.run({"spop", "s", "0"}), Set({}));
+  EXPECT_EQ(t.run({"spop", "s", "5"}), Set({B("1"), B("2")}));
+  EXPECT_EQ(t.run({"srandmember", "nosuch", "1"}), A({}));
+}
+
+TEST(SetTest, RandomDrawsAreDeterministic) {
+  auto draws = [] {
+    TestNode t;
+    t.run({"sadd", "s", "a", "b", "c", "d", "e", "f"});
+    std::string out;
+    for (int i = 0; i < 5; i++) out += t.run({"srandmember", "s"}).str;
+    out += t.run({"spop", "s"}).str;
+    return out;
+  };
+  EXPECT_EQ(draws(), draws());
+}
+
 }  // namespace
 }  // namespace lockstep::redis::testing

@@ -103,7 +103,7 @@ bool reply_get(Call& c, Entry* e) {
     c.reply(Reply::nil());
     return true;
   }
-  const auto* s = std::get_if<std::string>(&e->value);
+  const auto* s = std::get_if<StringValue>(&e->value);
   if (s == nullptr) {
     c.wrong_type();
     return false;
@@ -113,11 +113,12 @@ bool reply_get(Call& c, Entry* e) {
 }
 
 // Stores a string value; the key loses its TTL unless keep_ttl. Returns the entry.
-Entry& store_string(Call& c, std::string_view key, std::string_view value, bool keep_ttl) {
+Entry& store_string(Call& c, std::string_view key, std::string_view value, bool keep_ttl,
+                    StringValue::Made made = StringValue::Made::kStored) {
   Keyspace& db = c.db();
   Entry* e = c.lookup(key);
-  if (e == nullptr) return db.add(key, Value(std::string(value)));
-  e->value = std::string(value);
+  if (e == nullptr) return db.add(key, Value(StringValue(std::string(value), made)));
+  e->value = StringValue(std::string(value), made);
   if (!keep_ttl && e->has_expire()) db.set_expire(key, *e, kNoExpire);
   return *e;
 }
@@ -158,7 +159,7 @@ void incr_decr(Call& c, int64_t incr) {
   Entry* e = c.lookup(key);
   int64_t value = 0;
   if (e != nullptr) {
-    const auto* s = std::get_if<std::string>(&e->value);
+    const auto* s = std::get_if<StringValue>(&e->value);
     if (s == nullptr) return c.wrong_type();
     if (!parse_int64(*s, &value)) return c.not_integer();
   }
@@ -215,7 +216,7 @@ void cmd_mget(Call& c) {
   values.reserve(c.argv.size() - 1);
   for (size_t j = 1; j < c.argv.size(); j++) {
     Entry* e = c.lookup(c.argv[j]);
-    const std::string* s = e != nullptr ? std::get_if<std::string>(&e->value) : nullptr;
+    const std::string* s = e != nullptr ? std::get_if<StringValue>(&e->value) : nullptr;
     values.push_back(s != nullptr ? Reply::bulk(*s) : Reply::nil());
   }
   c.reply(Reply::array(std::move(values)));
@@ -238,9 +239,10 @@ void cmd_append(Call& c) {
     c.db().add(key, Value(std::string(c.argv[2])));
     len = c.argv[2].size();
   } else {
-    auto* s = std::get_if<std::string>(&e->value);
+    auto* s = std::get_if<StringValue>(&e->value);
     if (s == nullptr) return c.wrong_type();
     s->append(c.argv[2]);
+    s->made = StringValue::Made::kAppended;  // Redis unshares it as a raw string first
     len = s->size();
   }
   c.dirty++;
@@ -250,7 +252,7 @@ void cmd_append(Call& c) {
 void cmd_strlen(Call& c) {
   Entry* e = c.lookup(c.argv[1]);
   if (e == nullptr) return c.reply(Reply::integer_of(0));
-  const auto* s = std::get_if<std::string>(&e->value);
+  const auto* s = std::get_if<StringValue>(&e->value);
   if (s == nullptr) return c.wrong_type();
   c.reply(Reply::integer_of(static_cast<int64_t>(s->size())));
 }
@@ -270,7 +272,7 @@ void cmd_incrbyfloat(Call& c) {
   Entry* e = c.lookup(key);
   long double value = 0, incr = 0;
   if (e != nullptr) {
-    const auto* str = std::get_if<std::string>(&e->value);
+    const auto* str = std::get_if<StringValue>(&e->value);
     if (str == nullptr) return c.wrong_type();
     if (!parse_long_double(*str, &value)) return c.error("ERR value is not a valid float");
   }
@@ -278,7 +280,7 @@ void cmd_incrbyfloat(Call& c) {
   value += incr;
   if (std::isnan(value) || std::isinf(value)) return c.error("ERR increment would produce NaN or Infinity");
   const std::string text = format_long_double_human(value);
-  store_string(c, key, text, /*keep_ttl=*/true);
+  store_string(c, key, text, /*keep_ttl=*/true, StringValue::Made::kFormatted);
   c.dirty++;
   // Replicated as the value it produced: SET key <value> KEEPTTL.
   if (c.srv.propagating()) c.rewrite = {"SET", std::string(key), text, "KEEPTTL"};
@@ -321,7 +323,7 @@ void cmd_getex(Call& c) {
   std::string_view key = c.argv[1];
   Entry* e = c.lookup(key);
   if (e == nullptr) return c.reply(Reply::nil());
-  const auto* str = std::get_if<std::string>(&e->value);
+  const auto* str = std::get_if<StringValue>(&e->value);
   if (str == nullptr) return c.wrong_type();
   int64_t when_ms = 0;
   if ((flags & kAnyExpire) && !expire_ms(c, expire, flags, &when_ms)) return;

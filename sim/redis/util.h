@@ -43,6 +43,7 @@ size_t format_int64(int64_t value, char* buf);
 bool glob_match(std::string_view pattern, std::string_view text, bool nocase = false);
 
 inline char ascii_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c; }
+inline char ascii_upper(char c) { return (c >= 'a' && c <= 'z') ? static_cast<char>(c - 32) : c; }
 // Lower-cases the ASCII letters of 8 bytes at once (bytes >= 0x80 are left alone).
 inline uint64_t ascii_lower8(uint64_t x) {
   const uint64_t high = 0x8080808080808080ull;

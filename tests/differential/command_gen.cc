@@ -163,6 +163,23 @@ std::vector<Weighted> keys_and_strings() {
          return s;
        }},
       {1, [] { return cmd({"CLIENT", "GETNAME"}); }},
+      {1, [] {
+         Step s = cmd(*pick_argv({{"CLIENT", "INFO"}, {"CLIENT", "LIST", "TYPE", "pubsub"}, {"CLIENT", "LIST", "TYPE", "nope"},
+                                  {"CLIENT", "LIST", "ID", "x"}, {"CLIENT", "LIST", "x"}, {"CLIENT", "INFO", "x"}}),
+                      CompareRule::kClientInfo);
+         s.conn = uniform(0, 2);
+         return s;
+       }},
+      {1, [] { return cmd({"RANDOMKEY"}, CompareRule::kRandomPick); }},
+      {2, [] { return cmd({"OBJECT", one({"ENCODING", "ENCODING", "REFCOUNT", "FREQ", "NOPE"}), key()}); }},
+      {1, [] { return cmd(*pick_argv({{"OBJECT", "ENCODING"}, {"OBJECT", "HELP"}, {"OBJECT", "HELP", "x"}})); }},
+      {1, [] {
+         Strings a{"APPEND", key(), value()};
+         return cmd(a);
+       }},
+      {1, [] { return cmd({"STRLEN", key()}); }},
+      {1, [] { Strings a{"MSET", key(), value()}; if (uniform(0, 2) == 0) { a.push_back(key()); a.push_back(value()); } return cmd(a); }},
+      {1, [] { Strings a{"MGET", key()}; add_some(a, 2, key); return cmd(a); }},
       {1, [] { Strings a{"CLIENT", "NO-EVICT"}; add_some(a, 2, [] { return one({"on", "OFF", "maybe"}); }); return cmd(a); }},
       {1, [] { return cmd({"CONFIG", "GET", one({"databases", "appendonly", "nosuch"})}); }},
       {1, [] { return cmd({one({"NOSUCHCMD", "hget", "Get", "sEt"}), key(), value()}); }},
@@ -224,6 +241,20 @@ std::vector<Weighted> collections() {
        }},
       {1, [] { return cmd({"LMOVE", key(), key(), one({"LEFT", "RIGHT", "UP"}), one({"LEFT", "RIGHT"})}); }},
       {1, [] { Strings a{"SMISMEMBER", key(), member()}; add_some(a, 2, member); return cmd(a); }},
+      {2, [] {
+         Strings a{"SRANDMEMBER", key()};
+         add_some(a, 1, [] { return one({"0", "1", "2", "3", "-1", "-3", "10", "-10", "abc", "-9223372036854775808"}); });
+         return cmd(a, CompareRule::kRandomPick);
+       }},
+      {2, [] {
+         // The members popped differ between the servers: the step ends by deleting the key.
+         const std::string k = key();
+         Strings a{"SPOP", k};
+         add_some(a, 1, [] { return one({"0", "1", "2", "3", "10", "-1", "abc"}); });
+         Step s = cmd(a, CompareRule::kRandomPick);
+         s.then = {{"SCARD", k}, {"DEL", k}};
+         return s;
+       }},
       {2, [] {
          const std::string which = one({"HSCAN", "SSCAN", "ZSCAN"});
          Strings a{which, key(), one({"0", "0", "", "x"})};

@@ -36,6 +36,8 @@ enum class CompareRule {
   kHello,      // HELLO: the connection ids differ (each server numbers its own clients)
   kScan,       // SCAN, SSCAN: [cursor, elements]: finished scans as multisets (see scan_like)
   kScanPairs,  // HSCAN, ZSCAN: the same with field/value (member/score) pairs
+  kRandomPick,  // SPOP, SRANDMEMBER, RANDOMKEY: the same shape (types, lengths); bulks may differ
+  kClientInfo,  // CLIENT INFO/LIST: per line, the fields that do not depend on sockets and times
 };
 
 struct Step {

@@ -18,6 +18,13 @@
 //      pmessages is compared as a multiset. "message" before "pmessage" stays checked.
 //  (f) HELLO: the value after "id" (the connection's id, which each server numbers its own
 //      way) is not compared; everything else is.
+//  (g) SPOP, SRANDMEMBER, RANDOMKEY draw at random: replies must have the same shape (types,
+//      aggregate lengths, integers and errors exactly); the bulk strings drawn may differ. The
+//      generator follows an SPOP with SCARD (exact) and DEL, so both servers continue alike.
+//  (h) CLIENT INFO / CLIENT LIST: the same number of lines, and in each line the fields that do
+//      not depend on sockets, buffers and times (name, flags, db, sub, psub, ssub, multi,
+//      argv-mem, cmd, user, redir, resp) equal; id, addresses, fd, age, idle and the buffer
+//      sizes are not compared.
 // The rules apply alike to RESP2 arrays and to RESP3's maps, sets and pushes; the types
 // themselves must always match.
 #ifndef LOCKSTEP_TESTS_DIFFERENTIAL_COMPARE_H_
