@@ -76,18 +76,27 @@ class ModelBackend final : public Backend {
     return config;
   }
 
-  // What a client gets while a script runs (Redis 7.0's texts).
+  // What a client gets while a script runs (Redis 7.0's texts; scriptKill's checks, in order).
   redis::Reply busy_answer(std::span<const std::string_view> argv) {
-    if (argv.size() == 2 && iequals(argv[0], "script") && iequals(argv[1], "kill")) {
+    static constexpr std::string_view kBusyEval =
+        "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
+    static constexpr std::string_view kBusyFunction =
+        "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.";
+    const bool function = node_.running_function();
+    const bool script_kill = argv.size() == 2 && iequals(argv[0], "script") && iequals(argv[1], "kill");
+    const bool function_kill = argv.size() == 2 && iequals(argv[0], "function") && iequals(argv[1], "kill");
+    if (script_kill || function_kill) {
       if (node_.script_wrote()) {
         return redis::Reply::error(
             "UNKILLABLE Sorry the script already executed write commands against the dataset. You can either "
             "wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command.");
       }
+      if (script_kill && function) return redis::Reply::error(kBusyFunction);
+      if (function_kill && !function) return redis::Reply::error(kBusyEval);
       kill_requested_ = true;
       return redis::Reply::ok();
     }
-    return redis::Reply::error("BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.");
+    return redis::Reply::error(function ? kBusyFunction : kBusyEval);
   }
 
   // The running script's instruction hook: true stops the script.

@@ -49,6 +49,12 @@ constexpr Subcommand kPubsubSubcommands[] = {
     {"shardnumsub", -2},
 };
 
+constexpr Subcommand kFunctionSubcommands[] = {
+    {"delete", 3, true, kCmdWrite}, {"dump", 2, kNotModelled}, {"flush", -2, true, kCmdWrite}, {"help", 2},
+    {"kill", 2},  {"list", -2},  {"load", -3, true, kCmdWrite},  {"restore", -3, kNotModelled, kCmdWrite},
+    {"stats", 2},
+};
+
 // Arity, flags and key positions as Redis 7.0's command table has them.
 const Command kCommands[] = {
     // strings
@@ -167,6 +173,9 @@ const Command kCommands[] = {
     {"eval_ro", -3, NS | S | R, cmd_eval_ro, 0, 0, 0, eval_flags},
     {"evalsha_ro", -3, NS | S | R, cmd_evalsha_ro, 0, 0, 0, evalsha_flags},
     {"script", -2, NS | C, cmd_script, 0, 0, 0, nullptr, kScriptSubcommands},
+    {"fcall", -3, NS | S | kCmdMayReplicate, cmd_fcall, 0, 0, 0, fcall_flags},
+    {"fcall_ro", -3, NS | S | R, cmd_fcall_ro, 0, 0, 0, fcall_flags},
+    {"function", -2, NS | C, cmd_function, 0, 0, 0, nullptr, kFunctionSubcommands},
     // server and connection
     {"ping", -1, F | S | SC, cmd_ping},
     {"echo", 2, F, cmd_echo},
@@ -273,7 +282,11 @@ std::string full_command_name(const Command& cmd, const Subcommand* sub) {
 }
 
 uint32_t command_flags(const Command& cmd, Server& srv, Args argv) {
-  return cmd.flags_fn != nullptr ? cmd.flags_fn(srv, cmd, argv) : cmd.flags;
+  uint32_t flags = cmd.flags_fn != nullptr ? cmd.flags_fn(srv, cmd, argv) : cmd.flags;
+  if (!cmd.subcommands.empty() && argv.size() > 1) {
+    if (const Subcommand* sub = lookup_subcommand(cmd, argv[1]); sub != nullptr) flags |= sub->flags;
+  }
+  return flags;
 }
 
 std::string sanitize_error(std::string text) {
@@ -311,6 +324,13 @@ std::string arity_error_text(std::string_view name) {
 void unknown_subcommand(Call& c, std::string_view container) {
   c.error(sanitize_error("ERR unknown subcommand '" + std::string(c.argv[1].substr(0, 128)) + "'. Try " +
                          std::string(container) + " HELP."));
+}
+
+void subcommand_syntax_error(Call& c) {
+  std::string container(c.argv[0]);
+  for (char& ch : container) ch = ascii_upper(ch);
+  c.error(sanitize_error("ERR unknown subcommand or wrong number of arguments for '" +
+                         std::string(c.argv[1].substr(0, 128)) + "'. Try " + container + " HELP."));
 }
 
 bool subcommand_arity_ok(Call& c, std::string_view full_name, int arity) {

@@ -43,6 +43,7 @@ struct Subcommand {
   std::string_view name;  // lower case
   int arity;              // counting the container's name
   bool modelled = true;   // false: Redis has it, the model answers that it does not support it
+  uint32_t flags = 0;     // added to the container's (FUNCTION LOAD writes)
 };
 
 struct Command {
@@ -70,7 +71,7 @@ std::span<const Command> all_commands();
 inline bool arity_ok(int arity, size_t argc) {
   return arity > 0 ? argc == static_cast<size_t>(arity) : argc >= static_cast<size_t>(-arity);
 }
-// The effective flags of a command call (flags_fn applied).
+// The effective flags of a command call (flags_fn applied, a subcommand's added).
 uint32_t command_flags(const Command& cmd, Server& srv, Args argv);
 
 // Redis's reply to an unknown command, e.g. "ERR unknown command 'foo', with args beginning
@@ -83,6 +84,9 @@ std::string arity_error_text(std::string_view name);
 std::string sanitize_error(std::string text);
 // Replies "ERR unknown subcommand '<argv[1]>'. Try <CONTAINER> HELP.".
 void unknown_subcommand(Call& c, std::string_view container);
+// Replies "ERR unknown subcommand or wrong number of arguments for '<argv[1]>'. Try <ARGV[0]>
+// HELP." (addReplySubcommandSyntaxError).
+void subcommand_syntax_error(Call& c);
 // True when argc satisfies a subcommand's `arity`; otherwise replies the arity error of
 // `full_name` ("client|setname") and returns false.
 bool subcommand_arity_ok(Call& c, std::string_view full_name, int arity);
@@ -210,6 +214,11 @@ void cmd_eval_ro(Call&);
 void cmd_evalsha_ro(Call&);
 void cmd_script(Call&);
 uint32_t eval_flags(Server&, const Command&, Args);
+// functions.cc
+void cmd_fcall(Call&);
+void cmd_fcall_ro(Call&);
+void cmd_function(Call&);
+uint32_t fcall_flags(Server&, const Command&, Args);
 uint32_t evalsha_flags(Server&, const Command&, Args);
 // t_server.cc
 void cmd_ping(Call&);

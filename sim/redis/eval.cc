@@ -16,15 +16,6 @@ namespace {
 
 constexpr std::string_view kNoScript = "NOSCRIPT No matching script. Please use EVAL.";
 
-struct FlagName {
-  std::string_view name;
-  uint32_t flag;
-};
-constexpr FlagName kShebangFlags[] = {
-    {"no-writes", kScriptNoWrites},       {"allow-oom", kScriptAllowOom},
-    {"allow-stale", kScriptAllowStale},   {"no-cluster", kScriptNoCluster},
-    {"allow-cross-slot-keys", kScriptAllowCrossSlot},
-};
 
 // Splits on whitespace (Redis uses sdssplitargs; quoting is not modelled).
 std::vector<std::string_view> split_words(std::string_view s) {
@@ -85,7 +76,7 @@ bool parse_shebang(std::string_view body, uint32_t* flags, size_t* shebang_len, 
       size_t comma = list.find(',', pos);
       std::string_view item = list.substr(pos, comma == std::string_view::npos ? list.npos : comma - pos);
       uint32_t found = 0;
-      for (const FlagName& f : kShebangFlags) {
+      for (const ScriptFlagName& f : kScriptFlagNames) {
         if (f.name == item) found = f.flag;
       }
       if (found == 0) {
@@ -105,8 +96,27 @@ bool parse_shebang(std::string_view body, uint32_t* flags, size_t* shebang_len, 
 Scripting::Scripting(Server& server, uint64_t instruction_budget, size_t memory_limit_bytes)
     : server_(server), budget_(instruction_budget), memory_limit_(memory_limit_bytes) {
   LS_ASSERT(budget_ > 0);
-  lua_ = std::make_unique<LuaHost>(server_, rand_, budget_, memory_limit_);
-  LS_ASSERT(lua_ != nullptr);
+  lua_ = make_host();
+  function_lua_ = make_host();
+}
+
+std::unique_ptr<LuaHost> Scripting::make_host() {
+  auto host = std::make_unique<LuaHost>(server_, rand_, budget_, memory_limit_);
+  host->set_busy_check(busy_check_, busy_context_);
+  return host;
+}
+
+void Scripting::set_busy_check(LuaHost::BusyCheck check, void* context) {
+  busy_check_ = check;
+  busy_context_ = context;
+  lua_->set_busy_check(check, context);
+  function_lua_->set_busy_check(check, context);
+}
+
+const LuaHost* Scripting::running_host() const {
+  if (lua_->script_running()) return lua_.get();
+  if (function_lua_->script_running()) return function_lua_.get();
+  return nullptr;
 }
 
 Scripting::~Scripting() = default;
@@ -114,12 +124,13 @@ Scripting::~Scripting() = default;
 void Scripting::flush() {
   cache_.clear();
   lua_.reset();  // closes the old state before the new one allocates
-  lua_ = std::make_unique<LuaHost>(server_, rand_, budget_, memory_limit_);
+  lua_ = make_host();
   LS_ASSERT(cache_.empty());
 }
 
 void Scripting::reset() {
   flush();
+  flush_functions();
   rand_.reset();
 }
 

@@ -8,6 +8,7 @@
 #define LOCKSTEP_SIM_REDIS_EVAL_H_
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -15,12 +16,11 @@
 
 #include "sim/redis/ordered_map.h"
 #include "sim/redis/rand48.h"
+#include "sim/redis/script_lua.h"
 #include "sim/redis/server.h"
 #include "sim/redis/sha_memo.h"
 
 namespace lockstep::redis {
-
-class LuaHost;
 
 enum ScriptFlag : uint32_t {
   kScriptCompat = 1u << 0,  // no shebang: Redis's EVAL compatibility mode
@@ -29,6 +29,17 @@ enum ScriptFlag : uint32_t {
   kScriptAllowStale = 1u << 3,
   kScriptNoCluster = 1u << 4,
   kScriptAllowCrossSlot = 1u << 5,
+};
+
+// The flags' names, in Redis's order (scripts_flags_def): what FUNCTION LIST prints.
+struct ScriptFlagName {
+  std::string_view name;
+  uint32_t flag;
+};
+inline constexpr ScriptFlagName kScriptFlagNames[] = {
+    {"no-writes", kScriptNoWrites},     {"allow-oom", kScriptAllowOom},
+    {"allow-stale", kScriptAllowStale}, {"no-cluster", kScriptNoCluster},
+    {"allow-cross-slot-keys", kScriptAllowCrossSlot},
 };
 
 // Parses a script's shebang line. Sets *flags and *shebang_len (0 without a shebang). Returns
@@ -56,6 +67,22 @@ class Scripting {
   size_t cached_scripts() const { return cache_.size(); }
   LuaHost& lua() { return *lua_; }
 
+  // ---- Redis 7.0 functions (functions.cc) ----------------------------------------------------
+  // FCALL / FCALL_RO.
+  void fcall(Call& c, bool read_only_command);
+  // FUNCTION LOAD / DELETE / FLUSH / LIST / STATS / KILL / HELP.
+  void function_command(Call& c);
+  // The command flags of an FCALL call (WRITE unless the function declares no-writes).
+  uint32_t fcall_command_flags(Args argv, uint32_t base_flags) const;
+  // FUNCTION FLUSH and a restart (the model keeps no functions across one: docs/serve.md).
+  void flush_functions();
+  // The host that runs functions (their own Lua state, as in Redis).
+  LuaHost& function_lua() { return *function_lua_; }
+  // Installs `check` on both hosts, and on every host a flush creates later (LuaHost::BusyCheck).
+  void set_busy_check(LuaHost::BusyCheck check, void* context);
+  // The host running a script or function now, or nullptr.
+  const LuaHost* running_host() const;
+
  private:
   struct Script {
     int ref = 0;        // the compiled function in the Lua registry
@@ -66,6 +93,19 @@ class Scripting {
   const Script* load(Call& c, std::string_view body, char (&sha)[40]);
   const Script* find(std::string_view sha) const;
 
+  struct Function {
+    RegisteredFunction registered;
+    std::string library;
+  };
+  struct Library {
+    std::string code;             // as loaded, shebang included (FUNCTION LIST WITHCODE)
+    std::vector<std::string> functions;  // names, in registration order
+  };
+  void function_load(Call& c);
+  void function_list(Call& c);
+  void drop_library(const std::string& name);
+  std::unique_ptr<LuaHost> make_host();
+
   Server& server_;
   const uint64_t budget_;
   const size_t memory_limit_;
@@ -73,6 +113,11 @@ class Scripting {
   std::unique_ptr<LuaHost> lua_;
   std::unordered_map<std::string, Script, StringHash, StringEq> cache_;
   ShaMemo sha_memo_;  // EVAL bodies' digests: only the cost of hashing changes
+  std::unique_ptr<LuaHost> function_lua_;
+  LuaHost::BusyCheck busy_check_ = nullptr;
+  void* busy_context_ = nullptr;
+  std::map<std::string, Library, std::less<>> libraries_;    // by name
+  std::map<std::string, Function, std::less<>> functions_;   // by name, across libraries
 };
 
 }  // namespace lockstep::redis

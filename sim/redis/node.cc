@@ -376,11 +376,19 @@ size_t Node::dbsize() const { return impl_->server.db(0).size(); }
 uint64_t Node::commands_executed() const { return impl_->server.commands_executed; }
 
 void Node::set_script_busy_check(bool (*check)(void* context), void* context) {
-  impl_->server.scripting().lua().set_busy_check(check, context);
+  impl_->server.scripting().set_busy_check(check, context);
 }
 
-bool Node::script_running() const { return impl_->server.scripting().lua().script_running(); }
+bool Node::script_running() const { return impl_->server.scripting().running_host() != nullptr; }
 
-bool Node::script_wrote() const { return impl_->server.scripting().lua().script_wrote(); }
+bool Node::script_wrote() const {
+  const LuaHost* host = impl_->server.scripting().running_host();
+  return host != nullptr && host->script_wrote();
+}
+
+bool Node::running_function() const {
+  const LuaHost* host = impl_->server.scripting().running_host();
+  return host != nullptr && host->running_function();
+}
 
 }  // namespace lockstep::redis

@@ -145,6 +145,9 @@ class Node {
   // Whether a script is running now, and whether it has written (SCRIPT KILL refuses then).
   bool script_running() const;
   bool script_wrote() const;
+  // Whether the running script is a function (FCALL): SCRIPT KILL and FUNCTION KILL each stop
+  // only their own kind.
+  bool running_function() const;
 
  private:
   struct Impl;

@@ -4,6 +4,7 @@
 
 #include "sim/core/assert.h"
 #include "sim/redis/commands.h"
+#include "sim/redis/eval.h"
 #include "sim/redis/node.h"
 #include "sim/redis/script_lua_internal.h"
 #include "sim/redis/util.h"
@@ -120,6 +121,128 @@ int LuaHost::Internal::status_reply(lua_State* L) {
 }
 
 // redis.log goes nowhere: the model has no log file. Arguments are checked as Redis does.
+namespace {
+
+// A string or a number (lua_isstring), as Redis's luaGetStringSds reads it.
+bool string_at(lua_State* L, int idx, std::string* out) {
+  if (!lua_isstring(L, idx)) return false;
+  size_t len = 0;
+  const char* p = lua_tolstring(L, idx, &len);
+  out->assign(p, len);
+  return true;
+}
+
+// The array of flag names at `idx` (luaRegisterFunctionReadFlags). False on an unknown one.
+bool read_function_flags(lua_State* L, int idx, uint32_t* flags) {
+  uint32_t result = 0;
+  for (int j = 1;; j++) {
+    lua_pushinteger(L, j);
+    lua_gettable(L, idx);
+    if (lua_isnil(L, -1)) {
+      lua_pop(L, 1);
+      break;
+    }
+    std::string name;
+    const bool is_string = string_at(L, -1, &name);
+    lua_pop(L, 1);
+    if (!is_string) return false;
+    uint32_t found = 0;
+    for (const ScriptFlagName& f : kScriptFlagNames) {
+      if (iequals(f.name, name)) found = f.flag;
+    }
+    if (found == 0) return false;
+    result |= found;
+  }
+  *flags = result;
+  return true;
+}
+
+// Redis's functionsVerifyName (whose message speaks of libraries for functions too).
+bool valid_function_name(std::string_view name) {
+  if (name.empty()) return false;
+  for (char ch : name) {
+    const bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+int LuaHost::Internal::register_function(lua_State* L) {
+  LuaHost& h = host(L);
+  if (h.registering_ == nullptr) {
+    return raise_error(L, "redis.register_function can only be called on FUNCTION LOAD command");
+  }
+  const int argc = lua_gettop(L);
+  if (argc < 1 || argc > 2) return raise_error(L, "wrong number of arguments to redis.register_function");
+  RegisteredFunction f;
+  bool have_name = false;
+  int callback = 0;  // stack index of the callback
+  if (argc == 2) {
+    if (!string_at(L, 1, &f.name)) return raise_error(L, "first argument to redis.register_function must be a string");
+    if (!lua_isfunction(L, 2)) return raise_error(L, "second argument to redis.register_function must be a function");
+    have_name = true;
+    callback = 2;
+  } else {
+    if (!lua_istable(L, 1)) {
+      return raise_error(L, "calling redis.register_function with a single argument is only applicable to Lua table "
+                            "(representing named arguments).");
+    }
+    lua_settop(L, 1);
+    lua_pushnil(L);  // slot 2: the callback, once found
+    lua_pushnil(L);  // slot 3: the iteration key
+    while (lua_next(L, 1) != 0) {
+      // Stack: table, callback, key, value.
+      if (!lua_isstring(L, -2)) return raise_error(L, "named argument key given to redis.register_function is not a string");
+      std::string key;
+      lua_pushvalue(L, -2);  // a copy, so that lua_tolstring leaves the iteration key alone
+      string_at(L, -1, &key);
+      lua_pop(L, 1);
+      if (iequals(key, "function_name")) {
+        if (!string_at(L, -1, &f.name)) {
+          return raise_error(L, "function_name argument given to redis.register_function must be a string");
+        }
+        have_name = true;
+      } else if (iequals(key, "description")) {
+        std::string desc;
+        if (!string_at(L, -1, &desc)) {
+          return raise_error(L, "description argument given to redis.register_function must be a string");
+        }
+        f.description = std::move(desc);
+      } else if (iequals(key, "callback")) {
+        if (!lua_isfunction(L, -1)) {
+          return raise_error(L, "callback argument given to redis.register_function must be a function");
+        }
+        lua_replace(L, 2);
+        callback = 2;
+        continue;
+      } else if (iequals(key, "flags")) {
+        if (!lua_istable(L, -1)) {
+          return raise_error(L, "flags argument to redis.register_function must be a table representing function flags");
+        }
+        if (!read_function_flags(L, lua_gettop(L), &f.flags)) return raise_error(L, "unknown flag given");
+      } else {
+        return raise_error(L, "unknown argument given to redis.register_function");
+      }
+      lua_pop(L, 1);
+    }
+    if (!have_name) return raise_error(L, "redis.register_function must get a function name argument");
+    if (callback == 0) return raise_error(L, "redis.register_function must get a callback argument");
+  }
+  if (!valid_function_name(f.name)) {
+    return raise_error(L, "Library names can only contain letters, numbers, or underscores(_) and must be at least one "
+                          "character long");
+  }
+  for (const RegisteredFunction& other : *h.registering_) {
+    if (other.name == f.name) return raise_error(L, "Function already exists in the library");
+  }
+  lua_pushvalue(L, callback);
+  f.ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  h.registering_->push_back(std::move(f));
+  return 0;
+}
+
 int LuaHost::Internal::log(lua_State* L) {
   int argc = lua_gettop(L);
   if (argc < 2) return raise_error(L, "redis.log() requires two arguments or more.");

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include "sim/redis/script_lua.h"
 
 #include <cmath>
@@ -103,19 +104,21 @@ int LuaHost::Internal::panic(lua_State* L) {
 void LuaHost::Internal::count_hook(lua_State* L, lua_Debug*) {
   LuaHost& h = host(L);
   h.instructions_ += kHookPeriod;
-  if (!h.killed_ && h.busy_check_ != nullptr && h.busy_check_(h.busy_context_)) {
+  const bool loading = h.registering_ != nullptr;
+  if (!h.killed_ && !loading && h.busy_check_ != nullptr && h.busy_check_(h.busy_context_)) {
     h.killed_by_user_ = true;
     h.kill_running(L);
   }
-  if (!h.killed_ && h.instructions_ <= h.budget_) return;
+  const uint64_t budget = loading ? std::min(h.budget_, kLoadInstructionBudget) : h.budget_;
+  if (!h.killed_ && h.instructions_ <= budget) return;
   if (!h.killed_) h.kill_running(L);
   // Every thread of the script ends up here at its next instruction, also one a coroutine
   // resumed after catching the error.
   lua_sethook(L, count_hook, LUA_MASKCOUNT, 1);
-  std::string msg = h.killed_by_user_
-                        ? "Script killed by user with SCRIPT KILL..."
-                        : "-ERR Script exceeded the lockstep instruction budget (" + std::to_string(h.budget_) +
-                              " Lua instructions) and was stopped";
+  std::string msg = h.killed_by_user_ ? "Script killed by user with SCRIPT KILL..."
+                    : loading         ? "FUNCTION LOAD timeout"
+                                      : "-ERR Script exceeded the lockstep instruction budget (" +
+                                            std::to_string(h.budget_) + " Lua instructions) and was stopped";
   push_error_table(L, msg);
   lua_error(L);
 }
@@ -557,10 +560,64 @@ void LuaHost::open_sandbox() {
   lua_setmetatable(L, g);
   // The globals scripts see: a proxy of the real globals; _G names it too.
   make_readonly(g);
+  const int globals_proxy = lua_gettop(L);
   lua_pushvalue(L, -1);
   lua_setfield(L, g, "_G");
   lua_pushvalue(L, g);
   real_globals_ref_ = luaL_ref(L, LUA_REGISTRYINDEX);
+
+  // Functions' load environment (Redis's library API): globals of just `redis`, whose table
+  // holds register_function, log, the log levels and the version; both raise the
+  // nonexistent-global error for anything else, and both are read-only.
+  lua_newtable(L);
+  const int lib_redis = lua_gettop(L);
+  set_function(L, lib_redis, "register_function", Internal::register_function);
+  set_function(L, lib_redis, "log", Internal::log);
+  set_number(L, lib_redis, "LOG_DEBUG", 0);
+  set_number(L, lib_redis, "LOG_VERBOSE", 1);
+  set_number(L, lib_redis, "LOG_NOTICE", 2);
+  set_number(L, lib_redis, "LOG_WARNING", 3);
+  set_number(L, lib_redis, "REDIS_VERSION_NUM", 0x07000f);
+  lua_pushliteral(L, "REDIS_VERSION");
+  lua_pushliteral(L, "7.0.15");
+  lua_rawset(L, lib_redis);
+  lua_createtable(L, 0, 1);
+  lua_pushcfunction(L, Internal::missing_global);
+  lua_setfield(L, -2, "__index");
+  lua_setmetatable(L, lib_redis);
+  make_readonly(lib_redis);
+  lua_newtable(L);
+  const int lib_globals = lua_gettop(L);
+  lua_pushvalue(L, -2);
+  lua_setfield(L, lib_globals, "redis");
+  lua_createtable(L, 0, 1);
+  lua_pushcfunction(L, Internal::missing_global);
+  lua_setfield(L, -2, "__index");
+  lua_setmetatable(L, lib_globals);
+  make_readonly(lib_globals);
+  library_api_ref_ = luaL_ref(L, LUA_REGISTRYINDEX);
+  // The environment of library code and callbacks: reads go to the globals (or, while loading,
+  // to the library API), writes are refused, and it counts as a read-only view of the globals
+  // for rawset/next/pairs.
+  lua_newtable(L);
+  const int env = lua_gettop(L);
+  lua_createtable(L, 0, 3);
+  lua_pushvalue(L, globals_proxy);
+  lua_setfield(L, -2, "__index");
+  lua_pushcfunction(L, Internal::readonly_newindex);
+  lua_setfield(L, -2, "__newindex");
+  lua_pushvalue(L, ro_empty);
+  lua_setfield(L, -2, "__metatable");
+  lua_pushvalue(L, -1);
+  function_env_mt_ref_ = luaL_ref(L, LUA_REGISTRYINDEX);
+  lua_setmetatable(L, env);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, readonly_index_ref_);
+  lua_pushvalue(L, env);
+  lua_pushvalue(L, g);
+  lua_rawset(L, -3);
+  lua_pop(L, 1);
+  function_env_ref_ = luaL_ref(L, LUA_REGISTRYINDEX);
+  lua_settop(L, globals_proxy);
   lua_replace(L, LUA_GLOBALSINDEX);
   lua_settop(L, 0);
   lua_sethook(L, Internal::count_hook, LUA_MASKCOUNT, kHookPeriod);
@@ -636,12 +693,78 @@ void LuaHost::check_arg_table(ArgTable& t) {
   }
 }
 
-Reply LuaHost::run(int ref, const ScriptRun& how, Client& caller, Args keys, Args args) {
+bool LuaHost::load_library(std::string_view code, std::vector<RegisteredFunction>* out, std::string* error) {
   LS_ASSERT(!running_);
-  LS_ASSERT(how.sha.size() == 40);
+  LS_ASSERT(lua_gettop(L_) == 0);
+  lua_State* L = L_;
+  out->clear();
+  if (!code.empty() && code[0] == LUA_SIGNATURE[0]) code = std::string_view(" \x1b", 2);
+  if (luaL_loadbuffer(L, code.data(), code.size(), "@user_function") != 0) {
+    *error = "Error compiling function: " + std::string(to_view(L, -1));
+    lua_settop(L, 0);
+    return false;
+  }
+  // The chunk, and every closure it creates, lives in the functions' environment; while it runs
+  // that environment shows the library API.
+  lua_rawgeti(L, LUA_REGISTRYINDEX, function_env_ref_);
+  lua_setfenv(L, -2);
+  auto set_env_index = [&](int ref) {
+    lua_rawgeti(L, LUA_REGISTRYINDEX, function_env_mt_ref_);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
+    lua_setfield(L, -2, "__index");
+    lua_pop(L, 1);
+  };
+  set_env_index(library_api_ref_);
+  registering_ = out;
+  killed_ = false;
+  killed_by_user_ = false;
+  instructions_ = 0;
+  lua_sethook(L, Internal::count_hook, LUA_MASKCOUNT, kHookPeriod);
+  limit_memory_ = true;
+  const int rc = lua_pcall(L, 0, 0, 0);
+  limit_memory_ = false;
+  registering_ = nullptr;
+  std::string msg;
+  if (rc != 0) {
+    // A string error is prefixed as Redis's luaExtractErrorInformation does; a table's `err`.
+    msg = "ERR unknown error";
+    if (lua_isstring(L, -1)) {
+      msg = "ERR " + std::string(to_view(L, -1));
+    } else if (lua_istable(L, -1) && Internal::raw_field_type(L, lua_gettop(L), "err") != LUA_TNIL &&
+               lua_isstring(L, -1)) {
+      msg = std::string(c_string_view(to_view(L, -1)));
+    }
+  }
+  lua_settop(L, 0);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, function_env_mt_ref_);
+  lua_pushvalue(L, LUA_GLOBALSINDEX);
+  lua_setfield(L, -2, "__index");
+  lua_pop(L, 1);
+  if (rc != 0) {
+    for (const RegisteredFunction& f : *out) luaL_unref(L, LUA_REGISTRYINDEX, f.ref);
+    out->clear();
+    *error = sanitize_error("Error registering functions: " + msg);
+    lua_gc(L, LUA_GCCOLLECT, 0);
+    return false;
+  }
+  return true;
+}
+
+Reply LuaHost::run(int ref, const ScriptRun& how, Client& caller, Args keys, Args args) {
+  LS_ASSERT(how.name.size() == 40);
+  return run_compiled(ref, how, caller, keys, args, /*as_function=*/false);
+}
+
+Reply LuaHost::call_function(int ref, const ScriptRun& how, Client& caller, Args keys, Args args) {
+  return run_compiled(ref, how, caller, keys, args, /*as_function=*/true);
+}
+
+Reply LuaHost::run_compiled(int ref, const ScriptRun& how, Client& caller, Args keys, Args args, bool as_function) {
+  LS_ASSERT(!running_);
   lua_State* L = L_;
   lua_settop(L, 0);
   running_ = true;
+  running_function_ = as_function;
   run_ = &how;
   killed_ = false;
   killed_by_user_ = false;
@@ -657,19 +780,32 @@ Reply LuaHost::run(int ref, const ScriptRun& how, Client& caller, Args keys, Arg
   lua_rawgeti(L, LUA_REGISTRYINDEX, error_handler_ref_);
   lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
   LS_ASSERT(lua_isfunction(L, -1));
-  arg_dirty_ = false;
-  prepare_arg_table(keys_table_, "KEYS", keys);
-  prepare_arg_table(argv_table_, "ARGV", args);
+  int nargs = 0;
+  if (as_function) {
+    // callback(keys, args): fresh tables every call, as Redis's luaCallFunction makes them.
+    for (Args items : {keys, args}) {
+      lua_createtable(L, static_cast<int>(items.size()), 0);
+      for (size_t i = 0; i < items.size(); i++) {
+        lua_pushlstring(L, items[i].data(), items[i].size());
+        lua_rawseti(L, -2, static_cast<int>(i + 1));
+      }
+    }
+    nargs = 2;
+  } else {
+    arg_dirty_ = false;
+    prepare_arg_table(keys_table_, "KEYS", keys);
+    prepare_arg_table(argv_table_, "ARGV", args);
+  }
   // By now the keys' table slots are likely cached (step 1 was at EVAL's start): load the nodes.
   for (size_t i = 0; i < keys.size() && i < kPrefetchKeys; i++) server_.db(caller.db).prefetch_node(keys[i]);
   limit_memory_ = true;
-  int rc = lua_pcall(L, 0, 1, 1);
+  int rc = lua_pcall(L, nargs, 1, 1);
   limit_memory_ = false;
   Reply reply;
   if (rc == 0) {
     reply = Internal::to_reply(L, -1, 0);
   } else if (lua_istable(L, -1)) {
-    reply = script_error(L, how.sha);
+    reply = script_error(L, how.name);
   } else {
     // Not a table: memory errors (the handler does not run for them) and errors inside the
     // handler. Redis words it "Error running script <name>, <message>".
@@ -678,11 +814,13 @@ Reply LuaHost::run(int ref, const ScriptRun& how, Client& caller, Args keys, Arg
       msg += " (lockstep Lua memory limit: " + std::to_string(memory_limit_) + " bytes)";
     }
     reply = Reply::error(
-        sanitize_error("ERR Error running script " + std::string(how.sha) + ", " + msg.substr(0, 100)));
+        sanitize_error("ERR Error running script " + std::string(how.name) + ", " + msg.substr(0, 100)));
   }
   lua_settop(L, 0);
-  check_arg_table(keys_table_);
-  check_arg_table(argv_table_);
+  if (!as_function) {
+    check_arg_table(keys_table_);
+    check_arg_table(argv_table_);
+  }
   server_.set_script_running(false, 0);
   running_ = false;
   run_ = nullptr;

@@ -16,6 +16,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,8 +34,16 @@ namespace lockstep::redis {
 inline constexpr size_t kPrefetchKeys = 4;
 
 struct ScriptRun {
-  std::string_view sha;  // 40 lowercase hex digits
+  std::string_view name;  // EVAL: the body's digest (40 lowercase hex digits); FCALL: the function
   bool read_only = false;
+};
+
+// A function a library registered with redis.register_function while FUNCTION LOAD ran it.
+struct RegisteredFunction {
+  std::string name;
+  std::optional<std::string> description;
+  uint32_t flags = 0;  // ScriptFlag bits (eval.h): no-writes, allow-oom...
+  int ref = 0;         // the callback in the Lua registry
 };
 
 class LuaHost {
@@ -54,6 +63,23 @@ class LuaHost {
   // Runs a compiled function with KEYS and ARGV, as the caller `caller` (whose database the
   // script starts in). Returns the script's reply, or the error reply Redis would send.
   Reply run(int ref, const ScriptRun& how, Client& caller, Args keys, Args args);
+
+  // ---- Redis 7.0 functions (a host of its own, as Redis gives functions their own Lua state) --
+  // Runs a library's code (the text after its shebang line, chunk "@user_function") in the load
+  // environment, where the globals hold only a `redis` table of register_function, log, the
+  // LOG_* levels and the version; reading anything else raises the nonexistent-global error.
+  // The functions it registered go to *out. On failure nothing stays registered and *error gets
+  // Redis's reply text ("Error compiling function: ...", "Error registering functions: ...").
+  // Loading is bounded by kLoadInstructionBudget, Redis's 500 ms load timeout made
+  // deterministic ("FUNCTION LOAD timeout").
+  static constexpr uint64_t kLoadInstructionBudget = 50'000'000;
+  bool load_library(std::string_view code, std::vector<RegisteredFunction>* out, std::string* error);
+  // Runs a registered function as FCALL does: callback(keys, args) with two fresh tables, under
+  // the same rules, budget and error replies as a script ("script: <function name>, on
+  // @user_function:<line>.").
+  Reply call_function(int ref, const ScriptRun& how, Client& caller, Args keys, Args args);
+  // Whether the running script is a function (FCALL) rather than an EVAL script.
+  bool running_function() const { return running_ && running_function_; }
 
   // Instructions the last run executed (a multiple of the hook period).
   uint64_t last_instructions() const { return instructions_; }
@@ -79,6 +105,8 @@ class LuaHost {
  private:
   friend struct Internal;
   void open_sandbox();
+  // EVAL's run and FCALL's share everything but how KEYS and ARGV reach the Lua code.
+  Reply run_compiled(int ref, const ScriptRun& how, Client& caller, Args keys, Args args, bool as_function);
   // The reply for a failed run whose error object (on top of the stack) is a table.
   Reply script_error(lua_State* L, std::string_view sha);
 
@@ -116,8 +144,16 @@ class LuaHost {
   int readonly_index_ref_ = 0;    // weak table: proxy -> the real table it guards
   int string_mt_ref_ = 0;         // the real metatable of strings
   int string_mt_proxy_ref_ = 0;   // what getmetatable("") returns: its read-only proxy
+  // Functions: the environment of every library's code and callbacks, an empty read-only table
+  // whose metatable's __index is the load environment while FUNCTION LOAD runs and the globals
+  // otherwise (as Redis swaps the __index of its globals' metatable).
+  int function_env_ref_ = 0;
+  int function_env_mt_ref_ = 0;
+  int library_api_ref_ = 0;
+  std::vector<RegisteredFunction>* registering_ = nullptr;  // set while FUNCTION LOAD runs code
   // State of the running script.
   bool running_ = false;
+  bool running_function_ = false;
   const ScriptRun* run_ = nullptr;
   Client script_client_;          // the script's own connection (its SELECTed database)
   bool propagate_effects_ = true;  // redis.set_repl(REPL_NONE) turns it off

@@ -104,6 +104,9 @@ struct LuaHost::Internal {
   static int status_reply(lua_State* L);
   // redis.log goes nowhere: the model has no log file. Arguments are checked as Redis does.
   static int log(lua_State* L);
+  // redis.register_function(name, callback) or redis.register_function{function_name=,
+  // callback=, flags=, description=}, only while FUNCTION LOAD runs a library.
+  static int register_function(lua_State* L);
   static int setresp(lua_State* L);
   static int set_repl(lua_State* L);
   static int replicate_commands(lua_State* L);

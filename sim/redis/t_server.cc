@@ -285,10 +285,7 @@ void cmd_pubsub(Call& c) {
   if (iequals(sub, "channels") || iequals(sub, "shardchannels")) {
     const bool shard = iequals(sub, "shardchannels");
     if (!subcommand_arity_ok(c, shard ? "pubsub|shardchannels" : "pubsub|channels", -2)) return;
-    if (c.argv.size() > 3) {  // pubsubCommand's own check, after the table's
-      return c.error(sanitize_error("ERR unknown subcommand or wrong number of arguments for '" +
-                                    std::string(c.argv[1].substr(0, 128)) + "'. Try PUBSUB HELP."));
-    }
+    if (c.argv.size() > 3) return subcommand_syntax_error(c);  // pubsubCommand's own check, after the table's
     std::vector<Reply> out;
     if (!shard) {
       for (const std::string& ch : ps.active_channels(c.argv.size() > 2 ? c.argv[2] : std::string_view(), c.argv.size() == 2)) {

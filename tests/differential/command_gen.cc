@@ -426,6 +426,66 @@ std::vector<Weighted> pubsub() {
   };
 }
 
+// Libraries for FUNCTION LOAD: two that register functions (one reads, one writes, one fails at
+// run time, one returns each argument kind), one whose function names collide with the first,
+// and ones that fail to load in each way.
+std::string library() {
+  return one({
+      "#!lua name=lib1\n"
+      "redis.register_function{function_name='get1', callback=function(keys, args) return redis.call('get', keys[1]) "
+      "end, flags={'no-writes'}, description='reads'}\n"
+      "redis.register_function('set1', function(keys, args) return redis.call('set', keys[1], args[1]) end)\n"
+      "redis.register_function('fail1', function(keys, args) return redis.call('incr', keys[1]) end)\n"
+      "redis.register_function('echo1', function(keys, args) return {keys, args, #keys, #args} end)",
+      "#!lua name=lib2\n"
+      "local function count(keys, args) return #keys + #args end\n"
+      "redis.register_function{function_name='count2', callback=count, flags={'no-writes', 'allow-stale'}}\n"
+      "redis.register_function('err2', function() error('bad') end)",
+      "#!lua name=lib3\nredis.register_function('get1', function() return 3 end)",
+      "#!lua name=lib1\nredis.register_function('set1', function(keys) return redis.call('del', keys[1]) end)",
+      "#!lua name=bad1\nlocal s = string.len('x')",
+      "#!lua name=bad2\nreturn 1",
+      "#!lua name=bad-3\nredis.register_function('f', function() end)",
+      "#!lua\nredis.register_function('f', function() end)",
+      "#!lua name=bad4\nredis.register_function('f', function() end",
+      "#!lua name=bad5\nredis.register_function{function_name='f', callback=function() end, flags={'nope'}}",
+      "return 1",
+  });
+}
+
+std::vector<Weighted> functions() {
+  return {
+      {3, [] {
+         Strings a{"FUNCTION", "LOAD"};
+         add_some(a, 1, [] { return one({"REPLACE", "replace", "NOPE"}); });
+         a.push_back(library());
+         return cmd(a);
+       }},
+      {4, [] {
+         Strings a{one({"FCALL", "FCALL_RO", "FCALL"}), one({"get1", "set1", "fail1", "echo1", "count2", "err2", "nosuch"}),
+                   one({"1", "1", "0", "2", "-1", "x", "5"}), key()};
+         add_some(a, 2, value);
+         return cmd(a);
+       }},
+      {1, [] { return cmd({"FUNCTION", "DELETE", one({"lib1", "lib2", "lib3", "nosuch"})}); }},
+      {1, [] { Strings a{"FUNCTION", "FLUSH"}; add_some(a, 1, [] { return one({"SYNC", "ASYNC", "NOPE"}); }); return cmd(a); }},
+      {2, [] {
+         Strings a{"FUNCTION", "LIST"};
+         const int n = uniform(0, 3);
+         for (int i = 0; i < n; i++) {
+           const std::string opt = one({"WITHCODE", "LIBRARYNAME", "NOPE"});
+           a.push_back(opt);
+           if (opt == "LIBRARYNAME" && uniform(0, 4) > 0) a.push_back(one({"lib1", "LIB*", "*2", "x"}));
+         }
+         return cmd(a, CompareRule::kFunctionList);
+       }},
+      {1, [] { return cmd(*pick_argv({{"FUNCTION", "STATS"}, {"FUNCTION", "KILL"}, {"FUNCTION", "NOPE"}, {"FUNCTION", "DELETE"},
+                                      {"FUNCTION", "HELP"}, {"FUNCTION"}})); }},
+      {1, [] { return cmd({"SET", key(), value()}); }},
+      {1, [] { return cmd({"GET", key()}); }},
+  };
+}
+
 std::vector<Weighted> family_table(Family f) {
   switch (f) {
     case Family::kKeysAndStrings: return keys_and_strings();
@@ -433,11 +493,12 @@ std::vector<Weighted> family_table(Family f) {
     case Family::kScripts: return scripts();
     case Family::kSeedScripts: return seed_scripts();
     case Family::kPubSub: return pubsub();
+    case Family::kFunctions: return functions();
     case Family::kEverything: break;
   }
   std::vector<Weighted> all;
   for (Family g : {Family::kKeysAndStrings, Family::kCollections, Family::kScripts, Family::kSeedScripts,
-                   Family::kPubSub}) {
+                   Family::kPubSub, Family::kFunctions}) {
     for (Weighted& w : family_table(g)) all.push_back(std::move(w));
   }
   return all;

@@ -38,6 +38,7 @@ enum class CompareRule {
   kScanPairs,  // HSCAN, ZSCAN: the same with field/value (member/score) pairs
   kRandomPick,  // SPOP, SRANDMEMBER, RANDOMKEY: the same shape (types, lengths); bulks may differ
   kClientInfo,  // CLIENT INFO/LIST: per line, the fields that do not depend on sockets and times
+  kFunctionList,  // FUNCTION LIST: libraries, and each library's functions, in any order
 };
 
 struct Step {
@@ -50,7 +51,7 @@ struct Step {
 };
 
 // Which families a sequence draws from.
-enum class Family { kEverything, kKeysAndStrings, kCollections, kScripts, kSeedScripts, kPubSub };
+enum class Family { kEverything, kKeysAndStrings, kCollections, kScripts, kSeedScripts, kPubSub, kFunctions };
 
 rc::Gen<std::vector<Step>> gen_sequence(Family family);
 

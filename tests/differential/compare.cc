@@ -136,6 +136,22 @@ bool client_info_like(const Reply& a, const Reply& b) {
   return client_fields(a.str) == client_fields(b.str);
 }
 
+// FUNCTION LIST with its libraries sorted, and in each the "functions" array sorted.
+Reply sorted_function_list(Reply r) {
+  if (r.type != Reply::Type::kArray) return r;
+  auto by_encoding = [](const Reply& a, const Reply& b) { return resp::encode_reply(a) < resp::encode_reply(b); };
+  for (Reply& lib : r.elements) {
+    if (!lib.is_aggregate()) continue;
+    for (size_t i = 0; i + 1 < lib.elements.size(); i += 2) {
+      if (lib.elements[i] == Reply::bulk("functions") && lib.elements[i + 1].is_aggregate()) {
+        std::sort(lib.elements[i + 1].elements.begin(), lib.elements[i + 1].elements.end(), by_encoding);
+      }
+    }
+  }
+  std::sort(r.elements.begin(), r.elements.end(), by_encoding);
+  return r;
+}
+
 }  // namespace
 
 bool replies_match(const Reply& model, const Reply& real, CompareRule rule) {
@@ -152,6 +168,7 @@ bool replies_match(const Reply& model, const Reply& real, CompareRule rule) {
     case CompareRule::kScanPairs: return scan_like(model, real, 2);
     case CompareRule::kRandomPick: return same_shape(model, real);
     case CompareRule::kClientInfo: return client_info_like(model, real);
+    case CompareRule::kFunctionList: return sorted_function_list(model) == sorted_function_list(real);
   }
   return false;
 }

@@ -25,6 +25,8 @@
 //      not depend on sockets, buffers and times (name, flags, db, sub, psub, ssub, multi,
 //      argv-mem, cmd, user, redir, resp) equal; id, addresses, fd, age, idle and the buffer
 //      sizes are not compared.
+//  (i) FUNCTION LIST: Redis lists libraries and each library's functions in its dicts' orders:
+//      both are compared as multisets (each function's fields, flags included, exactly).
 // The rules apply alike to RESP2 arrays and to RESP3's maps, sets and pushes; the types
 // themselves must always match.
 #ifndef LOCKSTEP_TESTS_DIFFERENTIAL_COMPARE_H_

@@ -92,7 +92,8 @@ Status DiffRunner::Impl::reset() {
     c = std::move(client.value());
   }
   for (std::initializer_list<std::string_view> cmd : {std::initializer_list<std::string_view>{"FLUSHALL"},
-                                                      std::initializer_list<std::string_view>{"SCRIPT", "FLUSH"}}) {
+                                                      std::initializer_list<std::string_view>{"SCRIPT", "FLUSH"},
+                                                      std::initializer_list<std::string_view>{"FUNCTION", "FLUSH"}}) {
     auto r = admin->command(cmd);
     if (!r.ok()) return r.status();
     std::vector<std::string_view> argv(cmd);

@@ -34,10 +34,11 @@ TEST(Generators, CoverEveryCommandOfTheModelList) {
         "EVALSHA", "SCRIPT LOAD", "SCRIPT EXISTS", "SCRIPT FLUSH", "WAIT", "HELLO", "RESET", "CLIENT",
         "CONFIG", "SCAN", "HSCAN", "SSCAN", "ZSCAN", "MULTI", "EXEC", "DISCARD", "WATCH", "UNWATCH", "COPY",
         "RENAME", "LMOVE", "GETEX", "INCRBYFLOAT", "ZREVRANGE", "ZREMRANGEBYSCORE", "PUBSUB", "SPOP",
-        "SRANDMEMBER", "RANDOMKEY", "OBJECT", "APPEND", "STRLEN", "MSET", "MGET"}) {
+        "SRANDMEMBER", "RANDOMKEY", "OBJECT", "APPEND", "STRLEN", "MSET", "MGET", "FUNCTION", "FCALL",
+        "FCALL_RO"}) {
     EXPECT_TRUE(seen.count(cmd)) << cmd << " is never generated";
   }
-  EXPECT_EQ(rules.size(), static_cast<size_t>(CompareRule::kClientInfo) + 1) << "every compare rule is used";
+  EXPECT_EQ(rules.size(), static_cast<size_t>(CompareRule::kFunctionList) + 1) << "every compare rule is used";
 }
 
 TEST(Generators, PlaceholdersResolveToTheSameValueForBothSides) {

@@ -86,6 +86,7 @@ TEST(ModelVsRedis, Collections) { check_family(Family::kCollections, 100); }
 TEST(ModelVsRedis, LuaReplyConversion) { check_family(Family::kScripts, 100); }
 TEST(ModelVsRedis, SeedScripts) { check_family(Family::kSeedScripts, 100); }
 TEST(ModelVsRedis, PubSub) { check_family(Family::kPubSub, 50); }
+TEST(ModelVsRedis, Functions) { check_family(Family::kFunctions, 60); }
 TEST(ModelVsRedis, Everything) { check_family(Family::kEverything, 100); }
 
 }  // namespace
