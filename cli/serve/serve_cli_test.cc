@@ -182,6 +182,49 @@ TEST(ServeCli, LongScriptsAreBusyAndKillable) {
   ::close(c.out_fd);
 }
 
+// Issue 10: a long function is busy like a long script, answered by FUNCTION KILL (SCRIPT KILL
+// refuses a function, FUNCTION KILL a script); the busy hook survives SCRIPT FLUSH, which
+// replaces the scripts' Lua state.
+TEST(ServeCli, LongFunctionsAreBusyAndKillableAndFlushKeepsTheBusyHook) {
+  Child c = spawn({"serve", "--port", "0", "--busy-threshold-ms", "300"});
+  const uint16_t port = port_of(read_until(c.out_fd, "listening"), 0);
+  ASSERT_NE(port, 0);
+  redisContext* runner = redisConnect("127.0.0.1", port);
+  redisContext* other = redisConnect("127.0.0.1", port);
+  ASSERT_TRUE(runner != nullptr && runner->err == 0 && other != nullptr && other->err == 0);
+  EXPECT_EQ(text_of(static_cast<redisReply*>(redisCommand(
+                other, "FUNCTION LOAD %s", "#!lua name=spin\nredis.register_function('spin', function() while true do end end)"))),
+            "spin");
+  ASSERT_EQ(redisAppendCommand(runner, "FCALL spin 0"), REDIS_OK);
+  ASSERT_EQ(redisBufferWrite(runner, nullptr), REDIS_OK);
+  ::usleep(600 * 1000);
+  const std::string busy_function =
+      "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.";
+  EXPECT_EQ(text_of(static_cast<redisReply*>(redisCommand(other, "PING"))), busy_function);
+  EXPECT_EQ(text_of(static_cast<redisReply*>(redisCommand(other, "SCRIPT KILL"))), busy_function);
+  EXPECT_EQ(text_of(static_cast<redisReply*>(redisCommand(other, "FUNCTION KILL"))), "OK");
+  void* reply = nullptr;
+  ASSERT_EQ(redisGetReply(runner, &reply), REDIS_OK);
+  const std::string killed = text_of(static_cast<redisReply*>(reply));
+  EXPECT_EQ(killed.rfind("ERR Script killed by user with SCRIPT KILL... script: spin, on @user_function:2.", 0), 0u)
+      << killed;
+  // After SCRIPT FLUSH a long EVAL is still busy and killable; FUNCTION KILL refuses it.
+  EXPECT_EQ(text_of(static_cast<redisReply*>(redisCommand(other, "SCRIPT FLUSH"))), "OK");
+  ASSERT_EQ(redisAppendCommand(runner, "EVAL %s 0", "while true do end"), REDIS_OK);
+  ASSERT_EQ(redisBufferWrite(runner, nullptr), REDIS_OK);
+  ::usleep(600 * 1000);
+  const std::string busy_eval = "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
+  EXPECT_EQ(text_of(static_cast<redisReply*>(redisCommand(other, "FUNCTION KILL"))), busy_eval);
+  EXPECT_EQ(text_of(static_cast<redisReply*>(redisCommand(other, "SCRIPT KILL"))), "OK");
+  ASSERT_EQ(redisGetReply(runner, &reply), REDIS_OK);
+  EXPECT_EQ(text_of(static_cast<redisReply*>(reply)).rfind("ERR Script killed by user with SCRIPT KILL...", 0), 0u);
+  ::kill(c.pid, SIGTERM);
+  EXPECT_EQ(wait_exit(c.pid), 0);
+  redisFree(runner);
+  redisFree(other);
+  ::close(c.out_fd);
+}
+
 // Issue 10: a script blocked inside a C function (a backtracking pattern) never reaches the
 // instruction hook; SIGINT must still end serve, promptly.
 TEST(ServeCli, ASignalEndsServeEvenWhileAScriptIsStuckInC) {
