@@ -166,6 +166,9 @@ const Command kCommands[] = {
     {"unsubscribe", -1, PS | NS | S | SC, cmd_unsubscribe},
     {"psubscribe", -2, PS | NS | S | SC, cmd_psubscribe},
     {"punsubscribe", -1, PS | NS | S | SC, cmd_punsubscribe},
+    {"spublish", 3, PS | F | S | kCmdMayReplicate, cmd_spublish, 1, 1, 1},
+    {"ssubscribe", -2, PS | NS | S | SC, cmd_ssubscribe, 1, -1, 1},
+    {"sunsubscribe", -1, PS | NS | S | SC, cmd_sunsubscribe, 1, -1, 1},
     {"pubsub", -2, S | C, cmd_pubsub, 0, 0, 0, nullptr, kPubsubSubcommands},
     // scripting
     {"eval", -3, NS | S, cmd_eval, 0, 0, 0, eval_flags},

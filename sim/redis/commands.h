@@ -207,6 +207,9 @@ void cmd_subscribe(Call&);
 void cmd_unsubscribe(Call&);
 void cmd_psubscribe(Call&);
 void cmd_punsubscribe(Call&);
+void cmd_spublish(Call&);
+void cmd_ssubscribe(Call&);
+void cmd_sunsubscribe(Call&);
 // eval.cc
 void cmd_eval(Call&);
 void cmd_evalsha(Call&);

@@ -263,7 +263,7 @@ void dispatch(Server& s, Client& client, Args argv, std::vector<Reply>& out) {
     if (writes) return reject(s, client, cmd, kReadOnlyError, out);
   }
   // RESP3 connections may run any command while subscribed (their messages are pushes).
-  if (client.subscription_count() > 0 && !client.resp3() && !(cmd->flags & kCmdSubscribedContext)) {
+  if (client.total_subscription_count() > 0 && !client.resp3() && !(cmd->flags & kCmdSubscribedContext)) {
     return reject(s, client, cmd,
                   "ERR Can't execute '" + full_command_name(*cmd, sub) +
                       "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed "

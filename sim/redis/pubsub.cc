@@ -36,6 +36,20 @@ bool PubSub::psubscribe(Client& client, std::string_view pattern) {
   return add(patterns_, pattern, client.id);
 }
 
+bool PubSub::ssubscribe(Client& client, std::string_view channel) {
+  if (!client.shard_channels.emplace(channel).second) return false;
+  return add(shard_channels_, channel, client.id);
+}
+
+bool PubSub::sunsubscribe(Client& client, std::string_view channel) {
+  auto it = client.shard_channels.find(channel);
+  if (it == client.shard_channels.end()) return false;
+  client.shard_channels.erase(it);
+  bool removed = remove(shard_channels_, channel, client.id);
+  LS_ASSERT(removed);
+  return true;
+}
+
 bool PubSub::unsubscribe(Client& client, std::string_view channel) {
   auto it = client.channels.find(channel);
   if (it == client.channels.end()) return false;
@@ -57,14 +71,28 @@ bool PubSub::punsubscribe(Client& client, std::string_view pattern) {
 void PubSub::drop(Client& client) {
   for (const std::string& ch : client.channels) remove(channels_, ch, client.id);
   for (const std::string& p : client.patterns) remove(patterns_, p, client.id);
+  for (const std::string& ch : client.shard_channels) remove(shard_channels_, ch, client.id);
   client.channels.clear();
   client.patterns.clear();
-  LS_ASSERT(client.subscription_count() == 0);
+  client.shard_channels.clear();
+  LS_ASSERT(client.total_subscription_count() == 0);
 }
 
 void PubSub::clear() {
   channels_.clear();
   patterns_.clear();
+  shard_channels_.clear();
+}
+
+int64_t PubSub::spublish(std::string_view channel, std::string_view message) {
+  auto it = shard_channels_.find(channel);
+  if (it == shard_channels_.end()) return 0;
+  if (const auto& hook = server_.hooks().on_message; hook) {
+    const Reply push =
+        server_.outgoing(Reply::push({Reply::bulk("smessage"), Reply::bulk(channel), Reply::bulk(message)}));
+    for (ConnectionId id : it->second) hook(id, push);
+  }
+  return static_cast<int64_t>(it->second.size());
 }
 
 int64_t PubSub::publish(std::string_view channel, std::string_view message) {
@@ -111,17 +139,18 @@ Reply notice_nil(std::string_view kind, size_t count) {
 
 }  // namespace
 
-std::vector<std::string> PubSub::active_channels(std::string_view pattern, bool any) const {
+std::vector<std::string> PubSub::active_channels(bool shard, std::string_view pattern, bool any) const {
   std::vector<std::string> out;
-  for (const auto& [name, subs] : channels_) {
+  for (const auto& [name, subs] : shard ? shard_channels_ : channels_) {
     if (!subs.empty() && (any || glob_match(pattern, name))) out.push_back(name);
   }
   return out;
 }
 
-int64_t PubSub::subscribers(std::string_view channel) const {
-  const auto it = channels_.find(channel);
-  return it == channels_.end() ? 0 : static_cast<int64_t>(it->second.size());
+int64_t PubSub::subscribers(bool shard, std::string_view channel) const {
+  const Subscribers& subs = shard ? shard_channels_ : channels_;
+  const auto it = subs.find(channel);
+  return it == subs.end() ? 0 : static_cast<int64_t>(it->second.size());
 }
 
 void cmd_publish(Call& c) {
@@ -175,6 +204,39 @@ void cmd_punsubscribe(Call& c) {
   for (size_t j = 1; j < c.argv.size(); j++) {
     c.srv.pubsub().punsubscribe(c.client, c.argv[j]);
     c.reply(notice("punsubscribe", c.argv[j], c.client.subscription_count()));
+  }
+}
+
+// SPUBLISH, SSUBSCRIBE, SUNSUBSCRIBE: Redis 7.0's sharded pub/sub, which a node outside a cluster
+// serves as one shard. Notices count the client's shard channels only.
+void cmd_spublish(Call& c) {
+  const int64_t receivers = c.srv.pubsub().spublish(c.argv[1], c.argv[2]);
+  c.force_propagate = true;  // to replicas, as PUBLISH
+  c.reply(Reply::integer_of(receivers));
+}
+
+void cmd_ssubscribe(Call& c) {
+  // EXEC runs its queue with blocking denied, and SSUBSCRIBE (unlike SUBSCRIBE) respects that.
+  if (c.client.multi) return c.error("ERR SSUBSCRIBE isn't allowed for a DENY BLOCKING client");
+  for (size_t j = 1; j < c.argv.size(); j++) {
+    c.srv.pubsub().ssubscribe(c.client, c.argv[j]);
+    c.reply(notice("ssubscribe", c.argv[j], c.client.shard_channels.size()));
+  }
+}
+
+void cmd_sunsubscribe(Call& c) {
+  if (c.argv.size() == 1) {
+    if (c.client.shard_channels.empty()) return c.reply(notice_nil("sunsubscribe", 0));
+    std::vector<std::string> all(c.client.shard_channels.begin(), c.client.shard_channels.end());
+    for (const std::string& ch : all) {
+      c.srv.pubsub().sunsubscribe(c.client, ch);
+      c.reply(notice("sunsubscribe", ch, c.client.shard_channels.size()));
+    }
+    return;
+  }
+  for (size_t j = 1; j < c.argv.size(); j++) {
+    c.srv.pubsub().sunsubscribe(c.client, c.argv[j]);
+    c.reply(notice("sunsubscribe", c.argv[j], c.client.shard_channels.size()));
   }
 }
 

@@ -30,15 +30,19 @@ class PubSub {
   bool punsubscribe(Client& client, std::string_view pattern);
   // Drops every subscription of a client (disconnect, RESET).
   void drop(Client& client);
+  // Sharded pub/sub (SSUBSCRIBE): its own channels, no patterns, "smessage" deliveries.
+  bool ssubscribe(Client& client, std::string_view channel);
+  bool sunsubscribe(Client& client, std::string_view channel);
   // Delivers a message; returns the number of receivers (a client matching by channel and by
   // pattern counts twice, as in Redis).
   int64_t publish(std::string_view channel, std::string_view message);
+  int64_t spublish(std::string_view channel, std::string_view message);
   // Subscriptions across all clients (for tests).
   size_t channel_count() const { return channels_.size(); }
   // PUBSUB CHANNELS / NUMSUB / NUMPAT: the channels with a subscriber (matching `pattern`
   // unless it is empty and `any`), a channel's subscriber count, the number of patterns.
-  std::vector<std::string> active_channels(std::string_view pattern, bool any) const;
-  int64_t subscribers(std::string_view channel) const;
+  std::vector<std::string> active_channels(bool shard, std::string_view pattern, bool any) const;
+  int64_t subscribers(bool shard, std::string_view channel) const;
   int64_t pattern_count() const { return static_cast<int64_t>(patterns_.size()); }
   void clear();
 
@@ -50,6 +54,7 @@ class PubSub {
   Server& server_;
   Subscribers channels_;
   Subscribers patterns_;
+  Subscribers shard_channels_;
 };
 
 }  // namespace lockstep::redis

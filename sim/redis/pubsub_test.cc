@@ -114,5 +114,37 @@ TEST(PubSubTest, SubscriptionsAreNotAllowedInScripts) {
             E("ERR This Redis command is not allowed from script script: e7d45421cfe07574789e1c13ccf1015b1d648fe6, on @user_script:1."));
 }
 
+
+// Sharded pub/sub on a node outside a cluster (checked against redis-server 7.0.15).
+TEST(PubSubTest, ShardedChannelsHaveTheirOwnCountsMessagesAndListings) {
+  TestNode t;
+  const ConnectionId other = t.node->connect();
+  EXPECT_EQ(t.run_all(t.conn, {"ssubscribe", "ch1", "ch2"}),
+            (std::vector<Reply>{notice("ssubscribe", "ch1", 1), notice("ssubscribe", "ch2", 2)}));
+  EXPECT_EQ(t.run_all(t.conn, {"subscribe", "x"}), (std::vector<Reply>{notice("subscribe", "x", 1)}));
+  EXPECT_EQ(t.run_all(t.conn, {"ssubscribe", "ch1"}), (std::vector<Reply>{notice("ssubscribe", "ch1", 2)}));
+  EXPECT_EQ(t.run({"get", "k"}), E("ERR Can't execute 'get': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / "
+                                   "RESET are allowed in this context"));
+  t.messages.clear();
+  EXPECT_EQ(t.run_on(other, {"spublish", "ch1", "hi"}), I(1));
+  EXPECT_EQ(t.run_on(other, {"publish", "ch1", "no"}), I(0));  // the two kinds never meet
+  ASSERT_EQ(t.messages.size(), 1u);
+  EXPECT_EQ(t.messages[0].second, A({B("smessage"), B("ch1"), B("hi")}));
+  EXPECT_EQ(t.run_on(other, {"pubsub", "shardchannels"}), A({B("ch1"), B("ch2")}));
+  EXPECT_EQ(t.run_on(other, {"pubsub", "shardnumsub", "ch1", "zz"}), A({B("ch1"), I(1), B("zz"), I(0)}));
+  EXPECT_EQ(t.run_on(other, {"pubsub", "channels"}), A({B("x")}));
+  EXPECT_EQ(t.run_all(other, {"sunsubscribe"}), (std::vector<Reply>{A({B("sunsubscribe"), N(), I(0)})}));
+  EXPECT_EQ(t.run({"client", "info"}), E("ERR Can't execute 'client|info': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / "
+                                          "PING / QUIT / RESET are allowed in this context"));
+  t.run_on(other, {"multi"});
+  t.run_on(other, {"ssubscribe", "q"});
+  EXPECT_EQ(t.run_on(other, {"exec"}), A({E("ERR SSUBSCRIBE isn't allowed for a DENY BLOCKING client")}));
+  EXPECT_EQ(t.run_all(t.conn, {"sunsubscribe", "ch2", "zz"}),
+            (std::vector<Reply>{notice("sunsubscribe", "ch2", 1), notice("sunsubscribe", "zz", 1)}));
+  EXPECT_EQ(t.run_all(t.conn, {"unsubscribe"}), (std::vector<Reply>{notice("unsubscribe", "x", 0)}));
+  EXPECT_EQ(t.run_all(t.conn, {"sunsubscribe"}), (std::vector<Reply>{notice("sunsubscribe", "ch1", 0)}));
+  EXPECT_EQ(t.run({"ping"}), S("PONG"));  // out of subscribed mode
+}
+
 }  // namespace
 }  // namespace lockstep::redis::testing

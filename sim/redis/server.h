@@ -54,7 +54,11 @@ struct Client {
   // Ordered sets: UNSUBSCRIBE without arguments replies in this (sorted) order.
   std::set<std::string, std::less<>> channels;
   std::set<std::string, std::less<>> patterns;
+  std::set<std::string, std::less<>> shard_channels;  // SSUBSCRIBE
+  // What (P)SUBSCRIBE notices count: channels and patterns (SSUBSCRIBE's count shard channels).
   size_t subscription_count() const { return channels.size() + patterns.size(); }
+  // All three kinds: a client with any is in subscribed mode (Redis's CLIENT_PUBSUB flag).
+  size_t total_subscription_count() const { return subscription_count() + shard_channels.size(); }
 
   // ---- MULTI/EXEC and WATCH (multi.cc) ----
   bool multi = false;       // between MULTI and EXEC/DISCARD: commands are queued

@@ -30,7 +30,7 @@ constexpr std::string_view kBadClientName =
 // being run (for the caller) and multi-mem the queued commands' arguments, tot-mem their sum.
 std::string client_info_line(const Call& c, const Client& cl) {
   std::string flags;
-  if (cl.subscription_count() > 0) flags += 'P';
+  if (cl.total_subscription_count() > 0) flags += 'P';
   if (cl.multi) flags += 'x';
   if (cl.dirty_cas) flags += 'd';
   if (cl.no_evict) flags += 'e';
@@ -49,7 +49,7 @@ std::string client_info_line(const Call& c, const Client& cl) {
   return "id=" + n(cl.id) + " addr=" + cl.info.addr + " laddr=" + cl.info.laddr + " fd=" + n(cl.info.fd) +
          " name=" + cl.name + " age=" + n(now_s - cl.created_ms / 1000) +
          " idle=" + n(now_s - cl.last_interaction_ms / 1000) + " flags=" + flags + " db=" + n(cl.db) +
-         " sub=" + n(cl.channels.size()) + " psub=" + n(cl.patterns.size()) + " ssub=0 multi=" +
+         " sub=" + n(cl.channels.size()) + " psub=" + n(cl.patterns.size()) + " ssub=" + n(cl.shard_channels.size()) + " multi=" +
          (cl.multi ? n(cl.queued.size()) : std::string("-1")) + " qbuf=0 qbuf-free=0 argv-mem=" + n(argv_mem) +
          " multi-mem=" + n(multi_mem) + " rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=" + n(argv_mem + multi_mem) +
          " events=r cmd=" + cmd + " user=default redir=-1 resp=" + n(cl.resp) + "\n";
@@ -58,8 +58,8 @@ std::string client_info_line(const Call& c, const Client& cl) {
 // CLIENT LIST TYPE's classes (getClientTypeByName); the model's clients are normal or pub/sub.
 bool client_type_matches(const Client& cl, std::string_view type, bool* known) {
   *known = true;
-  if (iequals(type, "normal")) return cl.subscription_count() == 0;
-  if (iequals(type, "pubsub")) return cl.subscription_count() > 0;
+  if (iequals(type, "normal")) return cl.total_subscription_count() == 0;
+  if (iequals(type, "pubsub")) return cl.total_subscription_count() > 0;
   if (iequals(type, "replica") || iequals(type, "slave") || iequals(type, "master")) return false;
   *known = false;
   return false;
@@ -69,7 +69,7 @@ bool client_type_matches(const Client& cl, std::string_view type, bool* known) {
 
 void cmd_ping(Call& c) {
   if (c.argv.size() > 2) return c.arity_error();
-  if (c.client.subscription_count() > 0 && !c.client.resp3()) {
+  if (c.client.total_subscription_count() > 0 && !c.client.resp3()) {
     // RESP2 subscribed mode answers with a pub/sub-shaped array (RESP3 has pushes for that).
     c.reply(Reply::array({Reply::bulk("pong"), Reply::bulk(c.argv.size() == 2 ? c.argv[1] : "")}));
     return;
@@ -277,8 +277,7 @@ void cmd_client(Call& c) {
   }
 }
 
-// PUBSUB CHANNELS [pattern] / NUMSUB [channel ...] / NUMPAT, and the sharded variants, which
-// have nothing to report (the model has no sharded pub/sub).
+// PUBSUB CHANNELS [pattern] / NUMSUB [channel ...] / NUMPAT, and the sharded variants.
 void cmd_pubsub(Call& c) {
   std::string_view sub = c.argv[1];
   const PubSub& ps = c.srv.pubsub();
@@ -287,10 +286,9 @@ void cmd_pubsub(Call& c) {
     if (!subcommand_arity_ok(c, shard ? "pubsub|shardchannels" : "pubsub|channels", -2)) return;
     if (c.argv.size() > 3) return subcommand_syntax_error(c);  // pubsubCommand's own check, after the table's
     std::vector<Reply> out;
-    if (!shard) {
-      for (const std::string& ch : ps.active_channels(c.argv.size() > 2 ? c.argv[2] : std::string_view(), c.argv.size() == 2)) {
-        out.push_back(Reply::bulk(ch));
-      }
+    for (const std::string& ch :
+         ps.active_channels(shard, c.argv.size() > 2 ? c.argv[2] : std::string_view(), c.argv.size() == 2)) {
+      out.push_back(Reply::bulk(ch));
     }
     c.reply(Reply::array(std::move(out)));
   } else if (iequals(sub, "numsub") || iequals(sub, "shardnumsub")) {
@@ -299,7 +297,7 @@ void cmd_pubsub(Call& c) {
     std::vector<Reply> out;
     for (size_t j = 2; j < c.argv.size(); j++) {
       out.push_back(Reply::bulk(c.argv[j]));
-      out.push_back(Reply::integer_of(shard ? 0 : ps.subscribers(c.argv[j])));
+      out.push_back(Reply::integer_of(ps.subscribers(shard, c.argv[j])));
     }
     c.reply(Reply::array(std::move(out)));
   } else if (iequals(sub, "numpat")) {

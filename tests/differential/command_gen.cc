@@ -421,8 +421,15 @@ std::vector<Weighted> pubsub() {
       {1, [] { Step s = cmd({"RESET"}); s.conn = 1; return s; }},
       {1, [] { Strings a{"PUBSUB", "CHANNELS"}; add_some(a, 2, [] { return one({"*", "ch*", "redisson*"}); }); return cmd(a, CompareRule::kUnordered); }},
       {1, [] { Strings a{"PUBSUB", one({"NUMSUB", "SHARDNUMSUB"})}; add_some(a, 2, channel); return cmd(a); }},
-      {1, [] { return cmd(*pick_argv({{"PUBSUB", "NUMPAT"}, {"PUBSUB", "NUMPAT", "x"}, {"PUBSUB", "SHARDCHANNELS"}, {"PUBSUB", "NOPE"}})); }},
+      {1, [] { return cmd(*pick_argv({{"PUBSUB", "NUMPAT"}, {"PUBSUB", "NUMPAT", "x"}, {"PUBSUB", "NOPE"}})); }},
       {2, [] { return eval_step(kRlockUnlock, {key(), channel(), "0", "30000", owner()}, 2, CompareRule::kExact); }},
+      // Sharded pub/sub: its own channels and counts, "smessage" deliveries, refused in EXEC.
+      {2, [] { Step s = cmd({"SSUBSCRIBE", channel()}); add_some(s.argv, 1, channel); s.conn = 1; return s; }},
+      {1, [] { Step s = cmd({"SUNSUBSCRIBE", channel()}); add_some(s.argv, 1, channel); s.conn = 1; return s; }},
+      {1, [] { Step s = cmd({"SUNSUBSCRIBE"}, CompareRule::kUnsubscribeAll); s.conn = 1; return s; }},
+      {3, [] { return cmd({"SPUBLISH", channel(), value()}); }},
+      {1, [] { Strings a{"PUBSUB", "SHARDCHANNELS"}; add_some(a, 1, [] { return one({"*", "ch*"}); }); return cmd(a, CompareRule::kUnordered); }},
+      {1, [] { Step s = cmd({"MULTI"}); s.then = {{"SSUBSCRIBE", channel()}, {"EXEC"}}; return s; }},
   };
 }
 
@@ -519,6 +526,11 @@ rc::Gen<Step> gen_step(Family family) {
     const int arity = uniform(0, 20);
     if (arity == 0 && step.argv.size() > 1) step.argv.pop_back();
     if (arity == 1) step.argv.push_back(value());
+    // A mass unsubscribe, however it came about, lists channels in Redis's dict order.
+    if (step.argv.size() == 1 && (step.argv[0] == "UNSUBSCRIBE" || step.argv[0] == "PUNSUBSCRIBE" ||
+                                  step.argv[0] == "SUNSUBSCRIBE")) {
+      step.rule = CompareRule::kUnsubscribeAll;
+    }
     return step;
   });
 }
