@@ -82,6 +82,11 @@ std::vector<Weighted> keys_and_strings() {
       {2, [] { Strings a{one({"DEL", "UNLINK", "EXISTS"}), key()}; add_some(a, 2, key); return cmd(a); }},
       {1, [] { return cmd({"TYPE", key()}); }},
       {2, [] { return cmd({one({"EXPIRE", "PEXPIRE"}), key(), ttl_ms()}); }},
+      {2, [] {
+         Strings a{one({"EXPIRE", "PEXPIRE", "EXPIREAT", "PEXPIREAT"}), key(), one({"0", "-1", "100000", "600000", "$FUTURE_S", "$FUTURE_MS"})};
+         add_some(a, 2, [] { return one({"NX", "XX", "GT", "LT", "gt", "FOO"}); });
+         return cmd(a);
+       }},
       {1, [] { return cmd({"EXPIRE", key(), ttl_s()}); }},
       {1, [] { return cmd({one({"PEXPIREAT", "EXPIREAT"}), key(), abs_ms()}); }},
       {1, [] { return cmd({"EXPIREAT", key(), "$FUTURE_S"}); }},
