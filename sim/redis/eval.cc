@@ -97,7 +97,8 @@ Scripting::Scripting(Server& server, uint64_t instruction_budget, size_t memory_
     : server_(server), budget_(instruction_budget), memory_limit_(memory_limit_bytes) {
   LS_ASSERT(budget_ > 0);
   lua_ = make_host();
-  function_lua_ = make_host();
+  // The functions' host is made by the first FUNCTION LOAD: a node that never loads a library
+  // (every simulated one) pays for one Lua state, not two.
 }
 
 std::unique_ptr<LuaHost> Scripting::make_host() {
@@ -110,12 +111,12 @@ void Scripting::set_busy_check(LuaHost::BusyCheck check, void* context) {
   busy_check_ = check;
   busy_context_ = context;
   lua_->set_busy_check(check, context);
-  function_lua_->set_busy_check(check, context);
+  if (function_lua_) function_lua_->set_busy_check(check, context);
 }
 
 const LuaHost* Scripting::running_host() const {
   if (lua_->script_running()) return lua_.get();
-  if (function_lua_->script_running()) return function_lua_.get();
+  if (function_lua_ && function_lua_->script_running()) return function_lua_.get();
   return nullptr;
 }
 

@@ -76,8 +76,6 @@ class Scripting {
   uint32_t fcall_command_flags(Args argv, uint32_t base_flags) const;
   // FUNCTION FLUSH and a restart (the model keeps no functions across one: docs/serve.md).
   void flush_functions();
-  // The host that runs functions (their own Lua state, as in Redis).
-  LuaHost& function_lua() { return *function_lua_; }
   // Installs `check` on both hosts, and on every host a flush creates later (LuaHost::BusyCheck).
   void set_busy_check(LuaHost::BusyCheck check, void* context);
   // The host running a script or function now, or nullptr.
@@ -113,7 +111,7 @@ class Scripting {
   std::unique_ptr<LuaHost> lua_;
   std::unordered_map<std::string, Script, StringHash, StringEq> cache_;
   ShaMemo sha_memo_;  // EVAL bodies' digests: only the cost of hashing changes
-  std::unique_ptr<LuaHost> function_lua_;
+  std::unique_ptr<LuaHost> function_lua_;  // functions' own Lua state, made by the first FUNCTION LOAD
   LuaHost::BusyCheck busy_check_ = nullptr;
   void* busy_context_ = nullptr;
   std::map<std::string, Library, std::less<>> libraries_;    // by name

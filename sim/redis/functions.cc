@@ -147,8 +147,7 @@ void Scripting::drop_library(const std::string& name) {
 void Scripting::flush_functions() {
   libraries_.clear();
   functions_.clear();
-  function_lua_.reset();  // closes the old state before the new one allocates
-  function_lua_ = make_host();
+  function_lua_.reset();  // the next FUNCTION LOAD makes a new one
 }
 
 // FUNCTION LOAD [REPLACE] code (functionLoadCommand, functionsCreateWithLibraryCtx).
@@ -172,6 +171,7 @@ void Scripting::function_load(Call& c) {
   const bool exists = libraries_.count(md.name) > 0;
   if (exists && !replace) return c.error(sanitize_error("ERR Library '" + md.name + "' already exists"));
   std::vector<RegisteredFunction> registered;
+  if (!function_lua_) function_lua_ = make_host();
   if (!function_lua_->load_library(md.code, &registered, &error)) return c.error(sanitize_error("ERR " + error));
   auto release_all = [&] {
     for (const RegisteredFunction& f : registered) function_lua_->release(f.ref);
