@@ -15,6 +15,8 @@
 #define LOCKSTEP_SIM_EXPLORE_MATERIALIZE_H_
 
 #include <cstdint>
+#include <optional>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -30,6 +32,21 @@ nlohmann::json fault_to_json(const scenario::FaultSpec& f);
 // REQUIRES: parsed is what doc parses into.
 nlohmann::json materialize_faults(const nlohmann::json& doc, const scenario::Scenario& parsed,
                                   uint64_t seed);
+
+// `doc` (a scenario with a generated workload, no random faults left: materialize_faults first)
+// with the workload `seed` generated written out as an explicit script: for every thread, its
+// start delay, then for each operation it began the acquire call with the lock, mode, wait and
+// lease it drew, `then` the write(s), the hold it drew and the unlock, and the think time. Each
+// thread's draws are replayed from its own stream; whether an acquisition succeeded (the
+// generator draws a hold only after a success) is read from `history`, the history of running
+// `doc` with `seed`. Running the result with `seed` makes the same calls at the same times (the
+// same history, but for the header's scenario). Operations the run never began are left out;
+// an acquisition that failed gets the shortest hold in its `then`, which that run never used.
+// Returns nullopt when the scenario is not one to write out: no generator, or interrupt/cancel
+// faults (a script's sleeps are interruptible, the generator's are not).
+// REQUIRES: parsed is what doc parses into.
+std::optional<nlohmann::json> materialize_workload(const nlohmann::json& doc, const scenario::Scenario& parsed,
+                                                   uint64_t seed, const std::string& history);
 
 }  // namespace lockstep::explore
 

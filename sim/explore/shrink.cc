@@ -40,6 +40,64 @@ void walk_steps(const json& node, const std::string& ptr, std::vector<std::strin
   }
 }
 
+// Drops from a script workload the thread patterns that name no thread of `doc`'s clients any
+// more (and entries left with none), so that removing a client or a thread takes its steps
+// along instead of making the candidate invalid. Leaves `doc` alone when its clients are not
+// in a form it knows.
+void prune_script_threads(json& doc) {
+  const Ptr script_ptr("/workload/script");
+  if (!doc.contains(script_ptr) || !doc[script_ptr].is_array() || !doc.contains("clients")) return;
+  std::vector<std::pair<std::string, int64_t>> clients;  // name, threads
+  const json& cs = doc["clients"];
+  if (cs.is_array()) {
+    for (const json& c : cs) {
+      if (!c.is_object() || !c.contains("name") || !c["name"].is_string()) return;
+      const json& t = c.value("threads", json(1));
+      if (!t.is_number_integer()) return;
+      clients.emplace_back(c["name"].get<std::string>(), t.get<int64_t>());
+    }
+  } else if (cs.is_object()) {
+    const json& n = cs.value("count", json(1));
+    const json& t = cs.value("threads", json(1));
+    if (!n.is_number_integer() || !t.is_number_integer()) return;
+    for (int64_t i = 0; i < n.get<int64_t>() && i < scenario::Limits::kMaxClients; ++i) {
+      clients.emplace_back("c" + std::to_string(i + 1), t.get<int64_t>());
+    }
+  } else {
+    return;
+  }
+  auto names_a_thread = [&](const json& pattern) {
+    if (!pattern.is_string()) return true;  // the parser's to judge
+    const std::string p = pattern.get<std::string>();
+    if (p == "all") return true;
+    for (const auto& [name, threads] : clients) {
+      if (p == name || p == name + "/*") return threads > 0;
+      for (int64_t k = 0; k < threads; ++k) {
+        if (p == name + "/t" + std::to_string(k)) return true;
+      }
+    }
+    return false;
+  };
+  json kept = json::array();
+  for (json entry : doc[script_ptr]) {
+    if (entry.is_object() && entry.contains("threads")) {
+      json& th = entry["threads"];
+      if (th.is_array()) {
+        json left = json::array();
+        for (const json& p : th) {
+          if (names_a_thread(p)) left.push_back(p);
+        }
+        if (left.empty()) continue;
+        th = left;
+      } else if (!names_a_thread(th)) {
+        continue;
+      }
+    }
+    kept.push_back(std::move(entry));
+  }
+  doc[script_ptr] = std::move(kept);
+}
+
 class Shrinker {
  public:
   Shrinker(uint64_t seed, const std::string& property, const ShrinkOptions& options)
@@ -61,6 +119,7 @@ class Shrinker {
       changed |= pass_clients();
       changed |= pass_operations();
       changed |= pass_fault_sizes();
+      changed |= pass_step_durations();
       changed |= reduce_number("/duration_ms", 1, std::nullopt);
       if (!changed) break;
     }
@@ -86,7 +145,9 @@ class Shrinker {
   bool stopped() const { return exhausted_ || !error_.ok(); }
 
   // Parses and runs `candidate`; if it still violates the property it becomes the current one.
-  bool try_candidate(const json& candidate) {
+  bool try_candidate(const json& proposed) {
+    json candidate = proposed;
+    prune_script_threads(candidate);
     if (stopped() || candidate == current_) return false;
     Result<scenario::Scenario> s = scenario::parse_scenario_text(candidate.dump(), options_.file);
     if (!s.ok()) {
@@ -240,6 +301,37 @@ class Shrinker {
     return changed;
   }
 
+  // Shorter holds, sleeps and leases in the script, once few steps are left (each number is a
+  // bisection of its own): a hold that outlives its lease by a little reads clearer than one
+  // that outlives it by seconds.
+  bool pass_step_durations() {
+    static constexpr size_t kMaxNumbers = 16;
+    std::vector<std::string> arrays, repeats;
+    const Ptr script("/workload/script");
+    if (!current_.contains(script) || !current_[script].is_array()) return false;
+    for (size_t i = 0; i < current_[script].size(); ++i) {
+      walk_steps(current_[script][i], "/workload/script/" + std::to_string(i), arrays, repeats, 0);
+    }
+    std::vector<std::pair<std::string, int64_t>> numbers;  // pointer, target
+    for (const std::string& a : arrays) {
+      const json& steps = current_[Ptr(a)];
+      for (size_t j = 0; j < steps.size(); ++j) {
+        const json& st = steps[j];
+        const std::string op = st.value("op", "");
+        const std::string at = a + "/" + std::to_string(j);
+        if ((op == "hold" || op == "sleep") && st.contains("ms")) numbers.emplace_back(at + "/ms", 0);
+        if ((op == "lock" || op == "try_lock") && st.value("lease_ms", int64_t{-1}) > 0) {
+          numbers.emplace_back(at + "/lease_ms", 1);
+        }
+        if (op == "try_lock" && st.contains("wait_ms")) numbers.emplace_back(at + "/wait_ms", 0);
+      }
+    }
+    if (numbers.size() > kMaxNumbers) return false;
+    bool changed = false;
+    for (const auto& [ptr, target] : numbers) changed |= reduce_number(ptr, target, std::nullopt);
+    return changed;
+  }
+
   bool pass_fault_sizes() {
     bool changed = false;
     const Ptr sched("/faults/schedule");
@@ -295,9 +387,28 @@ Result<ShrinkResult> shrink_failure(const json& doc, const scenario::Scenario& p
   LS_ASSERT(options.max_runs >= 1);
   Shrinker shrinker(seed, property, options);
   json start = materialize_faults(doc, parsed, seed);
+  // A generated workload is written out as the script it ran, so that clients, threads and
+  // single operations can go (the generator only lets ops_per_thread shrink).
+  std::string workload_note;
+  if (parsed.workload.generator.has_value()) {
+    Result<scenario::Scenario> fixed = scenario::parse_scenario_text(start.dump(), options.file);
+    if (fixed.ok()) {
+      scenario::RunOptions ro;
+      ro.seed = seed;
+      ro.check = false;
+      Result<scenario::RunReport> ran = scenario::run_scenario(fixed.value(), ro);
+      if (ran.ok()) {
+        if (std::optional<json> scripted = materialize_workload(start, fixed.value(), seed, ran.value().history)) {
+          start = std::move(*scripted);
+          workload_note = "/workload: the generator written out as the script it ran for seed " + std::to_string(seed);
+        }
+      }
+    }
+  }
   if (shrinker.start(start)) shrinker.run_passes();
   if (!shrinker.error().ok()) return shrinker.error();
   ShrinkResult r = shrinker.result();
+  if (!workload_note.empty()) r.log.insert(r.log.begin(), workload_note);
   if (!r.reproduced) r.scenario = start;
   // Say where the file came from; the description is free text, so this changes no behaviour.
   const std::string origin = "Shrunk by lockstep explore from " + parsed.file + ", seed " +

@@ -86,6 +86,43 @@ TEST(MaterializeTest, TheFixedScheduleReplaysTheSeedExactly) {
   }
 }
 
+// A generated workload written out as a script replays the seed exactly: the same history, but
+// for the header (which names the workload's kind nowhere else than the scenario it embeds).
+TEST(MaterializeTest, TheGeneratedWorkloadAsAScriptReplaysTheSeedExactly) {
+  for (const char* algorithm : {"redisson-lock", "redisson-rwlock", "redisson-fenced-lock"}) {
+    json doc = json::parse(R"({
+      "name": "gen", "duration_ms": 20000,
+      "clients": [{"name": "c1", "threads": 2}, {"name": "c2"}],
+      "workload": {"generator": {"ops_per_thread": 6, "locks": ["L", "M"], "acquire": "mixed",
+                                 "wait_ms": [0, 300], "lease_ms": [-1, 1500], "hold_ms": [10, 900],
+                                 "think_ms": [0, 300], "start_ms": [0, 500], "read_percent": 40,
+                                 "write": {"resource": "R", "fenced": true}}},
+      "faults": {"random": {"window_ms": [0, 15000], "kinds": [
+        {"kind": "pause", "count": [0, 2], "duration_ms": [100, 3000]},
+        {"kind": "partition", "count": [0, 1], "duration_ms": [100, 3000]},
+        {"kind": "lose_reply", "count": [0, 1], "replies": [1, 2]}]}}})");
+    doc["algorithm"] = {{"name", algorithm}};
+    if (std::string(algorithm) != "redisson-rwlock") doc["workload"]["generator"].erase("read_percent");
+    const scenario::Scenario s = parse(doc);
+    for (uint64_t seed : {1, 2, 3, 4, 5}) {
+      const json fixed = materialize_faults(doc, s, seed);
+      const scenario::Scenario fs = parse(fixed);
+      const std::string a = run(fs, seed).history;
+      const std::optional<json> scripted = materialize_workload(fixed, fs, seed, a);
+      ASSERT_TRUE(scripted.has_value());
+      EXPECT_FALSE((*scripted)["workload"].contains("generator"));
+      const std::string b = run(parse(*scripted), seed).history;
+      auto body = [](const std::string& h) { return h.substr(h.find('\n')); };  // past the header
+      ASSERT_GT(a.size(), 1000u);
+      EXPECT_EQ(body(a), body(b)) << algorithm << " seed " << seed;
+    }
+  }
+  // Not for scripts, nor while random faults remain to be drawn.
+  const json script = json::parse(kCoreWithNoise);
+  const scenario::Scenario ss = parse(script);
+  EXPECT_FALSE(materialize_workload(script, ss, 1, "").has_value());
+}
+
 TEST(MaterializeTest, FaultsRoundTripThroughTheScheduleFormat) {
   const char* kinds = R"({
     "name": "all-kinds", "duration_ms": 60000, "algorithm": {"name": "set-nx-px"},
@@ -164,6 +201,41 @@ TEST(ShrinkTest, ShrinksToTheKnownCore) {
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again.value().scenario.dump(), out.dump());
   EXPECT_EQ(again.value().runs, sh.runs);
+}
+
+// A generated workload shrinks like a script: it is written out as the script it ran, then
+// clients, threads and operations go. The classic case: a lease (100 ms) shorter than the work
+// (200-400 ms): a lock taken with a lease has no watchdog; two clients are enough to show it.
+TEST(ShrinkTest, AGeneratedWorkloadShrinksToAFewClientsAndOperations) {
+  const json doc = json::parse(R"({
+    "name": "short-lease-generated", "duration_ms": 10000,
+    "algorithm": {"name": "redisson-lock"},
+    "clients": {"count": 4, "threads": 2},
+    "workload": {"generator": {"ops_per_thread": 8, "locks": ["L"], "acquire": "try_lock",
+                               "wait_ms": [2000], "lease_ms": [100], "hold_ms": [200, 400],
+                               "think_ms": [0, 100]}}})");
+  const scenario::Scenario s = parse(doc);
+  ASSERT_EQ(run(s, 3).check.property("mutual_exclusion").verdict, checker::Verdict::kViolation);
+  ShrinkOptions o;
+  o.max_runs = 300;
+  Result<ShrinkResult> r = shrink_failure(doc, s, 3, "mutual_exclusion", o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const ShrinkResult& sh = r.value();
+  ASSERT_TRUE(sh.reproduced);
+  const json& out = sh.scenario;
+  SCOPED_TRACE(out.dump(2));
+  EXPECT_FALSE(out["workload"].contains("generator"));
+  ASSERT_TRUE(out["workload"].contains("script"));
+  ASSERT_FALSE(sh.log.empty());
+  EXPECT_EQ(sh.log.front().rfind("/workload: the generator written out", 0), 0u) << sh.log.front();
+  EXPECT_EQ(sh.before.clients, 4);
+  EXPECT_EQ(sh.before.threads, 8);
+  EXPECT_LE(sh.after.clients, 2);
+  EXPECT_LE(sh.after.threads, 2);
+  EXPECT_LE(sh.after.operations, 6);
+  EXPECT_LT(sh.after.operations * 5, sh.before.operations);
+  const scenario::Scenario back = parse(out, "shrunk.json");
+  EXPECT_EQ(run(back, back.seed).check.property("mutual_exclusion").verdict, checker::Verdict::kViolation);
 }
 
 TEST(ShrinkTest, StopsAtTheRunLimit) {
