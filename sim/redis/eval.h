@@ -42,6 +42,9 @@ inline constexpr ScriptFlagName kScriptFlagNames[] = {
     {"allow-cross-slot-keys", kScriptAllowCrossSlot},
 };
 
+// Redis's functionsVerifyName: letters, digits and '_', at least one (library and function names).
+bool valid_function_name(std::string_view name);
+
 // Parses a script's shebang line. Sets *flags and *shebang_len (0 without a shebang). Returns
 // false with Redis's error text (without "ERR ") in *error.
 bool parse_shebang(std::string_view body, uint32_t* flags, size_t* shebang_len, std::string* error);

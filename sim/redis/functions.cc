@@ -18,16 +18,6 @@ namespace lockstep::redis {
 
 namespace {
 
-// Redis's functionsVerifyName.
-bool valid_library_name(std::string_view name) {
-  if (name.empty()) return false;
-  for (char ch : name) {
-    const bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_';
-    if (!ok) return false;
-  }
-  return true;
-}
-
 constexpr std::string_view kBadLibraryName =
     "ERR Library names can only contain letters, numbers, or underscores(_) and must be at least one character long";
 
@@ -132,6 +122,15 @@ constexpr std::string_view kFunctionHelp[] = {
 
 }  // namespace
 
+bool valid_function_name(std::string_view name) {
+  if (name.empty()) return false;
+  for (char ch : name) {
+    const bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_';
+    if (!ok) return false;
+  }
+  return true;
+}
+
 void Scripting::drop_library(const std::string& name) {
   auto it = libraries_.find(name);
   LS_ASSERT(it != libraries_.end());
@@ -166,7 +165,7 @@ void Scripting::function_load(Call& c) {
   LibraryMetadata md;
   std::string error;
   if (!extract_metadata(payload, &md, &error)) return c.error(sanitize_error("ERR " + error));
-  if (!valid_library_name(md.name)) return c.error(kBadLibraryName);
+  if (!valid_function_name(md.name)) return c.error(kBadLibraryName);
   if (!iequals(md.engine, "lua")) return c.error(sanitize_error("ERR Engine '" + md.engine + "' not found"));
   const bool exists = libraries_.count(md.name) > 0;
   if (exists && !replace) return c.error(sanitize_error("ERR Library '" + md.name + "' already exists"));

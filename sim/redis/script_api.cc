@@ -157,16 +157,6 @@ bool read_function_flags(lua_State* L, int idx, uint32_t* flags) {
   return true;
 }
 
-// Redis's functionsVerifyName (whose message speaks of libraries for functions too).
-bool valid_function_name(std::string_view name) {
-  if (name.empty()) return false;
-  for (char ch : name) {
-    const bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_';
-    if (!ok) return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 int LuaHost::Internal::register_function(lua_State* L) {
@@ -230,7 +220,7 @@ int LuaHost::Internal::register_function(lua_State* L) {
     if (!have_name) return raise_error(L, "redis.register_function must get a function name argument");
     if (callback == 0) return raise_error(L, "redis.register_function must get a callback argument");
   }
-  if (!valid_function_name(f.name)) {
+  if (!valid_function_name(f.name)) {  // whose message speaks of libraries for functions too
     return raise_error(L, "Library names can only contain letters, numbers, or underscores(_) and must be at least one "
                           "character long");
   }

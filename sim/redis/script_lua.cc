@@ -433,6 +433,28 @@ void set_number(lua_State* L, int table, const char* name, lua_Number value) {
   lua_rawset(L, table);
 }
 
+// redis.log, the LOG_* levels and REDIS_VERSION(_NUM), in the order Redis adds them (a table's
+// iteration order follows it): shared by the scripts' redis table and the functions' load API.
+void set_log_and_version(lua_State* L, int table) {
+  set_function(L, table, "log", LuaHost::Internal::log);
+  set_number(L, table, "LOG_DEBUG", 0);
+  set_number(L, table, "LOG_VERBOSE", 1);
+  set_number(L, table, "LOG_NOTICE", 2);
+  set_number(L, table, "LOG_WARNING", 3);
+  set_number(L, table, "REDIS_VERSION_NUM", 0x07000f);
+  lua_pushliteral(L, "REDIS_VERSION");
+  lua_pushliteral(L, "7.0.15");
+  lua_rawset(L, table);
+}
+
+// Reading a missing field of the table at `table` raises Redis's nonexistent-global error.
+void set_missing_global_metatable(lua_State* L, int table) {
+  lua_createtable(L, 0, 1);
+  lua_pushcfunction(L, LuaHost::Internal::missing_global);
+  lua_setfield(L, -2, "__index");
+  lua_setmetatable(L, table);
+}
+
 }  // namespace
 
 void LuaHost::open_sandbox() {
@@ -473,15 +495,7 @@ void LuaHost::open_sandbox() {
   const int r = lua_gettop(L);
   set_function(L, r, "call", Internal::redis_call);
   set_function(L, r, "pcall", Internal::redis_pcall);
-  set_function(L, r, "log", Internal::log);
-  set_number(L, r, "LOG_DEBUG", 0);
-  set_number(L, r, "LOG_VERBOSE", 1);
-  set_number(L, r, "LOG_NOTICE", 2);
-  set_number(L, r, "LOG_WARNING", 3);
-  set_number(L, r, "REDIS_VERSION_NUM", 0x07000f);
-  lua_pushliteral(L, "REDIS_VERSION");
-  lua_pushliteral(L, "7.0.15");
-  lua_rawset(L, r);
+  set_log_and_version(L, r);
   set_function(L, r, "setresp", Internal::setresp);
   set_function(L, r, "sha1hex", Internal::sha1hex);
   set_function(L, r, "error_reply", Internal::error_reply);
@@ -554,10 +568,7 @@ void LuaHost::open_sandbox() {
   string_mt_proxy_ref_ = luaL_ref(L, LUA_REGISTRYINDEX);
   lua_pop(L, 2);
   // Reading a missing global is an error.
-  lua_createtable(L, 0, 1);
-  lua_pushcfunction(L, Internal::missing_global);
-  lua_setfield(L, -2, "__index");
-  lua_setmetatable(L, g);
+  set_missing_global_metatable(L, g);
   // The globals scripts see: a proxy of the real globals; _G names it too.
   make_readonly(g);
   const int globals_proxy = lua_gettop(L);
@@ -572,45 +583,23 @@ void LuaHost::open_sandbox() {
   lua_newtable(L);
   const int lib_redis = lua_gettop(L);
   set_function(L, lib_redis, "register_function", Internal::register_function);
-  set_function(L, lib_redis, "log", Internal::log);
-  set_number(L, lib_redis, "LOG_DEBUG", 0);
-  set_number(L, lib_redis, "LOG_VERBOSE", 1);
-  set_number(L, lib_redis, "LOG_NOTICE", 2);
-  set_number(L, lib_redis, "LOG_WARNING", 3);
-  set_number(L, lib_redis, "REDIS_VERSION_NUM", 0x07000f);
-  lua_pushliteral(L, "REDIS_VERSION");
-  lua_pushliteral(L, "7.0.15");
-  lua_rawset(L, lib_redis);
-  lua_createtable(L, 0, 1);
-  lua_pushcfunction(L, Internal::missing_global);
-  lua_setfield(L, -2, "__index");
-  lua_setmetatable(L, lib_redis);
+  set_log_and_version(L, lib_redis);
+  set_missing_global_metatable(L, lib_redis);
   make_readonly(lib_redis);
   lua_newtable(L);
   const int lib_globals = lua_gettop(L);
   lua_pushvalue(L, -2);
   lua_setfield(L, lib_globals, "redis");
-  lua_createtable(L, 0, 1);
-  lua_pushcfunction(L, Internal::missing_global);
-  lua_setfield(L, -2, "__index");
-  lua_setmetatable(L, lib_globals);
+  set_missing_global_metatable(L, lib_globals);
   make_readonly(lib_globals);
   library_api_ref_ = luaL_ref(L, LUA_REGISTRYINDEX);
   // The environment of library code and callbacks: reads go to the globals (or, while loading,
   // to the library API), writes are refused, and it counts as a read-only view of the globals
   // for rawset/next/pairs.
-  lua_newtable(L);
+  make_readonly(globals_proxy);
   const int env = lua_gettop(L);
-  lua_createtable(L, 0, 3);
-  lua_pushvalue(L, globals_proxy);
-  lua_setfield(L, -2, "__index");
-  lua_pushcfunction(L, Internal::readonly_newindex);
-  lua_setfield(L, -2, "__newindex");
-  lua_pushvalue(L, ro_empty);
-  lua_setfield(L, -2, "__metatable");
-  lua_pushvalue(L, -1);
+  lua_getmetatable(L, env);
   function_env_mt_ref_ = luaL_ref(L, LUA_REGISTRYINDEX);
-  lua_setmetatable(L, env);
   lua_rawgeti(L, LUA_REGISTRYINDEX, readonly_index_ref_);
   lua_pushvalue(L, env);
   lua_pushvalue(L, g);

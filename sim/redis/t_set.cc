@@ -142,6 +142,12 @@ std::vector<std::string> members_of(const SetValue& set) {
   return out;
 }
 
+// One member drawn uniformly. REQUIRES: the set is not empty.
+std::string random_member(Rng& random, const SetValue& set) {
+  std::vector<std::string> members = members_of(set);
+  return members[random.below(members.size())];
+}
+
 std::vector<Reply> bulks(const std::vector<std::string>& members) {
   std::vector<Reply> out;
   out.reserve(members.size());
@@ -238,8 +244,7 @@ void cmd_spop(Call& c) {
   if (c.argv.size() > 3) return c.syntax_error();
   SetValue* set = set_or_reply(c, Reply::nil());
   if (set == nullptr) return;
-  std::vector<std::string> members = members_of(*set);
-  const std::string member = members[c.srv.random().below(members.size())];
+  const std::string member = random_member(c.srv.random(), *set);
   bool removed = set->remove(member);
   LS_ASSERT(removed);
   if (set->size() == 0) {
@@ -257,8 +262,7 @@ void cmd_srandmember(Call& c) {
   if (c.argv.size() > 3) return c.syntax_error();
   SetValue* set = set_or_reply(c, Reply::nil());
   if (set == nullptr) return;
-  std::vector<std::string> members = members_of(*set);
-  c.reply(Reply::bulk(members[c.srv.random().below(members.size())]));
+  c.reply(Reply::bulk(random_member(c.srv.random(), *set)));
 }
 
 void cmd_scard(Call& c) {
