@@ -4,7 +4,7 @@
 //
 // Runs many seeds of a scenario in worker processes, prints progress on a terminal and then a
 // summary (violations by property, the first failing seeds with replay commands), shrinks the
-// first failure to DIR/shrunk.json, and writes DIR/explore.json (and JUnit XML if asked).
+// smallest of the first failures to DIR/shrunk.json, and writes DIR/explore.json (and JUnit XML if asked).
 // Exit codes: 0 every seed as expected, 1 otherwise, 2 bad usage or input, 3 only unknowns.
 #include <CLI/CLI.hpp>
 
@@ -81,13 +81,15 @@ int derive_scenario(ExploreArgs& args) {
   return -1;
 }
 
-// Shrinks the first unexpected violation into DIR/shrunk.json and runs it into DIR/shrunk/.
+// Shrinks an unexpected violation (pick_seed_to_shrink: the smallest of the first failures of the
+// first failure's property) into DIR/shrunk.json and runs it into DIR/shrunk/.
 // Returns what goes into the summary's "shrunk" field (null when there is nothing to shrink).
 Result<nlohmann::json> shrink_first(const LoadedScenario& l, const ExploreSummary& sum, const ExploreArgs& args,
                                     std::vector<std::string>& wrote) {
   uint64_t seed = 0;
   std::string property;
   if (!sum.shrink_target(seed, property)) return nlohmann::json(nullptr);
+  seed = explore::pick_seed_to_shrink(sum.failures, l.parsed, property, seed);
   explore::ShrinkOptions o;
   o.max_runs = args.shrink_runs;
   o.file = args.out + "/shrunk.json";
@@ -324,7 +326,7 @@ int explore_command(ExploreArgs args) {
 
 void register_explore(CLI::App& app, Action& action) {
   auto args = std::make_shared<ExploreArgs>();
-  CLI::App* sub = app.add_subcommand("explore", "Run many seeds of a scenario in parallel; shrink the first failure");
+  CLI::App* sub = app.add_subcommand("explore", "Run many seeds of a scenario in parallel; shrink the smallest of the first failures");
   sub->add_option("scenario", args->scenario, "The scenario file (JSON; docs/scenarios.md)");
   sub->add_option("--seeds", args->seeds, "How many seeds to run")->check(CLI::Range(uint64_t{1}, explore::kMaxSeeds));
   sub->add_option("--first-seed", args->first_seed, "The first seed of the range")
@@ -334,7 +336,7 @@ void register_explore(CLI::App& app, Action& action) {
   sub->add_option("--shard", args->shard, "Run only slice I of N of the seed range (I/N, 1-based)")->capture_default_str();
   sub->add_option("--junit", args->junit, "Also write JUnit XML here (one test case per seed)");
   sub->add_option("--out", args->out, "Directory for explore.json, shrunk.json and shrunk/")->capture_default_str();
-  sub->add_flag("--no-shrink", args->no_shrink, "Do not shrink the first failure");
+  sub->add_flag("--no-shrink", args->no_shrink, "Do not shrink a failure");
   sub->add_option("--shrink-runs", args->shrink_runs, "The most runs shrinking may spend")
       ->check(CLI::Range(1, 100000))->capture_default_str();
   sub->add_option("--list", args->list, "How many failing seeds to list")->capture_default_str();

@@ -8,6 +8,7 @@
 #include "sim/core/assert.h"
 #include "sim/explore/materialize.h"
 #include "sim/explore/worker_pool.h"
+#include "sim/scenario/faults.h"
 #include "sim/scenario/parse.h"
 #include "sim/scenario/run.h"
 
@@ -379,6 +380,23 @@ json ShrinkResult::to_json() const {
   return {{"seed", seed},       {"property", property},        {"reproduced", reproduced},
           {"runs", runs},       {"exhausted", exhausted},      {"before", before.to_json()},
           {"after", after.to_json()}, {"log", log}};
+}
+
+uint64_t pick_seed_to_shrink(const std::vector<SeedResult>& failures, const scenario::Scenario& parsed,
+                             const std::string& property, uint64_t fallback) {
+  uint64_t best = fallback;
+  size_t best_faults = SIZE_MAX;
+  size_t seen = 0;
+  for (const SeedResult& f : failures) {
+    if (std::find(f.violated.begin(), f.violated.end(), property) == f.violated.end()) continue;
+    if (++seen > kShrinkCandidates) break;
+    const size_t faults = parsed.random.has_value() ? scenario::draw_random_faults(parsed, f.seed, 1).size() : 0;
+    if (faults < best_faults || (faults == best_faults && f.seed < best)) {
+      best = f.seed;
+      best_faults = faults;
+    }
+  }
+  return best;
 }
 
 Result<ShrinkResult> shrink_failure(const json& doc, const scenario::Scenario& parsed, uint64_t seed,

@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/core/status.h"
+#include "sim/explore/seed_result.h"
 #include "sim/scenario/scenario.h"
 
 namespace lockstep::explore {
@@ -65,6 +66,14 @@ struct ShrinkResult {
 Result<ShrinkResult> shrink_failure(const nlohmann::json& doc, const scenario::Scenario& parsed,
                                     uint64_t seed, const std::string& property,
                                     const ShrinkOptions& options);
+
+// Which failing seed to shrink for `property`: of the failures that violate it (the first
+// kShrinkCandidates of them, in seed order), the one whose random profile drew the fewest faults
+// (the lowest seed among equals). A smaller start shrinks further in the same number of runs.
+// Returns `fallback` when none of `failures` violates `property`.
+inline constexpr size_t kShrinkCandidates = 16;
+uint64_t pick_seed_to_shrink(const std::vector<SeedResult>& failures, const scenario::Scenario& parsed,
+                             const std::string& property, uint64_t fallback);
 
 }  // namespace lockstep::explore
 

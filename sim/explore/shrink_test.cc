@@ -238,6 +238,32 @@ TEST(ShrinkTest, AGeneratedWorkloadShrinksToAFewClientsAndOperations) {
   EXPECT_EQ(run(back, back.seed).check.property("mutual_exclusion").verdict, checker::Verdict::kViolation);
 }
 
+TEST(ShrinkTest, PicksTheFailingSeedWithTheFewestDrawnFaults) {
+  const json doc = json::parse(kCoreWithNoise);
+  const scenario::Scenario s = parse(doc);
+  ASSERT_TRUE(s.random.has_value());
+  std::vector<SeedResult> failures;
+  size_t fewest = SIZE_MAX;
+  uint64_t expected = 0;
+  for (uint64_t seed = 1; seed <= 12; ++seed) {
+    SeedResult f;
+    f.seed = seed;
+    f.violated = {seed % 3 == 0 ? "liveness" : "mutual_exclusion"};
+    failures.push_back(f);
+    const size_t n = scenario::draw_random_faults(s, seed, 1).size();
+    if (seed % 3 != 0 && n < fewest) {
+      fewest = n;
+      expected = seed;
+    }
+  }
+  EXPECT_EQ(pick_seed_to_shrink(failures, s, "mutual_exclusion", 1), expected);
+  // Different seeds really draw different numbers of faults here, so the choice is not the first.
+  size_t most = 0;
+  for (uint64_t seed = 1; seed <= 12; ++seed) most = std::max(most, scenario::draw_random_faults(s, seed, 1).size());
+  EXPECT_LT(fewest, most);
+  EXPECT_EQ(pick_seed_to_shrink(failures, s, "fencing", 42), 42u);  // no failure of that property
+}
+
 TEST(ShrinkTest, StopsAtTheRunLimit) {
   const json doc = json::parse(kCoreWithNoise);
   const scenario::Scenario s = parse(doc);
