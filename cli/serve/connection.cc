@@ -25,8 +25,11 @@ void Connection::start() {
 }
 
 redis::ConnectionInfo Connection::connection_info() {
-  // Redis's "ip:port" (IPv6 addresses unbracketed, as Redis prints them).
-  auto text = [](const tcp::endpoint& e) { return e.address().to_string() + ":" + std::to_string(e.port()); };
+  // Redis's anetFormatAddr: "ip:port", an IPv6 address in brackets ("[::1]:6379").
+  auto text = [](const tcp::endpoint& e) {
+    const std::string ip = e.address().to_string();
+    return (ip.find(':') != std::string::npos ? "[" + ip + "]" : ip) + ":" + std::to_string(e.port());
+  };
   redis::ConnectionInfo info;
   boost::system::error_code ec;
   const tcp::endpoint peer = socket_.remote_endpoint(ec);

@@ -88,6 +88,19 @@ TEST_F(ModelServer, ServesCommandsOnEveryNodeIndependently) {
   redisFree(b);
 }
 
+// CLIENT INFO shows the socket's own addresses and descriptor; INFO the node's real port.
+TEST_F(ModelServer, ClientInfoAndInfoShowTheRealSockets) {
+  redisContext* c = connect(1);
+  const std::string port = std::to_string(server_->ports()[1]);
+  const std::string info = run(c, {"CLIENT", "INFO"});
+  EXPECT_NE(info.find(" addr=127.0.0.1:"), std::string::npos) << info;
+  EXPECT_NE(info.find(" laddr=127.0.0.1:" + port + " fd="), std::string::npos) << info;
+  EXPECT_EQ(info.find(" fd=-1 "), std::string::npos) << info;
+  EXPECT_NE(info.find(" cmd=client|info "), std::string::npos) << info;
+  EXPECT_NE(run(c, {"INFO", "server"}).find("tcp_port:" + port + "\r\n"), std::string::npos);
+  redisFree(c);
+}
+
 TEST_F(ModelServer, RunsTheSeedRLockScriptThroughEvalAndEvalsha) {
   redisContext* c = connect();
   const std::string script(differential::kRlockAcquire);
