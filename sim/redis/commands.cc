@@ -275,6 +275,33 @@ const Subcommand* lookup_subcommand(const Command& cmd, std::string_view name) {
   return nullptr;
 }
 
+SubcommandProblem resolve_subcommand(const Command& cmd, Args argv, const Subcommand** sub) {
+  *sub = nullptr;
+  if (cmd.subcommands.empty() || argv.size() < 2) return SubcommandProblem::kNone;
+  *sub = lookup_subcommand(cmd, argv[1]);
+  if (*sub == nullptr) return SubcommandProblem::kUnknown;
+  if (!arity_ok((*sub)->arity, argv.size())) return SubcommandProblem::kArity;
+  if (!(*sub)->modelled) return SubcommandProblem::kNotModelled;
+  return SubcommandProblem::kNone;
+}
+
+namespace {
+std::string upper(std::string_view s) {
+  std::string out(s);
+  for (char& ch : out) ch = ascii_upper(ch);
+  return out;
+}
+}  // namespace
+
+std::string unknown_subcommand_text(Args argv) {
+  return sanitize_error("ERR unknown subcommand '" + std::string(argv[1].substr(0, 128)) + "'. Try " +
+                        upper(argv[0]) + " HELP.");
+}
+
+std::string not_modelled_text(const Command& cmd, const Subcommand& sub) {
+  return "ERR lockstep model: " + upper(cmd.name) + " " + upper(sub.name) + " is not supported";
+}
+
 std::string full_command_name(const Command& cmd, const Subcommand* sub) {
   std::string name(cmd.name);
   if (sub != nullptr) {
@@ -324,22 +351,11 @@ std::string arity_error_text(std::string_view name) {
   return text;
 }
 
-void unknown_subcommand(Call& c, std::string_view container) {
-  c.error(sanitize_error("ERR unknown subcommand '" + std::string(c.argv[1].substr(0, 128)) + "'. Try " +
-                         std::string(container) + " HELP."));
-}
+void unknown_subcommand(Call& c) { c.error(unknown_subcommand_text(c.argv)); }
 
 void subcommand_syntax_error(Call& c) {
-  std::string container(c.argv[0]);
-  for (char& ch : container) ch = ascii_upper(ch);
   c.error(sanitize_error("ERR unknown subcommand or wrong number of arguments for '" +
-                         std::string(c.argv[1].substr(0, 128)) + "'. Try " + container + " HELP."));
-}
-
-bool subcommand_arity_ok(Call& c, std::string_view full_name, int arity) {
-  if (arity_ok(arity, c.argv.size())) return true;
-  c.error(arity_error_text(full_name));
-  return false;
+                         std::string(c.argv[1].substr(0, 128)) + "'. Try " + upper(c.argv[0]) + " HELP."));
 }
 
 void Call::arity_error() { error(arity_error_text(cmd != nullptr ? cmd->name : std::string_view("?"))); }

@@ -60,6 +60,16 @@ struct Command {
 
 // The subcommand of container `cmd` named `name` (any case), or nullptr.
 const Subcommand* lookup_subcommand(const Command& cmd, std::string_view name);
+// A call's subcommand as Redis's command lookup resolves it, before anything runs: dispatch and
+// redis.call share it, so a container's handler only ever sees a known subcommand with the
+// arguments its table entry allows. *sub is the subcommand (nullptr for a command without one,
+// or a container called without arguments, which the container's own arity refuses).
+enum class SubcommandProblem : uint8_t { kNone, kUnknown, kArity, kNotModelled };
+SubcommandProblem resolve_subcommand(const Command& cmd, Args argv, const Subcommand** sub);
+// "ERR unknown subcommand '<argv[1]>'. Try <ARGV[0]> HELP." (processCommand's text).
+std::string unknown_subcommand_text(Args argv);
+// "ERR lockstep model: CLIENT KILL is not supported".
+std::string not_modelled_text(const Command& cmd, const Subcommand& sub);
 // "client|list", or "get" for a command without subcommand.
 std::string full_command_name(const Command& cmd, const Subcommand* sub);
 
@@ -82,14 +92,12 @@ std::string unknown_command_error(Args argv);
 std::string arity_error_text(std::string_view name);
 // Drops trailing CR/LF and replaces inner CR/LF by spaces, as Redis does for formatted errors.
 std::string sanitize_error(std::string text);
-// Replies "ERR unknown subcommand '<argv[1]>'. Try <CONTAINER> HELP.".
-void unknown_subcommand(Call& c, std::string_view container);
+// Replies unknown_subcommand_text: a container handler's last branch, which resolve_subcommand
+// keeps from being reached.
+void unknown_subcommand(Call& c);
 // Replies "ERR unknown subcommand or wrong number of arguments for '<argv[1]>'. Try <ARGV[0]>
 // HELP." (addReplySubcommandSyntaxError).
 void subcommand_syntax_error(Call& c);
-// True when argc satisfies a subcommand's `arity`; otherwise replies the arity error of
-// `full_name` ("client|setname") and returns false.
-bool subcommand_arity_ok(Call& c, std::string_view full_name, int arity);
 
 // ---- Handlers, one file per group as in Redis -------------------------------------------------
 // multi.cc

@@ -238,20 +238,14 @@ constexpr std::string_view kScriptHelp[] = {
     "    Prints this help.",
 };
 
-bool sub_arity_ok(Call& c, std::string_view sub, int arity) {
-  return subcommand_arity_ok(c, "script|" + std::string(sub), arity);
-}
-
 }  // namespace
 
 void Scripting::script_command(Call& c) {
   std::string_view sub = c.argv[1];
   if (iequals(sub, "load")) {
-    if (!sub_arity_ok(c, "load", 3)) return;
     char sha[40];
     if (load(c, c.argv[2], sha) != nullptr) c.reply(Reply::bulk(std::string_view(sha, sizeof(sha))));
   } else if (iequals(sub, "exists")) {
-    if (!sub_arity_ok(c, "exists", -3)) return;
     std::vector<Reply> found;
     for (size_t j = 2; j < c.argv.size(); j++) {
       char digest[40];
@@ -260,7 +254,6 @@ void Scripting::script_command(Call& c) {
     }
     c.reply(Reply::array(std::move(found)));
   } else if (iequals(sub, "flush")) {
-    if (!sub_arity_ok(c, "flush", -2)) return;
     if (c.argv.size() > 3 ||
         (c.argv.size() == 3 && !iequals(c.argv[2], "sync") && !iequals(c.argv[2], "async"))) {
       return c.error("ERR SCRIPT FLUSH only support SYNC|ASYNC option");
@@ -268,20 +261,17 @@ void Scripting::script_command(Call& c) {
     flush();
     c.reply(Reply::ok());
   } else if (iequals(sub, "kill")) {
-    if (!sub_arity_ok(c, "kill", 2)) return;
     // Commands never run while a script runs: there is never anything to kill.
     c.error("NOTBUSY No scripts in execution right now.");
   } else if (iequals(sub, "debug")) {
-    if (!sub_arity_ok(c, "debug", 3)) return;
     if (iequals(c.argv[2], "no")) return c.reply(Reply::ok());
     c.error("ERR lockstep model: SCRIPT DEBUG (the Lua debugger) is not supported");
   } else if (iequals(sub, "help")) {
-    if (!sub_arity_ok(c, "help", 2)) return;
     std::vector<Reply> lines;
     for (std::string_view line : kScriptHelp) lines.push_back(Reply::status(line));
     c.reply(Reply::array(std::move(lines)));
   } else {
-    unknown_subcommand(c, "SCRIPT");
+    unknown_subcommand(c);
   }
 }
 

@@ -276,7 +276,7 @@ void Scripting::function_command(Call& c) {
     for (std::string_view line : kFunctionHelp) lines.push_back(Reply::status(line));
     return c.reply(Reply::array(std::move(lines)));
   }
-  unknown_subcommand(c, "FUNCTION");
+  unknown_subcommand(c);
 }
 
 // FCALL / FCALL_RO function numkeys key... arg... (fcallCommandGeneric).

@@ -1,7 +1,6 @@
 // Node (the public face) and the Server core it wraps: dispatch, propagation, lifecycle.
 #include "sim/redis/node.h"
 
-#include <algorithm>
 #include <utility>
 
 #include "sim/core/assert.h"
@@ -227,34 +226,20 @@ bool runs_inside_multi(const Command& cmd) {
 void dispatch(Server& s, Client& client, Args argv, std::vector<Reply>& out) {
   const Command* cmd = argv.empty() ? nullptr : lookup_command(argv[0]);
   const Subcommand* sub = nullptr;
-  if (cmd != nullptr && (cmd->flags & kCmdContainer) && argv.size() > 1) {
-    sub = lookup_subcommand(*cmd, argv[1]);
-    if (sub == nullptr) {
-      // As processCommand: a container's unknown subcommand is an unknown command.
-      client.last_command = nullptr;
-      std::string container(argv[0]);
-      for (char& ch : container) ch = ascii_upper(ch);
-      return reject(s, client, nullptr,
-                    sanitize_error("ERR unknown subcommand '" + std::string(argv[1].substr(0, 128)) + "'. Try " +
-                                   container + " HELP."),
-                    out);
-    }
-  }
-  client.last_command = cmd;
+  const SubcommandProblem problem =
+      cmd != nullptr ? resolve_subcommand(*cmd, argv, &sub) : SubcommandProblem::kNone;
+  // As processCommand: a container's unknown subcommand is an unknown command.
+  client.last_command = problem == SubcommandProblem::kUnknown ? nullptr : cmd;
   client.last_subcommand = sub;
+  if (problem == SubcommandProblem::kUnknown) return reject(s, client, nullptr, unknown_subcommand_text(argv), out);
   if (cmd == nullptr) return reject(s, client, nullptr, unknown_command_error(argv), out);
   if (!arity_ok(cmd->arity, argv.size())) {
     return reject(s, client, cmd, arity_error_text(cmd->name), out);
   }
-  if (sub != nullptr && !arity_ok(sub->arity, argv.size())) {
+  if (problem == SubcommandProblem::kArity) {
     return reject(s, client, cmd, arity_error_text(full_command_name(*cmd, sub)), out);
   }
-  if (sub != nullptr && !sub->modelled) {
-    std::string name = full_command_name(*cmd, sub);
-    for (char& ch : name) ch = ascii_upper(ch);
-    std::replace(name.begin(), name.end(), '|', ' ');
-    return reject(s, client, cmd, "ERR lockstep model: " + name + " is not supported", out);
-  }
+  if (problem == SubcommandProblem::kNotModelled) return reject(s, client, cmd, not_modelled_text(*cmd, *sub), out);
   // The effective flags (EVAL's come from its script's shebang) are needed only on a replica and
   // inside MULTI: not computed on the common path.
   if (s.replica()) {

@@ -38,9 +38,20 @@ bool LuaHost::Internal::collect_args(lua_State* L, LuaHost& h, int argc) {
 }
 
 // Why the running script may not run this command, or empty (scriptCall's checks).
-std::string_view LuaHost::Internal::refusal(LuaHost& h, const Command* cmd, size_t argc) {
+std::string_view LuaHost::Internal::refusal(LuaHost& h, const Command* cmd, Args argv) {
   if (cmd == nullptr) return "Unknown Redis command called from script";
-  if (!arity_ok(cmd->arity, argc)) return "Wrong number of args calling Redis command from script";
+  if (!arity_ok(cmd->arity, argv.size())) return "Wrong number of args calling Redis command from script";
+  if (cmd->flags & kCmdContainer) {
+    // Redis's lookup resolves subcommands for scripts too (COMMAND GETKEYS without its
+    // arguments is an arity error there, OBJECT FOO an unknown command).
+    const Subcommand* sub = nullptr;
+    switch (resolve_subcommand(*cmd, argv, &sub)) {
+      case SubcommandProblem::kNone: break;
+      case SubcommandProblem::kUnknown: return "Unknown Redis command called from script";
+      case SubcommandProblem::kArity: return "Wrong number of args calling Redis command from script";
+      case SubcommandProblem::kNotModelled: return "lockstep model: this subcommand is not supported";
+    }
+  }
   if (cmd->flags & kCmdNoScript) return "This Redis command is not allowed from script";
   if (h.run_->read_only && (cmd->flags & (kCmdWrite | kCmdMayReplicate))) {
     return "Write commands are not allowed from read-only scripts.";
@@ -67,7 +78,7 @@ int LuaHost::Internal::generic_call(lua_State* L, bool raise) {
   }
   Args argv(h.call_args_);
   const Command* cmd = lookup_command(argv[0]);
-  if (std::string_view why = refusal(h, cmd, argv.size()); !why.empty()) {
+  if (std::string_view why = refusal(h, cmd, argv); !why.empty()) {
     push_error_table(L, why);
     mark_ignore_stats(L);
     return raise ? lua_error(L) : 1;

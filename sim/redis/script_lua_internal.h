@@ -95,7 +95,7 @@ struct LuaHost::Internal {
   // is neither a string nor a number.
   static bool collect_args(lua_State* L, LuaHost& h, int argc);
   // Why the running script may not run this command, or empty (scriptCall's checks).
-  static std::string_view refusal(LuaHost& h, const Command* cmd, size_t argc);
+  static std::string_view refusal(LuaHost& h, const Command* cmd, Args argv);
   static int generic_call(lua_State* L, bool raise);
   static int redis_call(lua_State* L);
   static int redis_pcall(lua_State* L);

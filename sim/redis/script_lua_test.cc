@@ -280,6 +280,11 @@ TEST(ScriptErrorTest, RuntimeAndCompileErrors) {
   check("return redis.call('get', nil)", "ERR Lua redis lib command arguments must be strings or integers");
   check("return redis.call('incr','k1','k2')", "ERR Wrong number of args calling Redis command from script");
   check("return redis.call('subscribe','x')", "ERR This Redis command is not allowed from script");
+  // Subcommands resolve as in Redis's command lookup (checked against redis-server 7.0.15).
+  check("return redis.call('OBJECT','ENCODING')", "ERR Wrong number of args calling Redis command from script");
+  check("return redis.call('OBJECT','FOO','x')", "ERR Unknown Redis command called from script");
+  check("return redis.call('PUBSUB','NUMPAT','x')", "ERR Wrong number of args calling Redis command from script");
+  check("return redis.call('COMMAND','GETKEYS')", "ERR Wrong number of args calling Redis command from script");
   check("return redis.call('pexpire','str', 1.5)", "ERR value is not an integer or out of range");
 }
 

@@ -170,17 +170,11 @@ constexpr std::string_view kObjectHelp[] = {
 void cmd_object(Call& c) {
   std::string_view sub = c.argv[1];
   if (iequals(sub, "help")) {
-    if (!subcommand_arity_ok(c, "object|help", 2)) return;
     std::vector<Reply> lines;
     for (std::string_view line : kObjectHelp) lines.push_back(Reply::status(line));
     return c.reply(Reply::array(std::move(lines)));
   }
-  const bool known = iequals(sub, "encoding") || iequals(sub, "refcount") || iequals(sub, "freq") ||
-                     iequals(sub, "idletime");
-  if (!known) return unknown_subcommand(c, "OBJECT");
-  std::string full = "object|";
-  for (char ch : sub) full += ascii_lower(ch);
-  if (!subcommand_arity_ok(c, full, 3)) return;
+  // Dispatch resolved the subcommand (encoding, refcount, freq, idletime) and its arity.
   const Entry* e = c.lookup(c.argv[2]);
   if (e == nullptr) return c.reply(Reply::nil());
   if (iequals(sub, "encoding")) return c.reply(Reply::bulk(encoding_name(e->value)));
@@ -190,6 +184,7 @@ void cmd_object(Call& c) {
         "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching "
         "between policies at runtime LRU and LFU data will take some time to adjust.");
   }
+  LS_ASSERT(iequals(sub, "idletime"));
   c.error("ERR lockstep model: OBJECT IDLETIME is not supported (the model keeps no access times)");
 }
 
