@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "algorithms/coverage_point.h"
 #include "algorithms/runtime.h"
 #include "sim/core/status.h"
 
@@ -85,6 +86,10 @@ struct AlgorithmInfo {
   // Optional: extra history-header fields this algorithm's runs need (e.g. the fair lock's
   // {"thread_wait_ms": 5000} with its profile's default resolved). REQUIRES: validated options.
   std::function<nlohmann::json(const nlohmann::json& options)> history_header;
+  // Coverage (docs/coverage.md): the Lua scripts a client with these (validated) options may
+  // send, and the client-side states its clients report with Runtime::cover.
+  std::function<std::vector<const Script*>(const nlohmann::json& options)> scripts;
+  std::vector<CoveragePoint> coverage_points;
   // Builds the client for one client process. REQUIRES: validate(options) succeeded.
   std::function<std::unique_ptr<LockClient>(Runtime& runtime, const nlohmann::json& options)> make;
 };

@@ -216,6 +216,11 @@ class Runtime {
   // 0). Ends the thread's hold in the history (reason "lost"); ignored if it held none.
   virtual void hold_lost(const Thread& thread, std::string_view lock,
                          history::LockMode mode = history::LockMode::kExclusive) = 0;
+
+  // Coverage (docs/coverage.md): the client reached the client-side state `point`, one of the
+  // points its algorithm declares (AlgorithmInfo::coverage_points). Counting only: it changes
+  // nothing in the run.
+  virtual void cover(std::string_view point) {}
 };
 
 }  // namespace lockstep::algorithms

@@ -39,6 +39,8 @@ scenario::RunReport printable_copy(const scenario::RunReport& r) {
     }
   }
   out.stats = r.stats;
+  // Coverage's totals line: counts and the algorithm's own declared names only.
+  if (r.result.is_object() && r.result.contains("coverage")) out.result["coverage"] = r.result["coverage"];
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "algorithms/coverage_point.h"
 #include "sim/core/assert.h"
 
 namespace lockstep::algorithms {
@@ -97,7 +98,11 @@ Task<LockOutcome> SetNxPx::acquire(const Thread& thread, const LockRequest& req)
     if (result == kAcquired) co_return on_acquired(thread, req.lock, token, renew, lease_ms);
     const int64_t remaining_ms =
         req.wait_ms < 0 ? INT64_MAX : req.wait_ms - (rt_.now_ms() - start_ms);
-    if (remaining_ms <= 0) co_return LockOutcome{};  // acquired = false
+    if (remaining_ms <= 0) {
+      rt_.cover(req.wait_ms == 0 ? coverage::kBusyNoWait : coverage::kWaitTimeRanOut);
+      co_return LockOutcome{};  // acquired = false
+    }
+    rt_.cover(coverage::kRetrySleep);
     co_await rt_.sleep_ms(std::min(retry_delay(), remaining_ms));
   }
   co_return LockOutcome::fail("set-nx-px: gave up after " + std::to_string(kMaxAttempts) + " attempts");
@@ -129,11 +134,13 @@ Task<LockOutcome> SetNxPx::release(const Thread& thread, const LockRequest& req)
   if (!r.ok()) co_return LockOutcome::unknown("command timed out");
   if (r.reply.is_error()) co_return LockOutcome::fail(r.reply.str);
   if (r.reply.type == Reply::Type::kInteger && r.reply.integer == 1) {
+    rt_.cover(coverage::kReleased);
     LockOutcome out;
     out.released = true;
     out.count = 0;
     co_return out;
   }
+  rt_.cover(coverage::kUnlockNotHeld);
   co_return LockOutcome::fail("lock was no longer held by this thread (expired or taken)");
 }
 
@@ -166,12 +173,14 @@ Task<void> SetNxPx::renew_loop(const Thread* thread, std::string lock, std::stri
     CallResult r = co_await rt_.conn().eval(renew_script(), std::move(keys), std::move(args), call);
     OpResult res;
     if (!r.ok()) {
+      rt_.cover(coverage::kRenewalError);
       res.outcome = Outcome::kUnknown;
       res.error = "command timed out";
       rt_.end_op(call.op, res);
       continue;  // try again next period
     }
     const bool renewed = r.reply.type == Reply::Type::kInteger && r.reply.integer == 1;
+    rt_.cover(renewed ? coverage::kRenewed : coverage::kRenewalLost);
     res.renewed = renewed ? 1 : 0;
     rt_.end_op(call.op, res);
     if (!renewed) {
@@ -190,6 +199,13 @@ AlgorithmInfo set_nx_px_algorithm() {
   info.description =
       "single-node SET key token NX PX + compare-and-delete (the Redis documentation's lock)";
   info.option_defaults = {{"retry_delay_ms", 50}};
+  info.scripts = [](const nlohmann::json&) {
+    return std::vector<const Script*>{&unlock_script(), &renew_script()};
+  };
+  info.coverage_points = coverage::declare({coverage::kBusyNoWait, coverage::kRetrySleep,
+                                            coverage::kWaitTimeRanOut, coverage::kRenewed,
+                                            coverage::kRenewalLost, coverage::kRenewalError,
+                                            coverage::kReleased, coverage::kUnlockNotHeld});
   info.validate = [](const nlohmann::json& options, const std::string& path) -> Status {
     Status s = check_known_fields(options, path, {"retry_delay_ms"});
     if (!s.ok()) return s;

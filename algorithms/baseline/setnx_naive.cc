@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 
+#include "algorithms/coverage_point.h"
 #include "sim/core/assert.h"
 
 namespace lockstep::algorithms::baseline {
@@ -56,7 +57,11 @@ Task<LockOutcome> SetnxNaive::acquire(const Thread& thread, const LockRequest& r
       co_return out;
     }
     const int64_t remaining_ms = req.wait_ms < 0 ? INT64_MAX : req.wait_ms - (rt_.now_ms() - start_ms);
-    if (remaining_ms <= 0) co_return LockOutcome{};
+    if (remaining_ms <= 0) {
+      rt_.cover(req.wait_ms == 0 ? coverage::kBusyNoWait : coverage::kWaitTimeRanOut);
+      co_return LockOutcome{};
+    }
+    rt_.cover(coverage::kRetrySleep);
     const int64_t delay = rt_.rng().between(std::max<int64_t>(1, retry_delay_ms_ / 2), retry_delay_ms_);
     co_await rt_.sleep_ms(std::min(delay, remaining_ms));
   }
@@ -73,6 +78,7 @@ Task<LockOutcome> SetnxNaive::del(const LockRequest& req) {
   LockOutcome out;
   out.released = r.reply.type == Reply::Type::kInteger && r.reply.integer > 0;
   if (out.released) out.count = 0;
+  rt_.cover(out.released ? coverage::kReleased : coverage::kUnlockNotHeld);
   co_return out;
 }
 
@@ -95,6 +101,9 @@ AlgorithmInfo setnx_naive_algorithm() {
   info.option_defaults = {
       {"retry_delay_ms", {{"default", 50}, {"doc", "a waiting call retries after [delay/2, delay]"}}},
       {"default_lease_ms", {{"default", 30000}, {"doc", "the EXPIRE used without a lease (no renewal)"}}}};
+  info.coverage_points = coverage::declare({coverage::kBusyNoWait, coverage::kRetrySleep,
+                                            coverage::kWaitTimeRanOut, coverage::kReleased,
+                                            coverage::kUnlockNotHeld});
   info.validate = [](const nlohmann::json& options, const std::string& path) -> Status {
     Status s = check_known_fields(options, path, {"retry_delay_ms", "default_lease_ms"});
     if (s.ok()) s = check_int_field(options, path, "retry_delay_ms", 1, 60'000);

@@ -4,6 +4,7 @@
 #include <memory>
 #include <utility>
 
+#include "algorithms/coverage_point.h"
 #include "sim/core/assert.h"
 
 namespace lockstep::algorithms::redisson {
@@ -69,6 +70,7 @@ Task<AcquireReply> try_acquire(LockType& type, size_t endpoint, const Thread* th
     call.object->internal_lease_ms = call.lease_ms;
   }
   if (a.outcome == Outcome::kOk && a.no_sync) {
+    ctx.rt.cover(coverage::kNotSynced);
     co_await type.unlock(endpoint, call.lock, thread, call.op, call.object != nullptr ? call.object->internal_lease_ms : watchdog_ms);
     a.outcome = Outcome::kFail;
     a.acquired = false;
@@ -79,6 +81,7 @@ Task<AcquireReply> try_acquire(LockType& type, size_t endpoint, const Thread* th
   // its exception, and the reply's callback decides what becomes of a grant.
   const Interrupt interrupted = ctx.rt.take_interrupt(*thread);
   if (interrupted != Interrupt::kNone) {
+    ctx.rt.cover(coverage::kInterruptedInFlight);
     const bool undo = interrupted == Interrupt::kCancel ||
                       ctx.options.interrupted_grant == InterruptedGrant::kUnlocked;
     if (a.outcome == Outcome::kOk && a.acquired) {
@@ -122,6 +125,7 @@ Task<LockOutcome> try_lock_once(LockType& type, size_t endpoint, const Thread* t
   AcquireReply a = co_await try_acquire(type, endpoint, thread, call, /*once=*/true);
   if (a.outcome != Outcome::kOk) co_return error_outcome(a.outcome, a.error);
   if (a.acquired) co_return acquired_outcome(a);
+  type.ctx().rt.cover(coverage::kBusyNoWait);
   co_return LockOutcome{};
 }
 
@@ -134,6 +138,7 @@ Task<LockOutcome> try_lock(LockType& type, size_t endpoint, const Thread* thread
   AcquireReply a = co_await try_acquire(type, endpoint, thread, call, false);
   if (a.outcome != Outcome::kOk) co_return error_outcome(a.outcome, a.error);
   if (a.acquired) co_return acquired_outcome(a);
+  rt.cover(coverage::kWaitForUnlock);
   time -= rt.now_ms() - current;
   if (time <= 0) {
     co_await type.acquire_failed(endpoint, call.lock, thread, call.wait_ms, call.op);
@@ -172,14 +177,17 @@ Task<LockOutcome> try_lock(LockType& type, size_t endpoint, const Thread* thread
     if (time <= 0) break;
     current_time = rt.now_ms();
     const int64_t wait_ms = a.ttl_ms >= 0 && a.ttl_ms < time ? a.ttl_ms : time;
-    co_await rt.interruptible(*thread, entry->wait_latch(std::max<int64_t>(wait_ms, kMinLatchWaitMs)), &interrupted);
+    const bool woken = co_await rt.interruptible(
+        *thread, entry->wait_latch(std::max<int64_t>(wait_ms, kMinLatchWaitMs)), &interrupted);
     if (interrupted != Interrupt::kNone) {
       pubsub.release_entry(entry);
       co_return interrupted_outcome(interrupted, false);
     }
+    rt.cover(woken ? coverage::kWokenByMessage : coverage::kWokenByTtl);
     time -= rt.now_ms() - current_time;
     gave_up = time <= 0;
   }
+  rt.cover(subscribed ? coverage::kWaitTimeRanOut : coverage::kSubscribeFailed);
   co_await type.acquire_failed(endpoint, call.lock, thread, call.wait_ms, call.op);
   pubsub.release_entry(entry);
   co_return LockOutcome{};
@@ -222,8 +230,10 @@ Task<LockOutcome> lock(LockType& type, size_t endpoint, const Thread* thread, Lo
       if (!subscribed) {
         pubsub.release_entry(entry);
         if (interrupted != Interrupt::kNone) co_return interrupted_outcome(interrupted, !call.interruptibly);
+        ctx.rt.cover(coverage::kSubscribeFailed);
         co_return subscribe_timeout(sub_timeout_ms);
       }
+      ctx.rt.cover(coverage::kWaitForUnlock);
       continue;
     }
     const int64_t latch_ms = a.ttl_ms >= 0 ? std::max<int64_t>(a.ttl_ms, kMinLatchWaitMs) : -1;
@@ -232,11 +242,15 @@ Task<LockOutcome> lock(LockType& type, size_t endpoint, const Thread* thread, Lo
     // interrupt stays pending for the next command).
     if (!call.interruptibly && latch_ms < 0) {
       co_await entry->wait_latch(latch_ms);
+      ctx.rt.cover(coverage::kWokenByMessage);
       continue;
     }
     Interrupt interrupted = Interrupt::kNone;
-    co_await ctx.rt.interruptible(*thread, entry->wait_latch(latch_ms), &interrupted);
-    if (interrupted == Interrupt::kNone) continue;
+    const bool woken = co_await ctx.rt.interruptible(*thread, entry->wait_latch(latch_ms), &interrupted);
+    if (interrupted == Interrupt::kNone) {
+      ctx.rt.cover(woken ? coverage::kWokenByMessage : coverage::kWokenByTtl);
+      continue;
+    }
     if (call.interruptibly) {
       pubsub.release_entry(entry);
       co_return interrupted_outcome(interrupted, false);
@@ -264,7 +278,11 @@ Task<LockOutcome> release(LockType& type, size_t endpoint, const Thread* thread,
   }
   if (u.outcome != Outcome::kOk) co_return error_outcome(u.outcome, u.error);
   if (u.no_sync) co_return LockOutcome::fail(std::string(kNoSyncError));
-  if (u.result < 0) co_return LockOutcome::fail(illegal_monitor_state(ctx.rt.uuid(), thread->id));
+  if (u.result < 0) {
+    ctx.rt.cover(coverage::kUnlockNotHeld);
+    co_return LockOutcome::fail(illegal_monitor_state(ctx.rt.uuid(), thread->id));
+  }
+  ctx.rt.cover(u.result == 1 ? coverage::kReleased : coverage::kCountDecremented);
   LockOutcome out;
   out.released = u.result == 1;
   if (out.released) out.count = 0;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "algorithms/coverage_point.h"
+#include "algorithms/redisson/scripts.h"
 #include "sim/core/assert.h"
 
 namespace lockstep::algorithms::redisson {
@@ -166,6 +168,58 @@ nlohmann::json defaults_object(const std::vector<std::string>& names) {
   return out;
 }
 
+}  // namespace
+
+std::vector<const Script*> redisson_scripts(LockKind kind, const RedissonOptions& o) {
+  namespace s = scripts;
+  const bool latch = o.unlock_latch;
+  const Script* rlock_unlock = latch ? &s::rlock_unlock_latch()
+                               : o.unlock_script == UnlockScript::kExistsCheck ? &s::rlock_unlock()
+                                                                               : &s::rlock_unlock_owner_check();
+  const Script* rlock_acquire = o.merged_acquire ? &s::rlock_acquire_merged() : &s::rlock_acquire();
+  switch (kind) {
+    case LockKind::kPlain:
+      return {rlock_acquire, rlock_unlock, &s::rlock_renew(), &s::rlock_force_unlock()};
+    case LockKind::kFenced:
+      return {&s::fenced_acquire(), rlock_unlock, &s::rlock_renew(), &s::rlock_force_unlock()};
+    case LockKind::kFair: {
+      const bool current = o.fair_script == FairScript::kCurrent;
+      return {current ? &s::fair_acquire_current() : &s::fair_acquire(),
+              current ? &s::fair_try_acquire_current() : &s::fair_try_acquire(),
+              latch ? &s::fair_unlock_latch() : &s::fair_unlock(),
+              &s::rlock_renew(),
+              &s::fair_acquire_failed(),
+              &s::fair_force_unlock()};
+    }
+    case LockKind::kReadWrite:
+      return {o.read_lease_max ? &s::read_acquire() : &s::read_acquire_plain_pexpire(),
+              latch ? &s::read_unlock_latch() : &s::read_unlock(),
+              o.read_renew == ReadRenew::kOwnOnly ? &s::read_renew_own() : &s::read_renew(),
+              &s::read_force_unlock(),
+              &s::write_acquire(),
+              latch ? &s::write_unlock_latch() : &s::write_unlock(),
+              &s::rlock_renew(),
+              &s::write_force_unlock()};
+  }
+  return {};
+}
+
+std::vector<CoveragePoint> redisson_coverage_points(bool redlock) {
+  namespace c = coverage;
+  if (redlock) {
+    return c::declare({c::kQuorumReached, c::kQuorumShort, c::kSubLockUnknown, c::kRedlockWaitRanOut,
+                       c::kBusyNoWait, c::kWaitForUnlock, c::kWokenByMessage, c::kWokenByTtl,
+                       c::kWaitTimeRanOut, c::kSubscribeFailed, c::kRenewed, c::kRenewalLost,
+                       c::kRenewalError, c::kReleased, c::kCountDecremented, c::kUnlockNotHeld});
+  }
+  return c::declare({c::kBusyNoWait, c::kWaitForUnlock, c::kWokenByMessage, c::kWokenByTtl,
+                     c::kWaitTimeRanOut, c::kSubscribeFailed, c::kNotSynced, c::kInterruptedInFlight,
+                     c::kRenewed, c::kRenewalLost, c::kRenewalError, c::kReleased,
+                     c::kCountDecremented, c::kUnlockNotHeld});
+}
+
+namespace {
+
 AlgorithmInfo make_info(std::string name, std::string lock_kind, std::string description,
                         std::vector<std::string> option_names, LockKind kind) {
   AlgorithmInfo info;
@@ -181,6 +235,10 @@ AlgorithmInfo make_info(std::string name, std::string lock_kind, std::string des
     Result<RedissonOptions> r = parse_options(options, path, option_names);
     return r.ok() ? Status::ok_status() : r.status();
   };
+  info.scripts = [option_names, kind](const nlohmann::json& options) {
+    return redisson_scripts(kind, client_options(options, option_names));
+  };
+  info.coverage_points = redisson_coverage_points(/*redlock=*/false);
   info.make = [option_names, kind](Runtime& rt,
                                    const nlohmann::json& options) -> std::unique_ptr<LockClient> {
     return std::make_unique<RedissonLock>(rt, client_options(options, option_names), kind);

@@ -21,6 +21,11 @@ namespace lockstep::algorithms::redisson {
 
 enum class LockKind : uint8_t { kPlain, kFair, kFenced, kReadWrite };
 
+// Coverage (AlgorithmInfo): the scripts a lock of `kind` sends with these options, and the
+// client-side states Redisson's clients report (with `redlock`, RedissonRedLock's too).
+std::vector<const Script*> redisson_scripts(LockKind kind, const RedissonOptions& options);
+std::vector<CoveragePoint> redisson_coverage_points(bool redlock);
+
 class RedissonLock : public LockClient {
  public:
   RedissonLock(Runtime& rt, const RedissonOptions& options, LockKind kind);

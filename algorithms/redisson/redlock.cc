@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <utility>
 
+#include "algorithms/coverage_point.h"
 #include "algorithms/redisson/join.h"
+#include "algorithms/redisson/redisson_lock.h"
 #include "sim/core/assert.h"
 
 namespace lockstep::algorithms::redisson {
@@ -68,6 +70,7 @@ Task<LockOutcome> RedissonRedLock::try_lock(const Thread* thread, std::string lo
     }
     bool got = o.outcome == Outcome::kOk && o.acquired;
     if (o.outcome == Outcome::kUnknown) {
+      rt.cover(coverage::kSubLockUnknown);
       // RedisResponseTimeoutException: it may have been acquired; unlock it to be sure.
       std::vector<size_t> just_this = {i};  // (no braced lists inside co_await: GCC 12)
       co_await unlock_inner(thread, lock, std::move(just_this));
@@ -79,6 +82,7 @@ Task<LockOutcome> RedissonRedLock::try_lock(const Thread* thread, std::string lo
     } else {
       if (static_cast<int>(n_ - acquired.size()) == failed_locks_limit()) break;
       if (limit == 0) {
+        rt.cover(coverage::kQuorumShort);
         co_await unlock_inner(thread, lock, acquired);
         if (wait_ms == -1 && lease_ms == -1) co_return LockOutcome{};
         limit = failed_locks_limit();
@@ -92,12 +96,14 @@ Task<LockOutcome> RedissonRedLock::try_lock(const Thread* thread, std::string lo
       remain_ms -= rt.now_ms() - time;
       time = rt.now_ms();
       if (remain_ms <= 0) {
+        rt.cover(coverage::kRedlockWaitRanOut);
         co_await unlock_inner(thread, lock, acquired);
         co_return LockOutcome{};
       }
     }
     i = restart ? 0 : i + 1;
   }
+  rt.cover(coverage::kQuorumReached);
   if (lease_ms != -1) co_await expire_all(lock, acquired, lease_ms, op);
   LockOutcome out;
   out.acquired = true;
@@ -197,6 +203,10 @@ AlgorithmInfo redisson_redlock_algorithm() {
     Result<RedissonOptions> r = parse_options(options, path, names);
     return r.ok() ? Status::ok_status() : r.status();
   };
+  info.scripts = [names](const nlohmann::json& options) {
+    return redisson_scripts(LockKind::kPlain, client_options(options, names));
+  };
+  info.coverage_points = redisson_coverage_points(/*redlock=*/true);
   info.make = [names](Runtime& rt, const nlohmann::json& options) -> std::unique_ptr<LockClient> {
     return std::make_unique<RedissonRedLock>(rt, client_options(options, names));
   };

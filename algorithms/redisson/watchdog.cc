@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "algorithms/coverage_point.h"
 #include "sim/core/assert.h"
 
 namespace lockstep::algorithms::redisson {
@@ -97,6 +98,7 @@ Task<void> Watchdog::run(std::shared_ptr<Entry> entry) {
     rt_.end_op(op, res);
     if (entry->cancelled) co_return;
     if (r.outcome != Outcome::kOk) {
+      rt_.cover(coverage::kRenewalError);
       // Classic Redisson logs "Can't update lock ... expiration" and removes the entry.
       if (options_.watchdog_after_failure == WatchdogAfterFailure::kStop) {
         entry->in_flight = true;  // this task is ending on its own: do not cancel it
@@ -105,6 +107,7 @@ Task<void> Watchdog::run(std::shared_ptr<Entry> entry) {
       }
       continue;
     }
+    rt_.cover(r.renewed ? coverage::kRenewed : coverage::kRenewalLost);
     if (!r.renewed) {
       entry->in_flight = true;
       drop(entry);

@@ -4,6 +4,7 @@
 #include <map>
 #include <utility>
 
+#include "algorithms/coverage_point.h"
 #include "algorithms/redisson/join.h"
 #include "sim/core/assert.h"
 
@@ -118,6 +119,9 @@ Task<LockOutcome> RedlockSpec::acquire(const Thread& thread, const LockRequest& 
     const int64_t start_ms = rt_.now_ms();
     const size_t granted = co_await set_all(lock, value, ttl_ms, req.op);
     const int64_t validity = validity_ms(o_, ttl_ms, rt_.now_ms() - start_ms);
+    rt_.cover(granted < quorum() ? coverage::kQuorumShort
+              : validity > 0       ? coverage::kQuorumReached
+                                   : coverage::kValidityNotPositive);
     if (granted >= quorum() && validity > 0) {
       Hold& h = holds_[Key{thread.index, lock}];
       rt_.cancel(h.extender);  // an extender of an earlier, lost hold
@@ -133,7 +137,11 @@ Task<LockOutcome> RedlockSpec::acquire(const Thread& thread, const LockRequest& 
     std::vector<std::string> args = {value};
     co_await script_all(&release_script(), lock, std::move(args), -1);
     const int64_t remaining_ms = req.wait_ms < 0 ? INT64_MAX : req.wait_ms - (rt_.now_ms() - call_start_ms);
-    if (remaining_ms <= 0) co_return LockOutcome{};
+    if (remaining_ms <= 0) {
+      rt_.cover(req.wait_ms == 0 ? coverage::kBusyNoWait : coverage::kWaitTimeRanOut);
+      co_return LockOutcome{};
+    }
+    rt_.cover(coverage::kRetrySleep);
     const int64_t delay_ms = rt_.rng().between(std::max<int64_t>(0, o_.retry_delay_ms - o_.retry_jitter_ms),
                                                o_.retry_delay_ms + o_.retry_jitter_ms);
     // At least 1 ms: with a zero-latency network a zero pause would retry at the same instant.
@@ -153,6 +161,7 @@ Task<LockOutcome> RedlockSpec::release(const Thread& thread, const LockRequest& 
                                               std::move(args), req.op);
   LockOutcome out;
   out.released = released >= quorum();
+  rt_.cover(out.released ? coverage::kReleased : coverage::kUnlockNotHeld);
   if (out.released) out.count = 0;
   co_return out;
 }
@@ -191,6 +200,7 @@ Task<void> RedlockSpec::extend_loop(const Thread* thread, std::string lock, std:
     OpResult res;
     res.renewed = ok ? 1 : 0;
     rt_.end_op(op, res);
+    rt_.cover(ok ? coverage::kRenewed : coverage::kRenewalLost);
     if (!ok) {
       // The spec: an extension counts only on a majority within the validity. The client now
       // knows it may have lost the lock.
@@ -228,6 +238,13 @@ AlgorithmInfo redlock_spec_algorithm() {
       {"drift_factor_ppm", {{"default", d.drift_factor_ppm}, {"doc", "clock drift factor (10000 = 0.01)"}}},
       {"drift_constant_ms", {{"default", d.drift_constant_ms}, {"doc", "added to the drift (the spec's 2 ms)"}}},
       {"extend", {{"default", d.extend}, {"doc", "without a lease, extend every ttl/3 on a quorum"}}}};
+  info.scripts = [](const nlohmann::json&) {
+    return std::vector<const Script*>{&release_script(), &extend_script()};
+  };
+  info.coverage_points = coverage::declare(
+      {coverage::kQuorumReached, coverage::kQuorumShort, coverage::kValidityNotPositive,
+       coverage::kBusyNoWait, coverage::kRetrySleep, coverage::kWaitTimeRanOut, coverage::kRenewed,
+       coverage::kRenewalLost, coverage::kReleased, coverage::kUnlockNotHeld});
   info.validate = [](const nlohmann::json& options, const std::string& path) -> Status {
     Status s = check_known_fields(options, path,
                                   {"node_timeout_ms", "retry_delay_ms", "retry_jitter_ms",

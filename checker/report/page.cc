@@ -1,5 +1,6 @@
 #include "checker/report/page.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string_view>
@@ -202,6 +203,52 @@ void faults(const json& r, std::string& out) {
   out += "</section>\n";
 }
 
+// Coverage (docs/coverage.md): totals, the client states, and each script's lines with their
+// hit counts, lines never executed marked. A result from elsewhere may lack it or be malformed:
+// what does not have the expected shape is skipped.
+void coverage(const json& r, std::string& out) {
+  if (!r.contains("coverage") || !r["coverage"].is_object()) return;
+  const json& c = r["coverage"];
+  auto count = [](const json& j, const char* key) -> uint64_t {
+    if (!j.is_object() || !j.contains(key) || !j[key].is_number_integer()) return 0;
+    return j[key].is_number_unsigned() ? j[key].get<uint64_t>() : static_cast<uint64_t>(std::max<int64_t>(0, j[key].get<int64_t>()));
+  };
+  auto total = [&](const char* key) {
+    const json t = c.contains(key) ? c[key] : json();
+    return std::to_string(count(t, "reached")) + " of " + std::to_string(count(t, "total"));
+  };
+  out += "<section id=\"coverage\">\n<h2>Coverage</h2>\n<p>" + total("script_lines") + " script lines and " +
+         total("client_states") + " client states reached in this run.</p>\n";
+  if (c.contains("states") && c["states"].is_array() && !c["states"].empty()) {
+    out += "<table class=\"coverage-states\">\n<tr><th>client state</th><th>times</th><th>meaning</th></tr>\n";
+    for (const json& p : c["states"]) {
+      if (!p.is_object()) continue;
+      const uint64_t hits = count(p, "hits");
+      out += std::string("<tr") + (hits == 0 ? " class=\"not-reached\"" : "") + "><td><code>" +
+             html_escape(text_of(p, "name")) + "</code></td><td>" + std::to_string(hits) + "</td><td>" +
+             html_escape(text_of(p, "meaning")) + "</td></tr>\n";
+    }
+    out += "</table>\n";
+  }
+  if (c.contains("scripts") && c["scripts"].is_array()) {
+    for (const json& s : c["scripts"]) {
+      if (!s.is_object() || !s.contains("lines") || !s["lines"].is_array()) continue;
+      out += "<details class=\"coverage-script\"><summary><code>" + html_escape(text_of(s, "name")) + "</code>: " +
+             std::to_string(count(s, "lines_reached")) + " of " + std::to_string(count(s, "lines_total")) +
+             " lines reached</summary>\n<table>\n<tr><th>line</th><th>times</th><th>code</th></tr>\n";
+      for (const json& l : s["lines"]) {
+        if (!l.is_object()) continue;
+        const uint64_t hits = count(l, "hits");
+        out += std::string("<tr") + (hits == 0 ? " class=\"not-reached\"" : "") + "><td>" +
+               std::to_string(count(l, "line")) + "</td><td>" + std::to_string(hits) + "</td><td><code>" +
+               html_escape(text_of(l, "code")) + "</code></td></tr>\n";
+      }
+      out += "</table>\n</details>\n";
+    }
+  }
+  out += "</section>\n";
+}
+
 }  // namespace
 
 std::string html_escape(std::string_view text) {
@@ -253,6 +300,7 @@ std::string render_page(const json& result, const json& t) {
   violations(result, out);
   timeline(t, out);
   faults(result, out);
+  coverage(result, out);
   out += "<div id=\"script-errors\" data-errors=\"0\"></div>\n";
   out += "<div id=\"render-status\" data-status=\"pending\">not rendered (the timeline needs JavaScript)</div>\n";
   out += "<p class=\"muted\">Made by lockstep from " + html_escape(text_of(result, "history").empty() ? "the history" : text_of(result, "history")) +

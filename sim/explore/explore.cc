@@ -7,6 +7,7 @@
 #include "sim/core/assert.h"
 #include "sim/explore/junit.h"
 #include "sim/explore/worker_pool.h"
+#include "sim/scenario/coverage_report.h"
 
 namespace lockstep::explore {
 namespace {
@@ -57,12 +58,16 @@ void ExploreSummary::add(const SeedResult& r) {
   ++verdicts[r.verdict];
   for (const std::string& p : r.violated) ++violations[p];
   for (const std::string& p : r.unknown) ++unknown[p];
+  if (!coverage.is_null()) scenario::add_coverage(coverage, r.coverage);
   if (r.expected) {
     ++as_expected;
     return;
   }
   ++failures_total;
-  if (failures.size() < kMaxFailureRecords) failures.push_back(r);
+  if (failures.size() < kMaxFailureRecords) {
+    failures.push_back(r);
+    failures.back().coverage = {};  // summed above; a failure's record does not keep it
+  }
   LS_ASSERT(as_expected + failures_total == seeds_run);
 }
 
@@ -107,7 +112,8 @@ nlohmann::json ExploreSummary::to_json() const {
           {"exit_code", exit_code()},
           {"failures", fails},
           {"failures_listed", failures.size()},
-          {"shrunk", shrunk}};
+          {"shrunk", shrunk},
+          {"coverage", coverage}};
   if (interrupted) {
     j["interrupted"] = true;
     j["planned"] = range_json(planned);
@@ -140,6 +146,11 @@ Result<ExploreSummary> ExploreSummary::from_json(const nlohmann::json& j, const 
       s.failures.push_back(r.value());
     }
     s.shrunk = j.value("shrunk", nlohmann::json());
+    s.coverage = j.value("coverage", nlohmann::json());
+    if (!s.coverage.is_null()) {
+      Result<kernel::Coverage> c = scenario::coverage_from_json(s.coverage, file);
+      if (!c.ok()) return c.status();
+    }
     s.interrupted = j.value("interrupted", false);
     if (s.interrupted) s.planned = range_from(j.at("planned"));
   } catch (const nlohmann::json::exception& e) {
@@ -181,6 +192,7 @@ std::string ExploreSummary::to_text(size_t max_listed) const {
     }
     if (failures_total > max_listed) out += "  ... and " + std::to_string(failures_total - std::min<uint64_t>(max_listed, failures_total)) + " more\n";
   }
+  out += scenario::coverage_text(coverage, /*max_items=*/10);
   return out;
 }
 
@@ -192,6 +204,7 @@ Result<ExploreSummary> run_explore(const scenario::Scenario& s, const ExploreOpt
   summary.file = s.file;
   summary.expect = s.expect;
   summary.range = options.range;
+  summary.coverage = scenario::coverage_json(kernel::Coverage{}, s);
   const SeedRange slice = options.only.has_value() ? *options.only : shard_slice(options.range, options.shard);
   LS_ASSERT(slice.first >= options.range.first && slice.end() <= options.range.end());
   InOrder in_order(summary, slice);
@@ -274,6 +287,16 @@ Result<ExploreSummary> merge_summaries(const std::vector<ExploreSummary>& parts,
       if (m.failures.size() < kMaxFailureRecords) m.failures.push_back(f);
     }
     if (m.shrunk.is_null() && !p.shrunk.is_null()) m.shrunk = p.shrunk;
+    // Coverage sums like the counts; a part without it (an older summary) makes it unknown.
+    if (k == order.front()) {
+      m.coverage = p.coverage;
+    } else if (m.coverage.is_null() || p.coverage.is_null()) {
+      m.coverage = nullptr;
+    } else {
+      Result<kernel::Coverage> c = scenario::coverage_from_json(p.coverage, files[k]);
+      if (!c.ok()) return c.status();
+      scenario::add_coverage(m.coverage, c.value());
+    }
   }
   LS_ASSERT(m.as_expected + m.failures_total == m.seeds_run);
   return m;

@@ -43,6 +43,9 @@ struct ExploreSummary {
   std::vector<SeedResult> failures;  // not as expected, in seed order, at most kMaxFailureRecords
   uint64_t failures_total = 0;       // including those past the cap
   nlohmann::json shrunk = nullptr;   // what shrinking the first failure produced, if it ran
+  // What the seeds exercised, summed (scenario/coverage_report.h's object); null if unknown
+  // (a summary written before coverage existed).
+  nlohmann::json coverage = nullptr;
   // Stopped before its seeds were all run (Ctrl-C): `slices` hold the seeds that finished (a
   // prefix of `planned`), and `lockstep explore --resume DIR` runs the rest of `planned`.
   bool interrupted = false;

@@ -2,6 +2,7 @@
 
 #include "checker/result.h"
 #include "sim/core/assert.h"
+#include "sim/scenario/coverage_report.h"
 
 namespace lockstep::explore {
 namespace {
@@ -38,6 +39,7 @@ nlohmann::json SeedResult::to_json() const {
   if (!outcome.empty()) j["outcome"] = outcome;
   if (!explanation.empty()) j["explanation"] = explanation;
   j["replay"] = replay;
+  if (!coverage.empty()) j["coverage"] = scenario::coverage_counts_json(coverage);
   return j;
 }
 
@@ -63,6 +65,11 @@ Result<SeedResult> SeedResult::from_json(const nlohmann::json& j, const std::str
     r.outcome = j.value("outcome", "");
     r.explanation = j.value("explanation", "");
     r.replay = j.at("replay").get<std::string>();
+    if (j.contains("coverage")) {
+      Result<kernel::Coverage> c = scenario::coverage_from_counts_json(j["coverage"], where + "/coverage");
+      if (!c.ok()) return c.status();
+      r.coverage = std::move(c.value());
+    }
   } catch (const nlohmann::json::exception& e) {
     return Status::error(where + ": not a seed result: " + e.what());
   }
@@ -85,6 +92,7 @@ SeedResult run_seed(const scenario::Scenario& s, uint64_t seed) {
     return r;
   }
   const scenario::RunReport& rep = run.value();
+  r.coverage = rep.coverage;
   r.verdict = rep.verdict;
   r.expected = rep.expected;
   r.exit_code = rep.exit_code;

@@ -16,6 +16,7 @@
 
 #include "sim/core/printable.h"
 #include "sim/core/status.h"
+#include "sim/kernel/coverage.h"
 #include "sim/scenario/run.h"
 #include "sim/scenario/scenario.h"
 
@@ -34,6 +35,7 @@ struct SeedResult {
   std::string outcome;                // not expected only: one sentence
   std::string explanation;            // not expected only: the first violation's story (capped)
   std::string replay;                 // the command that replays the seed
+  kernel::Coverage coverage;          // what the seed exercised (summed by the summary, not kept)
 
   nlohmann::json to_json() const;
   // Reads what to_json wrote; `where` names the place in messages.

@@ -5,6 +5,7 @@
 #include <memory>
 #include <utility>
 
+#include "algorithms/coverage_point.h"
 #include "sim/core/assert.h"
 #include "sim/kernel/semaphore.h"
 
@@ -371,8 +372,12 @@ Task<algorithms::CallResult> ClientProcess::call(size_t endpoint, bool pubsub,
       result.status = algorithms::CallStatus::kOk;
       co_return result;
     }
-    if (attempt < retries) co_await sleep_until(*this, local_us() + ms_to_us(interval_ms));
+    if (attempt < retries) {
+      cover(algorithms::coverage::kCommandResent);
+      co_await sleep_until(*this, local_us() + ms_to_us(interval_ms));
+    }
   }
+  cover(algorithms::coverage::kCommandTimedOut);
   result.status = algorithms::CallStatus::kTimeout;
   result.reply = redis::Reply();
   co_return result;

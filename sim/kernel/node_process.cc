@@ -49,6 +49,7 @@ redis::NodeConfig NodeProcess::make_config() {
   redis::NodeConfig config;
   config.clock_us = [this] { return local_us(); };
   config.lua_instruction_budget = options_.lua_instruction_budget;
+  if (ctx_.coverage != nullptr) config.line_counts = &line_counts_;
   config.hooks.on_message = [this](redis::ConnectionId c, const redis::Reply& m) {
     on_message_hook(c, m);
   };
@@ -154,7 +155,11 @@ void NodeProcess::execute(uint32_t slot) {
   publishes_.clear();
   current_slot_ = slot;
   wait_taken_ = false;
+  if (ctx_.coverage != nullptr && m.script != nullptr) {
+    line_counts_.current = ctx_.coverage->lines_for(m.script);
+  }
   model_->execute(sconn, args, replies_);
+  line_counts_.current = nullptr;
   current_slot_ = UINT32_MAX;
   flush_effects();
   if (wait_taken_) {  // the slot now belongs to a pending WAIT, which may be satisfied already

@@ -149,6 +149,7 @@ class NodeProcess : public Process {
   uint32_t current_slot_ = UINT32_MAX;
   bool wait_taken_ = false;
   std::vector<redis::Reply> replies_;
+  redis::LineCounts line_counts_;  // coverage: where the script being run counts its lines
   std::vector<Publish> publishes_;
   std::vector<std::string> pending_effects_;  // flat: count, args..., count, args...
   std::unordered_map<uint64_t, ConnId> conn_of_server_;  // lookups only

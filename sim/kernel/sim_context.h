@@ -8,6 +8,7 @@
 #include "sim/core/rng.h"
 #include "sim/core/time.h"
 #include "sim/history/recorder.h"
+#include "sim/kernel/coverage.h"
 #include "sim/kernel/event_loop.h"
 #include "sim/kernel/network.h"
 
@@ -44,6 +45,7 @@ struct SimContext {
   const Rng* rng = nullptr;  // the run's root generator (processes derive named streams)
   std::vector<Belief>* beliefs = nullptr;  // when set, every hold is logged here too
   ExecObserver* exec_observer = nullptr;   // when set, told of every script run for an op
+  Coverage* coverage = nullptr;            // when set, script lines and client states are counted
 };
 
 }  // namespace lockstep::kernel

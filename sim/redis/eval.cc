@@ -104,6 +104,7 @@ Scripting::Scripting(Server& server, uint64_t instruction_budget, size_t memory_
 std::unique_ptr<LuaHost> Scripting::make_host() {
   auto host = std::make_unique<LuaHost>(server_, rand_, budget_, memory_limit_);
   host->set_busy_check(busy_check_, busy_context_);
+  host->set_line_counts(server_.config().line_counts);
   return host;
 }
 

@@ -45,6 +45,13 @@ struct NodeHooks {
   std::function<void(ConnectionId, int64_t numreplicas, int64_t timeout_ms)> on_wait;
 };
 
+// Where the lines a script executes are counted (coverage, sim/kernel/coverage.h): the caller
+// points `current` at the counts of the script it is about to run (index = line) and back at
+// null after. Counting only observes: a run does the same with or without it.
+struct LineCounts {
+  std::vector<uint64_t>* current = nullptr;
+};
+
 struct NodeConfig {
   // The node's local clock in microseconds. Expiry uses milliseconds (local_us / 1000).
   std::function<int64_t()> clock_us;
@@ -62,6 +69,9 @@ struct NodeConfig {
   bool typed_replies = false;
   // The TCP port INFO reports (`lockstep serve`: the node's listening port; 0 in the simulator).
   int tcp_port = 0;
+  // When set, scripts count the lines they execute into *line_counts->current (if non-null).
+  // REQUIRES: outlives the node.
+  LineCounts* line_counts = nullptr;
   NodeHooks hooks;
 };
 

@@ -101,8 +101,15 @@ int LuaHost::Internal::panic(lua_State* L) {
 
 // Instruction budget. Once spent, the hook fires on every instruction, so a script that
 // catches the error with pcall is stopped again at once (as Redis does after SCRIPT KILL).
-void LuaHost::Internal::count_hook(lua_State* L, lua_Debug*) {
+void LuaHost::Internal::count_hook(lua_State* L, lua_Debug* ar) {
   LuaHost& h = host(L);
+  if (ar->event == LUA_HOOKLINE) {  // coverage: only set while counting_lines_ is
+    std::vector<uint64_t>& hits = *h.counting_lines_;
+    const auto line = static_cast<size_t>(ar->currentline);
+    if (line >= hits.size()) hits.resize(line + 1, 0);
+    ++hits[line];
+    return;
+  }
   h.instructions_ += kHookPeriod;
   const bool loading = h.registering_ != nullptr;
   if (!h.killed_ && !loading && h.busy_check_ != nullptr && h.busy_check_(h.busy_context_)) {
@@ -628,6 +635,24 @@ bool LuaHost::compile(std::string_view body, int* ref, std::string* error) {
   return true;
 }
 
+std::vector<int> LuaHost::code_lines(std::string_view body) {
+  std::vector<int> lines;
+  lua_State* L = luaL_newstate();
+  LS_ASSERT(L != nullptr);
+  lua_Debug ar;
+  if (luaL_loadbuffer(L, body.data(), body.size(), "@code_lines") == 0 &&
+      lua_getinfo(L, ">L", &ar) != 0 && lua_istable(L, -1)) {
+    lua_pushnil(L);
+    while (lua_next(L, -2) != 0) {  // {line = true}
+      if (lua_type(L, -2) == LUA_TNUMBER) lines.push_back(static_cast<int>(lua_tointeger(L, -2)));
+      lua_pop(L, 1);
+    }
+  }
+  lua_close(L);
+  std::sort(lines.begin(), lines.end());
+  return lines;
+}
+
 void LuaHost::release(int ref) {
   LS_ASSERT(!running_);
   luaL_unref(L_, LUA_REGISTRYINDEX, ref);
@@ -765,7 +790,9 @@ Reply LuaHost::run_compiled(int ref, const ScriptRun& how, Client& caller, Args 
   script_client_.resp = 2;  // every script starts in RESP2; redis.setresp(3) switches
   // Key expiry inside the script compares against the time the script started.
   server_.set_script_running(true, server_.mstime());
-  lua_sethook(L, Internal::count_hook, LUA_MASKCOUNT, kHookPeriod);
+  counting_lines_ = line_counts_ != nullptr ? line_counts_->current : nullptr;
+  lua_sethook(L, Internal::count_hook,
+              LUA_MASKCOUNT | (counting_lines_ != nullptr ? LUA_MASKLINE : 0), kHookPeriod);
   lua_rawgeti(L, LUA_REGISTRYINDEX, error_handler_ref_);
   lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
   LS_ASSERT(lua_isfunction(L, -1));
@@ -811,6 +838,10 @@ Reply LuaHost::run_compiled(int ref, const ScriptRun& how, Client& caller, Args 
     check_arg_table(argv_table_);
   }
   server_.set_script_running(false, 0);
+  if (counting_lines_ != nullptr) {
+    lua_sethook(L, Internal::count_hook, LUA_MASKCOUNT, kHookPeriod);
+    counting_lines_ = nullptr;
+  }
   running_ = false;
   run_ = nullptr;
   if (rc == LUA_ERRMEM || bytes_ > memory_limit_ / 2) lua_gc(L, LUA_GCCOLLECT, 0);

@@ -93,6 +93,13 @@ class LuaHost {
     busy_check_ = check;
     busy_context_ = context;
   }
+  // Coverage: while set and counts->current is non-null, a script run counts the lines it
+  // executes there (a line hook beside the instruction hook; the run itself is unchanged).
+  void set_line_counts(LineCounts* counts) { line_counts_ = counts; }
+  // The lines of `body`'s main chunk that hold code (Lua's active lines), in increasing order;
+  // empty if it does not compile.
+  static std::vector<int> code_lines(std::string_view body);
+
   // Whether the running script has written to the dataset (SCRIPT KILL refuses to stop it then).
   bool script_wrote() const { return script_wrote_; }
   bool script_running() const { return running_; }
@@ -123,6 +130,8 @@ class LuaHost {
   bool script_wrote_ = false;
   BusyCheck busy_check_ = nullptr;
   void* busy_context_ = nullptr;
+  LineCounts* line_counts_ = nullptr;
+  std::vector<uint64_t>* counting_lines_ = nullptr;  // the running script's line counts
   // Stops the running script for good: every thread of it (coroutines included) errors at its
   // next instruction, so no pcall or coroutine.resume can swallow the stop.
   void kill_running(lua_State* current);

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "sim/redis/script_lua.h"
 #include "sim/redis/test_node.h"
 
 namespace lockstep::redis::testing {
@@ -462,6 +463,54 @@ TEST(ScriptApiTest, RedisTableFunctions) {
   check("return redis.set_repl(99)", "ERR Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.");
   check("return redis.acl_check_cmd('nosuch')", "ERR Invalid command passed to redis.acl_check_cmd()");
   check("return redis.acl_check_cmd()", "ERR Please specify at least one argument for this redis lib call");
+}
+
+}  // namespace
+}  // namespace lockstep::redis::testing
+
+namespace lockstep::redis::testing {
+namespace {
+
+// Coverage (NodeConfig::line_counts): a script counts each line it executes while the caller
+// points `current` somewhere, and nothing otherwise; the replies are the same either way.
+TEST(ScriptCoverageTest, CountsTheLinesAScriptExecutesOnlyWhenAsked) {
+  LineCounts counts;
+  NodeConfig config;
+  config.clock_us = [] { return int64_t{1'000'000'000}; };
+  config.line_counts = &counts;
+  Node node(std::move(config));
+  const uint64_t conn = node.connect();
+  const std::string body =
+      "local n = tonumber(ARGV[1])\n"
+      "if n > 0 then\n"
+      "  return 'positive'\n"
+      "end\n"
+      "for i = 1, 3 do n = n - 1 end\n"
+      "return 'not positive'\n";
+  auto run = [&](std::string_view arg) {
+    std::vector<std::string_view> argv = {"EVAL", body, "0", arg};
+    std::vector<Reply> out;
+    node.execute(conn, argv, out);
+    return out.at(0);
+  };
+  std::vector<uint64_t> hits;
+  counts.current = &hits;
+  EXPECT_EQ(run("1"), B("positive"));
+  EXPECT_EQ(run("2"), B("positive"));
+  EXPECT_EQ(run("-1"), B("not positive"));
+  counts.current = nullptr;
+  EXPECT_EQ(run("-5"), B("not positive"));  // not counted
+  ASSERT_GE(hits.size(), 7u);
+  EXPECT_EQ(hits[1], 3u);
+  EXPECT_EQ(hits[2], 3u);
+  EXPECT_EQ(hits[3], 2u);
+  EXPECT_EQ(hits[4], 0u);
+  EXPECT_GE(hits[5], 1u);  // the loop's line, once per iteration step
+  EXPECT_EQ(hits[6], 1u);
+  // The lines that hold code, as Lua reports them: the `end` of an if with a return is none.
+  const std::vector<int> code = LuaHost::code_lines(body);
+  EXPECT_EQ(code, (std::vector<int>{1, 2, 3, 5, 6}));
+  EXPECT_TRUE(LuaHost::code_lines("return (").empty());  // does not compile: nothing to cover
 }
 
 }  // namespace

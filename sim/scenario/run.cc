@@ -12,6 +12,7 @@
 #include "sim/core/printable.h"
 #include "sim/history/recorder.h"
 #include "sim/history/writer.h"
+#include "sim/scenario/coverage_report.h"
 #include "sim/scenario/faults.h"
 
 namespace lockstep::scenario {
@@ -116,6 +117,7 @@ nlohmann::json make_result(const Scenario& s, const World& w, const RunReport& r
   j["stats"] = {{"virtual_ms", r.stats.virtual_ms},       {"events", r.stats.events},
                 {"operations", r.stats.ops},              {"messages_sent", r.stats.messages_sent},
                 {"messages_lost", r.stats.messages_lost}, {"faults", r.stats.faults}};
+  j["coverage"] = coverage_json(r.coverage, s);
   j["replay"] = r.replay;
   j["history"] = "history.jsonl";
   return j;
@@ -163,7 +165,7 @@ Result<RunReport> run_scenario(const Scenario& s, const RunOptions& options) {
     writer = std::make_unique<history::Writer>(history::Writer::Mode::kMemory, s.max_history_bytes);
   }
   history::Recorder rec(writer.get());
-  World world(s, report.seed, rec, factory);
+  World world(s, report.seed, rec, factory, options.coverage);
   world.context().beliefs = options.beliefs;
   World::ProgressFn progress;
   if (options.progress) {
@@ -175,6 +177,7 @@ Result<RunReport> run_scenario(const Scenario& s, const RunOptions& options) {
     return st;
   }
   report.stats = world.stats();
+  report.coverage = world.coverage();
   if (options.out_dir.empty()) report.history = writer->text();
   // Until result.json and report.html are written too, the history alone is a partial output:
   // an error, Ctrl-C or running out of memory from here on removes it (docs/cli.md). Listed
@@ -237,6 +240,10 @@ std::string format_report(const RunReport& r, const std::string& out_dir) {
       out += "\ncause of the " + property + " violation: " + cause.value("text", std::string()) + "\n";
     }
     out += "\n";
+  }
+  if (r.result.is_object() && r.result.contains("coverage")) {
+    const std::string c = coverage_text(r.result["coverage"], 0);
+    out += c.substr(0, c.find('\n') + 1);  // the totals; the report lists the rest
   }
   out += "outcome" + (m != nullptr ? " [mutant " + m->name + "]" : std::string()) + ": " +
          r.outcome + (r.expected ? " (as expected)" : " (NOT as expected)") + "\n";

@@ -30,6 +30,7 @@ struct RunOptions {
   std::string out_dir;                // empty: keep outputs in memory
   kernel::NodeModelFactory factory;   // empty: the real Redis model
   bool check = true;                  // run the checkers
+  bool coverage = true;               // count coverage (it never changes the run)
   std::string mutant;                 // a mutant (algorithms/mutants) replacing one script
   // Called now and then while simulating ("simulating", virtual ms reached, events) and once
   // before the checks ("checking"); for a progress display only (it cannot change the run).
@@ -55,6 +56,7 @@ struct RunReport {
   std::string history;     // the history text (in-memory runs only)
   nlohmann::json causes;   // per violated property, its cause proven by replay (annotate), or null
   RunStats stats;
+  kernel::Coverage coverage;  // what the run exercised (result.json's "coverage")
 };
 
 // Runs `s`. Errors (the event budget, the history limit, an output that cannot be written, a

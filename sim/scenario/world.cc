@@ -12,7 +12,7 @@
 namespace lockstep::scenario {
 
 World::World(const Scenario& scenario, uint64_t seed, history::Recorder& recorder,
-             const kernel::NodeModelFactory& factory)
+             const kernel::NodeModelFactory& factory, bool count_coverage)
     : scenario_(scenario), seed_(seed), rec_(recorder), rng_(seed) {
   LS_ASSERT(factory != nullptr);
   LS_ASSERT(!scenario_.node_names.empty() && !scenario_.clients.empty());
@@ -21,6 +21,7 @@ World::World(const Scenario& scenario, uint64_t seed, history::Recorder& recorde
   ctx_.net = net_.get();
   ctx_.rec = &rec_;
   ctx_.rng = &rng_;
+  if (count_coverage) ctx_.coverage = &coverage_;  // before the nodes are built: they count script lines into it
   cluster_ = std::make_unique<kernel::Cluster>(ctx_);
   ctx_.cluster = cluster_.get();
   build_network();  // before any connection is opened (replication links open in build_nodes)

@@ -16,6 +16,7 @@
 #include "sim/history/recorder.h"
 #include "sim/kernel/client_process.h"
 #include "sim/kernel/cluster.h"
+#include "sim/kernel/coverage.h"
 #include "sim/kernel/network.h"
 #include "sim/kernel/node_model.h"
 #include "sim/kernel/node_process.h"
@@ -48,8 +49,9 @@ struct RunStats {
 class World {
  public:
   // `recorder` may have no writer (nothing recorded). REQUIRES: factory is set.
+  // `count_coverage` false: nothing is counted (coverage() stays empty); the run is the same.
   World(const Scenario& scenario, uint64_t seed, history::Recorder& recorder,
-        const kernel::NodeModelFactory& factory);
+        const kernel::NodeModelFactory& factory, bool count_coverage = true);
   ~World();
   World(const World&) = delete;
   World& operator=(const World&) = delete;
@@ -65,6 +67,8 @@ class World {
   uint64_t seed() const { return seed_; }
   const std::vector<FaultSpec>& faults() const { return faults_; }
   RunStats stats() const;
+  // What the run exercised of the algorithm (docs/coverage.md).
+  const kernel::Coverage& coverage() const { return coverage_; }
 
   kernel::SimContext& context() { return ctx_; }
   kernel::EventLoop& loop() { return loop_; }
@@ -88,6 +92,7 @@ class World {
   const uint64_t seed_;
   history::Recorder& rec_;
   Rng rng_;
+  kernel::Coverage coverage_;
   kernel::EventLoop loop_;
   std::unique_ptr<kernel::Network> net_;
   std::unique_ptr<kernel::Cluster> cluster_;

@@ -11,6 +11,9 @@ scenario=$src/scenarios/kernel/clock-jump-node.json
 [ $? -eq 0 ] || fail "expected exit 0 for an expected violation: $(cat "$work/a.txt")"
 [ -f "$work/a/history.jsonl" ] && [ -f "$work/a/result.json" ] || fail "outputs missing"
 grep -q "replay: lockstep run $scenario --seed 1" "$work/a.txt" || fail "no replay line"
+# Coverage (docs/coverage.md): the totals printed, the section in the report.
+grep -Eq "^coverage: [0-9]+/[0-9]+ script lines, [0-9]+/[0-9]+ client states reached$" "$work/a.txt" || fail "no coverage line"
+grep -q '<section id="coverage">' "$work/a/report.html" || fail "no coverage section in report.html"
 ls "$work/a" | grep -q '\.tmp$' && fail "temporary files left behind"
 
 # lockstep check on that history: the same violation (exit 1: check has no expect); --model
