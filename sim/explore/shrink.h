@@ -8,7 +8,12 @@
 //   3. fewer operations (generator ops_per_thread; script entries, steps and repeat counts);
 //   4. smaller faults (durations, restart delays, extra latency; clock jumps, offsets and
 //      drifts toward zero; lost replies down to one) and a shorter run;
-// and the passes repeat while they make progress. A candidate the scenario parser rejects
+// and the passes repeat while they make progress. A failure that needs faults (the same seed
+// without any does not fail) must keep needing them: a variant that fails by itself, e.g. with
+// a lease shortened below the work, shows another bug and is not kept (one more run per
+// failing candidate). Clients given as a count are written as the list they stand for, so a
+// client the failure does not need can go while the others keep their names.
+ A candidate the scenario parser rejects
 // costs nothing; every candidate that parses is one run, and the runs are bounded
 // (ShrinkOptions::max_runs), so shrinking always ends. Each run happens in a forked worker, so
 // a candidate that crashes the simulator counts as "does not fail that way" instead of
