@@ -13,7 +13,7 @@
 // a lease shortened below the work, shows another bug and is not kept (one more run per
 // failing candidate). Clients given as a count are written as the list they stand for, so a
 // client the failure does not need can go while the others keep their names.
- A candidate the scenario parser rejects
+// A candidate the scenario parser rejects
 // costs nothing; every candidate that parses is one run, and the runs are bounded
 // (ShrinkOptions::max_runs), so shrinking always ends. Each run happens in a forked worker, so
 // a candidate that crashes the simulator counts as "does not fail that way" instead of

@@ -267,6 +267,19 @@ GeneratorSpec read_generator(const nlohmann::json& j, const std::string& path, E
   for (int64_t lease : g.lease_ms) {
     if (lease == 0 && errors.ok()) errors.expected(r.path("lease_ms"), "-1 (watchdog) or leases > 0 ms", 0);
   }
+  if (const nlohmann::json* ls = r.get("lease_swarm")) {
+    ObjectReader lr(*ls, r.path("lease_swarm"), errors);
+    g.lease_swarm_percent = lr.integer("percent", 0, 0, 100, "percent of seeds");
+    if (const nlohmann::json* l = lr.get("lease_ms")) {
+      g.lease_swarm_ms = read_choices(*l, lr.path("lease_ms"), errors, -1, big);
+    } else if (errors.ok()) {
+      errors.message(lr.path("lease_ms"), "missing: the leases of the seeds the swarm picks");
+    }
+    for (int64_t lease : g.lease_swarm_ms) {
+      if (lease == 0 && errors.ok()) errors.expected(lr.path("lease_ms"), "-1 (watchdog) or leases > 0 ms", 0);
+    }
+    lr.finish();
+  }
   if (const nlohmann::json* h = r.get("hold_ms")) {
     Range rg = read_range(*h, r.path("hold_ms"), errors, 0, big, "milliseconds");
     g.hold_min_ms = rg.lo;

@@ -115,6 +115,9 @@ struct GeneratorSpec {
   enum class Acquire : uint8_t { kLock, kTryLock, kMixed } acquire = Acquire::kLock;
   std::vector<int64_t> wait_ms = {1000};
   std::vector<int64_t> lease_ms = {-1};
+  // Swarm: in this share of the seeds (0..100), leases come from lease_swarm_ms instead.
+  int64_t lease_swarm_percent = 0;
+  std::vector<int64_t> lease_swarm_ms;
   int64_t hold_min_ms = 10, hold_max_ms = 100;
   int64_t think_min_ms = 0, think_max_ms = 100;
   int64_t start_min_ms = 0, start_max_ms = 0;

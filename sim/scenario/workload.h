@@ -57,6 +57,7 @@ class Workload {
 
   World& world_;
   std::vector<ThreadState> threads_;
+  bool swarm_leases_ = false;  // this seed draws leases from the generator's lease_swarm
 };
 
 }  // namespace lockstep::scenario
