@@ -4,6 +4,7 @@
 #include <rapidcheck/gtest.h>
 
 #include "sim/core/printable.h"
+#include "sim/scenario/run.h"
 
 namespace lockstep::scenario {
 namespace {
@@ -313,6 +314,35 @@ TEST(ParseTest, ErrorMessagesCarryNoControlCharacters) {
   EXPECT_EQ(r.status().message().rfind("a\\x1b]0;title\\x07.json: not valid JSON", 0), 0u) << r.status().message();
   const std::string node = error_of(with(R"({"nodes": {"\u0007bell": {}}})"));
   EXPECT_EQ(node.rfind("bad.json: /nodes/\\x07bell: no such node", 0), 0u) << node;
+}
+
+}  // namespace
+}  // namespace lockstep::scenario
+
+namespace lockstep::scenario {
+namespace {
+
+// The generator's lease swarm: parsed with its paths in errors, and drawn once per seed.
+TEST(ParseTest, TheLeaseSwarmIsCheckedAndPicksWholeSeeds) {
+  const std::string base = R"({"name": "swarm", "algorithm": {"name": "set-nx-px"}, "duration_ms": 2000,
+    "clients": {"count": 1, "threads": 2},
+    "workload": {"generator": {"ops_per_thread": 3, "lease_ms": [-1], "hold_ms": 1, "lease_swarm": )";
+  EXPECT_EQ(error_of(base + R"({"percent": 101, "lease_ms": 777}}}})"),
+            "bad.json: /workload/generator/lease_swarm/percent: expected an integer (percent of seeds) in [0, 100], found 101");
+  EXPECT_EQ(error_of(base + R"({"percent": 10}}}})"),
+            "bad.json: /workload/generator/lease_swarm/lease_ms: missing: the leases of the seeds the swarm picks");
+  EXPECT_NE(error_of(base + R"({"percent": 10, "lease_ms": 0}}}})").find("/workload/generator/lease_swarm/lease_ms"),
+            std::string::npos);
+  // percent 100: every seed draws its leases from the swarm's list; 0: none does.
+  for (int percent : {0, 100}) {
+    const Scenario s = must_parse(base + R"({"percent": )" + std::to_string(percent) + R"(, "lease_ms": 777}}}})");
+    EXPECT_EQ(s.workload.generator->lease_swarm_ms, std::vector<int64_t>{777});
+    RunOptions o;
+    o.seed = 5;
+    Result<RunReport> r = run_scenario(s, o);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    EXPECT_EQ(r.value().history.find("\"lease_ms\": 777") != std::string::npos, percent == 100) << percent;
+  }
 }
 
 }  // namespace
