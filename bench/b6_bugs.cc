@@ -137,7 +137,7 @@ json shrink_found(const json& doc, const scenario::Scenario& s, const Found& f) 
 }  // namespace
 
 json run_b6_bugs(const BenchOptions& options) {
-  const uint64_t seeds = options.quick ? 30 : 300;
+  const uint64_t seeds = options.quick ? 15 : 300;
   const std::vector<uint64_t> starts = options.quick ? std::vector<uint64_t>{1}
                                                      : std::vector<uint64_t>{1, 100'001, 200'001};
   json per_algorithm = json::object();
