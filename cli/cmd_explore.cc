@@ -48,6 +48,7 @@ struct ExploreArgs {
   std::string algorithm;  // explore a profile derived from this algorithm (no scenario file)
   std::string options;    // its algorithm options, as JSON
   bool print_profile = false;
+  int masters = 0;        // RedLocks: independent masters of the derived profile (0: 3)
 };
 
 
@@ -68,7 +69,7 @@ int derive_scenario(ExploreArgs& args) {
       return fail("--options: expected a JSON object of algorithm options, found " + args.options);
     }
   }
-  Result<nlohmann::json> profile = explore::derive_profile(args.algorithm, options);
+  Result<nlohmann::json> profile = explore::derive_profile(args.algorithm, options, args.masters);
   if (!profile.ok()) return fail(profile.status().message());
   if (args.print_profile) {
     std::printf("%s\n", profile.value().dump(2).c_str());
@@ -247,8 +248,8 @@ int explore_command(ExploreArgs args) {
     if (!args.print_profile && args.seeds == 0) return fail("--seeds N is required (N >= 1)");
     const int rc = derive_scenario(args);
     if (rc >= 0) return rc;
-  } else if (args.print_profile || !args.options.empty()) {
-    return fail("--print-profile and --options go with --algorithm NAME");
+  } else if (args.print_profile || !args.options.empty() || args.masters != 0) {
+    return fail("--print-profile, --options and --masters go with --algorithm NAME");
   }
   if (args.scenario.empty()) return fail("a scenario file is required (or --algorithm NAME, --merge FILES, or --resume DIR)");
   if (args.seeds == 0) return fail("--seeds N is required (N >= 1)");
@@ -346,6 +347,7 @@ void register_explore(CLI::App& app, Action& action) {
                   "(written to DIR/profile.json)");
   sub->add_option("--options", args->options, "With --algorithm: its options, as a JSON object");
   sub->add_flag("--print-profile", args->print_profile, "With --algorithm: print the derived scenario and exit");
+  sub->add_option("--masters", args->masters, "With --algorithm and a RedLock: its independent masters (3, 5, 7, 9; default 3)");
   sub->add_option("--resume", args->resume,
                   "Go on with the interrupted exploration in DIR (its explore.json names the scenario and the seeds)");
   sub->callback([&action, args] { action = [args] { return explore_command(*args); }; });

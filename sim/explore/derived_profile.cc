@@ -30,7 +30,7 @@ ProfileTimings profile_timings(const std::string& algorithm, const json& options
   return t;
 }
 
-Result<json> derive_profile(const std::string& algorithm, const json& options) {
+Result<json> derive_profile(const std::string& algorithm, const json& options, int masters) {
   const algorithms::AlgorithmInfo* info = algorithms::find_algorithm(algorithm);
   if (info == nullptr) {
     std::string known;
@@ -56,8 +56,14 @@ Result<json> derive_profile(const std::string& algorithm, const json& options) {
   j["duration_ms"] = duration_ms;
   j["algorithm"] = {{"name", algorithm}};
   if (!options.empty()) j["algorithm"]["options"] = options;
+  if (masters != 0 && !info->multi_master) {
+    return Status::error("--masters: " + algorithm + " is a single-master lock (it runs on a master with a replica)");
+  }
+  if (masters != 0 && (masters < 3 || masters > 9 || masters % 2 == 0)) {
+    return Status::error("--masters: expected an odd number of masters from 3 to 9, found " + std::to_string(masters));
+  }
   if (info->multi_master) {
-    j["topology"] = {{"kind", "independent"}, {"masters", 3}};
+    j["topology"] = {{"kind", "independent"}, {"masters", masters == 0 ? 3 : masters}};
   } else {
     j["topology"] = {{"kind", "replicated"},
                      {"replicas", 1},

@@ -32,9 +32,11 @@ struct ProfileTimings {
 // client options.
 ProfileTimings profile_timings(const std::string& algorithm, const nlohmann::json& options);
 
-// The scenario JSON of the profile for `algorithm` (a registered name) with `options`. Errors
-// name an unknown algorithm or options the algorithm refuses.
-Result<nlohmann::json> derive_profile(const std::string& algorithm, const nlohmann::json& options);
+// The scenario JSON of the profile for `algorithm` (a registered name) with `options`, on
+// `masters` independent masters for a RedLock (0: the default, 3; an odd number 3..9; other
+// locks take no `masters`). Errors name an unknown algorithm, options the algorithm refuses, or
+// a masters count that does not fit.
+Result<nlohmann::json> derive_profile(const std::string& algorithm, const nlohmann::json& options, int masters = 0);
 
 }  // namespace lockstep::explore
 

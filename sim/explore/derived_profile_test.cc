@@ -51,5 +51,28 @@ TEST(DerivedProfileTest, BadAlgorithmsAndOptionsAreNamed) {
   EXPECT_NE(bad.status().message().find("--options/profile"), std::string::npos) << bad.status().message();
 }
 
+// RedLocks run on 3 masters unless --masters says 5 (or another odd count up to 9); a
+// single-master lock refuses it; the lease swarm and the failovers on events are in the profile.
+TEST(DerivedProfileTest, RedLocksTakeTheirMastersAndTheSwarmIsThere) {
+  for (int masters : {0, 5}) {
+    Result<nlohmann::json> p = derive_profile("redlock-spec", nlohmann::json::object(), masters);
+    ASSERT_TRUE(p.ok()) << p.status().message();
+    EXPECT_EQ(p.value()["topology"]["masters"], masters == 0 ? 3 : 5);
+    Result<scenario::Scenario> s = scenario::parse_scenario_text(p.value().dump(), "p.json");
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    EXPECT_EQ(s.value().node_names.size(), masters == 0 ? 3u : 5u);
+  }
+  EXPECT_NE(derive_profile("redlock-spec", nlohmann::json::object(), 4).status().message().find("odd number"), std::string::npos);
+  EXPECT_NE(derive_profile("set-nx-px", nlohmann::json::object(), 5).status().message().find("single-master"), std::string::npos);
+  Result<nlohmann::json> p = derive_profile("redisson-lock", nlohmann::json::object());
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p.value()["workload"]["generator"]["lease_swarm"]["lease_ms"], nlohmann::json::array({10000}));
+  bool failover_on_events = false;
+  for (const nlohmann::json& k : p.value()["faults"]["random"]["kinds"]) {
+    failover_on_events |= k["kind"] == "failover" && k.value("on_percent", 0) == 50;
+  }
+  EXPECT_TRUE(failover_on_events);
+}
+
 }  // namespace
 }  // namespace lockstep::explore
