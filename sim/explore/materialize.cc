@@ -7,6 +7,7 @@
 #include "sim/core/assert.h"
 #include "sim/core/rng.h"
 #include "sim/scenario/faults.h"
+#include "sim/scenario/workload.h"
 
 namespace lockstep::explore {
 namespace {
@@ -96,6 +97,7 @@ std::optional<nlohmann::json> materialize_workload(const nlohmann::json& doc, co
   }
   if (parsed.random.has_value()) return std::nullopt;
   const scenario::GeneratorSpec& g = *parsed.workload.generator;
+  const std::vector<int64_t>& leases = scenario::generator_leases(g, seed);
   // Each thread's acquisitions in the order it began them: succeeded or not.
   std::map<std::string, std::vector<bool>> acquired;  // thread -> outcomes
   std::map<int64_t, std::pair<std::string, size_t>> open;  // invoke id -> (thread, index)
@@ -131,7 +133,7 @@ std::optional<nlohmann::json> materialize_workload(const nlohmann::json& doc, co
       const std::vector<bool>& outcomes = acquired[thread];
       for (size_t i = 0; i < outcomes.size() && static_cast<int64_t>(i) < g.ops_per_thread; ++i) {
         const std::string& lock = g.locks[r.below(g.locks.size())];
-        const int64_t lease_ms = g.lease_ms[r.below(g.lease_ms.size())];
+        const int64_t lease_ms = leases[r.below(leases.size())];
         const int64_t wait_ms = g.wait_ms[r.below(g.wait_ms.size())];
         const bool try_lock = g.acquire == scenario::GeneratorSpec::Acquire::kTryLock ||
                               (g.acquire == scenario::GeneratorSpec::Acquire::kMixed && r.below(2) == 1);

@@ -96,6 +96,7 @@ TEST(MaterializeTest, TheGeneratedWorkloadAsAScriptReplaysTheSeedExactly) {
       "clients": [{"name": "c1", "threads": 2}, {"name": "c2"}],
       "workload": {"generator": {"ops_per_thread": 6, "locks": ["L", "M"], "acquire": "mixed",
                                  "wait_ms": [0, 300], "lease_ms": [-1, 1500], "hold_ms": [10, 900],
+                                 "lease_swarm": {"percent": 40, "lease_ms": 700},
                                  "think_ms": [0, 300], "start_ms": [0, 500], "read_percent": 40,
                                  "write": {"resource": "R", "fenced": true}}},
       "faults": {"random": {"window_ms": [0, 15000], "kinds": [
@@ -105,6 +106,7 @@ TEST(MaterializeTest, TheGeneratedWorkloadAsAScriptReplaysTheSeedExactly) {
     doc["algorithm"] = {{"name", algorithm}};
     if (std::string(algorithm) != "redisson-rwlock") doc["workload"]["generator"].erase("read_percent");
     const scenario::Scenario s = parse(doc);
+    int swarm_seeds = 0;  // seeds whose leases came from the lease swarm: written out as such
     for (uint64_t seed : {1, 2, 3, 4, 5}) {
       const json fixed = materialize_faults(doc, s, seed);
       const scenario::Scenario fs = parse(fixed);
@@ -116,7 +118,10 @@ TEST(MaterializeTest, TheGeneratedWorkloadAsAScriptReplaysTheSeedExactly) {
       auto body = [](const std::string& h) { return h.substr(h.find('\n')); };  // past the header
       ASSERT_GT(a.size(), 1000u);
       EXPECT_EQ(body(a), body(b)) << algorithm << " seed " << seed;
+      swarm_seeds += a.find("\"lease_ms\": 700") != std::string::npos;
     }
+    EXPECT_GT(swarm_seeds, 0) << algorithm;
+    EXPECT_LT(swarm_seeds, 5) << algorithm;
   }
   // Not for scripts, nor while random faults remain to be drawn.
   const json script = json::parse(kCoreWithNoise);

@@ -22,10 +22,13 @@ Workload::Workload(World& world) : world_(world) {
   }
   LS_ASSERT(static_cast<int64_t>(threads_.size()) == world_.scenario().total_threads());
   const std::optional<GeneratorSpec>& g = world_.scenario().workload.generator;
-  if (g.has_value() && g->lease_swarm_percent > 0) {
-    Rng swarm = Rng(world_.seed()).stream("workload/lease-swarm");
-    swarm_leases_ = static_cast<int64_t>(swarm.below(100)) < g->lease_swarm_percent;
-  }
+  if (g.has_value()) leases_ = &generator_leases(*g, world_.seed());
+}
+
+const std::vector<int64_t>& generator_leases(const GeneratorSpec& g, uint64_t seed) {
+  if (g.lease_swarm_percent == 0) return g.lease_ms;
+  Rng swarm = Rng(seed).stream("workload/lease-swarm");
+  return static_cast<int64_t>(swarm.below(100)) < g.lease_swarm_percent ? g.lease_swarm_ms : g.lease_ms;
 }
 
 void Workload::start() {
@@ -230,8 +233,7 @@ kernel::Task<void> Workload::run_generator(ThreadState* t) {
   co_await c.sleep_ms(r.between(g.start_min_ms, g.start_max_ms));
   for (int64_t i = 0; i < g.ops_per_thread; ++i) {
     const std::string& lock = g.locks[r.below(g.locks.size())];
-    const std::vector<int64_t>& leases = swarm_leases_ ? g.lease_swarm_ms : g.lease_ms;
-    const int64_t lease_ms = leases[r.below(leases.size())];
+    const int64_t lease_ms = (*leases_)[r.below(leases_->size())];
     const int64_t wait_ms = g.wait_ms[r.below(g.wait_ms.size())];
     const bool try_lock = g.acquire == GeneratorSpec::Acquire::kTryLock ||
                           (g.acquire == GeneratorSpec::Acquire::kMixed && r.below(2) == 1);

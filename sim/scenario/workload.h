@@ -19,6 +19,11 @@ namespace lockstep::scenario {
 
 class World;
 
+// The leases the generator's threads draw from in the run with `seed`: the lease swarm's list in
+// the seeds the swarm picks (drawn once per seed from the stream "workload/lease-swarm"), else
+// lease_ms. Workload and the shrinker's materialised workload both ask here.
+const std::vector<int64_t>& generator_leases(const GeneratorSpec& g, uint64_t seed);
+
 class Workload {
  public:
   explicit Workload(World& world);
@@ -57,7 +62,7 @@ class Workload {
 
   World& world_;
   std::vector<ThreadState> threads_;
-  bool swarm_leases_ = false;  // this seed draws leases from the generator's lease_swarm
+  const std::vector<int64_t>* leases_ = nullptr;  // generator_leases() of this run
 };
 
 }  // namespace lockstep::scenario
