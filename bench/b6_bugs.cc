@@ -203,7 +203,9 @@ json run_b6_bugs(const BenchOptions& options) {
       if (first_found && !options.quick) {
         item["shrunk"] = shrink_found(doc.value(), s.value(), *first_found);
         const json& sh = item["shrunk"];
-        if (sh.value("faults", int64_t{99}) <= 3 && sh.value("clients", int64_t{99}) <= 3) ++shrunk_small;
+        const std::string cls_after = sh.value("class", "");
+        const bool replays = !cls_after.empty() && cls_after != "does not replay";
+        if (replays && sh.value("faults", int64_t{99}) <= 3 && sh.value("clients", int64_t{99}) <= 3) ++shrunk_small;
       }
       if (in != ranges.size()) {
         missed.push_back(cls);
