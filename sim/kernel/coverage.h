@@ -17,6 +17,18 @@ namespace lockstep::kernel {
 
 class Coverage {
  public:
+  Coverage() = default;
+  // A copy has the counts, not the cache of the original (whose pointers are the original's).
+  Coverage(const Coverage& other) : scripts_(other.scripts_), points_(other.points_) {}
+  Coverage& operator=(const Coverage& other) {
+    scripts_ = other.scripts_;
+    points_ = other.points_;
+    by_address_.clear();
+    return *this;
+  }
+  Coverage(Coverage&&) = default;  // map nodes move with the maps: the cache stays valid
+  Coverage& operator=(Coverage&&) = default;
+
   // Executions of each line of a script, by the script's name: hits[line] (index 0 unused).
   using LineHits = std::vector<uint64_t>;
 
