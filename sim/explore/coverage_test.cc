@@ -2,10 +2,13 @@
 // shape of the JSON, its round trip, and that an exploration's coverage is the sum of its seeds'.
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 
+#include "algorithms/lock_client.h"
 #include "sim/explore/explore.h"
 #include "sim/scenario/coverage_report.h"
+#include "sim/scenario/library.h"
 #include "sim/scenario/parse.h"
 #include "sim/scenario/run.h"
 
@@ -109,6 +112,26 @@ TEST(CoverageTest, AnExplorationsCoverageIsTheSumOfItsSeedsWhateverTheJobs) {
     EXPECT_NE(e.value().to_text(5).find("coverage: "), std::string::npos);
   }
   EXPECT_GT(sum["script_lines"]["reached"].get<uint64_t>(), 0u);
+}
+
+// Every script a library scenario's run sends is one its algorithm declares for its options
+// (AlgorithmInfo::scripts): coverage lists only declared scripts, so a script missing from the
+// declaration would be run but never shown.
+TEST(CoverageTest, EveryScriptALibraryRunSendsIsDeclared) {
+  for (const std::string& file : scenario_files(std::string(LOCKSTEP_SOURCE_DIR) + "/scenarios")) {
+    Result<Scenario> s = load_scenario(file);
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    const algorithms::AlgorithmInfo* info = algorithms::find_algorithm(s.value().algorithm);
+    ASSERT_NE(info, nullptr) << file;
+    std::set<std::string> declared;
+    for (const algorithms::Script* script : info->scripts(s.value().algorithm_options)) declared.insert(script->name);
+    Result<RunReport> r = run_scenario(s.value(), RunOptions{});
+    ASSERT_TRUE(r.ok()) << file << ": " << r.status().message();
+    for (const auto& [name, hits] : r.value().coverage.scripts()) {
+      EXPECT_TRUE(declared.count(name) == 1) << file << " sent " << name << ", which " << s.value().algorithm
+                                             << " does not declare for these options";
+    }
+  }
 }
 
 }  // namespace

@@ -190,9 +190,9 @@ class Shrinker {
     }
     std::optional<scenario::Scenario> bare;
     if (needs_faults_) {
+      if (s.value().schedule.empty()) return false;  // with no faults left it fails by itself
       Result<scenario::Scenario> b = scenario::parse_scenario_text(without_faults(candidate).dump(), options_.file);
       if (!b.ok()) return false;
-      if (s.value().schedule.empty()) return false;  // with no faults left it fails by itself
       bare = std::move(b.value());
     }
     ++runs_;

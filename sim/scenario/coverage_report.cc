@@ -174,14 +174,18 @@ Result<kernel::Coverage> coverage_from_counts_json(const json& j, const std::str
   return c;
 }
 
-std::string coverage_text(const json& j, size_t max_items) {
+std::string coverage_totals(const json& j) {
   if (!j.is_object() || !j.contains("script_lines")) return "";
   auto frac = [&](const char* key) {
     const json& t = j[key];
     return std::to_string(t["reached"].get<uint64_t>()) + "/" + std::to_string(t["total"].get<uint64_t>());
   };
-  std::string out = "coverage: " + frac("script_lines") + " script lines, " + frac("client_states") +
-                    " client states reached\n";
+  return "coverage: " + frac("script_lines") + " script lines, " + frac("client_states") + " client states reached\n";
+}
+
+std::string coverage_text(const json& j, size_t max_items) {
+  std::string out = coverage_totals(j);
+  if (out.empty()) return out;
   size_t listed = 0, more = 0;
   for (const json& s : j["scripts"]) {
     for (const json& l : s["lines"]) {

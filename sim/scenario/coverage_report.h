@@ -38,6 +38,8 @@ Result<kernel::Coverage> coverage_from_counts_json(const nlohmann::json& j, cons
 // A few lines for people: the totals, then what was never reached (at most `max_items` script
 // lines and every client state). Empty for a null `j`.
 std::string coverage_text(const nlohmann::json& j, size_t max_items);
+// Its first line alone: "coverage: 18/30 script lines, 5/16 client states reached\n".
+std::string coverage_totals(const nlohmann::json& j);
 
 }  // namespace lockstep::scenario
 

@@ -241,10 +241,8 @@ std::string format_report(const RunReport& r, const std::string& out_dir) {
     }
     out += "\n";
   }
-  if (r.result.is_object() && r.result.contains("coverage")) {
-    const std::string c = coverage_text(r.result["coverage"], 0);
-    out += c.substr(0, c.find('\n') + 1);  // the totals; the report lists the rest
-  }
+  // The totals; the report lists the rest.
+  if (r.result.is_object() && r.result.contains("coverage")) out += coverage_totals(r.result["coverage"]);
   out += "outcome" + (m != nullptr ? " [mutant " + m->name + "]" : std::string()) + ": " +
          r.outcome + (r.expected ? " (as expected)" : " (NOT as expected)") + "\n";
   if (!out_dir.empty()) out += "wrote: " + out_dir + "/history.jsonl, " + out_dir + "/result.json, " + out_dir + "/report.html\n";
