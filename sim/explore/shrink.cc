@@ -6,6 +6,7 @@
 
 #include "checker/result.h"
 #include "sim/core/assert.h"
+#include "sim/explore/counterfactual.h"
 #include "sim/explore/materialize.h"
 #include "sim/explore/worker_pool.h"
 #include "sim/scenario/faults.h"
@@ -99,6 +100,35 @@ void prune_script_threads(json& doc) {
   doc[script_ptr] = std::move(kept);
 }
 
+// Drops from the partitions of `doc`'s fault schedule the clients `doc` no longer has (and the
+// groups left empty), so that removing an idle client does not make a partition that names it
+// invalid. Only for the list form of clients; a group of another shape is the parser's to judge.
+void prune_partition_members(json& doc, const std::vector<std::string>& nodes) {
+  const Ptr schedule("/faults/schedule");
+  if (!doc.contains(schedule) || !doc[schedule].is_array() || !doc.contains("clients") || !doc["clients"].is_array()) return;
+  std::vector<std::string> known = nodes;
+  for (const json& c : doc["clients"]) {
+    if (!c.is_object() || !c.contains("name") || !c["name"].is_string()) return;
+    known.push_back(c["name"].get<std::string>());
+  }
+  for (json& f : doc[schedule]) {
+    if (!f.is_object() || f.value("kind", "") != "partition" || !f.contains("groups") || !f["groups"].is_array()) continue;
+    json groups = json::array();
+    for (const json& g : f["groups"]) {
+      if (!g.is_array()) {
+        groups.push_back(g);
+        continue;
+      }
+      json left = json::array();
+      for (const json& m : g) {
+        if (!m.is_string() || std::find(known.begin(), known.end(), m.get<std::string>()) != known.end()) left.push_back(m);
+      }
+      if (!left.empty()) groups.push_back(std::move(left));
+    }
+    f["groups"] = std::move(groups);
+  }
+}
+
 // The count form of clients ({"count": n, "threads": t, ...}) written as the list it stands
 // for (c1 ... cn, each with the same fields): the same run, but a client the failure does not
 // need can now go without renaming the others (their names seed their random streams).
@@ -126,19 +156,42 @@ class Shrinker {
   }
 
   // Runs the starting point; false if it does not fail with the property. A failure that needs
-  // its faults (the same seed without any does not fail) must keep needing some: a smaller
-  // variant that fails by itself (say, a lease shortened below the work) is another bug, and
-  // is not taken for this one.
-  bool start(const json& materialized) {
+  // faults must keep needing the same ones: the cause is proven by replay (counterfactual.h)
+  // and its faults' shapes (kind, and whether they hit a node or a client) are kept. A smaller
+  // variant is taken only if it still has a fault of such a shape and fails no more without
+  // them; otherwise it shows another bug (a lease shortened below the work, a restart where
+  // the start had a pause). When the cause cannot be proven, any fault will do.
+  bool start(const json& materialized, const scenario::Scenario& parsed) {
+    node_names_ = parsed.node_names;
     reproduced_ = try_candidate(materialized);
     before_ = size_of(current_, ops_);
-    if (reproduced_ && before_.faults > 0) {
-      Result<scenario::Scenario> bare = scenario::parse_scenario_text(without_faults(current_).dump(), options_.file);
-      int64_t ops = 0;
-      ++runs_;
-      needs_faults_ = bare.ok() && !run_isolated(bare.value(), nullptr, ops);
-      if (needs_faults_) log_.push_back("the failure needs faults (none: no " + property_ + " violation): every smaller variant must too");
+    if (!reproduced_ || before_.faults == 0) return reproduced_;
+    Result<scenario::Scenario> bare = scenario::parse_scenario_text(without_faults(current_).dump(), options_.file);
+    int64_t ops = 0;
+    ++runs_;
+    needs_faults_ = bare.ok() && !run_isolated(bare.value(), nullptr, ops);
+    if (!needs_faults_) return reproduced_;
+    Result<scenario::Scenario> here = scenario::parse_scenario_text(current_.dump(), options_.file);
+    CounterfactualOptions proof;  // its replays count against the run limit
+    proof.max_replays = std::min(proof.max_replays, options_.max_runs - runs_);
+    Result<Cause> cause = here.ok() && proof.max_replays >= 1
+                              ? prove_cause(current_, here.value(), seed_, property_, proof)
+                              : Result<Cause>(Status::error("no runs left to prove the cause"));
+    std::string shapes;
+    if (cause.ok()) runs_ += static_cast<int>(cause.value().replays.size());
+    if (cause.ok() && cause.value().sufficient && !cause.value().cause.empty()) {
+      const json& schedule = current_["faults"]["schedule"];
+      for (int64_t n : cause.value().cause) {
+        const std::string shape = shape_of(schedule[static_cast<size_t>(n - 1)]);
+        if (std::find(cause_shapes_.begin(), cause_shapes_.end(), shape) == cause_shapes_.end()) {
+          cause_shapes_.push_back(shape);
+          shapes += (shapes.empty() ? "" : ", ") + shape;
+        }
+      }
     }
+    log_.push_back(cause_shapes_.empty()
+                       ? "the failure needs faults (none: no " + property_ + " violation): every smaller variant must too"
+                       : "the failure needs its cause's faults (" + shapes + "; proven by replay): every smaller variant must too");
     return reproduced_;
   }
 
@@ -177,6 +230,7 @@ class Shrinker {
   bool try_candidate(const json& proposed) {
     json candidate = proposed;
     prune_script_threads(candidate);
+    prune_partition_members(candidate, node_names_);
     if (stopped() || candidate == current_) return false;
     Result<scenario::Scenario> s = scenario::parse_scenario_text(candidate.dump(), options_.file);
     if (!s.ok()) {
@@ -190,8 +244,9 @@ class Shrinker {
     }
     std::optional<scenario::Scenario> bare;
     if (needs_faults_) {
-      if (s.value().schedule.empty()) return false;  // with no faults left it fails by itself
-      Result<scenario::Scenario> b = scenario::parse_scenario_text(without_faults(candidate).dump(), options_.file);
+      const json without = without_cause(candidate);
+      if (s.value().schedule.empty() || without == candidate) return false;  // no fault of the cause's shapes left: another bug
+      Result<scenario::Scenario> b = scenario::parse_scenario_text(without.dump(), options_.file);
       if (!b.ok()) return false;
       bare = std::move(b.value());
     }
@@ -207,6 +262,32 @@ class Shrinker {
     json bare = doc;
     bare["faults"] = {{"schedule", json::array()}};
     return bare;
+  }
+
+  // "pause on a client", "crash on a node", "drop": a fault's kind and what it hits.
+  std::string shape_of(const json& fault) const {
+    std::string shape = fault.value("kind", std::string("fault"));
+    if (fault.contains("target") && fault["target"].is_string()) {
+      const std::string target = fault["target"].get<std::string>();
+      const bool node = std::find(node_names_.begin(), node_names_.end(), target) != node_names_.end();
+      shape += node ? " on a node" : " on a client";
+    }
+    return shape;
+  }
+
+  // `doc` without the faults the failure needs: those of the cause's shapes (all of them when
+  // the cause was not proven).
+  json without_cause(const json& doc) const {
+    if (cause_shapes_.empty()) return without_faults(doc);
+    json out = doc;
+    const Ptr p("/faults/schedule");
+    if (!out.contains(p) || !out[p].is_array()) return out;
+    json kept = json::array();
+    for (const json& f : out[p]) {
+      if (std::find(cause_shapes_.begin(), cause_shapes_.end(), shape_of(f)) == cause_shapes_.end()) kept.push_back(f);
+    }
+    out[p] = std::move(kept);
+    return out;
   }
 
   // One run in a forked worker: does it violate the property (and, given `bare`, the same
@@ -403,6 +484,8 @@ class Shrinker {
   json current_;
   int64_t ops_ = 0;
   bool needs_faults_ = false;  // see start()
+  std::vector<std::string> cause_shapes_;  // the proven cause's fault shapes (empty: any fault)
+  std::vector<std::string> node_names_;
   bool reproduced_ = false;
   int runs_ = 0;
   int64_t invalid_ = 0;
@@ -473,7 +556,7 @@ Result<ShrinkResult> shrink_failure(const json& doc, const scenario::Scenario& p
     }
   }
   clients_as_list(start);
-  if (shrinker.start(start)) shrinker.run_passes();
+  if (shrinker.start(start, parsed)) shrinker.run_passes();
   if (!shrinker.error().ok()) return shrinker.error();
   ShrinkResult r = shrinker.result();
   if (!workload_note.empty()) r.log.insert(r.log.begin(), workload_note);

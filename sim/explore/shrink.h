@@ -9,9 +9,10 @@
 //   4. smaller faults (durations, restart delays, extra latency; clock jumps, offsets and
 //      drifts toward zero; lost replies down to one) and a shorter run;
 // and the passes repeat while they make progress. A failure that needs faults (the same seed
-// without any does not fail) must keep needing them: a variant that fails by itself, e.g. with
-// a lease shortened below the work, shows another bug and is not kept (one more run per
-// failing candidate). Clients given as a count are written as the list they stand for, so a
+// without any does not fail) must keep needing the faults of its cause, proven by replay
+// (counterfactual.h) and kept by shape (kind, and node or client): a variant that fails by
+// itself (a lease shortened below the work) or without them (a restart where the start had a
+// pause) shows another bug and is not kept (one more run per failing candidate). Clients given as a count are written as the list they stand for, so a
 // client the failure does not need can go while the others keep their names.
 // A candidate the scenario parser rejects
 // costs nothing; every candidate that parses is one run, and the runs are bounded
