@@ -26,6 +26,7 @@ namespace lockstep::explore {
 struct ProfileTimings {
   int64_t lease_ms = 30000;       // the lease the lock keeps (watchdog timeout, or a typical lease)
   int64_t command_timeout_ms = 3000;  // the client's timeout_ms
+  bool renews = true;  // a call without a lease is renewed (watchdog, renewal loop, extension)
 };
 
 // The timings of `algorithm` with `options` (its algorithm.options object) and the default
