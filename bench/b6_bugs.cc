@@ -2,15 +2,18 @@
 // find each known kind of lock failure by itself.
 //
 // For each algorithm, the profile derived from its timings (derived_profile.h) is explored over
-// a few disjoint seed ranges. Every violating seed's first violated property has its cause
-// proven by replay (counterfactual.h) and classified (bug_class.h); for each class the bench
+// a few disjoint seed ranges. Every violated property of every seed has its cause proven by
+// replay (counterfactual.h) and classified (bug_class.h); for each class the bench
 // records the position in the range of the first seed that showed it. A known class counts as
 // found by a cause made of it alone or with other faults (a failover that needed a partition
 // too is still the failover bug). Reported per known class: in how many ranges it was found,
 // the median and worst seeds needed (a range that never found it counts as its length), and
 // the first range's first seed showing the class alone (else within a cause) shrunk: its size
-// after, and the class its cause then has.
+// after, and the class its cause then has. Ranges and shrinks run on `--jobs` workers; the
+// figures are counts of seeds, so they do not depend on how many.
 #include <algorithm>
+#include <cstdio>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -23,6 +26,7 @@
 #include "sim/explore/counterfactual.h"
 #include "sim/explore/derived_profile.h"
 #include "sim/explore/shrink.h"
+#include "sim/explore/worker_pool.h"
 #include "sim/scenario/parse.h"
 #include "sim/scenario/run.h"
 
@@ -79,20 +83,19 @@ std::map<std::string, Found> explore_range(const json& doc, const scenario::Scen
     o.coverage = false;
     Result<scenario::RunReport> r = scenario::run_scenario(s, o);
     if (!r.ok()) continue;
-    std::string property;
+    // Every violated property's cause: a seed whose mutual exclusion broke by a pause and whose
+    // quorum broke by a clock jump shows both bugs, as explore's summary lists both.
+    bool any = false;
     for (const checker::PropertyResult& p : r.value().check.properties) {
-      if (p.verdict == checker::Verdict::kViolation) {
-        property = p.name;
-        break;
-      }
+      if (p.verdict != checker::Verdict::kViolation) continue;
+      any = true;
+      Result<explore::Cause> c = explore::prove_cause(doc, s, seed, p.name, explore::CounterfactualOptions{});
+      if (!c.ok()) continue;
+      *replays += c.value().replays.size();
+      const std::string cls = explore::bug_class(s, r.value().result.at("faults"), c.value());
+      found.emplace(cls, Found{i + 1, seed, p.name});  // keeps the first
     }
-    if (property.empty()) continue;
-    ++*violating;
-    Result<explore::Cause> c = explore::prove_cause(doc, s, seed, property, explore::CounterfactualOptions{});
-    if (!c.ok()) continue;
-    *replays += c.value().replays.size();
-    const std::string cls = explore::bug_class(s, r.value().result.at("faults"), c.value());
-    found.emplace(cls, Found{i + 1, seed, property});  // keeps the first
+    *violating += any;
   }
   return found;
 }
@@ -135,6 +138,33 @@ json shrink_found(const json& doc, const scenario::Scenario& s, const Found& f) 
   return out;
 }
 
+json found_to_json(const Found& f) { return {{"at", f.at}, {"seed", f.seed}, {"property", f.property}}; }
+Found found_from_json(const json& j) {
+  return Found{j.at("at").get<uint64_t>(), j.at("seed").get<uint64_t>(), j.at("property").get<std::string>()};
+}
+
+// Runs `count` tasks on `jobs` workers; their outputs (JSON text) in index order. A crashed or
+// unparsable task's output is {"error": ...}.
+std::vector<json> run_parallel(uint64_t count, int jobs, const std::function<json(uint64_t)>& task) {
+  std::vector<json> out(count, json{{"error", "not run"}});
+  const explore::TaskFn fn = [&](uint64_t i) { return task(i).dump(); };
+  const explore::DoneFn done = [&](uint64_t i, const explore::TaskOutput& t) {
+    if (t.crashed) {
+      out[i] = {{"error", "the worker crashed: " + t.text}};
+      return;
+    }
+    json j = json::parse(t.text, nullptr, false);
+    out[i] = j.is_discarded() ? json{{"error", "unreadable task output"}} : j;
+    std::fprintf(stderr, "  B6: %llu of %llu tasks done\n", static_cast<unsigned long long>(i + 1),
+                 static_cast<unsigned long long>(count));
+  };
+  Status st = explore::run_tasks(count, std::max(1, std::min(jobs, static_cast<int>(count))), fn, done);
+  if (!st.ok()) {
+    for (json& j : out) j = {{"error", st.message()}};
+  }
+  return out;
+}
+
 }  // namespace
 
 json run_b6_bugs(const BenchOptions& options) {
@@ -142,23 +172,61 @@ json run_b6_bugs(const BenchOptions& options) {
   const uint64_t seeds = options.quick ? 4 : 300;
   const std::vector<uint64_t> starts = options.quick ? std::vector<uint64_t>{1}
                                                      : std::vector<uint64_t>{1, 100'001, 200'001};
-  json per_algorithm = json::object();
-  bool met = true;
-  uint64_t known_total = 0, known_found_everywhere = 0, shrunk_small = 0;
+  std::vector<Target> chosen;
   for (const Target& target : targets()) {
     if (options.quick && target.algorithm != "redisson-lock" && target.algorithm != "redisson-redlock" &&
         target.algorithm != "setnx-naive") {
       continue;
     }
-    const std::vector<std::string>& known = target.known;
+    if (!options.algorithm.empty() && target.algorithm != options.algorithm) continue;
+    chosen.push_back(target);
+  }
+  if (chosen.empty()) return {{"id", "B6"}, {"status", "error"}, {"error", "no target of algorithm " + options.algorithm}};
+  // The profiles, derived and parsed once (each worker has its copy after the fork).
+  std::vector<json> docs;
+  std::vector<scenario::Scenario> parsed;
+  for (const Target& target : chosen) {
     Result<json> doc = explore::derive_profile(target.algorithm, target.options);
     if (!doc.ok()) return {{"id", "B6"}, {"status", "error"}, {"error", doc.status().message()}};
     Result<scenario::Scenario> s = scenario::parse_scenario_text(doc.value().dump(), target.algorithm + "-derived.json");
     if (!s.ok()) return {{"id", "B6"}, {"status", "error"}, {"error", s.status().message()}};
+    docs.push_back(doc.value());
+    parsed.push_back(std::move(s.value()));
+  }
+  // 1. Every (target, range) explored, on the workers.
+  const std::vector<json> explored = run_parallel(chosen.size() * starts.size(), options.jobs, [&](uint64_t i) {
+    const size_t t = i / starts.size();
+    uint64_t violating = 0, replays = 0;
+    const std::map<std::string, Found> found = explore_range(docs[t], parsed[t], starts[i % starts.size()], seeds,
+                                                             &violating, &replays);
+    json f = json::object();
+    for (const auto& [cls, at] : found) f[cls] = found_to_json(at);
+    return json{{"found", f}, {"violating", violating}, {"replays", replays}};
+  });
+  for (const json& e : explored) {
+    if (e.contains("error")) return {{"id", "B6"}, {"status", "error"}, {"error", e["error"]}};
+  }
+  // 2. For each known class: the ranges that found it, alone or within a cause with other
+  //    faults, and the first range's first seed showing it (alone if that range has it).
+  struct Shrink {
+    size_t target;
+    std::string cls;
+    Found found;
+  };
+  std::vector<Shrink> shrinks;
+  json per_algorithm = json::object();
+  bool met = true;
+  uint64_t known_total = 0, known_found_everywhere = 0, shrunk_small = 0;
+  for (size_t t = 0; t < chosen.size(); ++t) {
     std::vector<std::map<std::string, Found>> ranges;
     uint64_t violating = 0, replays = 0;
-    for (uint64_t start : starts) {
-      ranges.push_back(explore_range(doc.value(), s.value(), start, seeds, &violating, &replays));
+    for (size_t k = 0; k < starts.size(); ++k) {
+      const json& e = explored[t * starts.size() + k];
+      std::map<std::string, Found> found;
+      for (const auto& [cls, f] : e["found"].items()) found.emplace(cls, found_from_json(f));
+      ranges.push_back(std::move(found));
+      violating += e["violating"].get<uint64_t>();
+      replays += e["replays"].get<uint64_t>();
     }
     // Every class seen, alone: in how many ranges, and the seeds needed.
     std::set<std::string> seen;
@@ -176,15 +244,13 @@ json run_b6_bugs(const BenchOptions& options) {
       }
       classes[cls] = {{"found_in_ranges", in}, {"seeds_median", median(needed)}};
     }
-    // Each known class, alone or as part of a cause with other faults: the seeds needed, and
-    // the first range's first such seed shrunk.
     json known_json = json::object();
     json missed = json::array();
-    for (const std::string& cls : known) {
+    for (const std::string& cls : chosen[t].known) {
       ++known_total;
       std::vector<double> needed;
       uint64_t in = 0;
-      std::optional<Found> first_found;  // to shrink: the class alone if the range has it
+      std::optional<Found> first_found;
       for (size_t k = 0; k < ranges.size(); ++k) {
         std::optional<Found> best;
         for (const auto& [combo, f] : ranges[k]) {
@@ -197,16 +263,7 @@ json run_b6_bugs(const BenchOptions& options) {
           first_found = alone != ranges[k].end() ? std::optional<Found>(alone->second) : best;
         }
       }
-      json item = {{"found_in_ranges", in},
-                   {"seeds_median", median(needed)},
-                   {"seeds_worst", *std::max_element(needed.begin(), needed.end())}};
-      if (first_found && !options.quick) {
-        item["shrunk"] = shrink_found(doc.value(), s.value(), *first_found);
-        const json& sh = item["shrunk"];
-        const std::string cls_after = sh.value("class", "");
-        const bool replays = !cls_after.empty() && cls_after != "does not replay";
-        if (replays && sh.value("faults", int64_t{99}) <= 3 && sh.value("clients", int64_t{99}) <= 3) ++shrunk_small;
-      }
+      if (first_found && !options.quick) shrinks.push_back(Shrink{t, cls, *first_found});
       if (in != ranges.size()) {
         missed.push_back(cls);
         met = false;
@@ -214,13 +271,26 @@ json run_b6_bugs(const BenchOptions& options) {
         ++known_found_everywhere;
         if (median(needed) > 200) met = false;
       }
-      known_json[cls] = std::move(item);
+      known_json[cls] = {{"found_in_ranges", in},
+                         {"seeds_median", median(needed)},
+                         {"seeds_worst", *std::max_element(needed.begin(), needed.end())}};
     }
-    per_algorithm[target.label()] = {{"known", known_json},
-                                {"known_missed", missed},
-                                {"classes", classes},
-                                {"seeds_with_a_violation", violating},
-                                {"cause_replays", replays}};
+    per_algorithm[chosen[t].label()] = {{"known", known_json},
+                                        {"known_missed", missed},
+                                        {"classes", classes},
+                                        {"seeds_with_a_violation", violating},
+                                        {"cause_replays", replays}};
+  }
+  // 3. The shrinks, on the workers. Small means: it replays, its proven cause still contains
+  //    the class, and it has <= 3 faults and <= 3 clients.
+  const std::vector<json> shrunk = run_parallel(shrinks.size(), options.jobs, [&](uint64_t i) {
+    return shrink_found(docs[shrinks[i].target], parsed[shrinks[i].target], shrinks[i].found);
+  });
+  for (size_t i = 0; i < shrinks.size(); ++i) {
+    const json& sh = shrunk[i];
+    const bool same_class = contains(sh.value("class", ""), shrinks[i].cls);
+    if (same_class && sh.value("faults", int64_t{99}) <= 3 && sh.value("clients", int64_t{99}) <= 3) ++shrunk_small;
+    per_algorithm[chosen[shrinks[i].target].label()]["known"][shrinks[i].cls]["shrunk"] = sh;
   }
   if (!options.quick && shrunk_small < known_found_everywhere) met = false;
   return {{"id", "B6"},
@@ -229,9 +299,10 @@ json run_b6_bugs(const BenchOptions& options) {
                        {"ranges", starts.size()},
                        {"known_classes", known_total},
                        {"known_found_in_every_range", known_found_everywhere},
-                       {"known_shrunk_to_3_faults_3_clients", shrunk_small},
+                       {"known_shrunk_to_3_faults_3_clients_same_class", shrunk_small},
                        {"algorithms", per_algorithm}}},
-          {"target", "every known class found in every range, median <= 200 seeds, each shrunk to <= 3 faults and <= 3 clients"},
+          {"target", "every known class found in every range, median <= 200 seeds, each shrunk to <= 3 faults and "
+                     "<= 3 clients with the same class"},
           {"met", met},
           {"quick", options.quick},
           {"machine", machine()}};

@@ -6,6 +6,8 @@
 #ifndef LOCKSTEP_BENCH_BENCH_H_
 #define LOCKSTEP_BENCH_BENCH_H_
 
+#include <string>
+
 #include <nlohmann/json.hpp>
 
 namespace lockstep::bench {
@@ -13,6 +15,8 @@ namespace lockstep::bench {
 struct BenchOptions {
   int repeats = 5;     // runs per figure; the median is reported
   bool quick = false;  // smaller sizes, for a smoke test in CI (figures are not meaningful)
+  int jobs = 1;        // B6: worker processes (it counts seeds, not time, so they change nothing)
+  std::string algorithm;  // B6: only this algorithm's targets (empty: all)
 };
 
 nlohmann::json run_b1_script(const BenchOptions& options);

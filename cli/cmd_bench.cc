@@ -56,6 +56,9 @@ void register_bench(CLI::App& app, Action& action) {
   sub->add_option("--repeat", args->options.repeats, "Runs per figure; the median is reported")
       ->check(CLI::Range(1, 101));
   sub->add_flag("--quick", args->options.quick, "Small sizes: a smoke test, not a measurement");
+  sub->add_option("-j,--jobs", args->options.jobs, "B6: worker processes (B6 counts seeds; the others time one core)")
+      ->check(CLI::Range(1, 256));
+  sub->add_option("--algorithm", args->options.algorithm, "B6: only this algorithm's targets");
   sub->callback([&action, args] { action = [args] { return run_benchmarks(*args); }; });
 }
 
