@@ -129,6 +129,33 @@ TEST(Examples, AnUnrelatedEarlierFaultIsNotTheFirstInevitableEvent) {
   EXPECT_NE(story.find("First inevitable event: node0's clock jumped by 60000 ms"), std::string::npos) << story;
 }
 
+// A clock fault of the node whose key expired is named only if it moved the expiry past the
+// second acquisition: here node0's clock drifts 1 ms ahead while c1 is paused 35 s past its
+// 30 s lease; the key would have expired long before c2's acquisition anyway. The pause is the
+// first inevitable event (a replayed seed of redlock-spec's profile told this story wrong).
+TEST(Examples, AClockFaultThatMovedTheExpiryByAMillisecondIsNotTheCause) {
+  std::ifstream in(kTestdata + "/watchdog-pause.jsonl");
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string h = text.str();
+  const std::string drift =
+      R"({"t": 31000000, "type": "fault", "fault": 4, "kind": "clock_drift", "target": "node0", "phase": "start", "params": {"drift_ppm": 5000, "duration_ms": 1000}})" "\n";
+  h.insert(h.find(R"({"t": 31401000, "type": "expire")"), drift);
+  const std::string expire = R"("local_ms": 31401})";
+  h.replace(h.find(expire), expire.size(), R"("local_ms": 31402})");
+  Result<History> parsed = parse_history_text(h, "<test>");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  const PropertyResult me = check_history(parsed.value()).property("mutual_exclusion");
+  EXPECT_NE(me.explanation.text.find("clock_drift"), std::string::npos) << "the drift is still in the chain: " << me.explanation.text;
+  EXPECT_NE(me.explanation.text.find("First inevitable event: c1 paused at 10.000 s"), std::string::npos) << me.explanation.text;
+  // The same drift 20 s ahead would have made the key expire 20 s early: then it is named.
+  h.replace(h.find(R"("local_ms": 31402})"), std::string(R"("local_ms": 31402})").size(), R"("local_ms": 51401})");
+  Result<History> ahead = parse_history_text(h, "<test>");
+  ASSERT_TRUE(ahead.ok()) << ahead.status().message();
+  const std::string story = check_history(ahead.value()).property("mutual_exclusion").explanation.text;
+  EXPECT_NE(story.find("First inevitable event: clock_drift on node0 at 31.000 s"), std::string::npos) << story;
+}
+
 TEST(Examples, FairReorderingIsClassified) {
   const CheckResult r = check_history(load("fair-fifo.jsonl"));
   const PropertyResult& f = r.property("fairness");

@@ -96,12 +96,23 @@ bool Story::relevant_target(std::string_view target) const {
 // fault, lost reply or cut link of the first holder's own client. A partition elsewhere (a replica cut
 // off from everyone) comes first in time but explains nothing; without a direct one, the
 // earliest fault is named, as before. (lockstep run then proves the cause by replay.)
+//
+// A clock fault of that node counts only if the node's clock was off by enough to matter: had
+// its clock been right, the key would have outlived the second acquisition. A drift that moved
+// the expiry by a millisecond while the holder was paused past its lease explains nothing.
 const Item* Story::direct_cause() const {
   std::string node;
+  bool clock_mattered = true;
   for (const Item& item : chain_) {
     const std::string event = item.fact.value("event", "");
     if (event == "expire" || event == "data_loss") {
       node = item.fact.value("node", "");
+      const nlohmann::json& local_ms = item.fact.contains("local_ms") ? item.fact["local_ms"] : nlohmann::json();
+      if (event == "expire" && local_ms.is_number_integer() && local_ms.get<int64_t>() != kAbsent) {
+        const TimeUs t = item.fact.value("t_us", TimeUs{0});
+        const TimeUs skew = local_ms.get<int64_t>() * kUsPerMs - t;  // how far ahead its clock was
+        clock_mattered = t + skew > c_.second_begin;
+      }
       break;
     }
   }
@@ -118,7 +129,7 @@ const Item* Story::direct_cause() const {
       const std::string kind = item.fact.value("kind", ""), target = item.fact.value("target", "");
       const bool clock = kind == "clock_jump" || kind == "clock_drift" || kind == "clock_offset";
       if (pass == 0 && !node.empty() && target == node &&
-          (clock || kind == "crash" || kind == "failover" || kind == "pause")) {
+          ((clock && clock_mattered) || kind == "crash" || kind == "failover" || kind == "pause")) {
         return &item;
       }
       if (pass == 1 && holder_side(target) &&
