@@ -147,15 +147,17 @@ Found found_from_json(const json& j) {
 // unparsable task's output is {"error": ...}.
 std::vector<json> run_parallel(uint64_t count, int jobs, const std::function<json(uint64_t)>& task) {
   std::vector<json> out(count, json{{"error", "not run"}});
+  uint64_t finished = 0;
   const explore::TaskFn fn = [&](uint64_t i) { return task(i).dump(); };
   const explore::DoneFn done = [&](uint64_t i, const explore::TaskOutput& t) {
+    ++finished;
     if (t.crashed) {
       out[i] = {{"error", "the worker crashed: " + t.text}};
       return;
     }
     json j = json::parse(t.text, nullptr, false);
     out[i] = j.is_discarded() ? json{{"error", "unreadable task output"}} : j;
-    std::fprintf(stderr, "  B6: %llu of %llu tasks done\n", static_cast<unsigned long long>(i + 1),
+    std::fprintf(stderr, "  B6: %llu of %llu tasks done\n", static_cast<unsigned long long>(finished),
                  static_cast<unsigned long long>(count));
   };
   Status st = explore::run_tasks(count, std::max(1, std::min(jobs, static_cast<int>(count))), fn, done);
