@@ -103,10 +103,11 @@ Result<json> derive_profile(const std::string& algorithm, const json& options, i
   j["workload"] = {{"generator", gen}};
 
   // Faults in the first part of the run, so the lock has time to come back after the last one.
-  // A third of the pauses and crashes, and a fifth of the partitions, wait for an event of a
-  // client instead (a grant, a script of an acquisition, unlock or renewal): the moments the
-  // famous bugs need — a holder paused right after its grant, a node lost between a RedLock's
-  // sub-locks, a renewal's reply cut off — which a uniformly drawn time rarely hits.
+  // A third of the pauses, crashes and node clock jumps, and a fifth of the partitions, wait
+  // for an event of a client instead (a grant, a script of an acquisition, unlock or renewal):
+  // the moments the famous bugs need — a holder paused right after its grant, a node lost
+  // between a RedLock's sub-locks, a renewal's reply cut off — which a uniformly drawn time
+  // rarely hits.
   json kinds = json::array();
   kinds.push_back({{"kind", "pause"}, {"count", range(0, 2)}, {"duration_ms", range(lease / 4, 2 * lease)}, {"on_percent", 33}});
   kinds.push_back({{"kind", "crash"}, {"count", range(0, 2)}, {"restart_after_ms", range(cmd / 3, lease)}, {"on_percent", 33}});
