@@ -131,5 +131,35 @@ TEST(EdgeCasesTest, AGcPauseAfterRedLockAcquisitionBreaksBoth) {
   }
 }
 
+// Raw steps (scenarios/edge/raw-*.json): an operator's command, not the algorithm, breaks the
+// lock, and the explanation says which command. Without the command the same run is fine.
+TEST(EdgeCasesTest, AnOperatorsRawCommandIsNamedAsWhatBrokeTheLock) {
+  json del = two_clients("operator-del", "redisson-lock", -1, 10'000, 3000);
+  del["clients"] = {{"count", 3}};
+  del["workload"]["script"].push_back({{"threads", "c3"}, {"steps", {{{"op", "command"}, {"argv", {"DEL", "L"}}, {"at_ms", 2000}}}}});
+  scenario::RunReport r = run(del);
+  ASSERT_EQ(verdict(r, "mutual_exclusion"), checker::Verdict::kViolation);
+  EXPECT_NE(r.check.property("mutual_exclusion").explanation.text.find(
+                "No fault, expiry or loss explains it: c3 sent DEL L at 2.000 s, a command outside the lock's operations."),
+            std::string::npos)
+      << r.check.property("mutual_exclusion").explanation.text;
+  del["workload"]["script"][2]["steps"][0]["argv"] = {"GET", "L"};  // a read changes nothing
+  EXPECT_EQ(verdict(run(del), "mutual_exclusion"), checker::Verdict::kOk);
+
+  json persist = two_clients("operator-persist", "redisson-lock", 5000, 3000, 1500);
+  persist["clients"] = {{"count", 3}};
+  persist["workload"]["script"].push_back({{"threads", "c3"}, {"steps", {{{"op", "command"}, {"argv", {"PERSIST", "L"}}, {"at_ms", 1000}}}}});
+  persist["faults"] = {{"schedule", {{{"kind", "crash"}, {"at_ms", 2000}, {"target", "c1"}}}}};
+  persist["checks"] = {{"liveness_bound_ms", 20000}};
+  r = run(persist);
+  ASSERT_EQ(verdict(r, "liveness"), checker::Verdict::kViolation);
+  EXPECT_NE(r.check.property("liveness").explanation.text.find(
+                "and c3's PERSIST at 1.000 s removed its expiry (a command outside the lock's operations)"),
+            std::string::npos)
+      << r.check.property("liveness").explanation.text;
+  persist["workload"]["script"].erase(2);  // without the PERSIST the 5 s lease frees the lock
+  EXPECT_EQ(verdict(run(persist), "liveness"), checker::Verdict::kOk);
+}
+
 }  // namespace
 }  // namespace lockstep::algorithms

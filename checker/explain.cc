@@ -22,15 +22,45 @@ std::string seconds(int64_t ms) {
   return std::to_string(ms) + " ms";
 }
 
+// Commands that only read (a raw one of these explains nothing).
+bool read_only(const History& h, const Exec& e) {
+  static constexpr std::string_view kReads[] = {"GET", "EXISTS", "TTL", "PTTL", "TYPE", "HGET", "HGETALL", "HEXISTS",
+                                                "HLEN", "HKEYS", "HVALS", "HMGET", "LRANGE", "LLEN", "LINDEX", "ZRANGE",
+                                                "ZSCORE", "ZCARD", "ZRANK", "SMEMBERS", "SCARD", "SISMEMBER", "STRLEN",
+                                                "DUMP", "OBJECT", "KEYS", "SCAN", "EXPIRETIME", "PEXPIRETIME"};
+  return std::any_of(std::begin(kReads), std::end(kReads), [&](std::string_view r) { return command_is(h, e, r); });
+}
+
+std::string raw_command(const History& h, const Exec& e) {
+  std::string text = std::string(h.str(e.conn)) + " sent " + std::string(h.str(e.command));
+  if (e.keys_count > 0) text += " " + std::string(h.str(h.key_pool[e.keys_begin]));
+  return text + " at " + format_time(e.t) + ", a command outside the lock's operations";
+}
+
 // The exec that deleted the lock's key between the first holder's grant and `to`, run for a call
 // of another thread (a plain DEL or UNLINK that does not check the owner: an unlock re-sent after
 // its first run had already released its own hold, or one of a hold that had expired), as
 // "c4/t0's unlock (#42), re-sent, deleted L2 at 96.642 s"; "" when the log shows none.
-std::string foreign_delete(const History& h, const Conflict& c, TimeUs from, TimeUs to) {
+//
+// A command outside every lock operation (no op: a scenario's raw step, an operator, another
+// program) that touched the lock's key or flushed the node is named too, whatever it was:
+// "ops sent DEL L at 2.000 s, a command outside the lock's operations".
+std::string foreign_delete(const History& h, const Conflict& c, TimeUs from, TimeUs to, bool* raw) {
+  *raw = false;
   for (const Exec& e : h.execs) {
     if (e.t < from) continue;
     if (e.t > to) break;
-    if (e.op_id == kAbsent || e.keys_count == 0 || h.key_pool[e.keys_begin] != c.lock) continue;
+    if (e.op_id == kAbsent) {
+      const std::string_view conn = h.str(e.conn);
+      const bool pubsub = conn.size() >= 7 && conn.substr(conn.size() - 7) == "/pubsub";
+      const bool on_lock = e.keys_count > 0 && h.key_pool[e.keys_begin] == c.lock;
+      if (!pubsub && !read_only(h, e) && (on_lock || command_is(h, e, "FLUSHALL") || command_is(h, e, "FLUSHDB"))) {
+        *raw = true;
+        return raw_command(h, e);
+      }
+      continue;
+    }
+    if (e.keys_count == 0 || h.key_pool[e.keys_begin] != c.lock) continue;
     if (e.reply != ReplyKind::kInt || e.reply_int < 1) continue;
     if (!command_is(h, e, "DEL") && !command_is(h, e, "UNLINK")) continue;
     const int64_t index = h.op_index(e.op_id);
@@ -350,12 +380,17 @@ Explanation Story::build() {
     text += ". First inevitable event: " + cause->text + ".";
     facts["first_inevitable"] = cause->fact;
   } else {
-    const std::string deleted = foreign_delete(h_, c_, c_.first_begin, c_.second_begin);
-    text += c_.second_thread == kNoSym
-                ? ". No fault, expiry or loss explains it: the algorithm itself let the hold go"
-                : ". No fault, expiry or loss explains it: the algorithm itself let the second "
-                  "acquisition in while the first hold was live";
-    text += deleted.empty() ? "." : " (" + deleted + ").";
+    bool raw = false;
+    const std::string deleted = foreign_delete(h_, c_, c_.first_begin, c_.second_begin, &raw);
+    if (raw) {
+      text += ". No fault, expiry or loss explains it: " + deleted + ".";
+    } else {
+      text += c_.second_thread == kNoSym
+                  ? ". No fault, expiry or loss explains it: the algorithm itself let the hold go"
+                  : ". No fault, expiry or loss explains it: the algorithm itself let the second "
+                    "acquisition in while the first hold was live";
+      text += deleted.empty() ? "." : " (" + deleted + ").";
+    }
     if (!deleted.empty()) facts["deleted_by"] = deleted;
     facts["first_inevitable"] = nullptr;
   }

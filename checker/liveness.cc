@@ -168,16 +168,22 @@ std::string key_keeper(const History& h, Sym lock, TimeUs t) {
 std::string key_setter(const History& h, Sym lock, TimeUs t) {
   const Exec* grant = nullptr;
   bool expiry = false;  // an EXPIRE/PEXPIRE of the key succeeded after the grant
+  const Exec* persisted = nullptr;  // a PERSIST that removed the expiry since
   for (const Exec& e : h.execs) {
     if (e.t > t) break;
     if (e.keys_count == 0 || h.key_pool[e.keys_begin] != lock) continue;
     const bool one = e.reply == ReplyKind::kInt && e.reply_int == 1;
     if (exec_granted(h, e)) {
       grant = &e;
+      persisted = nullptr;
       // SET ... PX/EX sets its expiry with the grant; a script is opaque (its TTL is unknown).
       expiry = !command_is(h, e, "SETNX");
     } else if (grant != nullptr && one && (command_is(h, e, "EXPIRE") || command_is(h, e, "PEXPIRE"))) {
       expiry = true;
+      persisted = nullptr;
+    } else if (grant != nullptr && one && command_is(h, e, "PERSIST")) {
+      expiry = false;
+      persisted = &e;
     } else if (grant != nullptr && one && command_is(h, e, "DEL")) {
       grant = nullptr;  // deleted since
     }
@@ -198,7 +204,12 @@ std::string key_setter(const History& h, Sym lock, TimeUs t) {
   std::string text = "; the key " + std::string(h.str(lock)) + " was still there: " + std::string(h.str(op.thread)) +
                      "'s acquisition #" + std::to_string(op.id) + " set it at " + format_time(grant->t) + " (" +
                      std::string(h.str(grant->command)) + ")";
-  if (!expiry) text += ", and no expiry was set on it";
+  if (persisted != nullptr) {
+    text += ", and " + std::string(h.str(persisted->conn)) + "'s PERSIST at " + format_time(persisted->t) +
+            " removed its expiry" + (persisted->op_id == kAbsent ? " (a command outside the lock's operations)" : "");
+  } else if (!expiry) {
+    text += ", and no expiry was set on it";
+  }
   return text;
 }
 

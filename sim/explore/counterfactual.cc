@@ -109,6 +109,20 @@ class Prover {
   std::vector<Replay> replays_;
 };
 
+// Whether the workload sends raw commands or scripts (StepOp::kCommand/kEval): they are part of
+// the workload, not faults, so a violation without faults may be theirs, not the algorithm's.
+bool raw_steps(const std::vector<scenario::Step>& steps) {
+  return std::any_of(steps.begin(), steps.end(), [](const scenario::Step& st) {
+    return st.op == scenario::StepOp::kCommand || st.op == scenario::StepOp::kEval || raw_steps(st.steps) ||
+           raw_steps(st.otherwise);
+  });
+}
+
+bool raw_steps(const scenario::Scenario& s) {
+  return std::any_of(s.workload.script.begin(), s.workload.script.end(),
+                     [](const scenario::ScriptEntry& e) { return raw_steps(e.steps); });
+}
+
 std::vector<int64_t> all_but(int64_t n, int64_t removed) {
   std::vector<int64_t> out;
   for (int64_t k = 1; k <= n; ++k) {
@@ -145,9 +159,13 @@ Result<Cause> prove_cause(const json& doc, const scenario::Scenario& parsed, uin
   }
   if (!p.error().ok()) return p.error();
   if (c.algorithm_itself) {
-    c.text = n == 0 ? "the run had no faults: the algorithm itself violates " + property
+    // With raw steps in the workload, "itself" may be an operator's command: the explanation
+    // names the command that touched the lock.
+    const std::string who = raw_steps(parsed) ? "the algorithm itself, or the workload's raw commands"
+                                              : "the algorithm itself";
+    c.text = n == 0 ? "the run had no faults: " + who + " violate" + (raw_steps(parsed) ? " " : "s ") + property
                     : "verified by replay: the violation happens without any of the run's " + std::to_string(n) +
-                          " fault(s): the algorithm itself";
+                          " fault(s): " + who;
   } else {
     // 2. Necessity: each fault removed alone.
     for (int64_t k = 1; k <= n && !p.exhausted(); ++k) {

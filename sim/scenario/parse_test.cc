@@ -167,7 +167,7 @@ TEST(ParseTest, MoreErrors) {
   EXPECT_EQ(error_of(with(R"({"workload": {"script": [{"threads": "c3", "steps": []}]}})")),
             "bad.json: /workload/script/0/threads: expected \"all\", a client name, \"<client>/*\" or an existing thread like \"c1/t0\", found \"c3\"");
   EXPECT_EQ(error_of(with(R"({"workload": {"script": [{"threads": "all", "steps": [{"op": "jump"}]}]}})")),
-            "bad.json: /workload/script/0/steps/0/op: expected one of \"lock\", \"try_lock\", \"tryLock\", \"unlock\", \"force_unlock\", \"forceUnlock\", \"hold\", \"sleep\", \"write\", \"repeat\", found \"jump\"");
+            "bad.json: /workload/script/0/steps/0/op: expected one of \"lock\", \"try_lock\", \"tryLock\", \"unlock\", \"force_unlock\", \"forceUnlock\", \"hold\", \"sleep\", \"write\", \"repeat\", \"command\", \"eval\", found \"jump\"");
   EXPECT_EQ(error_of(with(R"({"workload": {"script": [{"threads": "all", "steps": [{"op": "lock", "lock": "L", "mode": "read"}]}]}})")),
             "bad.json: /workload/script/0/steps/0/mode: expected one of \"exclusive\", found \"read\"");
   EXPECT_EQ(error_of(with(R"({"faults": {"schedule": [{"kind": "failover", "at_ms": 1, "target": "node0"}]}})")),
@@ -182,6 +182,45 @@ TEST(ParseTest, MoreErrors) {
             "bad.json: /clients/count: expected an integer in [1, 100000], found 100001");
   EXPECT_EQ(error_of(with(R"({"network": {"latency": {"kind": "uniform", "min_us": 9, "max_us": 3}}})")),
             "bad.json: /network/latency/max_us: expected an integer (microseconds, >= min_us) in [9, 3600000000], found 3");
+}
+
+// Raw steps (docs/scenarios.md, "Raw steps"): any command or script, to a node the topology has.
+TEST(ParseTest, RawStepsAreCheckedLikeEverythingElse) {
+  auto step = [](const std::string& s, const std::string& topology = "") {
+    return with(R"({"workload": {"script": [{"threads": "c1", "steps": [)" + s + "]}]}" +
+                (topology.empty() ? "" : ", \"topology\": " + topology) + "}");
+  };
+  const Scenario ok = must_parse(step(R"({"op": "command", "argv": ["PERSIST", "L"], "at_ms": 5, "state_keys": ["L"]},
+                                        {"op": "eval", "script": "return redis.call('del', KEYS[1])\n", "keys": ["L"], "args": ["1"]})"));
+  ASSERT_EQ(ok.workload.script[0].steps.size(), 2u);
+  EXPECT_EQ(ok.workload.script[0].steps[0].op, StepOp::kCommand);
+  EXPECT_EQ(ok.workload.script[0].steps[0].argv, (std::vector<std::string>{"PERSIST", "L"}));
+  EXPECT_EQ(ok.workload.script[0].steps[0].state_keys, (std::vector<std::string>{"L"}));
+  EXPECT_EQ(ok.workload.script[0].steps[1].op, StepOp::kEval);
+  EXPECT_EQ(ok.workload.script[0].steps[1].keys, (std::vector<std::string>{"L"}));
+  const Scenario redlock = must_parse(step(R"({"op": "command", "argv": ["DEL", "L"], "node": "node2"})",
+                                           R"({"kind": "independent", "masters": 3})"));
+  EXPECT_EQ(redlock.workload.script[0].steps[0].endpoint, 2);
+  EXPECT_EQ(error_of(step(R"({"op": "command"})")),
+            "bad.json: /workload/script/0/steps/0/argv: missing: the command and its arguments, e.g. [\"PERSIST\", \"L\"]");
+  EXPECT_EQ(error_of(step(R"({"op": "command", "argv": []})")),
+            "bad.json: /workload/script/0/steps/0/argv: expected a non-empty array of at most 1024 strings, found an empty array");
+  EXPECT_EQ(error_of(step(R"({"op": "command", "argv": ["PEXPIRE", "L", 5]})")),
+            "bad.json: /workload/script/0/steps/0/argv/2: expected a string (numbers are sent as their text: \"30000\"), found 5");
+  EXPECT_NE(error_of(step(R"({"op": "command", "argv": ["DEL", "\u001b[2J"]})"))
+                .find("/workload/script/0/steps/0/argv/1: expected a command argument without control characters"),
+            std::string::npos);
+  EXPECT_EQ(error_of(step(R"({"op": "command", "argv": ["DEL", "L"], "node": "node3"})", R"({"kind": "independent", "masters": 3})")),
+            "bad.json: /workload/script/0/steps/0/node: expected one of the masters (node0, node1, node2), found \"node3\"");
+  EXPECT_NE(error_of(step(R"({"op": "command", "argv": ["DEL", "L"], "node": "node1"})", R"({"kind": "replicated", "replicas": 1})"))
+                .find("/workload/script/0/steps/0/node: expected \"node0\": clients reach the master only"),
+            std::string::npos);
+  EXPECT_EQ(error_of(step(R"({"op": "eval", "keys": ["L"]})")),
+            "bad.json: /workload/script/0/steps/0/script: missing: expected a non-empty string");
+  EXPECT_NE(error_of(step(R"({"op": "eval", "script": "return 1\u0007"})")).find("control character U+0007 at byte 8"),
+            std::string::npos);
+  EXPECT_EQ(error_of(step(R"({"op": "eval", "script": "return 1", "argv": ["x"]})")).find("bad.json: /workload/script/0/steps/0/argv: unknown field"),
+            0u);
 }
 
 // Regression (found by fuzz_scenario_parse): a number too large for a double made the second,

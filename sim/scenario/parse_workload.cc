@@ -87,11 +87,77 @@ history::LockMode read_mode(ObjectReader& r, StepContext& ctx) {
 std::vector<Step> read_steps(const nlohmann::json& j, const std::string& path, StepContext& ctx,
                              int depth);
 
+// A raw step's strings: arguments go into the history and onto the terminal, so they follow
+// the rule for names, only longer (docs/scenarios.md, "Raw steps").
+inline constexpr size_t kMaxArgumentBytes = 64 * 1024;
+inline constexpr size_t kMaxArguments = 1024;
+
+std::vector<std::string> read_arguments(ObjectReader& r, const std::string& key, bool required, StepContext& ctx) {
+  std::vector<std::string> out;
+  const nlohmann::json* a = r.get(key);
+  if (a == nullptr) {
+    if (required && ctx.errors.ok()) ctx.errors.message(r.path(key), "missing: the command and its arguments, e.g. [\"PERSIST\", \"L\"]");
+    return out;
+  }
+  if (!a->is_array() || (required && a->empty()) || a->size() > kMaxArguments) {
+    ctx.errors.expected(r.path(key), std::string(required ? "a non-empty" : "an") + " array of at most " +
+                                         std::to_string(kMaxArguments) + " strings", *a);
+    return out;
+  }
+  for (size_t i = 0; i < a->size() && ctx.errors.ok(); ++i) {
+    const std::string p = r.path(key) + "/" + std::to_string(i);
+    if (!(*a)[i].is_string()) {
+      ctx.errors.expected(p, "a string (numbers are sent as their text: \"30000\")", (*a)[i]);
+      break;
+    }
+    out.push_back((*a)[i].get<std::string>());
+    check_name(out.back(), p, ctx.errors, "a command argument", kMaxArgumentBytes);
+  }
+  return out;
+}
+
+// A Lua body: at most 64 KiB, and no control character but tab, newline and carriage return
+// (checked as a name with those three read as spaces).
+void check_script_body(const std::string& body, const std::string& path, Errors& errors) {
+  std::string flat = body;
+  std::replace_if(flat.begin(), flat.end(), [](char c) { return c == '\t' || c == '\n' || c == '\r'; }, ' ');
+  check_name(flat, path, errors, "a script (tabs and line breaks allowed)", kMaxArgumentBytes);
+}
+
+// Where a raw step goes: "node" names one of independent masters; elsewhere the client has one
+// endpoint, the master (node0, or the replica promoted in its place), and "node" may only say so.
+int64_t read_endpoint(ObjectReader& r, StepContext& ctx) {
+  const nlohmann::json* n = r.get("node");
+  if (n == nullptr) return 0;
+  if (!n->is_string()) {
+    ctx.errors.expected(r.path("node"), "a node name", *n);
+    return 0;
+  }
+  const std::string name = n->get<std::string>();
+  const std::vector<std::string>& nodes = ctx.s.node_names;
+  const auto pos = std::find(nodes.begin(), nodes.end(), name);
+  if (ctx.s.topology.kind == TopologyKind::kIndependent) {
+    if (pos == nodes.end()) {
+      std::string known;
+      for (const std::string& x : nodes) known += (known.empty() ? "" : ", ") + x;
+      ctx.errors.expected(r.path("node"), "one of the masters (" + known + ")", *n);
+      return 0;
+    }
+    return pos - nodes.begin();
+  }
+  if (name != nodes.front()) {
+    ctx.errors.expected(r.path("node"), "\"" + nodes.front() + "\": clients reach the master only (after a failover, "
+                                        "the replica promoted in its place); leave \"node\" out",
+                        *n);
+  }
+  return 0;
+}
+
 Step read_step(const nlohmann::json& j, const std::string& path, StepContext& ctx, int depth) {
   Step st;
   ObjectReader r(j, path, ctx.errors);
   const std::string op = r.choice("op", "", {"lock", "try_lock", "tryLock", "unlock", "force_unlock",
-                                             "forceUnlock", "hold", "sleep", "write", "repeat"});
+                                             "forceUnlock", "hold", "sleep", "write", "repeat", "command", "eval"});
   if (op.empty() && ctx.errors.ok()) ctx.errors.message(r.path("op"), "missing: every step has an \"op\"");
   st.at_ms = r.integer("at_ms", -1, 0, ctx.s.duration_ms + kernel::LocalClock::kMaxOffsetUs / 1000,
                        "milliseconds of the thread's local clock, within the run");
@@ -129,6 +195,19 @@ Step read_step(const nlohmann::json& j, const std::string& path, StepContext& ct
     st.lock = r.string("lock", "");
     check_name(st.lock, r.path("lock"), ctx.errors, "a lock name");
     st.fenced = r.boolean("fenced", false);
+  } else if (op == "command") {
+    st.op = StepOp::kCommand;
+    st.argv = read_arguments(r, "argv", true, ctx);
+    st.endpoint = read_endpoint(r, ctx);
+    st.state_keys = read_arguments(r, "state_keys", false, ctx);
+  } else if (op == "eval") {
+    st.op = StepOp::kEval;
+    st.script = r.required_string("script");
+    check_script_body(st.script, r.path("script"), ctx.errors);
+    st.keys = read_arguments(r, "keys", false, ctx);
+    st.args = read_arguments(r, "args", false, ctx);
+    st.endpoint = read_endpoint(r, ctx);
+    st.state_keys = read_arguments(r, "state_keys", false, ctx);
   } else if (op == "repeat") {
     st.op = StepOp::kRepeat;
     st.times = r.required_integer("times", 1, Limits::kMaxRepeat);

@@ -85,7 +85,10 @@ struct ClientSpec {
   algorithms::ClientOptions options;
 };
 
-enum class StepOp : uint8_t { kLock, kTryLock, kUnlock, kForceUnlock, kHold, kSleep, kWrite, kRepeat };
+// kCommand and kEval are raw steps: any command or script, sent on the thread's client's
+// command connection to one node, as an operator or another program would (docs/scenarios.md,
+// "Raw steps"). The node records them (exec events without an op); they are no lock operation.
+enum class StepOp : uint8_t { kLock, kTryLock, kUnlock, kForceUnlock, kHold, kSleep, kWrite, kRepeat, kCommand, kEval };
 
 struct Step {
   StepOp op = StepOp::kHold;
@@ -100,6 +103,12 @@ struct Step {
   std::string resource;
   bool fenced = false;
   int64_t times = 0;  // repeat
+  // command: the command and its arguments; eval: EVAL's script body, keys and args.
+  std::vector<std::string> argv;
+  std::string script;
+  std::vector<std::string> keys, args;
+  int64_t endpoint = 0;  // command/eval: the client's endpoint (independent masters: the node's index)
+  std::vector<std::string> state_keys;  // command/eval: keys the node records right after it (`state` events)
   std::vector<Step> steps;      // repeat: the body; acquire: run if acquired ("then")
   std::vector<Step> otherwise;  // acquire: run if not acquired ("else")
 };

@@ -45,6 +45,11 @@ bad = {
     "a control character in a name": {"name": "\u001b[2J ok"},
     "a NUL in a lock name": {"workload": {"script": [{"threads": "all", "steps": [{"op": "lock", "lock": "L\u0000"}]}]}},
     "a C1 control in a resource name": {"workload": {"script": [{"threads": "all", "steps": [{"op": "write", "resource": "R\u009b"}]}]}},
+    "a command with no argv": {"workload": {"script": [{"threads": "all", "steps": [{"op": "command"}]}]}},
+    "an empty argv": {"workload": {"script": [{"threads": "all", "steps": [{"op": "command", "argv": []}]}]}},
+    "a number in argv": {"workload": {"script": [{"threads": "all", "steps": [{"op": "command", "argv": ["PEXPIRE", "L", 5]}]}]}},
+    "an escape in an argument": {"workload": {"script": [{"threads": "all", "steps": [{"op": "command", "argv": ["DEL", "\u001b[2J"]}]}]}},
+    "an eval with no script": {"workload": {"script": [{"threads": "all", "steps": [{"op": "eval", "keys": ["L"]}]}]}},
 }
 for what, patch in bad.items():
     s = copy.deepcopy(base)

@@ -86,7 +86,29 @@ kernel::Task<void> Workload::run_step(ThreadState* t, const Step& st) {
     case StepOp::kRepeat:
       for (int64_t i = 0; i < st.times; ++i) co_await run_steps(t, st.steps);
       break;
+    case StepOp::kCommand:
+    case StepOp::kEval:
+      co_await raw(t, st);
+      break;
   }
+}
+
+kernel::Task<void> Workload::raw(ThreadState* t, const Step& st) {
+  std::vector<std::string> argv;
+  if (st.op == StepOp::kCommand) {
+    argv = st.argv;
+  } else {
+    argv.reserve(3 + st.keys.size() + st.args.size());
+    argv.push_back("EVAL");
+    argv.push_back(st.script);
+    argv.push_back(std::to_string(st.keys.size()));
+    argv.insert(argv.end(), st.keys.begin(), st.keys.end());
+    argv.insert(argv.end(), st.args.begin(), st.args.end());
+  }
+  LS_ASSERT(st.endpoint >= 0 && static_cast<size_t>(st.endpoint) < t->client->endpoints());
+  algorithms::CallOptions options;
+  options.state_keys = st.state_keys;
+  co_await t->client->conn(static_cast<size_t>(st.endpoint)).call(std::move(argv), std::move(options));
 }
 
 // Coroutine frames keep every local that lives across a co_await, so the history bookkeeping

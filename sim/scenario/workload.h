@@ -57,6 +57,9 @@ class Workload {
   kernel::Task<void> release(ThreadState* t, const std::string& lock, history::LockMode mode,
                              std::string_view object = {});
   kernel::Task<void> force_release(ThreadState* t, const std::string& lock);
+  // A raw step (command or eval): sent on the client's command connection to the step's
+  // endpoint, retried as the client's options say; the node records it, the reply is dropped.
+  kernel::Task<void> raw(ThreadState* t, const Step& step);
   void write(ThreadState* t, const std::string& resource, const std::string& lock, bool fenced);
   kernel::Task<void> run_generator(ThreadState* t);
 
