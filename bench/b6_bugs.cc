@@ -117,7 +117,7 @@ bool contains(const std::string& combo, const std::string& cls) {
 // Shrinks `f` and proves the cause of the shrunk scenario's violation: its size and class.
 json shrink_found(const json& doc, const scenario::Scenario& s, const Found& f) {
   explore::ShrinkOptions so;
-  so.max_runs = 300;
+  so.max_runs = 1000;  // a budget, not a target: most shrinks end long before it
   Result<explore::ShrinkResult> r = explore::shrink_failure(doc, s, f.seed, f.property, so);
   if (!r.ok()) return {{"error", r.status().message()}};
   const explore::ShrinkResult& sr = r.value();

@@ -8,12 +8,14 @@
 // Exit codes: 0 every seed as expected, 1 otherwise, 2 bad usage or input, 3 only unknowns.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "checker/check.h"
 #include "checker/report/files.h"
 #include "cli/commands.h"
 #include "cli/explore_common.h"
@@ -42,6 +44,7 @@ struct ExploreArgs {
   std::string out = "lockstep-explore";
   bool no_shrink = false;
   int shrink_runs = 300;
+  std::string shrink_property;  // shrink a failure of this property (default: the first failure's)
   size_t list = 10;
   std::vector<std::string> merge;
   std::string resume;  // DIR of an interrupted exploration
@@ -90,6 +93,18 @@ Result<nlohmann::json> shrink_first(const LoadedScenario& l, const ExploreSummar
   uint64_t seed = 0;
   std::string property;
   if (!sum.shrink_target(seed, property)) return nlohmann::json(nullptr);
+  if (!args.shrink_property.empty()) {
+    property = args.shrink_property;
+    bool any = false;
+    for (const explore::SeedResult& f : sum.failures) {
+      any = any || std::find(f.violated.begin(), f.violated.end(), property) != f.violated.end();
+    }
+    if (!any) {
+      std::fprintf(stderr, "lockstep explore: --shrink-property: no failing seed violated %s; nothing shrunk\n",
+                   property.c_str());
+      return nlohmann::json(nullptr);
+    }
+  }
   seed = explore::pick_seed_to_shrink(sum.failures, l.parsed, property, seed);
   explore::ShrinkOptions o;
   o.max_runs = args.shrink_runs;
@@ -340,6 +355,9 @@ void register_explore(CLI::App& app, Action& action) {
   sub->add_flag("--no-shrink", args->no_shrink, "Do not shrink a failure");
   sub->add_option("--shrink-runs", args->shrink_runs, "The most runs shrinking may spend")
       ->check(CLI::Range(1, 100000))->capture_default_str();
+  sub->add_option("--shrink-property", args->shrink_property,
+                  "Shrink a failure of this property instead of the first failure's (e.g. quorum)")
+      ->check(CLI::IsMember(checker::property_names()));
   sub->add_option("--list", args->list, "How many failing seeds to list")->capture_default_str();
   sub->add_option("--merge", args->merge, "Merge these explore.json files (shards) instead of running")->expected(1, -1);
   sub->add_option("--algorithm", args->algorithm,

@@ -57,4 +57,15 @@ rc=$?
 "$bin" explore --algorithm nope --seeds 3 > "$work/n.txt" 2>&1
 [ $? -eq 2 ] || fail "an unknown --algorithm should exit 2"
 grep -q 'no algorithm named "nope"' "$work/n.txt" || fail "no message for an unknown algorithm: $(cat "$work/n.txt")"
+
+# --shrink-property: seed 207 of redlock-spec's profile violates mutual_exclusion first and
+# linearizability too; the shrinker takes the property asked for.
+(cd "$work" && "$bin" explore --algorithm redlock-spec --first-seed 207 --seeds 1 -j 1 --shrink-runs 10 \
+   --shrink-property linearizability --out sp > sp.txt 2>&1)
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['shrunk']['property']=='linearizability', d['shrunk']" \
+  "$work/sp/explore.json" || fail "--shrink-property linearizability shrank another property: $(cat "$work/sp.txt")"
+(cd "$work" && "$bin" explore --algorithm redlock-spec --first-seed 207 --seeds 1 -j 1 --shrink-property fencing --out sf > sf.txt 2>&1)
+grep -q 'no failing seed violated fencing; nothing shrunk' "$work/sf.txt" || fail "no message for a property no seed violated: $(cat "$work/sf.txt")"
+"$bin" explore --algorithm redlock-spec --seeds 1 --shrink-property safety > "$work/sb.txt" 2>&1
+[ $? -eq 2 ] || fail "an unknown --shrink-property should exit 2: $(cat "$work/sb.txt")"
 echo "ok"
