@@ -115,10 +115,7 @@ TEST(Examples, AnExpiryCutShortNamesTheScriptThatCutIt) {
 // Issue 9: an earlier fault that does not act on the story (a partition cutting a replica off)
 // is not named as the first inevitable event; the node's clock jump still is.
 TEST(Examples, AnUnrelatedEarlierFaultIsNotTheFirstInevitableEvent) {
-  std::ifstream in(kTestdata + "/early-lapse.jsonl");
-  std::stringstream text;
-  text << in.rdbuf();
-  std::string h = text.str();
+  std::string h = testdata_text("early-lapse.jsonl");
   const std::string partition =
       R"({"t": 2000000, "type": "fault", "fault": 9, "kind": "partition", "target": "node1 | node0,c1,c2", "phase": "start", "params": {"duration_ms": 60000}})" "\n";
   h.insert(h.find(R"({"t": 5000000, "type": "fault")"), partition);
@@ -134,10 +131,7 @@ TEST(Examples, AnUnrelatedEarlierFaultIsNotTheFirstInevitableEvent) {
 // 30 s lease; the key would have expired long before c2's acquisition anyway. The pause is the
 // first inevitable event (a replayed seed of redlock-spec's profile told this story wrong).
 TEST(Examples, AClockFaultThatMovedTheExpiryByAMillisecondIsNotTheCause) {
-  std::ifstream in(kTestdata + "/watchdog-pause.jsonl");
-  std::stringstream text;
-  text << in.rdbuf();
-  std::string h = text.str();
+  std::string h = testdata_text("watchdog-pause.jsonl");
   const std::string drift =
       R"({"t": 31000000, "type": "fault", "fault": 4, "kind": "clock_drift", "target": "node0", "phase": "start", "params": {"drift_ppm": 5000, "duration_ms": 1000}})" "\n";
   h.insert(h.find(R"({"t": 31401000, "type": "expire")"), drift);
