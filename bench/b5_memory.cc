@@ -12,12 +12,8 @@
 // peak is a property of the process): the set-nx-px baseline with its renewal loop, and
 // Redisson's RLock with its watchdog, where every waiter also holds a pub/sub subscription and
 // waits on its semaphore.
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <string>
 
 #include "bench/bench.h"
@@ -30,16 +26,6 @@
 
 namespace lockstep::bench {
 namespace {
-
-// A field of /proc/self/status in bytes (0 if unavailable).
-int64_t proc_status_bytes(const std::string& field) {
-  std::ifstream in("/proc/self/status");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind(field + ":", 0) == 0) return std::stoll(line.substr(field.size() + 1)) * 1024;
-  }
-  return 0;
-}
 
 nlohmann::json scenario_json(int64_t clients, const std::string& algorithm) {
   nlohmann::json generator = {{"ops_per_thread", 1},
@@ -113,36 +99,6 @@ nlohmann::json measure(int64_t clients, const std::string& algorithm) {
   return out;
 }
 
-// measure() in a forked child, so each algorithm's peak RSS is its own.
-nlohmann::json measure_in_child(int64_t clients, const std::string& algorithm) {
-  int fds[2];
-  if (::pipe(fds) != 0) return {{"algorithm", algorithm}, {"status", "error"}, {"error", "pipe failed"}};
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::close(fds[0]);
-    const std::string text = measure(clients, algorithm).dump();
-    size_t done = 0;
-    while (done < text.size()) {
-      const ssize_t n = ::write(fds[1], text.data() + done, text.size() - done);
-      if (n <= 0) ::_exit(1);
-      done += static_cast<size_t>(n);
-    }
-    ::_exit(0);
-  }
-  ::close(fds[1]);
-  std::string text;
-  char buf[4096];
-  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) text.append(buf, static_cast<size_t>(n));
-  ::close(fds[0]);
-  int status = 0;
-  if (pid > 0) ::waitpid(pid, &status, 0);
-  nlohmann::json out = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (pid < 0 || out.is_discarded() || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    return {{"algorithm", algorithm}, {"status", "error"}, {"error", "the measuring child process failed"}};
-  }
-  return out;
-}
-
 }  // namespace
 
 nlohmann::json run_b5_memory(const BenchOptions& options) {
@@ -152,7 +108,8 @@ nlohmann::json run_b5_memory(const BenchOptions& options) {
                         {"target", "<= 4096 bytes per client"}};
   bool met = true;
   for (const char* algorithm : {"set-nx-px", "redisson-lock"}) {
-    nlohmann::json r = measure_in_child(clients, algorithm);
+    nlohmann::json r = run_in_child([&] { return measure(clients, algorithm); });
+    if (!r.contains("algorithm")) r["algorithm"] = algorithm;
     met = met && r.value("bytes_per_client", int64_t{1} << 40) <= 4096;
     out["results"].push_back(r.contains("results") ? r["results"] : r);
   }

@@ -1,4 +1,4 @@
-// The benchmarks of docs/performance.md (B1..B6), run by `lockstep bench`.
+// The benchmarks of docs/performance.md (B1..B7), run by `lockstep bench`.
 //
 // Each benchmark measures its subject and, in the same run, the reference it is compared with,
 // and returns one JSON object: {"id": "B1", "what": ..., "results": {...}, "target": ...,
@@ -25,6 +25,7 @@ nlohmann::json run_b3_check(const BenchOptions& options);
 nlohmann::json run_b4_explore(const BenchOptions& options);
 nlohmann::json run_b5_memory(const BenchOptions& options);
 nlohmann::json run_b6_bugs(const BenchOptions& options);
+nlohmann::json run_b7_herd(const BenchOptions& options);
 
 }  // namespace lockstep::bench
 

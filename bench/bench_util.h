@@ -4,6 +4,9 @@
 #ifndef LOCKSTEP_BENCH_BENCH_UTIL_H_
 #define LOCKSTEP_BENCH_BENCH_UTIL_H_
 
+#include <cstdint>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -17,6 +20,13 @@ double median(std::vector<double> v);
 // {"cores": N, "cpu": "<model name>", "load_average_1min": x} from /proc; "unknown" / -1 where
 // unreadable.
 nlohmann::json machine();
+
+// A field of /proc/self/status ("VmRSS", "VmHWM") in bytes; 0 if unavailable.
+int64_t proc_status_bytes(const std::string& field);
+
+// Runs `measure` in a forked child and returns what it returned, so that a peak RSS (VmHWM) is
+// the measurement's own; {"status": "error", ...} if the child fails.
+nlohmann::json run_in_child(const std::function<nlohmann::json()>& measure);
 
 }  // namespace lockstep::bench
 

@@ -28,12 +28,13 @@ int run_benchmarks(const BenchArgs& args) {
                            {"B3", bench::run_b3_check},
                            {"B4", bench::run_b4_explore},
                            {"B5", bench::run_b5_memory},
-                           {"B6", bench::run_b6_bugs}};
+                           {"B6", bench::run_b6_bugs},
+                           {"B7", bench::run_b7_herd}};
   for (const std::string& id : args.only) {
     bool known = false;
     for (const Entry& e : entries) known = known || id == e.id;
     if (!known) {
-      std::fprintf(stderr, "lockstep bench: unknown benchmark '%s' (expected B1..B6)\n", id.c_str());
+      std::fprintf(stderr, "lockstep bench: unknown benchmark '%s' (expected B1..B7)\n", id.c_str());
       return kExitBadInput;
     }
   }
@@ -52,7 +53,7 @@ int run_benchmarks(const BenchArgs& args) {
 void register_bench(CLI::App& app, Action& action) {
   auto args = std::make_shared<BenchArgs>();
   CLI::App* sub = app.add_subcommand("bench", "Run the performance benchmarks (JSON, one line each)");
-  sub->add_option("--only", args->only, "Run only these benchmarks (B1..B6)");
+  sub->add_option("--only", args->only, "Run only these benchmarks (B1..B7)");
   sub->add_option("--repeat", args->options.repeats, "Runs per figure; the median is reported")
       ->check(CLI::Range(1, 101));
   sub->add_flag("--quick", args->options.quick, "Small sizes: a smoke test, not a measurement");
