@@ -37,8 +37,6 @@ Task<bool> Runtime::interruptible(const Thread&, Task<bool> wait, Interrupt* int
   return wait;
 }
 
-namespace {
-
 std::vector<std::string> script_argv(std::string_view command, std::string_view first,
                                      std::vector<std::string>& keys,
                                      std::vector<std::string>& args) {
@@ -52,7 +50,6 @@ std::vector<std::string> script_argv(std::string_view command, std::string_view 
   return argv;
 }
 
-}  // namespace
 
 Task<CallResult> Connection::eval(const Script& script, std::vector<std::string> keys,
                                   std::vector<std::string> args, CallOptions options) {

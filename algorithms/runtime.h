@@ -77,6 +77,11 @@ struct Script {
 };
 Script make_script(const char* name, std::string_view body);
 
+// The argv of a script command: `command` (EVAL, EVALSHA), then `first` (the body or the
+// digest), the number of keys, the keys and the args (moved out of `keys` and `args`).
+std::vector<std::string> script_argv(std::string_view command, std::string_view first,
+                                     std::vector<std::string>& keys, std::vector<std::string>& args);
+
 // A command connection to one Redis endpoint (a master; after a failover, the new master).
 class Connection {
  public:

@@ -25,7 +25,9 @@ nlohmann::json machine();
 int64_t proc_status_bytes(const std::string& field);
 
 // Runs `measure` in a forked child and returns what it returned, so that a peak RSS (VmHWM) is
-// the measurement's own; {"status": "error", ...} if the child fails.
+// the measurement's own; {"status": "error", ...} if the child fails. A bare fork, not
+// explore::run_tasks: a pool worker starts with ~1.7 MB more resident, which B5's baseline
+// would absorb (it measured 170 bytes per client less that way).
 nlohmann::json run_in_child(const std::function<nlohmann::json()>& measure);
 
 }  // namespace lockstep::bench

@@ -51,8 +51,7 @@ std::string foreign_delete(const History& h, const Conflict& c, TimeUs from, Tim
     if (e.t < from) continue;
     if (e.t > to) break;
     if (e.op_id == kAbsent) {
-      const std::string_view conn = h.str(e.conn);
-      const bool pubsub = conn.size() >= 7 && conn.substr(conn.size() - 7) == "/pubsub";
+      const bool pubsub = h.str(e.conn).ends_with("/pubsub");
       const bool on_lock = e.keys_count > 0 && h.key_pool[e.keys_begin] == c.lock;
       if (!pubsub && !read_only(h, e) && (on_lock || command_is(h, e, "FLUSHALL") || command_is(h, e, "FLUSHDB"))) {
         *raw = true;

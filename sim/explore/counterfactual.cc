@@ -161,9 +161,9 @@ Result<Cause> prove_cause(const json& doc, const scenario::Scenario& parsed, uin
   if (c.algorithm_itself) {
     // With raw steps in the workload, "itself" may be an operator's command: the explanation
     // names the command that touched the lock.
-    const std::string who = raw_steps(parsed) ? "the algorithm itself, or the workload's raw commands"
-                                              : "the algorithm itself";
-    c.text = n == 0 ? "the run had no faults: " + who + " violate" + (raw_steps(parsed) ? " " : "s ") + property
+    const bool raw = raw_steps(parsed);
+    const std::string who = raw ? "the algorithm itself, or the workload's raw commands" : "the algorithm itself";
+    c.text = n == 0 ? "the run had no faults: " + who + (raw ? " violate " : " violates ") + property
                     : "verified by replay: the violation happens without any of the run's " + std::to_string(n) +
                           " fault(s): " + who;
   } else {

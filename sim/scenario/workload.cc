@@ -94,16 +94,10 @@ kernel::Task<void> Workload::run_step(ThreadState* t, const Step& st) {
 }
 
 kernel::Task<void> Workload::raw(ThreadState* t, const Step& st) {
-  std::vector<std::string> argv;
-  if (st.op == StepOp::kCommand) {
-    argv = st.argv;
-  } else {
-    argv.reserve(3 + st.keys.size() + st.args.size());
-    argv.push_back("EVAL");
-    argv.push_back(st.script);
-    argv.push_back(std::to_string(st.keys.size()));
-    argv.insert(argv.end(), st.keys.begin(), st.keys.end());
-    argv.insert(argv.end(), st.args.begin(), st.args.end());
+  std::vector<std::string> argv = st.argv;
+  if (st.op == StepOp::kEval) {
+    std::vector<std::string> keys = st.keys, args = st.args;
+    argv = algorithms::script_argv("EVAL", st.script, keys, args);
   }
   LS_ASSERT(st.endpoint >= 0 && static_cast<size_t>(st.endpoint) < t->client->endpoints());
   algorithms::CallOptions options;
