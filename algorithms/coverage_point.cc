@@ -32,15 +32,32 @@ constexpr CoveragePoint kAll[] = {
     {kCommandTimedOut, "a command got no reply after its last attempt"},
 };
 
-const CoveragePoint& find(const char* name) {
+const CoveragePoint& find(std::string_view name) {
   for (const CoveragePoint& p : kAll) {
-    if (std::string_view(p.name) == name) return p;
+    if (p.name == name) return p;
   }
   LS_ASSERT(false && "undeclared coverage point");
   return kAll[0];
 }
 
 }  // namespace
+
+bool known(std::string_view name) {
+  for (const CoveragePoint& p : kAll) {
+    if (p.name == name) return true;
+  }
+  return false;
+}
+
+std::vector<CoveragePoint> declare(const std::vector<std::string>& names) {
+  std::vector<CoveragePoint> out;
+  for (const std::string& n : names) {
+    if (n != kCommandResent && n != kCommandTimedOut) out.push_back(find(n));
+  }
+  out.push_back(find(kCommandResent));
+  out.push_back(find(kCommandTimedOut));
+  return out;
+}
 
 std::vector<CoveragePoint> declare(std::initializer_list<const char*> names) {
   std::vector<CoveragePoint> out;

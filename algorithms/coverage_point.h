@@ -5,6 +5,8 @@
 #define LOCKSTEP_ALGORITHMS_COVERAGE_POINT_H_
 
 #include <initializer_list>
+#include <string>
+#include <string_view>
 #include <vector>
 
 namespace lockstep::algorithms {
@@ -47,6 +49,10 @@ inline constexpr const char* kUnlockNotHeld = "unlock_not_held";
 // The declarations of `names` (each must be one of the points above), followed by the
 // runtime's own points. Its order is the order reports list them in.
 std::vector<CoveragePoint> declare(std::initializer_list<const char*> names);
+// The same for names read at run time (a Lua algorithm's declaration). REQUIRES: known(each).
+std::vector<CoveragePoint> declare(const std::vector<std::string>& names);
+// True when `name` is one of the points above.
+bool known(std::string_view name);
 
 }  // namespace coverage
 }  // namespace lockstep::algorithms

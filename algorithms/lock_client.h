@@ -86,6 +86,11 @@ struct AlgorithmInfo {
   // Optional: extra history-header fields this algorithm's runs need (e.g. the fair lock's
   // {"thread_wait_ms": 5000} with its profile's default resolved). REQUIRES: validated options.
   std::function<nlohmann::json(const nlohmann::json& options)> history_header;
+  // Optional: the lease an acquisition without one gets (REQUIRES: validated options). Empty: such
+  // an acquisition has no lease of its own and the algorithm keeps it with a watchdog of the
+  // client's lock_watchdog_timeout_ms, as Redisson does, and the history says so. Set: the
+  // workload asks for this lease instead, and the history records it as the acquisition's lease.
+  std::function<int64_t(const nlohmann::json& options)> default_lease_ms;
   // Coverage (docs/coverage.md): the Lua scripts a client with these (validated) options may
   // send, and the client-side states its clients report with Runtime::cover.
   std::function<std::vector<const Script*>(const nlohmann::json& options)> scripts;

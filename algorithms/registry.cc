@@ -4,6 +4,7 @@
 #include "algorithms/baseline/set_nx_px.h"
 #include "algorithms/baseline/setnx_naive.h"
 #include "algorithms/lock_client.h"
+#include "algorithms/lua_client/lua_algorithm.h"
 #include "algorithms/redisson/redisson_lock.h"
 #include "algorithms/redisson/redlock.h"
 #include "algorithms/redlock_spec/redlock_spec.h"
@@ -37,7 +38,7 @@ const AlgorithmInfo* find_algorithm(std::string_view name) {
   for (const AlgorithmInfo& info : algorithms()) {
     if (info.name == name) return &info;
   }
-  return nullptr;
+  return lua_client::find_loaded(name);
 }
 
 }  // namespace lockstep::algorithms

@@ -226,6 +226,11 @@ class Runtime {
   // points its algorithm declares (AlgorithmInfo::coverage_points). Counting only: it changes
   // nothing in the run.
   virtual void cover(std::string_view point) {}
+
+  // The algorithm's own code failed (an error in a Lua algorithm's file, docs/lua-algorithms.md):
+  // the run ends after the current event and fails with `message`, which names the file and line.
+  // The calling coroutine should end at once; nothing of the run after this point is recorded.
+  virtual void fail(std::string message) = 0;
 };
 
 }  // namespace lockstep::algorithms

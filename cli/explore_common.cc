@@ -17,6 +17,8 @@ Result<LoadedScenario> load_scenario_file(const std::string& path) {
   if (!s.ok()) return s.status();
   LoadedScenario l;
   l.doc = nlohmann::json::parse(text.value());  // it parsed above, so this cannot fail
+  // Variants (shrunk files, sweeps) are parsed under other names: keep a Lua file findable.
+  if (!s.value().algorithm_file.empty()) l.doc["algorithm"]["file"] = s.value().algorithm_file;
   l.parsed = std::move(s.value());
   return l;
 }

@@ -6,12 +6,13 @@
 #include <cstdint>
 #include <string>
 
+#include "sim/core/files.h"
 #include "sim/core/status.h"
 
 namespace lockstep::report {
 
-// The whole file. Errors name the path: cannot open, larger than `max_bytes`, read failed.
-Result<std::string> read_text_file(const std::string& path, uint64_t max_bytes);
+// The whole file (sim/core/files.h).
+using ::lockstep::read_text_file;
 
 // Writes `text` to `path`.tmp, then renames it to `path`. On failure nothing is left behind.
 Status write_file_atomically(const std::string& path, const std::string& text);

@@ -2,6 +2,7 @@
 #ifndef LOCKSTEP_SIM_CORE_FILES_H_
 #define LOCKSTEP_SIM_CORE_FILES_H_
 
+#include <cstdint>
 #include <string>
 
 #include "sim/core/status.h"
@@ -13,6 +14,10 @@ namespace lockstep {
 // "PATH: not a regular file", "PATH: cannot open: <reason>". `what` names the file's role in
 // the message ("the history", "the scenario file"), e.g. "run.jsonl: the history: no such file".
 Status check_input_file(const std::string& path, const std::string& what);
+
+// The whole file, after check_input_file(path, "input"). Errors name the path: cannot open,
+// larger than `max_bytes`, read failed. REQUIRES: max_bytes > 0.
+Result<std::string> read_text_file(const std::string& path, uint64_t max_bytes);
 
 }  // namespace lockstep
 

@@ -205,6 +205,8 @@ void ClientProcess::cancel(algorithms::TaskId id) {
   CoroProcess::cancel(RootId{id.index, id.gen});
 }
 
+void ClientProcess::fail(std::string message) { ctx_.loop->fail(name() + ": " + message); }
+
 bool ClientProcess::running(algorithms::TaskId id) const {
   return id.valid() && alive(RootId{id.index, id.gen});
 }

@@ -68,6 +68,7 @@ class ClientProcess : public CoroProcess, public algorithms::Runtime, public Top
   void end_op(int64_t op, const algorithms::OpResult& result) override;
   void hold_lost(const algorithms::Thread& thread, std::string_view lock,
                  history::LockMode mode) override;
+  void fail(std::string message) override;
   void cover(std::string_view point) override {
     if (ctx_.coverage != nullptr) ctx_.coverage->hit(point);
   }

@@ -98,6 +98,7 @@ bool EventLoop::timer_first() const {
 
 Status EventLoop::run_until(TimeUs end, uint64_t max_events) {
   LS_ASSERT(end >= now_);
+  if (!failure_.empty()) return Status::error(failure_);
   stopped_ = false;
   while ((!heap_.empty() || !timers_.empty()) && !stopped_) {
     const bool timer = timer_first();
@@ -129,6 +130,7 @@ Status EventLoop::run_until(TimeUs end, uint64_t max_events) {
     ++events_run_;
     handler->on_event(arg);
   }
+  if (!failure_.empty()) return Status::error(failure_);
   if (!stopped_) now_ = std::max(now_, end);
   return Status::ok_status();
 }

@@ -10,6 +10,7 @@
 #define LOCKSTEP_SIM_KERNEL_EVENT_LOOP_H_
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "sim/core/status.h"
@@ -65,6 +66,13 @@ class EventLoop {
 
   // Makes run_until return after the current event.
   void stop() { stopped_ = true; }
+  // Makes run_until return after the current event with an error (the first one given wins):
+  // a lock client's own code failed (algorithms::Runtime::fail). The run cannot go on.
+  void fail(std::string message) {
+    if (failure_.empty()) failure_ = message.empty() ? "the run failed" : std::move(message);
+    stopped_ = true;
+  }
+  const std::string& failure() const { return failure_; }
 
   uint64_t events_run() const { return events_run_; }
   size_t pending() const { return heap_.size() + timers_.size(); }
@@ -97,6 +105,7 @@ class EventLoop {
   uint64_t events_run_ = 0;
   size_t peak_pending_ = 0;
   bool stopped_ = false;
+  std::string failure_;
 };
 
 }  // namespace lockstep::kernel

@@ -1,12 +1,14 @@
 #include "sim/scenario/parse.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <set>
 #include <sstream>
 
 #include "algorithms/lock_client.h"
+#include "algorithms/lua_client/lua_algorithm.h"
 #include "checker/check.h"
 #include "sim/core/files.h"
 #include "sim/core/printable.h"
@@ -149,19 +151,37 @@ void parse_algorithm(ObjectReader& top, Scenario& s) {
   Errors& errors = top.errors();
   const nlohmann::json* j = top.get("algorithm");
   if (j == nullptr) {
-    errors.message("/algorithm", "missing: expected {\"name\": ..., \"options\": {...}}");
+    errors.message("/algorithm", "missing: expected {\"name\": ..., \"options\": {...}} or {\"file\": \"my-lock.lua\", ...}");
     return;
   }
   ObjectReader r(*j, "/algorithm", errors);
-  s.algorithm = r.required_string("name");
+  const bool from_file = r.valid() && r.has("file");
+  if (from_file) {
+    const std::string file = r.required_string("file");
+    if (r.has("name")) errors.message("/algorithm/name", "give either a name or a file, not both");
+    if (errors.ok()) {
+      // A relative path is relative to the scenario file's folder.
+      std::filesystem::path path(file);
+      if (path.is_relative()) path = std::filesystem::path(s.file).parent_path() / path;
+      Result<const algorithms::AlgorithmInfo*> loaded = algorithms::lua_client::load_lua_algorithm(path.string());
+      if (!loaded.ok()) {
+        errors.message("/algorithm/file", loaded.status().message());
+      } else {
+        s.algorithm = loaded.value()->name;
+        s.algorithm_file = algorithms::lua_client::algorithm_file(s.algorithm);
+      }
+    }
+  } else {
+    s.algorithm = r.required_string("name");
+  }
   if (const nlohmann::json* o = r.get("options")) s.algorithm_options = *o;
   r.finish();
   if (!errors.ok()) return;
   const algorithms::AlgorithmInfo* info = algorithms::find_algorithm(s.algorithm);
-  if (info == nullptr) {
+  if (info == nullptr || (!from_file && !algorithms::lua_client::algorithm_file(s.algorithm).empty())) {
     std::string known;
     for (const auto& a : algorithms::algorithms()) known += (known.empty() ? "\"" : ", \"") + a.name + "\"";
-    errors.expected("/algorithm/name", "a known algorithm (" + known + ")", s.algorithm);
+    errors.expected("/algorithm/name", "a known algorithm (" + known + "), or a Lua file given as \"file\"", s.algorithm);
     return;
   }
   Status v = info->validate(s.algorithm_options, "/algorithm/options");

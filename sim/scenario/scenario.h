@@ -235,6 +235,7 @@ struct Scenario {
   int64_t duration_ms = 0;
   ExpectSpec expect;
   std::string algorithm;
+  std::string algorithm_file;  // a Lua algorithm's file (canonical path), or "" for a built-in one
   nlohmann::json algorithm_options = nlohmann::json::object();
   TopologySpec topology;
   std::vector<std::string> node_names;  // node0, node1, ...

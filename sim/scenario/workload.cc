@@ -21,6 +21,8 @@ Workload::Workload(World& world) : world_(world) {
     }
   }
   LS_ASSERT(static_cast<int64_t>(threads_.size()) == world_.scenario().total_threads());
+  const algorithms::AlgorithmInfo* info = algorithms::find_algorithm(world_.scenario().algorithm);
+  if (info != nullptr && info->default_lease_ms) default_lease_ms_ = info->default_lease_ms(world_.scenario().algorithm_options);
   const std::optional<GeneratorSpec>& g = world_.scenario().workload.generator;
   if (g.has_value()) leases_ = &generator_leases(*g, world_.seed());
 }
@@ -118,6 +120,7 @@ algorithms::LockRequest Workload::invoke(ThreadState* t, OpKind op, const std::s
   inv.op = op;
   inv.mode = mode;
   const bool acquire = op == OpKind::kLock || op == OpKind::kTryLock;
+  if (acquire && lease_ms < 0 && default_lease_ms_ > 0) lease_ms = default_lease_ms_;
   if (acquire) {
     inv.lease_ms = lease_ms;
     inv.wait_ms = wait_ms;

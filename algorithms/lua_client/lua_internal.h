@@ -1,0 +1,69 @@
+// Internals shared by the Lua algorithm's definition (lua_algorithm.cc) and its client side
+// (lua_client.cc). Not part of lockstep's interface.
+#ifndef LOCKSTEP_ALGORITHMS_LUA_CLIENT_LUA_INTERNAL_H_
+#define LOCKSTEP_ALGORITHMS_LUA_CLIENT_LUA_INTERNAL_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <lua.hpp>
+#include <nlohmann/json.hpp>
+
+#include "algorithms/lock_client.h"
+#include "sim/core/status.h"
+
+namespace lockstep::algorithms::lua_client {
+
+// One declared option: its type comes from its default.
+struct OptionSpec {
+  enum class Type : uint8_t { kInteger, kBoolean, kString };
+  std::string name;
+  Type type = Type::kInteger;
+  nlohmann::json default_value;
+  int64_t min = INT64_MIN / 2;  // kInteger
+  int64_t max = INT64_MAX / 2;
+  std::vector<std::string> values;  // kString: the allowed values (empty: any)
+};
+
+// What a Lua algorithm file declares, read once when it is loaded.
+struct Definition {
+  std::string file;        // canonical path ("" for an embedded one)
+  std::string chunk_name;  // "@<path>": Lua's messages then read "<path>:<line>: ..."
+  std::string source;
+  std::string name;
+  std::string kind = "simple";
+  std::string description;
+  bool fair = false;
+  bool independent_masters = false;
+  std::vector<OptionSpec> options;  // by name
+  std::deque<std::string> script_names;  // stable storage for Script::name
+  std::deque<std::string> script_bodies;
+  std::deque<Script> scripts;            // in name order
+  std::vector<std::string> coverage;     // declared coverage points
+  bool has_force_release = false;
+  // default_lease_ms: a fixed lease, or the name of an integer option holding it (-1 and "":
+  // none declared; an acquisition without a lease is then kept by a watchdog).
+  int64_t default_lease_ms = -1;
+  std::string default_lease_option;
+
+  const Script* script(std::string_view name) const;
+};
+
+// The client side: one per client process, with its own Lua state. REQUIRES: validated options.
+std::unique_ptr<LockClient> make_lua_client(std::shared_ptr<const Definition> def, Runtime& rt,
+                                            const nlohmann::json& options);
+
+// Runs the file's source in a fresh sandbox with no client (docs/lua-algorithms.md "The
+// sandbox"; `lockstep.options` holds `options`) and calls `read` with the value it returned on
+// top of the stack. Errors name the file and line.
+Status with_loaded_module(const Definition& def, const nlohmann::json& options,
+                          const std::function<Status(lua_State*)>& read);
+
+}  // namespace lockstep::algorithms::lua_client
+
+#endif  // LOCKSTEP_ALGORITHMS_LUA_CLIENT_LUA_INTERNAL_H_
