@@ -1,4 +1,4 @@
-// `lockstep list [algorithms|scenarios|mutants|all] [--scenarios DIR] [--mutants] [--json]`:
+// `lockstep list [algorithms|scenarios|mutants|all] [--scenarios DIR] [--mutants] [--lua FILE]... [--json]`:
 // what lockstep can run.
 //
 // The client options every algorithm runs with; every registered algorithm with its lock kind,
@@ -7,6 +7,7 @@
 // under DIR (default `scenarios`), in path order, with its name, algorithm and expected verdict,
 // or the error that keeps it from loading. `mutants` (or --mutants) lists the deliberately broken
 // scripts `lockstep run --mutant NAME` can swap in (algorithms/mutants); `all` leaves them out.
+// --lua FILE loads a Lua algorithm (docs/lua-algorithms.md) and lists it after the built-in ones.
 // --json prints the same as one JSON object.
 // Exit codes: 0, or 2 for bad usage (an unknown topic, a missing scenario directory when
 // scenarios were asked for explicitly).
@@ -22,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "algorithms/lock_client.h"
+#include "algorithms/lua_client/lua_algorithm.h"
 #include "algorithms/mutants/mutants.h"
 #include "cli/commands.h"
 #include "cli/terminal.h"
@@ -38,6 +40,7 @@ struct ListArgs {
   std::string dir = "scenarios";
   bool json = false;
   bool mutants = false;
+  std::vector<std::string> lua;  // Lua algorithm files to load and list
 };
 
 json algorithm_json(const algorithms::AlgorithmInfo& a) {
@@ -111,6 +114,7 @@ void print_algorithms(const json& algos) {
     if (a["multi_master"].get<bool>()) tags += ", independent masters";
     std::printf("\n  %s  [%s]\n    %s\n", a["name"].get<std::string>().c_str(), tags.c_str(),
                 a["description"].get<std::string>().c_str());
+    if (a.contains("file")) std::printf("    file: %s\n", printable(a["file"].get<std::string>()).c_str());
     if (a["options"].empty()) {
       std::printf("    options: none\n");
       continue;
@@ -204,6 +208,16 @@ int list_command(const ListArgs& args) {
   if (algos) {
     out["algorithms"] = json::array();
     for (const algorithms::AlgorithmInfo& a : algorithms::algorithms()) out["algorithms"].push_back(algorithm_json(a));
+    for (const std::string& f : args.lua) {
+      Result<const algorithms::AlgorithmInfo*> a = algorithms::lua_client::load_lua_algorithm(f);
+      if (!a.ok()) {
+        std::fprintf(stderr, "lockstep list: %s\n", printable(a.status().message()).c_str());
+        return kExitBadInput;
+      }
+      json j = algorithm_json(*a.value());
+      j["file"] = algorithms::lua_client::algorithm_file(a.value()->name);
+      out["algorithms"].push_back(std::move(j));
+    }
     out["client_options"] = client_options_json();
   }
   if (scens) out["scenarios"] = have_dir ? scenarios_json(args.dir) : json::array();
@@ -231,6 +245,7 @@ void register_list(CLI::App& app, Action& action) {
   sub->add_option("--scenarios", args->dir, "The scenario library's directory")->capture_default_str();
   sub->add_flag("--json", args->json, "Print one JSON object");
   sub->add_flag("--mutants", args->mutants, "List the mutants (broken scripts for run --mutant)");
+  sub->add_option("--lua", args->lua, "Also load and list the algorithm in this Lua file (repeatable)");
   sub->callback([&action, args] { action = [args] { return list_command(*args); }; });
 }
 

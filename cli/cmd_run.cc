@@ -33,16 +33,14 @@ struct RunArgs {
   bool no_check = false;
   std::string mutant;
   int replays = 16;
+  std::string lua;
 };
 
 // Proves the cause of each violation by replaying the seed with faults removed
 // (sim/explore/counterfactual.h) and adds it to the report (result.json "causes", the printed
 // explanation, the HTML report).
-void prove_causes(const scenario::Scenario& s, scenario::RunReport& r, int replays) {
+void prove_causes(const nlohmann::json& doc, const scenario::Scenario& s, scenario::RunReport& r, int replays) {
   if (replays <= 0 || r.verdict != "violation") return;
-  std::ifstream in(s.file);
-  nlohmann::json doc = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (!doc.is_object()) return;
   explore::CounterfactualOptions options;
   options.max_replays = replays;
   options.mutant = r.mutant;
@@ -62,18 +60,22 @@ int run_command(const RunArgs& args) {
     print_error("run", st.message());
     return kExitBadInput;
   }
-  Result<scenario::Scenario> s = scenario::load_scenario(args.scenario);
-  if (!s.ok()) {
-    print_error("run", s.status().message());
+  Result<LoadedScenario> loaded = load_scenario_file(args.scenario, args.lua);
+  if (!loaded.ok()) {
+    print_error("run", loaded.status().message());
     return kExitBadInput;
   }
+  const nlohmann::json& doc = loaded.value().doc;
+  const Result<scenario::Scenario> s = loaded.value().parsed;
   scenario::RunOptions options;
   options.seed = args.seed;
   options.out_dir = args.out;
   options.check = !args.no_check;
   options.mutant = args.mutant;
   const int replays = args.replays;
-  options.annotate = [replays](const scenario::Scenario& sc, scenario::RunReport& rep) { prove_causes(sc, rep, replays); };
+  options.annotate = [replays, &doc](const scenario::Scenario& sc, scenario::RunReport& rep) {
+    prove_causes(doc, sc, rep, replays);
+  };
   const uint64_t seed = args.seed.value_or(s.value().seed);
   const std::string mutant = args.mutant.empty() ? "" : ", MUTANT " + args.mutant;
   std::printf("lockstep run: scenario \"%s\" (%s), seed %llu%s\n", printable(s.value().name).c_str(),
@@ -122,6 +124,9 @@ void register_run(CLI::App& app, Action& action) {
       ->check(CLI::Range(0, 10000));
   sub->add_option("--mutant", args->mutant,
                   "Swap one lock script for this deliberately broken one (lockstep list --mutants)");
+  sub->add_option("--lua", args->lua,
+                  "Run this Lua algorithm (docs/lua-algorithms.md) instead of the scenario's own, "
+                  "without the scenario's algorithm options");
   sub->callback([&action, args] { action = [args] { return run_command(*args); }; });
 }
 

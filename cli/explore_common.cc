@@ -6,17 +6,29 @@
 #include <filesystem>
 
 #include "checker/report/files.h"
+#include "sim/core/files.h"
+#include "sim/core/printable.h"
 #include "sim/scenario/parse.h"
 
 namespace lockstep::cli {
 
-Result<LoadedScenario> load_scenario_file(const std::string& path) {
+Result<LoadedScenario> load_scenario_file(const std::string& path, const std::string& lua) {
+  if (Status s = check_input_file(path, "the scenario file"); !s.ok()) return Status::error(printable(s.message()));
   Result<std::string> text = report::read_text_file(path, uint64_t{64} << 20);
-  if (!text.ok()) return Status::error(text.status().message() + " (the scenario file)");
-  Result<scenario::Scenario> s = scenario::parse_scenario_text(text.value(), path);
+  if (!text.ok()) return Status::error(printable(text.status().message() + " (the scenario file)"));
+  std::string source = std::move(text.value());
+  if (!lua.empty()) {
+    nlohmann::json doc = nlohmann::json::parse(source, nullptr, /*allow_exceptions=*/false);
+    if (doc.is_object()) {
+      std::error_code ec;
+      doc["algorithm"] = {{"file", std::filesystem::absolute(lua, ec).string()}};
+      source = doc.dump(2);
+    }  // else the parser below names the problem
+  }
+  Result<scenario::Scenario> s = scenario::parse_scenario_text(source, path);
   if (!s.ok()) return s.status();
   LoadedScenario l;
-  l.doc = nlohmann::json::parse(text.value());  // it parsed above, so this cannot fail
+  l.doc = nlohmann::json::parse(source);  // it parsed above, so this cannot fail
   // Variants (shrunk files, sweeps) are parsed under other names: keep a Lua file findable.
   if (!s.value().algorithm_file.empty()) l.doc["algorithm"]["file"] = s.value().algorithm_file;
   l.parsed = std::move(s.value());

@@ -21,7 +21,9 @@ struct LoadedScenario {
 };
 
 // Reads and validates the scenario file. Errors name the file and the problem.
-Result<LoadedScenario> load_scenario_file(const std::string& path);
+// `lua`: a Lua algorithm file (docs/lua-algorithms.md) that replaces the scenario's algorithm and
+// its options, as `run --lua FILE` asks; "" keeps the scenario's own.
+Result<LoadedScenario> load_scenario_file(const std::string& path, const std::string& lua = "");
 
 // A progress line on stderr, redrawn at most ten times a second, only when stderr is a
 // terminal (so logs and CI output stay clean).
