@@ -327,5 +327,30 @@ TEST_F(LuaAlgorithmTest, AWatchdogKeepsALongHoldAndAMessageWakesTheWaiter) {
   EXPECT_GE(r.report.coverage.points().at("woken_by_message"), 1u);
 }
 
+// The tutorial's files (docs/lua-algorithms.md) give what the tutorial shows.
+TEST(LuaExamples, TheTutorialsLockViolatesMutualExclusionUnderAShortLease) {
+  Result<scenario::Scenario> s =
+      scenario::load_scenario(std::string(LOCKSTEP_SOURCE_DIR) + "/examples/lua/simple-lock-short-lease.json");
+  scenario::testing::Ran r = scenario::testing::run_checked(s, "tutorial");
+  EXPECT_EQ(r.report.verdict, "violation");
+  for (const auto& p : r.report.check.properties) {
+    if (p.name == "mutual_exclusion") EXPECT_EQ(p.verdict, checker::Verdict::kViolation);
+    if (p.name == "linearizability") EXPECT_EQ(p.verdict, checker::Verdict::kOk);
+  }
+  // Declared options reach the lease: the history records 2 s.
+  EXPECT_EQ(r.of("invoke")[0]["lease_ms"], 2000);
+}
+
+TEST_F(LuaAlgorithmTest, AFolderIsLoadedThroughItsLockFileWithScriptFiles) {
+  write("my-lock/release.lua",
+        "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0");
+  std::string lua = simple_lock("lua-test-folder");
+  lua.replace(lua.find("scripts = {"), lua.find("},", lua.find("scripts = {")) - lua.find("scripts = {") + 2,
+              "scripts = { release = { file = 'release.lua' } },");
+  write("my-lock/lock.lua", lua);
+  scenario::testing::Ran r = scenario::testing::run_checked(scenario::load_scenario(scenario("my-lock")), "folder");
+  EXPECT_EQ(r.of("hold_begin").size(), 2u);
+}
+
 }  // namespace
 }  // namespace lockstep::algorithms::lua_client

@@ -18,7 +18,7 @@ jsonschema.Draft202012Validator.check_schema(schema)
 validator = jsonschema.Draft202012Validator(schema)
 
 failures = []
-files = sorted((root / "scenarios").rglob("*.json"))
+files = sorted((root / "scenarios").rglob("*.json")) + sorted((root / "examples").rglob("*.json"))
 for f in files:
     errors = sorted(validator.iter_errors(json.loads(f.read_text())), key=lambda e: list(e.path))
     for e in errors[:3]:
@@ -49,6 +49,8 @@ bad = {
     "an empty argv": {"workload": {"script": [{"threads": "all", "steps": [{"op": "command", "argv": []}]}]}},
     "a number in argv": {"workload": {"script": [{"threads": "all", "steps": [{"op": "command", "argv": ["PEXPIRE", "L", 5]}]}]}},
     "an escape in an argument": {"workload": {"script": [{"threads": "all", "steps": [{"op": "command", "argv": ["DEL", "\u001b[2J"]}]}]}},
+    "an algorithm with a name and a file": {"algorithm": {"name": "set-nx-px", "file": "my-lock.lua"}},
+    "an algorithm with neither name nor file": {"algorithm": {"options": {}}},
     "an eval with no script": {"workload": {"script": [{"threads": "all", "steps": [{"op": "eval", "keys": ["L"]}]}]}},
 }
 for what, patch in bad.items():
