@@ -32,7 +32,8 @@ struct LockRequest {
   std::string_view lock;                // the lock's name (the Redis key or its base)
   LockMode mode = LockMode::kExclusive;
   int64_t wait_ms = -1;                 // acquire: -1 lock() (wait forever); >= 0 tryLock(wait)
-  int64_t lease_ms = -1;                // acquire: -1 no lease, the watchdog keeps it
+  int64_t lease_ms = -1;                // acquire: -1 no lease, the watchdog keeps it; 0 none at all
+                                        // (AlgorithmInfo::default_lease_ms); else the lease
   int64_t op = -1;                      // history operation id; pass it in CallOptions::op
   // The lock object the application calls through, by name within its client process (a
   // scenario step's "object"); empty: a fresh object for this call, as getLock(name).lock()
@@ -89,7 +90,8 @@ struct AlgorithmInfo {
   // Optional: the lease an acquisition without one gets (REQUIRES: validated options). Empty: such
   // an acquisition has no lease of its own and the algorithm keeps it with a watchdog of the
   // client's lock_watchdog_timeout_ms, as Redisson does, and the history says so. Set: the
-  // workload asks for this lease instead, and the history records it as the acquisition's lease.
+  // workload asks for this lease instead, and the history records it as the acquisition's lease;
+  // 0 is no lease at all (the key never expires by itself; the history says "lease_ms": null).
   std::function<int64_t(const nlohmann::json& options)> default_lease_ms;
   // Coverage (docs/coverage.md): the Lua scripts a client with these (validated) options may
   // send, and the client-side states its clients report with Runtime::cover.

@@ -1,4 +1,5 @@
-// The algorithm registry. To add an algorithm, add one line to the list below.
+// The algorithm registry. To add an algorithm, add one line to the list below (a C++ one), or
+// embed its Lua file and add one line (a Lua one, docs/lua-algorithms.md).
 #include <algorithm>
 
 #include "algorithms/baseline/set_nx_px.h"
@@ -10,6 +11,11 @@
 #include "algorithms/redlock_spec/redlock_spec.h"
 
 namespace lockstep::algorithms {
+namespace lua {
+extern const std::string_view redsync;
+extern const std::string_view node_redlock;
+extern const std::string_view redis_py_lock;
+}  // namespace lua
 namespace {
 
 std::vector<AlgorithmInfo> build() {
@@ -22,6 +28,10 @@ std::vector<AlgorithmInfo> build() {
   all.push_back(redisson::redisson_redlock_algorithm());
   all.push_back(redlock_spec::redlock_spec_algorithm());
   all.push_back(baseline::setnx_naive_algorithm());
+  // The ecosystem's locks, in Lua (docs/algorithms.md).
+  all.push_back(lua_client::builtin_lua_algorithm("redsync.lua", lua::redsync));
+  all.push_back(lua_client::builtin_lua_algorithm("node_redlock.lua", lua::node_redlock));
+  all.push_back(lua_client::builtin_lua_algorithm("redis_py_lock.lua", lua::redis_py_lock));
   std::sort(all.begin(), all.end(),
             [](const AlgorithmInfo& a, const AlgorithmInfo& b) { return a.name < b.name; });
   return all;

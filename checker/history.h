@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -81,6 +82,11 @@ struct HistoryHeader {
   int64_t liveness_bound_ms = kAbsent;   // absent: no liveness check
   bool fair = false;
   int64_t thread_wait_ms = kAbsent;
+  // RedLock grants by script (docs/history-format.md): the script's name and the integer reply
+  // that means "this node granted the lock" (kAbsent: a nil reply does). Absent
+  // (has_grant_replies false): a script's nil reply is a grant (Redisson's convention).
+  bool has_grant_replies = false;
+  std::map<std::string, int64_t, std::less<>> grant_replies;
 
   // A lock over several independent masters (RedLock): the header says `quorum`, the lock kind
   // is `redlock`, or the algorithm's name starts with "redlock".

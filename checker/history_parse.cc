@@ -110,6 +110,16 @@ Status Reader::header(std::string_view line) {
     if (!j["fair"].is_boolean()) return header_error("fair", "expected true or false");
     h.fair = j["fair"].get<bool>();
   }
+  if (j.contains("grant_replies")) {
+    const nlohmann::json& g = j["grant_replies"];
+    const char* expected = "expected an object of script name: the integer reply (or null) that grants";
+    if (!g.is_object() || g.size() > 1024) return header_error("grant_replies", expected);
+    h.has_grant_replies = true;
+    for (auto it = g.begin(); it != g.end(); ++it) {
+      if (!it.value().is_null() && !it.value().is_number_integer()) return header_error("grant_replies", expected);
+      h.grant_replies[it.key()] = it.value().is_null() ? kAbsent : it.value().get<int64_t>();
+    }
+  }
   return Status();
 }
 

@@ -1,6 +1,8 @@
 // Property 4, RedLock quorum and validity. For every successful acquisition, its grants are read
-// from the per-node `exec` events of the operation (a lock script that replied nil — Redisson's
-// convention — or a SET that replied OK). A grant's key dies at the first expiry of that key on
+// from the per-node `exec` events of the operation (a SET that replied OK, a lock script whose
+// reply the header's grant_replies says grants, or without grant_replies one that replied nil —
+// Redisson's convention). An acquisition short of a quorum some of whose scripts the header does
+// not name is not judged (unknown): its grants may be in replies the history cannot read. A grant's key dies at the first expiry of that key on
 // its node, data loss of it (restart, failover) or a crash of the node it never restarted from
 // (a restarted node's `data_loss` says what the crash cost: with aof-always, nothing). Checked:
 //  - at the instant the client declared success (complete), at least `quorum` grants were live;
@@ -20,12 +22,27 @@
 namespace lockstep::checker {
 namespace {
 
-bool is_grant(const History& h, const Exec& e) {
+enum class Grant : uint8_t { kNo, kYes, kUnknown };
+
+// Whether the node granted the lock by this command: a SET (SETNX) that replied OK (1); a script
+// whose reply the header's grant_replies names; without grant_replies, a script that replied nil
+// (Redisson's convention). A script grant_replies does not name is kUnknown: the history cannot
+// say what its reply meant.
+Grant grant_of(const History& h, const Exec& e) {
   std::string command(h.str(e.command));
   std::transform(command.begin(), command.end(), command.begin(), [](unsigned char c) { return std::toupper(c); });
-  if (command == "SET" || command == "SETNX") return e.reply == ReplyKind::kStatus || (e.reply == ReplyKind::kInt && e.reply_int == 1);
-  return e.reply == ReplyKind::kNil;
+  if (command == "SET" || command == "SETNX") {
+    return e.reply == ReplyKind::kStatus || (e.reply == ReplyKind::kInt && e.reply_int == 1) ? Grant::kYes : Grant::kNo;
+  }
+  if (!h.header.has_grant_replies) return e.reply == ReplyKind::kNil ? Grant::kYes : Grant::kNo;
+  const bool script = command == "EVAL" || command == "EVALSHA" || command == "EVAL_RO" || command == "EVALSHA_RO" ||
+                      command == "FCALL" || command == "FCALL_RO";
+  const auto it = e.script == kNoSym ? h.header.grant_replies.end() : h.header.grant_replies.find(h.str(e.script));
+  if (it == h.header.grant_replies.end()) return script ? Grant::kUnknown : Grant::kNo;
+  if (it->second == kAbsent) return e.reply == ReplyKind::kNil ? Grant::kYes : Grant::kNo;
+  return e.reply == ReplyKind::kInt && e.reply_int == it->second ? Grant::kYes : Grant::kNo;
 }
+bool is_grant(const History& h, const Exec& e) { return grant_of(h, e) == Grant::kYes; }
 
 // A key's death on a node after `after`: time and cause (kTimeNever if it lived on).
 struct Death {
@@ -169,6 +186,7 @@ PropertyResult check_quorum(const History& h, const CheckOptions&) {
   const int64_t nodes = static_cast<int64_t>(h.header.nodes.size());
   const int64_t quorum = h.header.quorum != kAbsent ? h.header.quorum : nodes / 2 + 1;
   int64_t checked = 0;
+  int64_t unjudged = 0;
   std::vector<Finding> findings;
   for (uint32_t i = 0; i < h.ops.size(); ++i) {
     const Operation& op = h.ops[i];
@@ -177,9 +195,12 @@ PropertyResult check_quorum(const History& h, const CheckOptions&) {
     const TimeUs declared = op.complete_t;
     std::vector<Death> live;  // deaths of grants live at `declared`
     int64_t grants = 0;
+    bool unreadable = false;  // a script whose reply the history cannot read as granted or not
     for (uint32_t e : execs[i]) {
       const Exec& x = h.execs[e];
-      if (!is_grant(h, x) || x.keys_count == 0) continue;
+      const Grant g = grant_of(h, x);
+      unreadable = unreadable || g == Grant::kUnknown;
+      if (g != Grant::kYes || x.keys_count == 0) continue;
       ++grants;
       const Sym key = h.key_pool[x.keys_begin];
       const GrantEnd end = grant_end(h, execs_of_key[key], op, x);
@@ -196,6 +217,10 @@ PropertyResult check_quorum(const History& h, const CheckOptions&) {
                             std::string(h.str(op.lock)) + " declared at " + format_time(declared);
     nlohmann::json facts = {{"op", op.id}, {"thread", h.str(op.thread)}, {"declared_us", declared},
                             {"grants", grants}, {"live_at_declare", n_live}, {"quorum", quorum}};
+    if (n_live < quorum && unreadable) {
+      ++unjudged;  // the missing grants may be in replies the history cannot read
+      continue;
+    }
     if (n_live < quorum) {
       findings.push_back({"invalid_when_declared", who + " had " + std::to_string(n_live) + " live grant(s) of " +
                           std::to_string(grants) + " (quorum " + std::to_string(quorum) + ")", facts});
@@ -218,6 +243,14 @@ PropertyResult check_quorum(const History& h, const CheckOptions&) {
       findings.push_back({"lost_during_hold", who + " lost its quorum during the hold at " + format_time(lost.t) +
                           ": " + lost.cause, facts});
     }
+  }
+  if (findings.empty() && unjudged > 0) {
+    PropertyResult r = make_result(name, Verdict::kUnknown,
+                                   std::to_string(unjudged) + " acquisition(s) showed fewer than " + std::to_string(quorum) +
+                                       " grants, but their lock scripts' replies cannot be read as granted or not "
+                                       "(the header's grant_replies does not name them)");
+    r.details = {{"acquisitions", checked}, {"unjudged", unjudged}};
+    return r;
   }
   if (findings.empty()) {
     PropertyResult r = make_result(name, h.complete ? Verdict::kOk : Verdict::kUnknown,

@@ -34,6 +34,7 @@ struct RunArgs {
   std::string mutant;
   int replays = 16;
   std::string lua;
+  std::string algorithm;
 };
 
 // Proves the cause of each violation by replaying the seed with faults removed
@@ -60,7 +61,11 @@ int run_command(const RunArgs& args) {
     print_error("run", st.message());
     return kExitBadInput;
   }
-  Result<LoadedScenario> loaded = load_scenario_file(args.scenario, args.lua);
+  if (!args.lua.empty() && !args.algorithm.empty()) {
+    print_error("run", "--lua and --algorithm: give one of them");
+    return kExitBadInput;
+  }
+  Result<LoadedScenario> loaded = load_scenario_file(args.scenario, AlgorithmOverride{args.algorithm, args.lua});
   if (!loaded.ok()) {
     print_error("run", loaded.status().message());
     return kExitBadInput;
@@ -124,6 +129,9 @@ void register_run(CLI::App& app, Action& action) {
       ->check(CLI::Range(0, 10000));
   sub->add_option("--mutant", args->mutant,
                   "Swap one lock script for this deliberately broken one (lockstep list --mutants)");
+  sub->add_option("--algorithm", args->algorithm,
+                  "Run this registered algorithm (lockstep list) instead of the scenario's own, "
+                  "without the scenario's algorithm options");
   sub->add_option("--lua", args->lua,
                   "Run this Lua algorithm (docs/lua-algorithms.md) instead of the scenario's own, "
                   "without the scenario's algorithm options");

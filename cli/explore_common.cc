@@ -12,16 +12,17 @@
 
 namespace lockstep::cli {
 
-Result<LoadedScenario> load_scenario_file(const std::string& path, const std::string& lua) {
+Result<LoadedScenario> load_scenario_file(const std::string& path, const AlgorithmOverride& replace) {
   if (Status s = check_input_file(path, "the scenario file"); !s.ok()) return Status::error(printable(s.message()));
   Result<std::string> text = report::read_text_file(path, uint64_t{64} << 20);
   if (!text.ok()) return Status::error(printable(text.status().message() + " (the scenario file)"));
   std::string source = std::move(text.value());
-  if (!lua.empty()) {
+  if (!replace.lua.empty() || !replace.name.empty()) {
     nlohmann::json doc = nlohmann::json::parse(source, nullptr, /*allow_exceptions=*/false);
     if (doc.is_object()) {
       std::error_code ec;
-      doc["algorithm"] = {{"file", std::filesystem::absolute(lua, ec).string()}};
+      doc["algorithm"] = replace.lua.empty() ? nlohmann::json{{"name", replace.name}}
+                                             : nlohmann::json{{"file", std::filesystem::absolute(replace.lua, ec).string()}};
       source = doc.dump(2);
     }  // else the parser below names the problem
   }

@@ -21,9 +21,13 @@ struct LoadedScenario {
 };
 
 // Reads and validates the scenario file. Errors name the file and the problem.
-// `lua`: a Lua algorithm file (docs/lua-algorithms.md) that replaces the scenario's algorithm and
-// its options, as `run --lua FILE` asks; "" keeps the scenario's own.
-Result<LoadedScenario> load_scenario_file(const std::string& path, const std::string& lua = "");
+// Replaces the scenario's algorithm and its options (`run --algorithm NAME`, `run --lua FILE`):
+// at most one of the two is set.
+struct AlgorithmOverride {
+  std::string name;  // a registered algorithm
+  std::string lua;   // a Lua algorithm file (docs/lua-algorithms.md)
+};
+Result<LoadedScenario> load_scenario_file(const std::string& path, const AlgorithmOverride& replace = {});
 
 // A progress line on stderr, redrawn at most ten times a second, only when stderr is a
 // terminal (so logs and CI output stay clean).

@@ -51,7 +51,7 @@ class DeclarationReader {
     const int t = lua_gettop(L_);
     static const std::set<std::string> kFields = {"name", "kind", "description", "fair", "independent_masters",
                                                   "options", "scripts", "coverage", "acquire", "release",
-                                                  "force_release", "default_lease_ms"};
+                                                  "force_release", "default_lease_ms", "grants"};
     lua_pushnil(L_);
     while (lua_next(L_, t) != 0) {
       lua_pop(L_, 1);
@@ -60,7 +60,7 @@ class DeclarationReader {
         lua_pop(L_, 1);
         return err("the returned table: unknown field '" + (key.empty() ? std::string("(not a string)") : key) +
                    "' (expected name, kind, description, fair, independent_masters, default_lease_ms, "
-                   "options, scripts, coverage, acquire, release, force_release)");
+                   "grants, options, scripts, coverage, acquire, release, force_release)");
       }
     }
     Status s = read_strings(t);
@@ -70,6 +70,7 @@ class DeclarationReader {
     if (s.ok()) s = read_scripts(t);
     if (s.ok()) s = read_coverage(t);
     if (s.ok()) s = read_default_lease(t);
+    if (s.ok()) s = read_grants(t);
     return s;
   }
 
@@ -302,21 +303,45 @@ class DeclarationReader {
     const int f = field(t, "default_lease_ms");
     if (lua_type(L_, f) == LUA_TNUMBER) {
       const double v = lua_tonumber(L_, f);
-      if (v != std::floor(v) || v < 1 || v > 86'400'000) return err("default_lease_ms: expected an integer in [1, 86400000]");
+      if (v != std::floor(v) || v < 0 || v > 86'400'000) {
+        return err("default_lease_ms: expected an integer in [0, 86400000] (0: no lease at all)");
+      }
       d_.default_lease_ms = static_cast<int64_t>(v);
     } else if (lua_type(L_, f) == LUA_TSTRING) {
       d_.default_lease_option = lua_tostring(L_, f);
       bool found = false;
       for (const OptionSpec& o : d_.options) {
         if (o.name != d_.default_lease_option) continue;
-        found = o.type == OptionSpec::Type::kInteger && o.min >= 1;
+        found = o.type == OptionSpec::Type::kInteger && o.min >= 0;
       }
       if (!found) {
         return err("default_lease_ms: '" + d_.default_lease_option +
-                   "' is not an integer option with min >= 1 (give a number, or such an option's name)");
+                   "' is not an integer option with min >= 0 (give a number, or such an option's name)");
       }
     } else if (!lua_isnil(L_, f)) {
       return err("default_lease_ms: expected an integer or an option's name, found " + type(f));
+    }
+    lua_settop(L_, t);
+    return Status::ok_status();
+  }
+
+  // grants = { acquire = 1 }: the reply of a declared script by which a node grants (false: nil).
+  Status read_grants(int t) {
+    const int g = field(t, "grants");
+    if (lua_isnil(L_, g)) return Status::ok_status();
+    if (!lua_istable(L_, g)) return err("grants: expected a table of script name = granting reply, found " + type(g));
+    lua_pushnil(L_);
+    while (lua_next(L_, g) != 0) {
+      const std::string name = lua_type(L_, -2) == LUA_TSTRING ? lua_tostring(L_, -2) : "";
+      if (d_.script(name) == nullptr) return err("grants: '" + name + "' is not one of the declared scripts");
+      if (lua_type(L_, -1) == LUA_TBOOLEAN && !lua_toboolean(L_, -1)) {
+        d_.grants[name] = history::kAbsent;
+      } else if (lua_type(L_, -1) == LUA_TNUMBER && lua_tonumber(L_, -1) == std::floor(lua_tonumber(L_, -1))) {
+        d_.grants[name] = static_cast<int64_t>(lua_tonumber(L_, -1));
+      } else {
+        return err("grants." + name + ": expected the integer reply that grants, or false for a nil reply");
+      }
+      lua_pop(L_, 1);
     }
     lua_settop(L_, t);
     return Status::ok_status();
@@ -401,7 +426,15 @@ AlgorithmInfo info_of(std::shared_ptr<const Definition> d) {
     return out;
   };
   info.coverage_points = coverage::declare(d->coverage);
-  if (d->default_lease_ms > 0 || !d->default_lease_option.empty()) {
+  if (d->kind == "redlock") {
+    // Which replies grant (checker/quorum.cc); a script not named here is unreadable, not a grant.
+    info.history_header = [d](const nlohmann::json&) {
+      nlohmann::json g = nlohmann::json::object();
+      for (const auto& [name, reply] : d->grants) g[name] = reply == history::kAbsent ? nlohmann::json(nullptr) : nlohmann::json(reply);
+      return nlohmann::json{{"grant_replies", g}};
+    };
+  }
+  if (d->default_lease_ms >= 0 || !d->default_lease_option.empty()) {
     info.default_lease_ms = [d](const nlohmann::json& options) -> int64_t {
       if (d->default_lease_option.empty()) return d->default_lease_ms;
       if (options.contains(d->default_lease_option)) return options[d->default_lease_option].get<int64_t>();

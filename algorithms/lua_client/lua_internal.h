@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -50,6 +51,9 @@ struct Definition {
   // none declared; an acquisition without a lease is then kept by a watchdog).
   int64_t default_lease_ms = -1;
   std::string default_lease_option;
+  // grants: script name -> the integer reply by which a node grants (kAbsent: nil), for the
+  // quorum property (the history header's grant_replies).
+  std::map<std::string, int64_t> grants;
 
   const Script* script(std::string_view name) const;
 };

@@ -117,7 +117,11 @@ int64_t Recorder::invoke(TimeUs t, const Invoke& e) {
   Writer& w = writer_->begin(t, "invoke");
   w.num("id", id).str("thread", e.thread).str("owner", e.owner).str("lock", e.lock);
   w.str("op", to_string(e.op)).str("mode", to_string(e.mode));
-  maybe_num(w, "lease_ms", e.lease_ms);
+  if (e.no_lease) {
+    w.null("lease_ms");
+  } else {
+    maybe_num(w, "lease_ms", e.lease_ms);
+  }
   maybe_num(w, "wait_ms", e.wait_ms);
   maybe_num(w, "watchdog_ms", e.watchdog_ms);
   w.end();

@@ -29,6 +29,7 @@ struct Invoke {
   int64_t lease_ms = kAbsent;
   int64_t wait_ms = kAbsent;
   int64_t watchdog_ms = kAbsent;
+  bool no_lease = false;  // no lease at all: "lease_ms": null (the key never expires by itself)
 };
 
 struct Completion {

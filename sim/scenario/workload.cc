@@ -120,9 +120,10 @@ algorithms::LockRequest Workload::invoke(ThreadState* t, OpKind op, const std::s
   inv.op = op;
   inv.mode = mode;
   const bool acquire = op == OpKind::kLock || op == OpKind::kTryLock;
-  if (acquire && lease_ms < 0 && default_lease_ms_ > 0) lease_ms = default_lease_ms_;
+  if (acquire && lease_ms < 0 && default_lease_ms_ >= 0) lease_ms = default_lease_ms_;
   if (acquire) {
     inv.lease_ms = lease_ms;
+    inv.no_lease = lease_ms == 0;  // AlgorithmInfo::default_lease_ms: no lease at all
     inv.wait_ms = wait_ms;
     if (lease_ms < 0) inv.watchdog_ms = c.options().lock_watchdog_timeout_ms;
   }

@@ -66,7 +66,7 @@ class Workload {
   World& world_;
   std::vector<ThreadState> threads_;
   const std::vector<int64_t>* leases_ = nullptr;  // generator_leases() of this run
-  int64_t default_lease_ms_ = -1;  // AlgorithmInfo::default_lease_ms, or -1 (watchdog)
+  int64_t default_lease_ms_ = -1;  // AlgorithmInfo::default_lease_ms (0: none), or -1 (watchdog)
 };
 
 }  // namespace lockstep::scenario
