@@ -15,6 +15,7 @@ namespace lua {
 extern const std::string_view redsync;
 extern const std::string_view node_redlock;
 extern const std::string_view redis_py_lock;
+extern const std::string_view redis_semaphore_mutex;
 }  // namespace lua
 namespace {
 
@@ -32,6 +33,7 @@ std::vector<AlgorithmInfo> build() {
   all.push_back(lua_client::builtin_lua_algorithm("redsync.lua", lua::redsync));
   all.push_back(lua_client::builtin_lua_algorithm("node_redlock.lua", lua::node_redlock));
   all.push_back(lua_client::builtin_lua_algorithm("redis_py_lock.lua", lua::redis_py_lock));
+  all.push_back(lua_client::builtin_lua_algorithm("redis_semaphore_mutex.lua", lua::redis_semaphore_mutex));
   std::sort(all.begin(), all.end(),
             [](const AlgorithmInfo& a, const AlgorithmInfo& b) { return a.name < b.name; });
   return all;

@@ -67,6 +67,10 @@ TEST(Ecosystem, TheThreeAreRegisteredWithTheirDocumentedDefaults) {
   EXPECT_EQ(nr->option_defaults.dump(),
             R"({"drift_factor_ppm":10000,"duration_ms":10000,"retry_count":10,"retry_delay_ms":200,"retry_jitter_ms":100})");
   EXPECT_TRUE(rs->multi_master && nr->multi_master && !py->multi_master);
+  const AlgorithmInfo* sm = find_algorithm("redis-semaphore-mutex");
+  ASSERT_NE(sm, nullptr);
+  EXPECT_EQ(sm->option_defaults.dump(),
+            R"({"acquire_attempts_limit":0,"acquire_timeout_ms":10000,"lock_timeout_ms":10000,"refresh_interval_ms":-1,"retry_interval_ms":10})");
 }
 
 TEST(Ecosystem, RedisPyLockSendsSetNxWithoutExpiryByDefaultAndStaysStuckAfterACrash) {
@@ -122,6 +126,23 @@ TEST(Ecosystem, NodeRedlockDoesNotCheckValidityAndRedsyncDoes) {
   // grant was live when it declared success.
   Ran rs = run_with("edge/redlock-spec-gc-pause-during-acquisition.json", "redsync");
   EXPECT_EQ(rs.verdict("quorum"), "ok");
+}
+
+TEST(Ecosystem, RedisSemaphoreMutexRefreshesEveryFourFifthsOfItsTimeoutAndAPauseBeatsIt) {
+  // No pause: the refresh timer keeps a 10 s mutex through the scenario's long hold.
+  Ran kept = run_with("edge/redisson-lock-watchdog-no-pause.json", "redis-semaphore-mutex");
+  EXPECT_EQ(kept.verdict("mutual_exclusion"), "ok");
+  int refreshes = 0;
+  for (const auto& i : kept.of("invoke")) refreshes += i["op"] == "renew" ? 1 : 0;
+  EXPECT_GE(refreshes, 2);
+  const auto first = kept.of("exec")[0];
+  EXPECT_EQ(first["command"], "SET");
+  EXPECT_EQ(first["args"][2], "PX");
+  EXPECT_EQ(first["args"][3], "10000");
+  EXPECT_EQ(first["args"][4], "NX");
+  // A stop-the-world pause longer than the 10 s timeout stops the timer too: the key expires.
+  Ran paused = run_with("edge/redisson-lock-watchdog-pause.json", "redis-semaphore-mutex");
+  EXPECT_EQ(paused.verdict("mutual_exclusion"), "violation");
 }
 
 TEST(Ecosystem, AQuorumWhoseGrantsTheHistoryCannotReadIsUnknownNotAViolation) {
