@@ -31,6 +31,7 @@ void register_report(CLI::App& app, Action& action);
 void register_list(CLI::App& app, Action& action);
 void register_serve(CLI::App& app, Action& action);
 void register_bench(CLI::App& app, Action& action);
+void register_scorecard(CLI::App& app, Action& action);
 
 }  // namespace lockstep::cli
 

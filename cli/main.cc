@@ -61,6 +61,7 @@ int main(int argc, char** argv) {
   register_list(app, action);
   register_serve(app, action);
   register_bench(app, action);
+  register_scorecard(app, action);
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Lua algorithms and the scorecard end to end (docs/lua-algorithms.md, docs/cli.md): run with a
+# Lua file, --lua and --algorithm in place of a scenario's own, list --lua, a Lua error's exit code
+# and message, and lockstep scorecard's outputs and exit codes.
+# Usage: lua_cli_test.sh LOCKSTEP_BINARY SOURCE_DIR
+. "$(dirname "$0")/cli_lib.sh"
+
+tutorial=$src/examples/lua/simple-lock-short-lease.json
+lock=$src/examples/lua/simple-lock.lua
+
+# The tutorial's scenario: the violation it expects (exit 0), the history names the Lua algorithm.
+"$bin" run "$tutorial" --out "$work/t" > "$work/t.txt" 2>&1
+[ $? -eq 0 ] || fail "tutorial: expected exit 0: $(cat "$work/t.txt")"
+grep -q "mutual_exclusion  violation" "$work/t.txt" || fail "tutorial: no violation: $(cat "$work/t.txt")"
+head -1 "$work/t/history.jsonl" | grep -q '"algorithm": "tutorial-simple-lock"' || fail "tutorial: header names no algorithm"
+
+# --lua and --algorithm replace a library scenario's algorithm; both at once is bad usage.
+"$bin" run "$src/scenarios/edge/redisson-lock-watchdog-pause.json" --lua "$lock" --out "$work/l" > "$work/l.txt" 2>&1
+[ $? -eq 0 ] || fail "--lua: expected exit 0: $(cat "$work/l.txt")"
+grep -q "the algorithm itself" "$work/l.txt" || fail "--lua: the lease-without-renewal cause is not named: $(cat "$work/l.txt")"
+"$bin" run "$src/scenarios/edge/redlock-spec-restart-no-persistence.json" --algorithm redsync --out "$work/r" > "$work/r.txt" 2>&1
+grep -q "^quorum  *violation" "$work/r.txt" || fail "--algorithm redsync: no quorum violation: $(cat "$work/r.txt")"
+"$bin" run "$tutorial" --lua "$lock" --algorithm redsync > "$work/b.txt" 2>&1
+[ $? -eq 2 ] || fail "--lua with --algorithm: expected exit 2"
+
+# list --lua shows the declaration; a missing file is exit 2 naming it.
+"$bin" list algorithms --lua "$lock" > "$work/list.txt" 2>&1 || fail "list --lua failed: $(cat "$work/list.txt")"
+grep -q "tutorial-simple-lock" "$work/list.txt" || fail "list --lua: the algorithm is not listed"
+"$bin" list algorithms --lua "$work/none.lua" > "$work/list2.txt" 2>&1
+[ $? -eq 2 ] || fail "list --lua of a missing file: expected exit 2"
+grep -q "none.lua" "$work/list2.txt" || fail "list --lua: the missing file is not named"
+
+# An error in the user's Lua: exit 2, the file and line, no half-written outputs.
+mkdir -p "$work/bad"
+cat > "$work/bad/lock.lua" <<'LUA'
+return {
+  name = "cli-test-broken",
+  acquire = function(thread, req)
+    local missing = nil
+    return missing.field
+  end,
+  release = function() return true end,
+}
+LUA
+sed 's#"file": "simple-lock.lua", "options": { "lease_ms": 2000 }#"file": "lock.lua"#' "$tutorial" > "$work/bad/s.json"
+"$bin" run "$work/bad/s.json" --out "$work/bad/out" > "$work/bad.txt" 2>&1
+[ $? -eq 2 ] || fail "a Lua error: expected exit 2: $(cat "$work/bad.txt")"
+grep -q "lock.lua:5: attempt to index local 'missing'" "$work/bad.txt" || fail "a Lua error: no file and line: $(cat "$work/bad.txt")"
+[ -e "$work/bad/out/history.jsonl" ] && fail "a Lua error left a history behind"
+
+# The scorecard: two edge cases x two algorithms plus the tutorial's Lua lock.
+mkdir -p "$work/edge"
+cp "$src/scenarios/edge/redisson-lock-short-lease.json" "$src/scenarios/edge/redlock-spec-restart-no-persistence.json" "$work/edge/"
+"$bin" scorecard --scenarios "$work/edge" --algorithm set-nx-px --algorithm redsync --lua "$lock" --out "$work/sc" > "$work/sc.txt" 2>&1
+[ $? -eq 0 ] || fail "scorecard: expected exit 0: $(cat "$work/sc.txt")"
+for f in scorecard.html scorecard.json scorecard.csv; do [ -s "$work/sc/$f" ] || fail "scorecard: $f missing"; done
+grep -q "6 cell(s)" "$work/sc.txt" || fail "scorecard: expected 6 cells: $(cat "$work/sc.txt")"
+grep -q "^redsync,redlock-spec-restart-no-persistence,quorum,violation$" "$work/sc/scorecard.csv" || fail "scorecard: no redsync quorum violation"
+grep -q "^tutorial-simple-lock,redisson-lock-short-lease,mutual_exclusion,violation$" "$work/sc/scorecard.csv" || fail "scorecard: the Lua lock's row is missing"
+[ -f "$work/sc/runs/redsync/redlock-spec-restart-no-persistence/report.html" ] || fail "scorecard: a cell's report is missing"
+cp "$work/sc/scorecard.json" "$work/sc1.json"
+"$bin" scorecard --scenarios "$work/edge" --algorithm set-nx-px --algorithm redsync --lua "$lock" --out "$work/sc" > /dev/null 2>&1
+cmp -s "$work/sc/scorecard.json" "$work/sc1.json" || fail "scorecard: two runs differ"
+"$bin" scorecard --scenarios "$work/edge" --algorithm nope --out "$work/sc2" > "$work/sc2.txt" 2>&1
+[ $? -eq 2 ] || fail "scorecard --algorithm nope: expected exit 2"
+"$bin" scorecard --scenarios "$work/nowhere" --out "$work/sc3" > "$work/sc3.txt" 2>&1
+[ $? -eq 2 ] || fail "scorecard of a missing folder: expected exit 2"
+
+echo "PASS"
