@@ -47,7 +47,7 @@ int scorecard_command(const ScorecardArgs& args) {
   const std::vector<std::string> files = scenario::scenario_files(args.scenarios);
   if (files.empty()) return fail(args.scenarios + ": no scenario files (*.json) in it");
   std::vector<explore::ScoredAlgorithm> algos;
-  if (args.algorithms.empty() && args.lua.empty()) {
+  if (args.algorithms.empty()) {  // every registered one; --lua files come on top
     for (const algorithms::AlgorithmInfo& a : algorithms::algorithms()) algos.push_back({a.name, ""});
   }
   for (const std::string& name : args.algorithms) {
