@@ -1,4 +1,5 @@
-// `lockstep serve [--port P] [--nodes N] [--bind ADDR]`: the Redis node model over RESP2.
+// `lockstep serve [--port P] [--nodes N] [--bind ADDR] [--trace FILE]`: the Redis node model over
+// RESP2; --trace writes every command as it runs (cli/serve/tracing_backend.h).
 //
 // N independent model nodes on consecutive ports P..P+N-1, real time as their clock, on
 // 127.0.0.1 unless told otherwise. Prints one line per listening node, serves until SIGINT or
@@ -7,12 +8,16 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <string>
 #include <cstdio>
 #include <memory>
 
 #include "cli/commands.h"
 #include "cli/serve/model_backend.h"
 #include "cli/serve/server.h"
+#include "cli/serve/tracing_backend.h"
 
 namespace lockstep::cli {
 namespace {
@@ -20,6 +25,7 @@ namespace {
 struct ServeArgs {
   serve::ServeOptions options;
   size_t max_output_mb = 32;
+  std::string trace;  // --trace FILE: every command, as MONITOR shows them
 };
 
 // As redis-server does at start-up: allow as many open files as the hard limit permits, so that
@@ -51,6 +57,19 @@ void fit_maxclients(serve::ServeOptions& options) {
 
 int run_serve(ServeArgs& args) {
   args.options.backend = serve::model_backend_factory();
+  if (!args.trace.empty()) {
+    auto trace = std::make_shared<serve::Trace>();
+    trace->file = std::fopen(args.trace.c_str(), "w");
+    if (trace->file == nullptr) {
+      std::fprintf(stderr, "lockstep serve: --trace: %s: cannot open for writing: %s\n", args.trace.c_str(),
+                   std::strerror(errno));
+      return kExitBadInput;
+    }
+    serve::BackendFactory model = args.options.backend;
+    args.options.backend = [model, trace](int index, uint16_t port, serve::PushFn push) {
+      return serve::make_tracing_backend(model(index, port, std::move(push)), index, trace);
+    };
+  }
   args.options.max_output_bytes = args.max_output_mb * 1024 * 1024;
   raise_open_files_limit();
   fit_maxclients(args.options);
@@ -96,6 +115,9 @@ void register_serve(CLI::App& app, Action& action) {
                   "Pending reply bytes per connection before it is dropped (MiB)")
       ->default_val(32)
       ->check(CLI::Range(1, 4096));
+  sub->add_option("--trace", args->trace,
+                  "Write every command to this file as it runs, one JSON line each: node, connection, argv "
+                  "(what MONITOR shows)");
   sub->callback([&action, args] { action = [args] { return run_serve(*args); }; });
 }
 

@@ -5,7 +5,9 @@
 -- thread_local=True). acquire(): SET name token NX [PX timeout], a fresh token per acquisition
 -- (uuid1().hex: 32 hex digits); while taken and blocking, sleep `sleep` and try again, giving up
 -- when the next try would come after blocking_timeout. release(): a compare-and-delete script run
--- through a registered Script (EVALSHA, falling back on NOSCRIPT); 0 raises LockNotOwnedError.
+-- through a registered Script: EVALSHA, and on NOSCRIPT, SCRIPT LOAD and EVALSHA again; 0 raises
+-- LockNotOwnedError. The command shapes were checked against redis-py 4.3.4 on lockstep serve
+-- --trace (tests/clients/redis_py_trace_test.py): SET name token [PX ms] NX.
 -- timeout=None sets no expiry at all: the key stays until released. The lock neither renews nor
 -- re-acquires by itself (extend() and reacquire() are the application's to call).
 -- redis-py does not re-send a command that timed out (retry_on_timeout=False): every call here
@@ -45,7 +47,7 @@ return 1
     local token = hex(32)
     local argv = { "SET", req.lock, token, "NX" }
     if req.lease_ms > 0 then
-      argv[5], argv[6] = "PX", req.lease_ms
+      argv = { "SET", req.lock, token, "PX", req.lease_ms, "NX" }
     end
     local blocking = req.wait_ms ~= 0
     local stop_at = req.wait_ms > 0 and lockstep.now_ms() + req.wait_ms or nil
@@ -74,7 +76,15 @@ return 1
     local token = tokens[key]
     if not token then return nil, "LockError: Cannot release an unlocked lock" end
     tokens[key] = nil
-    local reply, err = lockstep.evalsha("release", { req.lock }, { token }, { op = req.op, retry_attempts = 0 })
+    -- redis-py's Script: EVALSHA; on NOSCRIPT, SCRIPT LOAD, then EVALSHA again.
+    local call = { "EVALSHA", lockstep.script_sha("release"), 1, req.lock, token }
+    local opts = { op = req.op, retry_attempts = 0, script = "release" }
+    local reply, err = lockstep.call(call, opts)
+    if err and err:find("^NOSCRIPT") then
+      local _, load_err = lockstep.call({ "SCRIPT", "LOAD", lockstep.script_source("release") }, { op = req.op, retry_attempts = 0 })
+      if load_err then return nil, load_err end
+      reply, err = lockstep.call(call, opts)
+    end
     if err then return nil, err end
     if reply == 1 then
       lockstep.cover("released")

@@ -211,9 +211,14 @@ void call_options(lua_State* L, int idx, const char* fn, Pending& p) {
       p.call.retry_interval_ms = integer_arg(L, v, fn, "options.retry_interval_ms", 0, 86'400'000);
     } else if (key == "state_keys") {
       p.call.state_keys = string_list(L, v, fn, "options.state_keys");
+    } else if (key == "script") {
+      // A hand-made EVALSHA names its script for the history, as eval/evalsha do.
+      const Script* script = host_of(L).def->script(arg_text(L, v, fn, "options.script"));
+      if (script == nullptr) luaL_error(L, "lockstep.%s: options.script: not one of the declared scripts", fn);
+      p.call.script = script->name;
     } else {
       luaL_error(L, "lockstep.%s: options: unknown field '%s' (expected endpoint, op, timeout_ms, "
-                 "retry_attempts, retry_interval_ms, state_keys)", fn, key.empty() ? "?" : key.c_str());
+                 "retry_attempts, retry_interval_ms, state_keys, script)", fn, key.empty() ? "?" : key.c_str());
     }
     lua_pop(L, 1);
   }
@@ -358,6 +363,25 @@ int subscription(lua_State* L, const char* fn, Wait wait) {
 }
 int api_subscribe(lua_State* L) { return subscription(L, "subscribe", Wait::kSubscribe); }
 int api_unsubscribe(lua_State* L) { return subscription(L, "unsubscribe", Wait::kUnsubscribe); }
+
+// script_sha(name) / script_source(name): a declared script's SHA1 (lower-case hex) and body, for
+// clients that send EVALSHA and SCRIPT LOAD themselves.
+const Script& script_arg(lua_State* L, const char* fn) {
+  const std::string name = arg_text(L, 1, fn, "script");
+  const Script* script = host_of(L).def->script(name);
+  if (script == nullptr) luaL_error(L, "lockstep.%s: no script named '%s'", fn, name.c_str());
+  return *script;
+}
+int api_script_sha(lua_State* L) {
+  const Script& s = script_arg(L, "script_sha");
+  lua_pushlstring(L, s.sha1.data(), s.sha1.size());
+  return 1;
+}
+int api_script_source(lua_State* L) {
+  const Script& s = script_arg(L, "script_source");
+  lua_pushlstring(L, s.body.data(), s.body.size());
+  return 1;
+}
 
 int api_subscribed(lua_State* L) {
   Runtime& rt = client(L, "subscribed");
@@ -772,7 +796,8 @@ int build_sandbox(lua_State* L) {
       {"hold_lost", api_hold_lost}, {"begin_op", api_begin_op},
       {"end_op", api_end_op},       {"spawn", api_spawn},
       {"cancel", api_cancel},       {"running", api_running},
-      {"semaphore", api_semaphore},
+      {"semaphore", api_semaphore}, {"script_sha", api_script_sha},
+      {"script_source", api_script_source},
   };
   for (const auto& [name, fn] : api) set_function(L, h, name, fn);
   lua_pushstring(L, kTimeoutText);

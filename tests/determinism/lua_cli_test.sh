@@ -66,4 +66,9 @@ cmp -s "$work/sc/scorecard.json" "$work/sc1.json" || fail "scorecard: two runs d
 "$bin" scorecard --scenarios "$work/nowhere" --out "$work/sc3" > "$work/sc3.txt" 2>&1
 [ $? -eq 2 ] || fail "scorecard of a missing folder: expected exit 2"
 
+# serve --trace to a file that cannot be written: exit 2 naming it, before listening.
+"$bin" serve --port 0 --trace "$work/no/such/dir/trace.jsonl" > "$work/tr.txt" 2>&1
+[ $? -eq 2 ] || fail "serve --trace to a missing folder: expected exit 2"
+grep -q "trace.jsonl: cannot open for writing" "$work/tr.txt" || fail "serve --trace: the file is not named: $(cat "$work/tr.txt")"
+
 echo "PASS"
