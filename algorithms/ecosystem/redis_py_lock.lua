@@ -7,7 +7,7 @@
 -- when the next try would come after blocking_timeout. release(): a compare-and-delete script run
 -- through a registered Script: EVALSHA, and on NOSCRIPT, SCRIPT LOAD and EVALSHA again; 0 raises
 -- LockNotOwnedError. The command shapes were checked against redis-py 4.3.4 on lockstep serve
--- --trace (tests/clients/redis_py_trace_test.py): SET name token [PX ms] NX.
+-- --trace (tests/clients/trace_test.py): SET name token [PX ms] NX.
 -- timeout=None sets no expiry at all: the key stays until released. The lock neither renews nor
 -- re-acquires by itself (extend() and reacquire() are the application's to call).
 -- redis-py does not re-send a command that timed out (retry_on_timeout=False): every call here

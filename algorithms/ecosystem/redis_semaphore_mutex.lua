@@ -57,12 +57,14 @@ return 0
     local o = lockstep.options
     local timeout = req.lease_ms
     local id = uuid()
-    -- acquire(): acquireTimeout; tryLock(wait): that wait; tryLock(0): one attempt (tryAcquire).
+    -- acquire() and tryAcquire() both try until acquireTimeout runs out (tryAcquire returns false
+    -- where acquire throws). lock() is acquire(); try_lock(wait) is a Mutex whose acquireTimeout
+    -- is that wait, so try_lock(0) makes no attempt at all, as the library's loop does.
     local acquire_timeout = req.wait_ms < 0 and o.acquire_timeout_ms or req.wait_ms
-    local limit = req.wait_ms == 0 and 1 or (o.acquire_attempts_limit == 0 and math.huge or o.acquire_attempts_limit)
+    local limit = o.acquire_attempts_limit == 0 and math.huge or o.acquire_attempts_limit
     local finish = lockstep.now_ms() + acquire_timeout
     local attempt = 0
-    while (lockstep.now_ms() < finish or (req.wait_ms == 0 and attempt == 0)) and attempt < limit do
+    while lockstep.now_ms() < finish and attempt < limit do
       attempt = attempt + 1
       local reply, err = lockstep.call({ "SET", req.lock, id, "PX", timeout, "NX" }, { op = req.op })
       if err then return nil, err end
