@@ -29,6 +29,7 @@ return {
   kind = "simple",
   description = "redis-semaphore Mutex: SET NX PX every retryInterval, refresh every 0.8 lockTimeout, onLockLost",
   default_lease_ms = "lock_timeout_ms",
+  renews = true,  -- the refresh timer keeps lockTimeout alive while held
   options = {
     lock_timeout_ms = { default = 10000, min = 1, max = 86400000 },
     acquire_timeout_ms = { default = 10000, min = 0, max = 86400000 },

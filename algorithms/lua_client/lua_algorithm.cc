@@ -51,7 +51,7 @@ class DeclarationReader {
     const int t = lua_gettop(L_);
     static const std::set<std::string> kFields = {"name", "kind", "description", "fair", "independent_masters",
                                                   "options", "scripts", "coverage", "acquire", "release",
-                                                  "force_release", "default_lease_ms", "grants"};
+                                                  "force_release", "default_lease_ms", "grants", "renews"};
     lua_pushnil(L_);
     while (lua_next(L_, t) != 0) {
       lua_pop(L_, 1);
@@ -60,7 +60,7 @@ class DeclarationReader {
         lua_pop(L_, 1);
         return err("the returned table: unknown field '" + (key.empty() ? std::string("(not a string)") : key) +
                    "' (expected name, kind, description, fair, independent_masters, default_lease_ms, "
-                   "grants, options, scripts, coverage, acquire, release, force_release)");
+                   "grants, renews, options, scripts, coverage, acquire, release, force_release)");
       }
     }
     Status s = read_strings(t);
@@ -117,7 +117,8 @@ class DeclarationReader {
   Status read_flags(int t) {
     d_.independent_masters = d_.kind == "redlock";
     for (auto [name, slot] : {std::pair<const char*, bool*>{"fair", &d_.fair},
-                              {"independent_masters", &d_.independent_masters}}) {
+                              {"independent_masters", &d_.independent_masters},
+                              {"renews", &d_.renews}}) {
       const int f = field(t, name);
       if (lua_isnil(L_, f)) continue;
       if (!lua_isboolean(L_, f)) return err(std::string(name) + ": expected true or false, found " + type(f));
@@ -434,6 +435,7 @@ AlgorithmInfo info_of(std::shared_ptr<const Definition> d) {
       return nlohmann::json{{"grant_replies", g}};
     };
   }
+  info.renews_default_lease = d->renews;
   if (d->default_lease_ms >= 0 || !d->default_lease_option.empty()) {
     info.default_lease_ms = [d](const nlohmann::json& options) -> int64_t {
       if (d->default_lease_option.empty()) return d->default_lease_ms;

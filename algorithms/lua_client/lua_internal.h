@@ -51,6 +51,7 @@ struct Definition {
   // none declared; an acquisition without a lease is then kept by a watchdog).
   int64_t default_lease_ms = -1;
   std::string default_lease_option;
+  bool renews = false;  // `renews = true`: the client refreshes its default lease while it holds
   // grants: script name -> the integer reply by which a node grants (kAbsent: nil), for the
   // quorum property (the history header's grant_replies).
   std::map<std::string, int64_t> grants;

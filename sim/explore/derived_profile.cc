@@ -31,11 +31,12 @@ ProfileTimings profile_timings(const std::string& algorithm, const json& options
     t.lease_ms = options.is_object() && options.contains("default_lease_ms") ? options["default_lease_ms"].get<int64_t>() : 30'000;
   }
   // An algorithm that gives a call without a lease a lease of its own (AlgorithmInfo::
-  // default_lease_ms: the ecosystem's locks) keeps it for that lease and no longer; with none at
-  // all (0) the key never expires, and the timings keep the watchdog's typical 30 s.
+  // default_lease_ms: the ecosystem's locks) keeps it for that lease and no longer, unless it
+  // refreshes it (renews_default_lease); with none at all (0) the key never expires, and the
+  // timings keep the watchdog's typical 30 s.
   const algorithms::AlgorithmInfo* info = algorithms::find_algorithm(algorithm);
   if (info != nullptr && info->default_lease_ms) {
-    t.renews = false;
+    t.renews = info->renews_default_lease;
     const int64_t lease = info->default_lease_ms(options.is_object() ? options : json::object());
     if (lease > 0) t.lease_ms = lease;
   }
