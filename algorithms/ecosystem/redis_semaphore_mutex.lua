@@ -60,9 +60,11 @@ return 0
     local id = uuid()
     -- acquire() and tryAcquire() both try until acquireTimeout runs out (tryAcquire returns false
     -- where acquire throws). lock() is acquire(); try_lock(wait) is a Mutex whose acquireTimeout
-    -- is that wait, so try_lock(0) makes no attempt at all, as the library's loop does.
+    -- is that wait; try_lock(0) is a Mutex with acquireAttemptsLimit 1, the library's way to try
+    -- once (an acquireTimeout of 0 would make no attempt at all).
     local acquire_timeout = req.wait_ms < 0 and o.acquire_timeout_ms or req.wait_ms
     local limit = o.acquire_attempts_limit == 0 and math.huge or o.acquire_attempts_limit
+    if req.wait_ms == 0 then acquire_timeout, limit = o.acquire_timeout_ms, 1 end
     local finish = lockstep.now_ms() + acquire_timeout
     local attempt = 0
     while lockstep.now_ms() < finish and attempt < limit do
