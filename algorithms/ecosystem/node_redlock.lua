@@ -15,19 +15,6 @@
 -- Automatic extension exists only inside using(); a plain acquire() holds for `duration`.
 local held = {}
 
-local function on_all_clients(fn)
-  local n = lockstep.endpoints()
-  local results, done = {}, lockstep.semaphore(0)
-  for i = 1, n do
-    lockstep.spawn(function()
-      results[i] = fn(i)
-      done:release(1)
-    end)
-  end
-  for _ = 1, n do done:acquire(-1) end
-  return results
-end
-
 local function quorum() return math.floor(lockstep.endpoints() / 2) + 1 end
 
 -- One operation with node-redlock's retries: true when a quorum voted for in some attempt, and
@@ -39,7 +26,7 @@ local function execute(script, lock, args, op, retry_count)
   while attempt < attempts do
     attempt = attempt + 1
     local start = lockstep.now_ms()
-    local votes = on_all_clients(function(i)
+    local votes = lockstep.fan_out(function(i)
       local r, err = lockstep.evalsha(script, { lock }, args, { endpoint = i, op = op })
       if err == lockstep.TIMEOUT then lockstep.cover("sub_lock_unknown") end
       return r == 1

@@ -8,6 +8,7 @@
 -- the lock iff n >= quorum and now < until, with
 --   until = now + expiry - (now - start) - expiry * driftFactor   (no +2 ms term).
 -- Otherwise it releases on every pool, waits the retry delay and tries again, up to `tries`.
+-- "At once" is lockstep.fan_out: one background task per pool.
 -- Unlock runs GET == value -> DEL (-1 when the key is gone) on every pool; it succeeds iff a
 -- quorum released. No automatic extension: Extend() is the application's to call.
 local held = {}  -- (thread, lock) -> the value of the hold
@@ -23,24 +24,10 @@ local function value()
   return table.concat(out) .. "=="
 end
 
--- Runs fn(endpoint) on every pool at once (actOnPoolsAsync); returns its first result per pool.
-local function on_all_pools(fn)
-  local n = lockstep.endpoints()
-  local results, done = {}, lockstep.semaphore(0)
-  for i = 1, n do
-    lockstep.spawn(function()
-      results[i] = fn(i)
-      done:release(1)
-    end)
-  end
-  for _ = 1, n do done:acquire(-1) end
-  return results
-end
-
 local function quorum() return math.floor(lockstep.endpoints() / 2) + 1 end
 
 local function release_all(lock, val, op, timeout_ms)
-  return on_all_pools(function(i)
+  return lockstep.fan_out(function(i)
     local r, err = lockstep.eval("release", { lock }, { val },
                                  { endpoint = i, op = op, timeout_ms = timeout_ms, retry_attempts = 0 })
     if err then return err end
@@ -97,7 +84,7 @@ end
         lockstep.sleep(lockstep.random(o.retry_delay_min_ms, math.max(o.retry_delay_min_ms, o.retry_delay_max_ms - 1)))
       end
       local start = lockstep.now_ms()
-      local votes = on_all_pools(function(i)
+      local votes = lockstep.fan_out(function(i)
         local r, err = lockstep.call(set, { endpoint = i, op = req.op, timeout_ms = timeout, retry_attempts = 0 })
         if err == lockstep.TIMEOUT then lockstep.cover("sub_lock_unknown") end
         return r and r.ok == "OK"

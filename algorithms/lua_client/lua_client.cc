@@ -671,6 +671,25 @@ xpcall = function(f, handler)
 end
 )lua";
 
+// lockstep.fan_out(fn): fn(endpoint) on every endpoint at once, one background task each (as a
+// RedLock client sends to its masters in parallel); waits for all and returns their first results
+// by endpoint. Written in Lua over spawn and a semaphore.
+constexpr const char* kFanOut = R"lua(
+local lockstep = ...
+function lockstep.fan_out(fn)
+  local n = lockstep.endpoints()
+  local results, done = {}, lockstep.semaphore(0)
+  for i = 1, n do
+    lockstep.spawn(function()
+      results[i] = fn(i)
+      done:release(1)
+    end)
+  end
+  for _ = 1, n do done:acquire(-1) end
+  return results
+end
+)lua";
+
 // ---- The sandbox ----------------------------------------------------------------------------
 
 void* allocate(void* ud, void* ptr, size_t osize, size_t nsize) {
@@ -821,6 +840,9 @@ int build_sandbox(lua_State* L) {
     }
   }
   lua_setfield(L, -2, "client");
+  if (luaL_loadbuffer(L, kFanOut, std::strlen(kFanOut), "=lockstep prelude") != 0) lua_error(L);
+  lua_pushvalue(L, -2);
+  lua_call(L, 1, 0);
   lua_setglobal(L, "lockstep");
   return 0;
 }
