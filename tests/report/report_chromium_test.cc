@@ -16,6 +16,7 @@
 
 #include "checker/report/files.h"
 #include "checker/report/report.h"
+#include "sim/explore/scorecard.h"
 #include "sim/scenario/parse.h"
 #include "sim/scenario/run.h"
 
@@ -170,6 +171,31 @@ TEST_F(ChromiumReportTest, ALargeDownsampledReportStillRenders) {
   EXPECT_NE(dom.find("data-status=\"rendered\""), std::string::npos);
   EXPECT_NE(dom.find("id=\"downsampled\""), std::string::npos);
   EXPECT_NE(dom.find("showing 50 of "), std::string::npos);
+}
+
+// The scorecard's page (lockstep scorecard): Chromium parses the matrix, every cell is there with
+// its verdict, and a cell's link leads to a run report that itself renders without errors.
+TEST_F(ChromiumReportTest, TheScorecardPageShowsItsMatrixAndItsLinksLeadToRenderedReports) {
+  const std::string edge = std::string(LOCKSTEP_SOURCE_DIR) + "/scenarios/edge/";
+  Result<explore::Scorecard> card = explore::run_scorecard(
+      {edge + "redisson-lock-short-lease.json", edge + "redlock-spec-restart-no-persistence.json"},
+      {{"set-nx-px", ""}, {"redsync", ""}}, dir_.string());
+  ASSERT_TRUE(card.ok()) << card.status().message();
+  const std::string page = (dir_ / "scorecard.html").string();
+  ASSERT_TRUE(report::write_file_atomically(page, card.value().to_html()).ok());
+  const std::string dom = dump_dom(page);
+  ASSERT_FALSE(dom.empty());
+  size_t cells = 0;
+  for (size_t at = dom.find("<td class="); at != std::string::npos; at = dom.find("<td class=", at + 1)) ++cells;
+  EXPECT_EQ(cells, 4u) << dom.substr(0, 3000);
+  EXPECT_NE(dom.find("<th>redsync</th>"), std::string::npos);
+  EXPECT_NE(dom.find("data-verdict=\"violation\""), std::string::npos);
+  EXPECT_NE(dom.find("does not apply"), std::string::npos);
+  const std::string link = "runs/set-nx-px/redisson-lock-short-lease/report.html";
+  EXPECT_NE(dom.find("href=\"" + link + "\""), std::string::npos);
+  const std::string linked = dump_dom((dir_ / link).string());
+  EXPECT_NE(linked.find("data-status=\"rendered\""), std::string::npos) << "the linked report did not render";
+  EXPECT_NE(linked.find("<div id=\"script-errors\" data-errors=\"0\"></div>"), std::string::npos);
 }
 
 }  // namespace
