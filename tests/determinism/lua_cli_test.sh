@@ -48,6 +48,17 @@ sed 's#"file": "simple-lock.lua", "options": { "lease_ms": 2000 }#"file": "lock.
 grep -q "lock.lua:5: attempt to index local 'missing'" "$work/bad.txt" || fail "a Lua error: no file and line: $(cat "$work/bad.txt")"
 [ -e "$work/bad/out/history.jsonl" ] && fail "a Lua error left a history behind"
 
+# explore on a scenario that names a Lua file: the shrunk scenario names the file by its absolute
+# path, so it replays from any directory.
+mkdir -p "$work/x"
+cp "$lock" "$work/x/"
+sed 's/"expect": { "verdict": "violation", "property": "mutual_exclusion" }/"expect": { "verdict": "ok" }/' "$tutorial" > "$work/x/s.json"
+"$bin" explore "$work/x/s.json" --seeds 2 -j 2 --out "$work/x/out" > "$work/x.txt" 2>&1
+[ $? -eq 1 ] || fail "explore of a Lua scenario: expected exit 1 (unexpected violations): $(cat "$work/x.txt")"
+grep -q "\"file\": \"$work/x/simple-lock.lua\"" "$work/x/out/shrunk.json" || fail "explore: the shrunk scenario does not name the Lua file absolutely"
+(cd / && "$bin" run "$work/x/out/shrunk.json" --out "$work/x/replay" > "$work/x2.txt" 2>&1)
+grep -q "mutual_exclusion  violation" "$work/x2.txt" || fail "the shrunk Lua scenario does not replay from /: $(cat "$work/x2.txt")"
+
 # The scorecard: two edge cases x two algorithms plus the tutorial's Lua lock.
 mkdir -p "$work/edge"
 cp "$src/scenarios/edge/redisson-lock-short-lease.json" "$src/scenarios/edge/redlock-spec-restart-no-persistence.json" "$work/edge/"
