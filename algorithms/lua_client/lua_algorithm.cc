@@ -402,10 +402,7 @@ Result<std::shared_ptr<Definition>> define(std::string file, std::string chunk_n
   Status s = with_loaded_module(*d, nlohmann::json::object(), [&](lua_State* L) {
     return DeclarationReader(L, *d, dir).read();
   });
-  if (!s.ok()) {
-    const std::string shown = d->chunk_name.substr(1);
-    return Status::error(s.message().rfind(shown, 0) == 0 ? s.message() : shown + ": " + s.message());
-  }
+  if (!s.ok()) return Status::error(d->named(s.message()));
   return d;
 }
 

@@ -750,13 +750,9 @@ void push_json(lua_State* L, const nlohmann::json& j) {
   else lua_pushnil(L);
 }
 
-struct SandboxArgs {
-  Host* host;
-};
-
 // Builds the sandbox in protected mode (lua_cpcall), so that running out of memory is an error.
 int build_sandbox(lua_State* L) {
-  Host* h = static_cast<SandboxArgs*>(lua_touserdata(L, 1))->host;
+  Host* h = static_cast<Host*>(lua_touserdata(L, 1));
   lua_settop(L, 0);
   for (auto [name, open] : {std::pair<const char*, lua_CFunction>{"", luaopen_base},
                             {LUA_TABLIBNAME, luaopen_table},
@@ -874,26 +870,21 @@ std::string Host::failure(lua_State* co, int status) {
 }
 
 void Host::fail(const std::string& message) {
-  const std::string file = def->file.empty() ? def->chunk_name.substr(1) : def->file;
+  const std::string file = def->file.empty() ? def->shown() : def->file;
   // Lua's messages start with "<file>:<line>:" already; others get the file.
-  const std::string text = message.rfind(def->chunk_name.substr(1), 0) == 0 ? message : file + ": " + message;
+  const std::string text = message.rfind(def->shown(), 0) == 0 ? message : file + ": " + message;
   if (rt != nullptr) rt->fail(text);
 }
 
 Status Host::load() {
-  SandboxArgs args{this};
   used = 0;
-  if (lua_cpcall(L, build_sandbox, &args) != 0) return Status::error(def->chunk_name.substr(1) + ": " + failure(L, LUA_ERRRUN));
+  if (lua_cpcall(L, build_sandbox, this) != 0) return Status::error(def->named(failure(L, LUA_ERRRUN)));
   used = 0;
   limited = true;
   int status = luaL_loadbuffer(L, def->source.data(), def->source.size(), def->chunk_name.c_str());
   if (status == 0) status = lua_pcall(L, 0, 1, 0);
   limited = false;
-  if (status != 0) {
-    const std::string why = failure(L, status);
-    const std::string file = def->chunk_name.substr(1);
-    return Status::error(why.rfind(file, 0) == 0 ? why : file + ": " + why);
-  }
+  if (status != 0) return Status::error(def->named(failure(L, status)));
   return Status::ok_status();
 }
 
@@ -1018,7 +1009,7 @@ class LuaLockClient : public LockClient {
   Status start() {
     Status s = host_.load();
     if (!s.ok()) return s;
-    if (!lua_istable(host_.L, -1)) return Status::error(host_.def->chunk_name.substr(1) + ": did not return a table");
+    if (!lua_istable(host_.L, -1)) return Status::error(host_.def->named("did not return a table"));
     host_.module_ref = luaL_ref(host_.L, LUA_REGISTRYINDEX);
     return Status::ok_status();
   }

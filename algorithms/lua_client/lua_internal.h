@@ -57,6 +57,12 @@ struct Definition {
   std::map<std::string, int64_t> grants;
 
   const Script* script(std::string_view name) const;
+  // The file as messages name it (the chunk name without its '@').
+  std::string shown() const { return chunk_name.substr(1); }
+  // `message` with the file in front, unless it starts with it already (Lua's own messages do).
+  std::string named(const std::string& message) const {
+    return message.rfind(shown(), 0) == 0 ? message : shown() + ": " + message;
+  }
 };
 
 // The client side: one per client process, with its own Lua state. REQUIRES: validated options.

@@ -50,11 +50,7 @@ ScorecardCell run_cell(const nlohmann::json& doc, const std::string& file, const
   }
   scenario::RunOptions options;
   const std::string rel = "runs/" + a.name + "/" + cell.scenario;
-  if (!out_dir.empty()) options.out_dir = out_dir + "/" + rel;
-  if (!options.out_dir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(options.out_dir, ec);
-  }
+  if (!out_dir.empty()) options.out_dir = out_dir + "/" + rel;  // run_scenario creates it
   Result<scenario::RunReport> r = scenario::run_scenario(s.value(), options);
   if (!r.ok()) {
     cell.verdict = "error";
