@@ -5,8 +5,8 @@
 // and Redisson's missing one part ways).
 #include <gtest/gtest.h>
 
-#include "sim/scenario/parse.h"
-#include "sim/scenario/run.h"
+#include "harness/scenario/parse.h"
+#include "harness/scenario/run.h"
 
 namespace lockstep::algorithms {
 namespace {

@@ -6,9 +6,9 @@
 
 #include <set>
 
-#include "algorithms/lock_client.h"
-#include "sim/scenario/parse.h"
-#include "sim/scenario/run.h"
+#include "algorithms/algorithm.h"
+#include "harness/scenario/parse.h"
+#include "harness/scenario/run.h"
 
 namespace lockstep::algorithms {
 namespace {

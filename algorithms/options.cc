@@ -2,7 +2,7 @@
 // and what was found, so the scenario parser can prefix the file name and be done.
 #include <algorithm>
 
-#include "algorithms/lock_client.h"
+#include "algorithms/algorithm.h"
 
 namespace lockstep::algorithms {
 namespace {
@@ -65,20 +65,6 @@ Status check_string_field(const nlohmann::json& options, const std::string& path
                          found(v));
   }
   return Status::ok_status();
-}
-
-LockOutcome LockOutcome::unknown(std::string error) {
-  LockOutcome o;
-  o.outcome = Outcome::kUnknown;
-  o.error = std::move(error);
-  return o;
-}
-
-LockOutcome LockOutcome::fail(std::string error) {
-  LockOutcome o;
-  o.outcome = Outcome::kFail;
-  o.error = std::move(error);
-  return o;
 }
 
 }  // namespace lockstep::algorithms

@@ -1,41 +1,24 @@
-// The algorithm registry. To add an algorithm, add one line to the list below (a C++ one), or
-// embed its Lua file and add one line (a Lua one, docs/lua-algorithms.md).
+// The algorithm registry. Each algorithm folder registers its algorithms with one CMake call
+// (lockstep_add_algorithms in algorithms/CMakeLists.txt), from which the build generates
+// registered_algorithms(); Lua files named by scenarios are found among the loaded ones.
 #include <algorithm>
 
-#include "algorithms/baseline/set_nx_px.h"
-#include "algorithms/baseline/setnx_naive.h"
-#include "algorithms/lock_client.h"
+#include "algorithms/algorithm.h"
 #include "algorithms/lua_client/lua_algorithm.h"
-#include "algorithms/redisson/redisson_lock.h"
-#include "algorithms/redisson/redlock.h"
-#include "algorithms/redlock_spec/redlock_spec.h"
+#include "sim/core/assert.h"
 
 namespace lockstep::algorithms {
-namespace lua {
-extern const std::string_view redsync;
-extern const std::string_view node_redlock;
-extern const std::string_view redis_py_lock;
-extern const std::string_view redis_semaphore_mutex;
-}  // namespace lua
+
+// Generated: registered_algorithms.cc in the build tree.
+std::vector<AlgorithmInfo> registered_algorithms();
+
 namespace {
 
 std::vector<AlgorithmInfo> build() {
-  std::vector<AlgorithmInfo> all;
-  all.push_back(baseline::set_nx_px_algorithm());
-  all.push_back(redisson::redisson_lock_algorithm());
-  all.push_back(redisson::redisson_fair_lock_algorithm());
-  all.push_back(redisson::redisson_fenced_lock_algorithm());
-  all.push_back(redisson::redisson_rwlock_algorithm());
-  all.push_back(redisson::redisson_redlock_algorithm());
-  all.push_back(redlock_spec::redlock_spec_algorithm());
-  all.push_back(baseline::setnx_naive_algorithm());
-  // The ecosystem's locks, in Lua (docs/algorithms.md).
-  all.push_back(lua_client::builtin_lua_algorithm("redsync.lua", lua::redsync));
-  all.push_back(lua_client::builtin_lua_algorithm("node_redlock.lua", lua::node_redlock));
-  all.push_back(lua_client::builtin_lua_algorithm("redis_py_lock.lua", lua::redis_py_lock));
-  all.push_back(lua_client::builtin_lua_algorithm("redis_semaphore_mutex.lua", lua::redis_semaphore_mutex));
+  std::vector<AlgorithmInfo> all = registered_algorithms();
   std::sort(all.begin(), all.end(),
             [](const AlgorithmInfo& a, const AlgorithmInfo& b) { return a.name < b.name; });
+  for (size_t i = 1; i < all.size(); ++i) LS_ASSERT(all[i - 1].name != all[i].name);
   return all;
 }
 

@@ -31,13 +31,13 @@
 #include "bench/bench.h"
 #include "bench/bench_util.h"
 #include "checker/check.h"
+#include "harness/scenario/parse.h"
+#include "harness/scenario/world.h"
 #include "sim/core/rng.h"
 #include "sim/history/recorder.h"
 #include "sim/history/writer.h"
 #include "sim/kernel/node_model.h"
 #include "sim/redis/node.h"
-#include "sim/scenario/parse.h"
-#include "sim/scenario/world.h"
 
 namespace lockstep::bench {
 namespace {
@@ -172,9 +172,9 @@ ScriptCost model_ns_per_script(int64_t runs) {
   config.clock_us = [&now_us] { return now_us; };
   redis::Node node(std::move(config));
   const redis::ConnectionId conn = node.connect();
-  const algorithms::Script& acquire = algorithms::redisson::scripts::rlock_acquire();
-  const algorithms::Script& unlock = algorithms::redisson::scripts::rlock_unlock();
-  for (const algorithms::Script* script : {&acquire, &unlock}) {
+  const runtime::Script& acquire = algorithms::redisson::scripts::rlock_acquire();
+  const runtime::Script& unlock = algorithms::redisson::scripts::rlock_unlock();
+  for (const runtime::Script* script : {&acquire, &unlock}) {
     std::vector<std::string_view> load = {"SCRIPT", "LOAD", script->body};
     node.execute_one(conn, load);
   }

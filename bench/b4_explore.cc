@@ -25,8 +25,8 @@
 
 #include "bench/bench.h"
 #include "bench/bench_util.h"
-#include "sim/explore/explore.h"
-#include "sim/scenario/parse.h"
+#include "harness/explore/explore.h"
+#include "harness/scenario/parse.h"
 
 namespace lockstep::bench {
 namespace {

@@ -24,13 +24,13 @@
 
 #include "bench/bench.h"
 #include "bench/bench_util.h"
-#include "sim/explore/bug_class.h"
-#include "sim/explore/counterfactual.h"
-#include "sim/explore/derived_profile.h"
-#include "sim/explore/shrink.h"
-#include "sim/explore/worker_pool.h"
-#include "sim/scenario/parse.h"
-#include "sim/scenario/run.h"
+#include "harness/explore/bug_class.h"
+#include "harness/explore/counterfactual.h"
+#include "harness/explore/derived_profile.h"
+#include "harness/explore/shrink.h"
+#include "harness/explore/worker_pool.h"
+#include "harness/scenario/parse.h"
+#include "harness/scenario/run.h"
 
 namespace lockstep::bench {
 namespace {

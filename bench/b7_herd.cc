@@ -11,11 +11,11 @@
 
 #include "bench/bench.h"
 #include "bench/bench_util.h"
+#include "harness/scenario/parse.h"
+#include "harness/scenario/world.h"
 #include "sim/history/recorder.h"
 #include "sim/history/writer.h"
 #include "sim/kernel/node_model.h"
-#include "sim/scenario/parse.h"
-#include "sim/scenario/world.h"
 
 namespace lockstep::bench {
 namespace {

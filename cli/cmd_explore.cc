@@ -20,14 +20,14 @@
 #include "cli/commands.h"
 #include "cli/explore_common.h"
 #include "cli/terminal.h"
+#include "harness/explore/derived_profile.h"
+#include "harness/explore/explore.h"
+#include "harness/explore/junit.h"
+#include "harness/explore/shrink.h"
+#include "harness/explore/worker_pool.h"
+#include "harness/scenario/parse.h"
+#include "harness/scenario/run.h"
 #include "sim/core/interrupt.h"
-#include "sim/explore/derived_profile.h"
-#include "sim/explore/explore.h"
-#include "sim/explore/junit.h"
-#include "sim/explore/shrink.h"
-#include "sim/explore/worker_pool.h"
-#include "sim/scenario/parse.h"
-#include "sim/scenario/run.h"
 
 namespace lockstep::cli {
 namespace {
@@ -60,7 +60,7 @@ int fail(const std::string& message) {
   return kExitBadInput;
 }
 
-// --algorithm NAME [--options JSON]: the derived profile (sim/explore/derived_profile.h), printed
+// --algorithm NAME [--options JSON]: the derived profile (harness/explore/derived_profile.h), printed
 // with --print-profile, else written to DIR/profile.json and explored like a scenario file (so
 // replay lines name a file that exists). Returns -1 to go on exploring, else an exit code.
 int derive_scenario(ExploreArgs& args) {

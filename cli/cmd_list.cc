@@ -22,13 +22,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "algorithms/lock_client.h"
+#include "algorithms/algorithm.h"
 #include "algorithms/lua_client/lua_algorithm.h"
 #include "algorithms/mutants/mutants.h"
 #include "cli/commands.h"
 #include "cli/terminal.h"
-#include "sim/scenario/library.h"
-#include "sim/scenario/parse.h"
+#include "harness/scenario/library.h"
+#include "harness/scenario/parse.h"
 
 namespace lockstep::cli {
 namespace {
@@ -87,7 +87,7 @@ std::string defaults_text(const json& o) {
 
 // The client options every algorithm runs with (the scenario's clients[].options).
 json client_options_json() {
-  const algorithms::ClientOptions d;
+  const runtime::ClientOptions d;
   return json::array({
       {{"name", "timeout_ms"}, {"default", d.timeout_ms}, {"doc", "a command with no reply by then fails or is re-sent (Redisson timeout)"}},
       {{"name", "retry_attempts"}, {"default", d.retry_attempts}, {"doc", "re-sends after a timeout (Redisson retryAttempts)"}},

@@ -17,10 +17,10 @@
 #include "cli/commands.h"
 #include "cli/explore_common.h"
 #include "cli/terminal.h"
+#include "harness/explore/counterfactual.h"
+#include "harness/scenario/parse.h"
+#include "harness/scenario/run.h"
 #include "sim/core/interrupt.h"
-#include "sim/explore/counterfactual.h"
-#include "sim/scenario/parse.h"
-#include "sim/scenario/run.h"
 
 namespace lockstep::cli {
 namespace {
@@ -37,7 +37,7 @@ struct RunArgs {
 };
 
 // Proves the cause of each violation by replaying the seed with faults removed
-// (sim/explore/counterfactual.h) and adds it to the report (result.json "causes", the printed
+// (harness/explore/counterfactual.h) and adds it to the report (result.json "causes", the printed
 // explanation, the HTML report).
 void prove_causes(const nlohmann::json& doc, const scenario::Scenario& s, scenario::RunReport& r, int replays) {
   if (replays <= 0 || r.verdict != "violation") return;

@@ -13,15 +13,15 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/lock_client.h"
+#include "algorithms/algorithm.h"
 #include "algorithms/lua_client/lua_algorithm.h"
 #include "checker/report/files.h"
 #include "cli/commands.h"
 #include "cli/explore_common.h"
 #include "cli/terminal.h"
+#include "harness/explore/scorecard.h"
+#include "harness/scenario/library.h"
 #include "sim/core/interrupt.h"
-#include "sim/explore/scorecard.h"
-#include "sim/scenario/library.h"
 
 namespace lockstep::cli {
 namespace {

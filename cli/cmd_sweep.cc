@@ -15,9 +15,9 @@
 #include "cli/commands.h"
 #include "cli/explore_common.h"
 #include "cli/terminal.h"
-#include "sim/explore/seed_result.h"
-#include "sim/explore/sweep.h"
-#include "sim/explore/worker_pool.h"
+#include "harness/explore/seed_result.h"
+#include "harness/explore/sweep.h"
+#include "harness/explore/worker_pool.h"
 
 namespace lockstep::cli {
 namespace {

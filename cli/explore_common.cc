@@ -6,9 +6,9 @@
 #include <filesystem>
 
 #include "checker/report/files.h"
+#include "harness/scenario/parse.h"
 #include "sim/core/files.h"
 #include "sim/core/printable.h"
-#include "sim/scenario/parse.h"
 
 namespace lockstep::cli {
 

@@ -10,8 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/scenario/scenario.h"
 #include "sim/core/status.h"
-#include "sim/scenario/scenario.h"
 
 namespace lockstep::cli {
 

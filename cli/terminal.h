@@ -9,9 +9,9 @@
 #include <string>
 
 #include "checker/result.h"
+#include "harness/explore/explore.h"
+#include "harness/scenario/run.h"
 #include "sim/core/printable.h"
-#include "sim/explore/explore.h"
-#include "sim/scenario/run.h"
 
 namespace lockstep::cli {
 

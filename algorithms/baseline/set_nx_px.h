@@ -12,7 +12,7 @@
 #ifndef LOCKSTEP_ALGORITHMS_BASELINE_SET_NX_PX_H_
 #define LOCKSTEP_ALGORITHMS_BASELINE_SET_NX_PX_H_
 
-#include "algorithms/lock_client.h"
+#include "algorithms/algorithm.h"
 
 namespace lockstep::algorithms::baseline {
 

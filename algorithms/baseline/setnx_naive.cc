@@ -4,7 +4,7 @@
 #include <string>
 #include <utility>
 
-#include "algorithms/coverage_point.h"
+#include "algorithms/algorithm.h"
 #include "sim/core/assert.h"
 
 namespace lockstep::algorithms::baseline {

@@ -13,7 +13,7 @@
 #ifndef LOCKSTEP_ALGORITHMS_BASELINE_SETNX_NAIVE_H_
 #define LOCKSTEP_ALGORITHMS_BASELINE_SETNX_NAIVE_H_
 
-#include "algorithms/lock_client.h"
+#include "algorithms/algorithm.h"
 
 namespace lockstep::algorithms::baseline {
 

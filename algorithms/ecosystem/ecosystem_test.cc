@@ -8,11 +8,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "algorithms/lock_client.h"
+#include "algorithms/algorithm.h"
 #include "checker/check.h"
 #include "checker/history_parse.h"
-#include "sim/scenario/parse.h"
-#include "sim/scenario/run.h"
+#include "harness/scenario/parse.h"
+#include "harness/scenario/run.h"
 
 namespace lockstep::algorithms {
 namespace {

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "algorithms/coverage_point.h"
+#include "algorithms/algorithm.h"
 #include "algorithms/lua_client/lua_internal.h"
 #include "sim/core/assert.h"
 #include "sim/core/files.h"

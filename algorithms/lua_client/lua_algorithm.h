@@ -23,7 +23,7 @@
 #include <string>
 #include <string_view>
 
-#include "algorithms/lock_client.h"
+#include "algorithms/algorithm.h"
 #include "sim/core/status.h"
 
 namespace lockstep::algorithms::lua_client {
@@ -47,7 +47,8 @@ const AlgorithmInfo* find_loaded(std::string_view name);
 std::string algorithm_file(std::string_view name);
 
 // Lua algorithms built into lockstep (the ecosystem's locks, docs/algorithms.md), each an
-// embedded Lua source with its name; registry.cc lists them with the C++ ones.
+// embedded Lua source with its name; the generated registry (algorithms/CMakeLists.txt,
+// lockstep_add_algorithms LUA_ALGORITHMS) lists them with the C++ ones.
 AlgorithmInfo builtin_lua_algorithm(const char* chunk_name, std::string_view source);
 
 }  // namespace lockstep::algorithms::lua_client

@@ -10,9 +10,9 @@
 #include <fstream>
 #include <string>
 
-#include "sim/scenario/parse.h"
-#include "sim/scenario/ran_test_util.h"
-#include "sim/scenario/run.h"
+#include "harness/scenario/parse.h"
+#include "harness/scenario/ran_test_util.h"
+#include "harness/scenario/run.h"
 
 namespace lockstep::algorithms::lua_client {
 namespace {

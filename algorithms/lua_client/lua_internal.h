@@ -15,7 +15,7 @@
 #include <lua.hpp>
 #include <nlohmann/json.hpp>
 
-#include "algorithms/lock_client.h"
+#include "algorithms/algorithm.h"
 #include "sim/core/status.h"
 
 namespace lockstep::algorithms::lua_client {

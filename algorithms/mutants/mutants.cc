@@ -27,7 +27,7 @@ Mutant make(const char* name, std::string_view text, std::string replaces,
   LS_ASSERT(!text.empty());
   LS_ASSERT(!algorithms.empty());
   return Mutant{name, std::move(replaces), std::move(algorithms), std::move(property),
-                std::move(broken), make_script(name, text)};
+                std::move(broken), runtime::make_script(name, text)};
 }
 
 std::vector<Mutant> build() {

@@ -1,8 +1,9 @@
 // Mutants: deliberately broken variants of the Redisson lock scripts, each a copy of one real
 // script (algorithms/redisson/lua) with exactly one change, used to show that the checker catches
 // the bug on the scenario library (issue 5). A run selects at most one mutant
-// (scenario::RunOptions::mutant, `lockstep run --mutant NAME`); the Redisson clients then send
-// the mutant's text wherever they would have sent the script it replaces, and every output of
+// (scenario::RunOptions::mutant, `lockstep run --mutant NAME`). The run hands it to each client
+// process as a script override (runtime::Runtime::script): the Redisson clients then send the
+// mutant's text wherever they would have sent the script it replaces, and every output of
 // the run (history header, result.json, the verdict line) names the mutant, so a mutant run is
 // never mistaken for the real algorithm. The list is fixed at build time, in name order.
 #ifndef LOCKSTEP_ALGORITHMS_MUTANTS_MUTANTS_H_
@@ -12,14 +13,10 @@
 #include <string_view>
 #include <vector>
 
-#include "algorithms/runtime.h"
+#include "runtime/runtime.h"
 #include "sim/core/status.h"
 
 namespace lockstep::algorithms::mutants {
-
-// The options key through which a run hands its mutant to an algorithm's make(). Scenario files
-// cannot set it: no algorithm's validate() accepts it.
-inline constexpr std::string_view kOptionKey = "mutant";
 
 struct Mutant {
   std::string name;                     // the .lua file's base name
@@ -27,7 +24,7 @@ struct Mutant {
   std::vector<std::string> algorithms;  // the registered algorithms that send that script
   std::string property;                 // the property expected to catch it
   std::string broken;                   // one line: what was changed and why it is wrong
-  Script script;                        // the mutant's text, named `name`
+  runtime::Script script;               // the mutant's text, named `name`
 };
 
 // Every mutant, in name order.

@@ -13,12 +13,12 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/lock_client.h"
+#include "algorithms/algorithm.h"
 #include "algorithms/mutants/mutants.h"
 #include "algorithms/redisson/scripts.h"
-#include "sim/scenario/library.h"
-#include "sim/scenario/parse.h"
-#include "sim/scenario/run.h"
+#include "harness/scenario/library.h"
+#include "harness/scenario/parse.h"
+#include "harness/scenario/run.h"
 
 namespace lockstep::algorithms::mutants {
 namespace {

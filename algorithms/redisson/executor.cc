@@ -55,6 +55,8 @@ std::vector<std::string> Executor::script_argv(const ScriptCall& call, int32_t a
 Task<CallResult> Executor::eval(size_t endpoint, ScriptCall call) {
   LS_ASSERT(call.script != nullptr);
   LS_ASSERT(endpoint < rt_.endpoints());
+  // A run may send another text in its place (a mutant, algorithms/mutants).
+  call.script = &rt_.script(*call.script);
   const bool by_sha = options_.profile == Profile::kCurrent;
   CallOptions opts = call.options;
   opts.script = call.script->name;

@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/algorithm.h"
 #include "algorithms/redisson/redisson_options.h"
-#include "algorithms/runtime.h"
 
 namespace lockstep::algorithms::redisson {
 

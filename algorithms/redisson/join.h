@@ -8,7 +8,7 @@
 #include <optional>
 #include <vector>
 
-#include "algorithms/runtime.h"
+#include "algorithms/algorithm.h"
 #include "sim/core/assert.h"
 
 namespace lockstep::algorithms::redisson {

@@ -18,7 +18,7 @@
 #include <memory>
 #include <string>
 
-#include "algorithms/runtime.h"
+#include "algorithms/algorithm.h"
 
 namespace lockstep::algorithms::redisson {
 

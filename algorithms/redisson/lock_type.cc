@@ -59,10 +59,6 @@ Task<CallResult> ClientContext::run_script(size_t endpoint, ScriptCall call, boo
   *no_sync = false;
   const int64_t op = call.options.op;
   LS_ASSERT(call.script != nullptr);
-  // A mutant run: the one replaced script goes out as the mutant's text (algorithms/mutants).
-  if (options.swap_script != nullptr && call.script->name == options.swap_replaces) {
-    call.script = options.swap_script;
-  }
   CallResult r = co_await exec.eval(endpoint, std::move(call));
   if (!synced || !options.sync_replicas || !r.ok()) co_return r;
   // syncedEval: WAIT for the replicas the client knows; none acknowledging is an error when

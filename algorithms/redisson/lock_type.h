@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/lock_client.h"
+#include "algorithms/algorithm.h"
 #include "algorithms/redisson/executor.h"
 #include "algorithms/redisson/lock_pubsub.h"
 #include "algorithms/redisson/redisson_options.h"

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "algorithms/coverage_point.h"
+#include "algorithms/algorithm.h"
 #include "algorithms/redisson/scripts.h"
 #include "sim/core/assert.h"
 

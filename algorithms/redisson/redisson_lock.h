@@ -13,7 +13,7 @@
 #include <string>
 #include <utility>
 
-#include "algorithms/lock_client.h"
+#include "algorithms/algorithm.h"
 #include "algorithms/redisson/lock_flows.h"
 #include "algorithms/redisson/lock_types.h"
 

@@ -3,8 +3,7 @@
 #include <algorithm>
 #include <functional>
 
-#include "algorithms/lock_client.h"
-#include "algorithms/mutants/mutants.h"
+#include "algorithms/algorithm.h"
 #include "sim/core/assert.h"
 
 namespace lockstep::algorithms::redisson {
@@ -234,24 +233,9 @@ Result<RedissonOptions> parse_options(const json& options, const std::string& pa
 }
 
 RedissonOptions client_options(const json& options, const std::vector<std::string>& allowed) {
-  const std::string key(mutants::kOptionKey);
-  json rest = options;
-  std::string mutant;
-  if (rest.is_object() && rest.contains(key)) {
-    LS_ASSERT(rest[key].is_string());
-    mutant = rest[key].get<std::string>();
-    rest.erase(key);
-  }
-  Result<RedissonOptions> r = parse_options(rest, "/algorithm/options", allowed);
+  Result<RedissonOptions> r = parse_options(options, "/algorithm/options", allowed);
   LS_ASSERT(r.ok());
-  RedissonOptions o = r.value();
-  if (!mutant.empty()) {
-    const mutants::Mutant* m = mutants::find_mutant(mutant);
-    LS_ASSERT(m != nullptr);
-    o.swap_replaces = m->replaces;
-    o.swap_script = &m->script;
-  }
-  return o;
+  return r.value();
 }
 
 std::vector<std::string> common_option_names() {

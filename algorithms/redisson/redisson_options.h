@@ -20,10 +20,6 @@
 
 #include "sim/core/status.h"
 
-namespace lockstep::algorithms {
-struct Script;
-}  // namespace lockstep::algorithms
-
 namespace lockstep::algorithms::redisson {
 
 enum class Profile : uint8_t { kClassic, kCurrent };
@@ -113,10 +109,6 @@ struct RedissonOptions {
   // and how the sub-locks' lease is derived.
   int64_t redlock_min_lock_wait_ms = 1;
   RedlockLease redlock_lease = RedlockLease::kWaitTimesTwo;
-  // A mutant run (algorithms/mutants): the script named `swap_replaces` is sent as `swap_script`
-  // instead. Never set from a scenario's options; see client_options().
-  std::string swap_replaces;
-  const Script* swap_script = nullptr;
 
   // The retry attempts to use given the client's setting.
   // Which retry count wins: the algorithm option given in the scenario, then the client option
@@ -139,10 +131,8 @@ RedissonOptions profile_defaults(Profile profile);
 Result<RedissonOptions> parse_options(const nlohmann::json& options, const std::string& path,
                                       const std::vector<std::string>& allowed);
 
-// What make() builds a client with: parse_options() of the validated options, plus the run's
-// mutant when the runner added the mutants::kOptionKey field (scenario files cannot: validate()
-// rejects it). REQUIRES: the options without that field passed parse_options(); the mutant
-// exists (scenario::run_scenario checks it).
+// What make() builds a client with: parse_options() of the validated options.
+// REQUIRES: the options passed parse_options().
 RedissonOptions client_options(const nlohmann::json& options,
                                const std::vector<std::string>& allowed);
 

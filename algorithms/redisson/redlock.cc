@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "algorithms/coverage_point.h"
+#include "algorithms/algorithm.h"
 #include "algorithms/redisson/join.h"
 #include "algorithms/redisson/redisson_lock.h"
 #include "sim/core/assert.h"

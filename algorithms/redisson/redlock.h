@@ -27,7 +27,7 @@
 #include <memory>
 #include <vector>
 
-#include "algorithms/lock_client.h"
+#include "algorithms/algorithm.h"
 #include "algorithms/redisson/lock_flows.h"
 #include "algorithms/redisson/lock_types.h"
 

@@ -4,7 +4,7 @@
 #ifndef LOCKSTEP_ALGORITHMS_REDISSON_SCRIPTS_H_
 #define LOCKSTEP_ALGORITHMS_REDISSON_SCRIPTS_H_
 
-#include "algorithms/runtime.h"
+#include "algorithms/algorithm.h"
 
 namespace lockstep::algorithms::redisson::scripts {
 

@@ -8,8 +8,8 @@
 #include <map>
 #include <sstream>
 
-#include "sim/scenario/parse.h"
-#include "sim/scenario/run.h"
+#include "harness/scenario/parse.h"
+#include "harness/scenario/run.h"
 
 namespace lockstep::algorithms::redisson {
 namespace {

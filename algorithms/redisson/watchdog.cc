@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "algorithms/coverage_point.h"
+#include "algorithms/algorithm.h"
 #include "sim/core/assert.h"
 
 namespace lockstep::algorithms::redisson {

@@ -26,7 +26,7 @@
 #include <utility>
 #include <vector>
 
-#include "algorithms/lock_client.h"
+#include "algorithms/algorithm.h"
 #include "algorithms/redisson/redisson_options.h"
 
 namespace lockstep::algorithms::redisson {

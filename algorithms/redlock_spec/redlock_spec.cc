@@ -4,7 +4,7 @@
 #include <map>
 #include <utility>
 
-#include "algorithms/coverage_point.h"
+#include "algorithms/algorithm.h"
 #include "algorithms/redisson/join.h"
 #include "sim/core/assert.h"
 

@@ -21,7 +21,7 @@
 #ifndef LOCKSTEP_ALGORITHMS_REDLOCK_SPEC_REDLOCK_SPEC_H_
 #define LOCKSTEP_ALGORITHMS_REDLOCK_SPEC_REDLOCK_SPEC_H_
 
-#include "algorithms/lock_client.h"
+#include "algorithms/algorithm.h"
 
 namespace lockstep::algorithms::redlock_spec {
 

@@ -15,7 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "algorithms/lock_client.h"
+#include "algorithms/algorithm.h"
 #include "algorithms/testing/tracing_node_model.h"
 #include "sim/history/recorder.h"
 #include "sim/history/writer.h"

@@ -13,17 +13,17 @@ using Args = std::vector<std::string>;
 
 struct Result {
   TimeUs t;
-  algorithms::CallResult r;
+  runtime::CallResult r;
 };
 
 // Sends `argv` from client `c` at true time t (through a root task) and stores the result.
 void call_at(TestWorld& w, size_t c, TimeUs t, Args argv, std::vector<Result>* out,
-             algorithms::CallOptions opts = {}) {
+             runtime::CallOptions opts = {}) {
   w.at(t, [&w, c, argv, out, opts] {
     ClientProcess& p = *w.clients[c];
     p.CoroProcess::spawn([](ClientProcess& p, Args argv, std::vector<Result>* out,
-                            algorithms::CallOptions opts) -> Task<void> {
-      algorithms::CallResult r = co_await p.conn(0).call(argv, opts);
+                            runtime::CallOptions opts) -> Task<void> {
+      runtime::CallResult r = co_await p.conn(0).call(argv, opts);
       out->push_back(Result{p.now(), std::move(r)});
     }(p, argv, out, opts));
   });
@@ -158,7 +158,7 @@ TEST(ClientNodeTest, PubSubDeliversToSubscribersAndACrashDropsTheSubscription) {
   TestWorld::Options o = one_node();
   o.clients = 2;
   TestWorld w(o);
-  struct Listener : algorithms::MessageListener {
+  struct Listener : runtime::MessageListener {
     std::vector<std::string> got;
     void on_message(std::string_view ch, std::string_view m) override {
       got.push_back(std::string(ch) + "=" + std::string(m));

@@ -5,7 +5,7 @@
 #include <memory>
 #include <utility>
 
-#include "algorithms/coverage_point.h"
+#include "runtime/coverage_point.h"
 #include "sim/core/assert.h"
 #include "sim/kernel/semaphore.h"
 
@@ -32,11 +32,11 @@ std::string make_uuid(Rng rng) {
 
 // --- the connection classes -------------------------------------------------------------
 
-class ClientProcess::SimConnection : public algorithms::Connection {
+class ClientProcess::SimConnection : public runtime::Connection {
  public:
   SimConnection(ClientProcess& p, size_t endpoint) : p_(p), endpoint_(endpoint) {}
-  Task<algorithms::CallResult> call(std::vector<std::string> argv,
-                                    algorithms::CallOptions options) override {
+  Task<runtime::CallResult> call(std::vector<std::string> argv,
+                                    runtime::CallOptions options) override {
     return p_.call(endpoint_, false, std::move(argv), std::move(options));
   }
 
@@ -45,24 +45,24 @@ class ClientProcess::SimConnection : public algorithms::Connection {
   size_t endpoint_;
 };
 
-class ClientProcess::SimPubSub : public algorithms::PubSub {
+class ClientProcess::SimPubSub : public runtime::PubSub {
  public:
   SimPubSub(ClientProcess& p, size_t endpoint) : p_(p), endpoint_(endpoint) {}
 
-  Task<algorithms::CallResult> subscribe(std::string channel,
-                                         algorithms::MessageListener* listener) override {
+  Task<runtime::CallResult> subscribe(std::string channel,
+                                         runtime::MessageListener* listener) override {
     LS_ASSERT(listener != nullptr);
     subs[channel] = listener;
-    algorithms::CallOptions o;
+    runtime::CallOptions o;
     o.timeout_ms = p_.options_.subscription_timeout_ms;
     o.retry_attempts = 0;
     std::vector<std::string> argv = {"SUBSCRIBE", std::move(channel)};
     return p_.call(endpoint_, true, std::move(argv), std::move(o));
   }
 
-  Task<algorithms::CallResult> unsubscribe(std::string channel) override {
+  Task<runtime::CallResult> unsubscribe(std::string channel) override {
     subs.erase(channel);
-    algorithms::CallOptions o;
+    runtime::CallOptions o;
     o.retry_attempts = 0;
     std::vector<std::string> argv = {"UNSUBSCRIBE", std::move(channel)};
     return p_.call(endpoint_, true, std::move(argv), std::move(o));
@@ -72,7 +72,7 @@ class ClientProcess::SimPubSub : public algorithms::PubSub {
     return subs.find(std::string(channel)) != subs.end();
   }
 
-  std::map<std::string, algorithms::MessageListener*> subs;
+  std::map<std::string, runtime::MessageListener*> subs;
 
  private:
   ClientProcess& p_;
@@ -119,7 +119,7 @@ class ClientProcess::ReplyAwaiter {
 // --- construction ----------------------------------------------------------------------
 
 ClientProcess::ClientProcess(SimContext& ctx, ProcessId id, std::string name, LocalClock clock,
-                             const algorithms::ClientOptions& options)
+                             const runtime::ClientOptions& options)
     : CoroProcess(*ctx.loop, id, std::move(name), clock),
       ctx_(ctx),
       options_(options),
@@ -142,12 +142,12 @@ ClientProcess::~ClientProcess() {
   lock_client_.reset();
 }
 
-algorithms::Connection& ClientProcess::conn(size_t endpoint) {
+runtime::Connection& ClientProcess::conn(size_t endpoint) {
   LS_ASSERT(endpoint < endpoints_.size());
   return *endpoints_[endpoint].cmd;
 }
 
-algorithms::PubSub& ClientProcess::pubsub(size_t endpoint) {
+runtime::PubSub& ClientProcess::pubsub(size_t endpoint) {
   LS_ASSERT(endpoint < endpoints_.size());
   return *endpoints_[endpoint].pubsub;
 }
@@ -164,9 +164,9 @@ int64_t ClientProcess::replicas(size_t endpoint) const {
   return n;
 }
 
-const algorithms::Thread& ClientProcess::add_thread() {
+const runtime::Thread& ClientProcess::add_thread() {
   LS_ASSERT(threads_.size() < kMaxThreads);
-  auto t = std::make_unique<algorithms::Thread>();
+  auto t = std::make_unique<runtime::Thread>();
   t->index = static_cast<uint32_t>(threads_.size());
   t->id = t->index;
   t->name = name() + "/t" + std::to_string(t->index);
@@ -174,7 +174,19 @@ const algorithms::Thread& ClientProcess::add_thread() {
   return *threads_.back();
 }
 
-void ClientProcess::set_lock_client(std::unique_ptr<algorithms::LockClient> client) {
+void ClientProcess::override_script(std::string replaces, const runtime::Script* with) {
+  LS_ASSERT(with != nullptr);
+  script_overrides_.emplace_back(std::move(replaces), with);
+}
+
+const runtime::Script& ClientProcess::script(const runtime::Script& script) const {
+  for (const auto& [replaces, with] : script_overrides_) {
+    if (replaces == script.name) return *with;
+  }
+  return script;
+}
+
+void ClientProcess::set_lock_client(std::unique_ptr<runtime::LockClient> client) {
   LS_ASSERT(client != nullptr);
   LS_ASSERT(lock_client_ == nullptr);
   lock_client_ = std::move(client);
@@ -191,23 +203,23 @@ Task<bool> ClientProcess::sleep_for(int64_t ms) {
   co_return true;
 }
 
-std::unique_ptr<algorithms::Semaphore> ClientProcess::new_semaphore(int64_t permits) {
+std::unique_ptr<runtime::Semaphore> ClientProcess::new_semaphore(int64_t permits) {
   return std::make_unique<SimSemaphore>(*this, permits);
 }
 
-algorithms::TaskId ClientProcess::spawn(Task<void> task) {
+runtime::TaskId ClientProcess::spawn(Task<void> task) {
   const RootId r = CoroProcess::spawn(std::move(task));
-  return algorithms::TaskId{r.index, r.gen};
+  return runtime::TaskId{r.index, r.gen};
 }
 
-void ClientProcess::cancel(algorithms::TaskId id) {
+void ClientProcess::cancel(runtime::TaskId id) {
   if (!id.valid()) return;
   CoroProcess::cancel(RootId{id.index, id.gen});
 }
 
 void ClientProcess::fail(std::string message) { ctx_.loop->fail(name() + ": " + message); }
 
-bool ClientProcess::running(algorithms::TaskId id) const {
+bool ClientProcess::running(runtime::TaskId id) const {
   return id.valid() && alive(RootId{id.index, id.gen});
 }
 
@@ -234,9 +246,9 @@ ClientProcess::ThreadInterrupt& ClientProcess::interrupt_state(uint32_t index) {
   return interrupts_[index];
 }
 
-Task<bool> ClientProcess::interruptible(const algorithms::Thread& thread, Task<bool> wait,
-                                        algorithms::Interrupt* interrupted) {
-  *interrupted = algorithms::Interrupt::kNone;
+Task<bool> ClientProcess::interruptible(const runtime::Thread& thread, Task<bool> wait,
+                                        runtime::Interrupt* interrupted) {
+  *interrupted = runtime::Interrupt::kNone;
   if (!interrupts_possible_) return wait;
   return interruptible_wait(thread.index, std::move(wait), interrupted);
 }
@@ -245,9 +257,9 @@ Task<bool> ClientProcess::interruptible(const algorithms::Thread& thread, Task<b
 // once and destroy the inner one (its awaiters leave their semaphores and timers as a crash
 // makes them do).
 Task<bool> ClientProcess::interruptible_wait(uint32_t index, Task<bool> wait,
-                                             algorithms::Interrupt* interrupted) {
-  if (ThreadInterrupt& ti = interrupt_state(index); ti.pending != algorithms::Interrupt::kNone) {
-    *interrupted = std::exchange(ti.pending, algorithms::Interrupt::kNone);
+                                             runtime::Interrupt* interrupted) {
+  if (ThreadInterrupt& ti = interrupt_state(index); ti.pending != runtime::Interrupt::kNone) {
+    *interrupted = std::exchange(ti.pending, runtime::Interrupt::kNone);
     co_return false;
   }
   auto shared = std::make_shared<WaitShared>();
@@ -260,24 +272,24 @@ Task<bool> ClientProcess::interruptible_wait(uint32_t index, Task<bool> wait,
   ti.wait = WaitRef{};
   if (result == kWaitInterrupted) {
     CoroProcess::cancel(root);
-    *interrupted = std::exchange(ti.woke, algorithms::Interrupt::kNone);
-    LS_ASSERT(*interrupted != algorithms::Interrupt::kNone);
+    *interrupted = std::exchange(ti.woke, runtime::Interrupt::kNone);
+    LS_ASSERT(*interrupted != runtime::Interrupt::kNone);
     co_return false;
   }
   LS_ASSERT(result == kWaitSignalled);
   co_return shared->signalled;
 }
 
-algorithms::Interrupt ClientProcess::take_interrupt(const algorithms::Thread& thread) {
-  if (!interrupts_possible_) return algorithms::Interrupt::kNone;
-  return std::exchange(interrupt_state(thread.index).pending, algorithms::Interrupt::kNone);
+runtime::Interrupt ClientProcess::take_interrupt(const runtime::Thread& thread) {
+  if (!interrupts_possible_) return runtime::Interrupt::kNone;
+  return std::exchange(interrupt_state(thread.index).pending, runtime::Interrupt::kNone);
 }
 
-void ClientProcess::interrupt_thread(uint32_t index, algorithms::Interrupt kind) {
-  LS_ASSERT(interrupts_possible_ && kind != algorithms::Interrupt::kNone);
+void ClientProcess::interrupt_thread(uint32_t index, runtime::Interrupt kind) {
+  LS_ASSERT(interrupts_possible_ && kind != runtime::Interrupt::kNone);
   if (!up() || index >= threads_.size()) return;  // a dead client's threads are gone
   ThreadInterrupt& ti = interrupt_state(index);
-  if (kind == algorithms::Interrupt::kCancel && !ti.cancellable) return;  // no future to cancel
+  if (kind == runtime::Interrupt::kCancel && !ti.cancellable) return;  // no future to cancel
   if (ti.wait.valid() && wait_open(ti.wait)) {
     ti.woke = kind;
     complete_wait(ti.wait, kWaitInterrupted);
@@ -296,7 +308,7 @@ void ClientProcess::call_ended(uint32_t index) {
   if (!interrupts_possible_) return;
   ThreadInterrupt& ti = interrupt_state(index);
   ti.cancellable = false;
-  if (ti.pending == algorithms::Interrupt::kCancel) ti.pending = algorithms::Interrupt::kNone;
+  if (ti.pending == runtime::Interrupt::kCancel) ti.pending = runtime::Interrupt::kNone;
 }
 
 
@@ -343,9 +355,9 @@ void ClientProcess::remove_pending(uint64_t request) {
   }
 }
 
-Task<algorithms::CallResult> ClientProcess::call(size_t endpoint, bool pubsub,
+Task<runtime::CallResult> ClientProcess::call(size_t endpoint, bool pubsub,
                                                  std::vector<std::string> argv,
-                                                 algorithms::CallOptions options) {
+                                                 runtime::CallOptions options) {
   LS_ASSERT(endpoint < endpoints_.size());
   LS_ASSERT(!argv.empty());
   const int64_t timeout_ms = options.timeout_ms >= 0 ? options.timeout_ms : options_.timeout_ms;
@@ -353,7 +365,7 @@ Task<algorithms::CallResult> ClientProcess::call(size_t endpoint, bool pubsub,
       options.retry_attempts >= 0 ? options.retry_attempts : options_.retry_attempts;
   const int64_t interval_ms =
       options.retry_interval_ms >= 0 ? options.retry_interval_ms : options_.retry_interval_ms;
-  algorithms::CallResult result;
+  runtime::CallResult result;
   for (int32_t attempt = 0; attempt <= retries; ++attempt) {
     NodeProcess* node = ctx_.cluster->master(endpoints_[endpoint].shard);
     const ConnId conn = connection_to(node->id(), pubsub);
@@ -371,16 +383,16 @@ Task<algorithms::CallResult> ClientProcess::call(size_t endpoint, bool pubsub,
     const int32_t r = co_await ReplyAwaiter(*this, conn, request,
                                             local_us() + ms_to_us(timeout_ms), &result.reply);
     if (r == kWaitSignalled) {
-      result.status = algorithms::CallStatus::kOk;
+      result.status = runtime::CallStatus::kOk;
       co_return result;
     }
     if (attempt < retries) {
-      cover(algorithms::coverage::kCommandResent);
+      cover(runtime::coverage::kCommandResent);
       co_await sleep_until(*this, local_us() + ms_to_us(interval_ms));
     }
   }
-  cover(algorithms::coverage::kCommandTimedOut);
-  result.status = algorithms::CallStatus::kTimeout;
+  cover(runtime::coverage::kCommandTimedOut);
+  result.status = runtime::CallStatus::kTimeout;
   result.reply = redis::Reply();
   co_return result;
 }
@@ -476,7 +488,7 @@ void ClientProcess::resubscribe(size_t shard) {
 
 // --- history -------------------------------------------------------------------------------
 
-int64_t ClientProcess::begin_op(const algorithms::OpRecord& record) {
+int64_t ClientProcess::begin_op(const runtime::OpRecord& record) {
   LS_ASSERT(record.thread != nullptr);
   history::Invoke inv;
   inv.thread = record.thread->name;
@@ -489,7 +501,7 @@ int64_t ClientProcess::begin_op(const algorithms::OpRecord& record) {
   return ctx_.rec->invoke(now(), inv);
 }
 
-void ClientProcess::end_op(int64_t op, const algorithms::OpResult& result) {
+void ClientProcess::end_op(int64_t op, const runtime::OpResult& result) {
   history::Completion c;
   c.outcome = result.outcome;
   c.renewed = result.renewed;
@@ -497,7 +509,7 @@ void ClientProcess::end_op(int64_t op, const algorithms::OpResult& result) {
   ctx_.rec->complete(now(), op, c);
 }
 
-void ClientProcess::hold_acquired(const algorithms::Thread& thread, std::string_view lock,
+void ClientProcess::hold_acquired(const runtime::Thread& thread, std::string_view lock,
                                   history::LockMode mode, int64_t op, int64_t token) {
   Hold& h = holds_[HoldKey{thread.index, std::string(lock), static_cast<uint8_t>(mode)}];
   LS_ASSERT(h.count >= 0 && h.count < INT32_MAX);
@@ -521,7 +533,7 @@ void ClientProcess::record_hold_end(uint32_t thread, const std::string& lock, hi
   }
 }
 
-void ClientProcess::hold_unlocking(const algorithms::Thread& thread, std::string_view lock,
+void ClientProcess::hold_unlocking(const runtime::Thread& thread, std::string_view lock,
                                    history::LockMode mode) {
   auto it = holds_.find(HoldKey{thread.index, std::string(lock), static_cast<uint8_t>(mode)});
   if (it == holds_.end()) return;
@@ -531,7 +543,7 @@ void ClientProcess::hold_unlocking(const algorithms::Thread& thread, std::string
   holds_.erase(it);
 }
 
-void ClientProcess::hold_lost(const algorithms::Thread& thread, std::string_view lock,
+void ClientProcess::hold_lost(const runtime::Thread& thread, std::string_view lock,
                               history::LockMode mode) {
   auto it = holds_.find(HoldKey{thread.index, std::string(lock), static_cast<uint8_t>(mode)});
   if (it == holds_.end()) return;
@@ -539,13 +551,13 @@ void ClientProcess::hold_lost(const algorithms::Thread& thread, std::string_view
   holds_.erase(it);
 }
 
-int64_t ClientProcess::hold_count(const algorithms::Thread& thread, std::string_view lock,
+int64_t ClientProcess::hold_count(const runtime::Thread& thread, std::string_view lock,
                                   history::LockMode mode) const {
   auto it = holds_.find(HoldKey{thread.index, std::string(lock), static_cast<uint8_t>(mode)});
   return it == holds_.end() ? 0 : it->second.count;
 }
 
-int64_t ClientProcess::hold_token(const algorithms::Thread& thread, std::string_view lock) const {
+int64_t ClientProcess::hold_token(const runtime::Thread& thread, std::string_view lock) const {
   for (uint8_t mode = 0; mode < 3; ++mode) {
     auto it = holds_.find(HoldKey{thread.index, std::string(lock), mode});
     if (it != holds_.end()) return it->second.token;

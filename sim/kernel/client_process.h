@@ -1,5 +1,5 @@
 // ClientProcess: one simulated client (one Redisson client instance) and the simulator's
-// implementation of algorithms::Runtime.
+// implementation of runtime::Runtime.
 //
 // It runs the client's application threads and background tasks as coroutines, talks to the
 // current master of each endpoint over two connections per node — commands and pub/sub —
@@ -25,72 +25,76 @@
 #include <tuple>
 #include <vector>
 
-#include "algorithms/lock_client.h"
-#include "algorithms/runtime.h"
+#include "runtime/lock_client.h"
+#include "runtime/runtime.h"
 #include "sim/kernel/cluster.h"
 #include "sim/kernel/coro_process.h"
 #include "sim/kernel/sim_context.h"
 
 namespace lockstep::kernel {
 
-class ClientProcess : public CoroProcess, public algorithms::Runtime, public TopologyListener {
+class ClientProcess : public CoroProcess, public runtime::Runtime, public TopologyListener {
  public:
   static constexpr uint32_t kMaxThreads = 4096;
   static constexpr size_t kMaxPendingCalls = 100'000;
 
   ClientProcess(SimContext& ctx, ProcessId id, std::string name, LocalClock clock,
-                const algorithms::ClientOptions& options);
+                const runtime::ClientOptions& options);
   ~ClientProcess() override;
 
-  // --- algorithms::Runtime ---
+  // --- runtime::Runtime ---
   const std::string& client_name() const override { return name(); }
   const std::string& uuid() const override { return uuid_; }
-  const algorithms::ClientOptions& options() const override { return options_; }
+  const runtime::ClientOptions& options() const override { return options_; }
   int64_t now_ms() const override { return local_ms(); }
   int64_t now_us() const override { return local_us(); }
   Task<void> sleep_ms(int64_t ms) override;
   // sleep_ms as a wait that reports being signalled (for interruptible()).
   Task<bool> sleep_for(int64_t ms);
   size_t endpoints() const override { return endpoints_.size(); }
-  algorithms::Connection& conn(size_t endpoint) override;
-  algorithms::PubSub& pubsub(size_t endpoint) override;
+  runtime::Connection& conn(size_t endpoint) override;
+  runtime::PubSub& pubsub(size_t endpoint) override;
   int64_t replicas(size_t endpoint) const override;
-  std::unique_ptr<algorithms::Semaphore> new_semaphore(int64_t permits) override;
-  algorithms::TaskId spawn(Task<void> task) override;
-  void cancel(algorithms::TaskId id) override;
-  bool running(algorithms::TaskId id) const override;
+  std::unique_ptr<runtime::Semaphore> new_semaphore(int64_t permits) override;
+  runtime::TaskId spawn(Task<void> task) override;
+  void cancel(runtime::TaskId id) override;
+  bool running(runtime::TaskId id) const override;
   Rng& rng() override { return rng_; }
   bool interrupts_possible() const override { return interrupts_possible_; }
-  Task<bool> interruptible(const algorithms::Thread& thread, Task<bool> wait,
-                           algorithms::Interrupt* interrupted) override;
-  algorithms::Interrupt take_interrupt(const algorithms::Thread& thread) override;
-  int64_t begin_op(const algorithms::OpRecord& record) override;
-  void end_op(int64_t op, const algorithms::OpResult& result) override;
-  void hold_lost(const algorithms::Thread& thread, std::string_view lock,
+  Task<bool> interruptible(const runtime::Thread& thread, Task<bool> wait,
+                           runtime::Interrupt* interrupted) override;
+  runtime::Interrupt take_interrupt(const runtime::Thread& thread) override;
+  int64_t begin_op(const runtime::OpRecord& record) override;
+  void end_op(int64_t op, const runtime::OpResult& result) override;
+  void hold_lost(const runtime::Thread& thread, std::string_view lock,
                  history::LockMode mode) override;
   void fail(std::string message) override;
   void cover(std::string_view point) override {
     if (ctx_.coverage != nullptr) ctx_.coverage->hit(point);
   }
+  const runtime::Script& script(const runtime::Script& script) const override;
 
   // --- for the workload driver ---
   // Adds the next application thread ("<client>/t<index>", id = index).
-  const algorithms::Thread& add_thread();
-  const algorithms::Thread& thread(uint32_t index) const { return *threads_[index]; }
+  const runtime::Thread& add_thread();
+  const runtime::Thread& thread(uint32_t index) const { return *threads_[index]; }
   size_t thread_count() const { return threads_.size(); }
-  void set_lock_client(std::unique_ptr<algorithms::LockClient> client);
-  algorithms::LockClient& lock_client() { return *lock_client_; }
+  void set_lock_client(std::unique_ptr<runtime::LockClient> client);
+  // From now on, this client sends `with` wherever its algorithm sends the script named
+  // `replaces` (a mutant run). REQUIRES: `with` outlives the client.
+  void override_script(std::string replaces, const runtime::Script* with);
+  runtime::LockClient& lock_client() { return *lock_client_; }
   SimContext& context() { return ctx_; }
   // Hold bookkeeping: an acquire returned success / an unlock is being invoked. A hold begins
   // when the count goes from 0 to 1 and ends when an unlock is invoked at count 1.
-  void hold_acquired(const algorithms::Thread& thread, std::string_view lock,
+  void hold_acquired(const runtime::Thread& thread, std::string_view lock,
                      history::LockMode mode, int64_t op, int64_t token);
-  void hold_unlocking(const algorithms::Thread& thread, std::string_view lock,
+  void hold_unlocking(const runtime::Thread& thread, std::string_view lock,
                       history::LockMode mode);
   // How many holds of `lock` in `mode` the thread believes it has (0 if none).
-  int64_t hold_count(const algorithms::Thread& thread, std::string_view lock, history::LockMode mode) const;
+  int64_t hold_count(const runtime::Thread& thread, std::string_view lock, history::LockMode mode) const;
   // The fencing token of the thread's current hold (kAbsent if none or no token).
-  int64_t hold_token(const algorithms::Thread& thread, std::string_view lock) const;
+  int64_t hold_token(const runtime::Thread& thread, std::string_view lock) const;
   // Ends every open hold (the run ended, or the client crashed).
   void end_all_holds(history::HoldEnd reason);
   size_t holds_open() const { return holds_.size(); }
@@ -103,7 +107,7 @@ class ClientProcess : public CoroProcess, public algorithms::Runtime, public Top
   void allow_interrupts() { interrupts_possible_ = true; }
   // Thread.interrupt() / Future.cancel() of thread `index`: ends its interruptible wait at once,
   // or stays pending. A cancel reaches only a thread inside a try_lock call (set_cancellable).
-  void interrupt_thread(uint32_t index, algorithms::Interrupt kind);
+  void interrupt_thread(uint32_t index, runtime::Interrupt kind);
   // Thread `index` invoked an acquisition (a tryLock, whose future a cancel can reach, when
   // `cancellable`) / its acquisition returned (a cancel still pending on it is dropped).
   void call_started(uint32_t index, bool cancellable);
@@ -112,8 +116,8 @@ class ClientProcess : public CoroProcess, public algorithms::Runtime, public Top
   void endpoint_changed(size_t shard) override;
 
   // Called by the connection classes.
-  Task<algorithms::CallResult> call(size_t endpoint, bool pubsub, std::vector<std::string> argv,
-                                    algorithms::CallOptions options);
+  Task<runtime::CallResult> call(size_t endpoint, bool pubsub, std::vector<std::string> argv,
+                                    runtime::CallOptions options);
 
  protected:
   void handle_message(uint64_t payload) override;
@@ -148,13 +152,13 @@ class ClientProcess : public CoroProcess, public algorithms::Runtime, public Top
   class ReplyAwaiter;
   // One application thread's interrupt status.
   struct ThreadInterrupt {
-    algorithms::Interrupt pending = algorithms::Interrupt::kNone;
-    algorithms::Interrupt woke = algorithms::Interrupt::kNone;  // what ended `wait`
+    runtime::Interrupt pending = runtime::Interrupt::kNone;
+    runtime::Interrupt woke = runtime::Interrupt::kNone;  // what ended `wait`
     WaitRef wait;             // the interruptible wait it is in, if any
     bool cancellable = false;
   };
   ThreadInterrupt& interrupt_state(uint32_t index);
-  Task<bool> interruptible_wait(uint32_t index, Task<bool> wait, algorithms::Interrupt* interrupted);
+  Task<bool> interruptible_wait(uint32_t index, Task<bool> wait, runtime::Interrupt* interrupted);
 
   // Ends `hold` in the history (and in ctx_.beliefs) for `reason`.
   void record_hold_end(uint32_t thread, const std::string& lock, history::LockMode mode, const Hold& hold,
@@ -167,17 +171,18 @@ class ClientProcess : public CoroProcess, public algorithms::Runtime, public Top
   void remove_pending(uint64_t request);
 
   SimContext& ctx_;
-  algorithms::ClientOptions options_;
+  runtime::ClientOptions options_;
   std::string uuid_;
   Rng rng_;
-  std::vector<std::unique_ptr<algorithms::Thread>> threads_;  // stable addresses
+  std::vector<std::unique_ptr<runtime::Thread>> threads_;  // stable addresses
   std::vector<Endpoint> endpoints_;
   std::vector<NodeConns> conns_;
   uint32_t conn_serial_ = 0;
   std::vector<PendingCall> pending_;
   uint64_t next_request_ = 1;
   std::map<HoldKey, Hold> holds_;
-  std::unique_ptr<algorithms::LockClient> lock_client_;
+  std::unique_ptr<runtime::LockClient> lock_client_;
+  std::vector<std::pair<std::string, const runtime::Script*>> script_overrides_;
   bool interrupts_possible_ = false;
   std::vector<ThreadInterrupt> interrupts_;  // by thread index, grown on first use
 };

@@ -17,10 +17,14 @@
 #include <cstdint>
 #include <vector>
 
+#include "runtime/task.h"
 #include "sim/kernel/process.h"
-#include "sim/kernel/task.h"
 
 namespace lockstep::kernel {
+
+// Kernel code runs the runtime's coroutines.
+using runtime::RootListener;
+using runtime::Task;
 
 // A reference to one wait of one coroutine. Stale references are harmless.
 struct WaitRef {

@@ -67,7 +67,7 @@ class EventLoop {
   // Makes run_until return after the current event.
   void stop() { stopped_ = true; }
   // Makes run_until return after the current event with an error (the first one given wins):
-  // a lock client's own code failed (algorithms::Runtime::fail). The run cannot go on.
+  // a lock client's own code failed (runtime::Runtime::fail). The run cannot go on.
   void fail(std::string message) {
     if (failure_.empty()) failure_ = message.empty() ? "the run failed" : std::move(message);
     stopped_ = true;

@@ -11,14 +11,14 @@ using Args = std::vector<std::string>;
 
 struct Result {
   TimeUs t;
-  algorithms::CallResult r;
+  runtime::CallResult r;
 };
 
 void call_at(TestWorld& w, TimeUs t, Args argv, std::vector<Result>* out) {
   w.at(t, [&w, argv, out] {
     ClientProcess& p = *w.clients[0];
     p.CoroProcess::spawn([](ClientProcess& p, Args argv, std::vector<Result>* out) -> Task<void> {
-      algorithms::CallResult r = co_await p.conn(0).call(argv);
+      runtime::CallResult r = co_await p.conn(0).call(argv);
       out->push_back(Result{p.now(), std::move(r)});
     }(p, argv, out));
   });

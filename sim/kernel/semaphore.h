@@ -10,12 +10,12 @@
 #include <cstddef>
 #include <vector>
 
-#include "algorithms/runtime.h"
+#include "runtime/runtime.h"
 #include "sim/kernel/coro_process.h"
 
 namespace lockstep::kernel {
 
-class SimSemaphore : public algorithms::Semaphore {
+class SimSemaphore : public runtime::Semaphore {
  public:
   static constexpr int64_t kMaxPermits = int64_t{1} << 40;
 

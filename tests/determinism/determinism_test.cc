@@ -11,9 +11,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "sim/scenario/library.h"
-#include "sim/scenario/parse.h"
-#include "sim/scenario/run.h"
+#include "harness/scenario/library.h"
+#include "harness/scenario/parse.h"
+#include "harness/scenario/run.h"
 
 namespace lockstep {
 namespace {

@@ -18,9 +18,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/scenario/parse.h"
+#include "harness/scenario/parse.h"
+#include "harness/scenario/run.h"
 #include "tests/false_alarms/without_faults.h"
-#include "sim/scenario/run.h"
 
 namespace lockstep {
 namespace {

@@ -26,12 +26,12 @@
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
 
-#include "algorithms/lock_client.h"
+#include "algorithms/algorithm.h"
 #include "checker/history.h"
 #include "checker/history_parse.h"
-#include "sim/explore/counterfactual.h"
-#include "sim/scenario/parse.h"
-#include "sim/scenario/run.h"
+#include "harness/explore/counterfactual.h"
+#include "harness/scenario/parse.h"
+#include "harness/scenario/run.h"
 #include "tests/false_alarms/without_faults.h"
 
 namespace lockstep {

@@ -14,9 +14,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/scenario/library.h"
-#include "sim/scenario/parse.h"
-#include "sim/scenario/run.h"
+#include "harness/scenario/library.h"
+#include "harness/scenario/parse.h"
+#include "harness/scenario/run.h"
 
 namespace lockstep {
 namespace {

@@ -16,9 +16,9 @@
 
 #include "checker/report/files.h"
 #include "checker/report/report.h"
-#include "sim/explore/scorecard.h"
-#include "sim/scenario/parse.h"
-#include "sim/scenario/run.h"
+#include "harness/explore/scorecard.h"
+#include "harness/scenario/parse.h"
+#include "harness/scenario/run.h"
 
 namespace lockstep {
 namespace {

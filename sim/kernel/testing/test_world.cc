@@ -4,11 +4,6 @@
 
 #include "sim/core/assert.h"
 
-namespace lockstep::algorithms::lua {
-extern const std::string_view set_nx_px_unlock;
-extern const std::string_view set_nx_px_renew;
-}  // namespace lockstep::algorithms::lua
-
 namespace lockstep::kernel::testing {
 
 TestWorld::TestWorld(const Options& o) : rng(o.seed) {
@@ -73,25 +68,6 @@ std::optional<std::string> TestWorld::value(size_t node, const std::string& key)
   auto d = nodes[node]->model().inspect(key);
   if (!d) return std::nullopt;
   return d->strings.at(0);
-}
-
-void register_set_nx_px_scripts() {
-  FakeNodeModel::register_script(
-      algorithms::lua::set_nx_px_unlock,
-      [](FakeNodeModel& n, const std::vector<std::string>& keys,
-         const std::vector<std::string>& args) {
-        if (n.get(keys[0]) == args[0]) return redis::Reply::integer_of(n.del(keys[0]));
-        return redis::Reply::integer_of(0);
-      });
-  FakeNodeModel::register_script(
-      algorithms::lua::set_nx_px_renew,
-      [](FakeNodeModel& n, const std::vector<std::string>& keys,
-         const std::vector<std::string>& args) {
-        if (n.get(keys[0]) == args[0]) {
-          return redis::Reply::integer_of(n.pexpire(keys[0], std::stoll(args[1])));
-        }
-        return redis::Reply::integer_of(0);
-      });
 }
 
 }  // namespace lockstep::kernel::testing

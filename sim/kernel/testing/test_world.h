@@ -27,7 +27,7 @@ class TestWorld : public EventHandler {
     std::vector<size_t> shard_sizes = {1};  // nodes per shard (1 = no replica)
     NodeOptions node;
     size_t clients = 1;
-    algorithms::ClientOptions client;
+    runtime::ClientOptions client;
     LinkSpec link = LinkSpec{LatencyDist::fixed(500), 0};
     LatencyDist replication_lag = LatencyDist::fixed(1000);
     int64_t failover_detection_ms = -1;
@@ -61,9 +61,6 @@ class TestWorld : public EventHandler {
  private:
   std::vector<std::function<void()>> actions_;
 };
-
-// Registers native implementations of the set-nx-px scripts with FakeNodeModel.
-void register_set_nx_px_scripts();
 
 }  // namespace lockstep::kernel::testing
 

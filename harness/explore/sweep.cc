@@ -1,0 +1,300 @@
+#include "harness/explore/sweep.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+
+#include "checker/check.h"
+#include "harness/explore/seed_result.h"
+#include "harness/explore/svg_plot.h"
+#include "harness/explore/worker_pool.h"
+#include "harness/scenario/parse.h"
+#include "sim/core/assert.h"
+
+namespace lockstep::explore {
+namespace {
+
+using json = nlohmann::json;
+
+constexpr size_t kFirstViolating = 5;
+
+const char* kParamUsage = "expected PATH=FROM..TO[:STEP], e.g. /faults/schedule/0/duration_ms=1000..40000:1000";
+
+bool parse_i64(std::string_view text, int64_t& out) {
+  if (text.empty()) return false;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, out);
+  return ec == std::errc() && ptr == end;
+}
+
+const char* type_name(const json& j) {
+  if (j.is_object()) return "an object";
+  if (j.is_array()) return "an array";
+  if (j.is_string()) return "a string";
+  if (j.is_boolean()) return "a boolean";
+  if (j.is_null()) return "null";
+  if (j.is_number_float()) return "a non-integer number";
+  return "a number";
+}
+
+// Splits a JSON pointer into unescaped reference tokens (~1 is '/', ~0 is '~').
+bool split_pointer(const std::string& ptr, std::vector<std::string>& tokens) {
+  if (ptr.empty() || ptr[0] != '/') return false;
+  std::string cur;
+  for (size_t i = 1; i <= ptr.size(); ++i) {
+    if (i == ptr.size() || ptr[i] == '/') {
+      tokens.push_back(cur);
+      cur.clear();
+    } else if (ptr[i] == '~') {
+      if (i + 1 >= ptr.size() || (ptr[i + 1] != '0' && ptr[i + 1] != '1')) return false;
+      cur += ptr[i + 1] == '0' ? '~' : '/';
+      ++i;
+    } else {
+      cur += ptr[i];
+    }
+  }
+  return true;
+}
+
+double rate(uint64_t k, uint64_t n) { return n == 0 ? 0.0 : static_cast<double>(k) / static_cast<double>(n); }
+
+std::string fixed6(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6f", v);
+  return buf;
+}
+
+}  // namespace
+
+std::vector<int64_t> ParamRange::values() const {
+  LS_ASSERT(step > 0 && from <= to);
+  std::vector<int64_t> out;
+  for (int64_t v = from; v <= to && out.size() < kMaxSweepValues; v += step) {
+    out.push_back(v);
+    if (v > INT64_MAX - step) break;
+  }
+  LS_ASSERT(!out.empty());
+  return out;
+}
+
+Result<ParamRange> parse_param(std::string_view text) {
+  const std::string quoted = "--param \"" + std::string(text) + "\": ";
+  const size_t eq = text.rfind('=');
+  if (eq == std::string_view::npos || eq == 0) return Status::error(quoted + kParamUsage);
+  ParamRange p;
+  p.pointer = std::string(text.substr(0, eq));
+  if (p.pointer[0] != '/') return Status::error(quoted + "the path must be a JSON pointer starting with '/' (" + kParamUsage + ")");
+  std::string_view range = text.substr(eq + 1);
+  const size_t dots = range.find("..");
+  if (dots == std::string_view::npos) return Status::error(quoted + kParamUsage);
+  const size_t colon = range.find(':', dots);
+  const std::string_view to_text = range.substr(dots + 2, colon == std::string_view::npos ? std::string_view::npos : colon - dots - 2);
+  if (!parse_i64(range.substr(0, dots), p.from) || !parse_i64(to_text, p.to)) {
+    return Status::error(quoted + "FROM and TO must be integers (" + kParamUsage + ")");
+  }
+  if (p.from > p.to) return Status::error(quoted + "FROM must not be greater than TO");
+  if (colon != std::string_view::npos) {
+    if (!parse_i64(range.substr(colon + 1), p.step) || p.step <= 0) {
+      return Status::error(quoted + "STEP must be an integer > 0");
+    }
+  } else {
+    // 10 steps by default: (TO - FROM) / 10, rounded up, at least 1. Computed without overflow.
+    const uint64_t span = static_cast<uint64_t>(p.to) - static_cast<uint64_t>(p.from);
+    p.step = static_cast<int64_t>(std::max<uint64_t>(1, span / 10 + (span % 10 != 0 ? 1 : 0)));
+  }
+  const uint64_t span = static_cast<uint64_t>(p.to) - static_cast<uint64_t>(p.from);
+  if (span / static_cast<uint64_t>(p.step) + 1 > kMaxSweepValues) {
+    return Status::error(quoted + "more than " + std::to_string(kMaxSweepValues) + " values; use a larger STEP");
+  }
+  return p;
+}
+
+Result<json> substitute(const json& doc, const std::string& file, const std::string& pointer, int64_t value) {
+  const std::string where = file + ": --param " + pointer + ": ";
+  std::vector<std::string> tokens;
+  if (!split_pointer(pointer, tokens)) {
+    return Status::error(where + "not a JSON pointer (it starts with '/', and '~' is written ~0, '/' ~1)");
+  }
+  json out = doc;
+  json* node = &out;
+  std::string walked;
+  for (const std::string& t : tokens) {
+    const std::string here = walked.empty() ? "the top level" : walked;
+    if (node->is_object()) {
+      if (!node->contains(t)) return Status::error(where + "there is no field \"" + t + "\" at " + here);
+      node = &(*node)[t];
+    } else if (node->is_array()) {
+      int64_t i = -1;
+      if (!parse_i64(t, i) || i < 0 || (t.size() > 1 && t[0] == '0')) {
+        return Status::error(where + here + " is an array: \"" + t + "\" is not an index");
+      }
+      if (static_cast<size_t>(i) >= node->size()) {
+        return Status::error(where + "no element " + t + " at " + here + " (it has " +
+                             std::to_string(node->size()) + ")");
+      }
+      node = &(*node)[static_cast<size_t>(i)];
+    } else {
+      return Status::error(where + here + " is " + type_name(*node) + ", not an object or array");
+    }
+    walked += "/" + t;
+  }
+  if (!node->is_number_integer()) {
+    return Status::error(where + "it holds " + type_name(*node) + ", not an integer");
+  }
+  *node = value;
+  return out;
+}
+
+Result<std::vector<scenario::Scenario>> sweep_scenarios(const json& doc, const std::string& file,
+                                                        const ParamRange& param) {
+  std::vector<scenario::Scenario> out;
+  for (int64_t v : param.values()) {
+    Result<json> d = substitute(doc, file, param.pointer, v);
+    if (!d.ok()) return d.status();
+    Result<scenario::Scenario> s = scenario::parse_scenario_text(d.value().dump(), file);
+    if (!s.ok()) {
+      return Status::error("--param " + param.pointer + "=" + std::to_string(v) +
+                           ": the scenario rejects this value: " + s.status().message());
+    }
+    out.push_back(std::move(s.value()));
+  }
+  return out;
+}
+
+Result<SweepResult> run_sweep(const std::vector<scenario::Scenario>& scenarios, const ParamRange& param,
+                              const SweepOptions& options) {
+  const std::vector<int64_t> values = param.values();
+  LS_ASSERT(values.size() == scenarios.size());
+  LS_ASSERT(check_range(options.seeds).ok());
+  SweepResult r;
+  r.scenario = scenarios.front().name;
+  r.file = scenarios.front().file;
+  r.param = param;
+  r.seeds = options.seeds;
+  for (int64_t v : values) r.rows.push_back(SweepRow{v});
+  const uint64_t n = options.seeds.count;
+  const uint64_t total = n * values.size();
+  const TaskFn task = [&](uint64_t i) {
+    return run_seed(scenarios[i / n], options.seeds.first + i % n).to_json().dump();
+  };
+  uint64_t done_count = 0;
+  const DoneFn done = [&](uint64_t i, const TaskOutput& out) {
+    SweepRow& row = r.rows[i / n];
+    const uint64_t seed = options.seeds.first + i % n;
+    ++row.seeds;
+    ++done_count;
+    if (options.progress) options.progress(done_count, total);
+    if (out.crashed) {
+      ++row.errors;
+      return;
+    }
+    Result<SeedResult> s = SeedResult::from_json(json::parse(out.text), "worker output");
+    LS_ASSERT(s.ok());
+    const SeedResult& sr = s.value();
+    if (sr.kind != SeedResult::Kind::kRan) ++row.errors;
+    if (sr.violated.empty()) {
+      row.unknown += sr.unknown.empty() ? 0 : 1;
+      return;
+    }
+    ++row.violating;
+    for (const std::string& p : sr.violated) ++row.by_property[p];
+    // Keep the smallest seeds, whatever order they finish in.
+    auto& fv = row.first_violating;
+    fv.insert(std::upper_bound(fv.begin(), fv.end(), seed), seed);
+    if (fv.size() > kFirstViolating) fv.pop_back();
+  };
+  Status st = run_tasks(total, options.jobs, task, done);
+  if (!st.ok()) return st;
+  for (const std::string& p : checker::property_names()) {
+    for (const SweepRow& row : r.rows) {
+      if (row.by_property.count(p) != 0) {
+        r.properties.push_back(p);
+        break;
+      }
+    }
+  }
+  return r;
+}
+
+json SweepResult::to_json() const {
+  json rows_json = json::array();
+  for (const SweepRow& row : rows) {
+    json by = json::object();
+    for (const std::string& p : properties) {
+      const uint64_t k = row.by_property.count(p) ? row.by_property.at(p) : 0;
+      by[p] = {{"violations", k}, {"rate", rate(k, row.seeds)}};
+    }
+    rows_json.push_back({{"value", row.value},
+                         {"seeds", row.seeds},
+                         {"violating", row.violating},
+                         {"violation_rate", rate(row.violating, row.seeds)},
+                         {"by_property", by},
+                         {"unknown", row.unknown},
+                         {"errors", row.errors},
+                         {"first_violating_seeds", row.first_violating}});
+  }
+  return {{"lockstep_sweep", 1},
+          {"scenario", scenario},
+          {"file", file},
+          {"param", {{"pointer", param.pointer}, {"from", param.from}, {"to", param.to}, {"step", param.step}}},
+          {"seeds", {{"first", seeds.first}, {"count", seeds.count}}},
+          {"properties", properties},
+          {"rows", rows_json}};
+}
+
+std::string SweepResult::to_csv() const {
+  std::string out = "value,seeds,violating,violation_rate";
+  for (const std::string& p : properties) out += "," + p + "," + p + "_rate";
+  out += ",unknown,errors\n";
+  for (const SweepRow& row : rows) {
+    out += std::to_string(row.value) + "," + std::to_string(row.seeds) + "," + std::to_string(row.violating) +
+           "," + fixed6(rate(row.violating, row.seeds));
+    for (const std::string& p : properties) {
+      const uint64_t k = row.by_property.count(p) ? row.by_property.at(p) : 0;
+      out += "," + std::to_string(k) + "," + fixed6(rate(k, row.seeds));
+    }
+    out += "," + std::to_string(row.unknown) + "," + std::to_string(row.errors) + "\n";
+  }
+  return out;
+}
+
+std::string SweepResult::to_svg() const {
+  PlotSpec spec;
+  spec.title = "Violation rate of \"" + scenario + "\" (" + std::to_string(seeds.count) + " seeds per value)";
+  spec.x_label = param.pointer;
+  spec.y_label = "seeds with a violation";
+  PlotSeries any{"any property", {}};
+  for (const SweepRow& row : rows) any.points.emplace_back(static_cast<double>(row.value), rate(row.violating, row.seeds));
+  spec.series.push_back(any);
+  for (const std::string& p : properties) {
+    PlotSeries s{p, {}};
+    for (const SweepRow& row : rows) {
+      const uint64_t k = row.by_property.count(p) ? row.by_property.at(p) : 0;
+      s.points.emplace_back(static_cast<double>(row.value), rate(k, row.seeds));
+    }
+    spec.series.push_back(s);
+  }
+  return svg_line_plot(spec);
+}
+
+std::string SweepResult::to_text() const {
+  std::string out = "       value   violating     rate";
+  for (const std::string& p : properties) out += "  " + p;
+  out += "\n";
+  for (const SweepRow& row : rows) {
+    char buf[128];
+    std::snprintf(buf, sizeof buf, "%12lld %5llu/%-5llu %7.1f%%", static_cast<long long>(row.value),
+                  static_cast<unsigned long long>(row.violating), static_cast<unsigned long long>(row.seeds),
+                  100.0 * rate(row.violating, row.seeds));
+    out += buf;
+    for (const std::string& p : properties) {
+      const uint64_t k = row.by_property.count(p) ? row.by_property.at(p) : 0;
+      std::snprintf(buf, sizeof buf, "  %*.1f%%", static_cast<int>(p.size()) - 1, 100.0 * rate(k, row.seeds));
+      out += buf;
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace lockstep::explore

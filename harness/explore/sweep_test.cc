@@ -1,0 +1,107 @@
+#include "harness/explore/sweep.h"
+
+#include <gtest/gtest.h>
+
+namespace lockstep::explore {
+namespace {
+
+using json = nlohmann::json;
+
+const json kDoc = json::parse(R"({
+  "name": "sweep-demo", "duration_ms": 60000, "algorithm": {"name": "set-nx-px"},
+  "clients": {"count": 2},
+  "workload": {"script": [{"threads": "all", "steps": [{"op": "lock", "lock": "L", "lease_ms": 30000}]}]},
+  "faults": {"schedule": [{"kind": "pause", "at_ms": 2000, "target": "c1", "duration_ms": 35000}]}})");
+
+TEST(SweepParamTest, ParsesPathRangeAndStep) {
+  Result<ParamRange> p = parse_param("/faults/schedule/0/duration_ms=1000..40000:1000");
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_EQ(p.value().pointer, "/faults/schedule/0/duration_ms");
+  EXPECT_EQ(p.value().from, 1000);
+  EXPECT_EQ(p.value().to, 40000);
+  EXPECT_EQ(p.value().step, 1000);
+  EXPECT_EQ(p.value().values().size(), 40u);
+  EXPECT_EQ(p.value().values().back(), 40000);
+}
+
+TEST(SweepParamTest, NegativeValuesAndTheDefaultStep) {
+  Result<ParamRange> p = parse_param("/nodes/node0/clock/jumps/0/delta_ms=-5000..5000");
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_EQ(p.value().step, 1000);
+  EXPECT_EQ(p.value().values(), (std::vector<int64_t>{-5000, -4000, -3000, -2000, -1000, 0, 1000, 2000, 3000, 4000, 5000}));
+  // The step need not divide the span: values stop at or before TO.
+  EXPECT_EQ(parse_param("/x=0..10:4").value().values(), (std::vector<int64_t>{0, 4, 8}));
+  EXPECT_EQ(parse_param("/x=0..7").value().step, 1);
+  EXPECT_EQ(parse_param("/x=3..3").value().values(), (std::vector<int64_t>{3}));
+}
+
+TEST(SweepParamTest, RejectsMalformedParams) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"duration_ms=1..2", "JSON pointer starting with '/'"},
+      {"/x", "expected PATH=FROM..TO"},
+      {"/x=1-2", "expected PATH=FROM..TO"},
+      {"/x=a..2", "must be integers"},
+      {"/x=1..2.5", "must be integers"},
+      {"/x=5..1", "FROM must not be greater than TO"},
+      {"/x=1..5:0", "STEP must be an integer > 0"},
+      {"/x=1..5:-1", "STEP must be an integer > 0"},
+      {"/x=0..100000:1", "more than 1000 values"},
+      {"=1..2", "expected PATH=FROM..TO"},
+  };
+  for (const auto& [text, want] : cases) {
+    Result<ParamRange> p = parse_param(text);
+    ASSERT_FALSE(p.ok()) << text;
+    EXPECT_NE(p.status().message().find(want), std::string::npos) << text << " -> " << p.status().message();
+    EXPECT_NE(p.status().message().find(text), std::string::npos) << "names the input";
+  }
+}
+
+TEST(SweepSubstituteTest, ReplacesTheNumber) {
+  Result<json> d = substitute(kDoc, "s.json", "/faults/schedule/0/duration_ms", 123);
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  EXPECT_EQ(d.value()["faults"]["schedule"][0]["duration_ms"], 123);
+  EXPECT_EQ(kDoc["faults"]["schedule"][0]["duration_ms"], 35000);  // the original is untouched
+}
+
+TEST(SweepSubstituteTest, NamesWhereAPathStops) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"/faults/schedule/3/duration_ms", "no element 3 at /faults/schedule (it has 1)"},
+      {"/faults/schedul/0", "there is no field \"schedul\" at /faults"},
+      {"/nope", "there is no field \"nope\" at the top level"},
+      {"/faults/schedule/x", "/faults/schedule is an array: \"x\" is not an index"},
+      {"/faults/schedule/01/at_ms", "\"01\" is not an index"},
+      {"/name/x", "/name is a string, not an object or array"},
+      {"/faults/schedule/0/target", "it holds a string, not an integer"},
+      {"/faults", "it holds an object, not an integer"},
+      {"/a~2b", "not a JSON pointer"},
+  };
+  for (const auto& [ptr, want] : cases) {
+    Result<json> d = substitute(kDoc, "s.json", ptr, 1);
+    ASSERT_FALSE(d.ok()) << ptr;
+    EXPECT_EQ(d.status().message().rfind("s.json: --param " + ptr + ": ", 0), 0u) << d.status().message();
+    EXPECT_NE(d.status().message().find(want), std::string::npos) << ptr << " -> " << d.status().message();
+  }
+}
+
+TEST(SweepScenariosTest, ValidatesEveryValue) {
+  Result<std::vector<scenario::Scenario>> ok =
+      sweep_scenarios(kDoc, "s.json", parse_param("/faults/schedule/0/duration_ms=0..30000:10000").value());
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  ASSERT_EQ(ok.value().size(), 4u);
+  EXPECT_EQ(ok.value()[2].schedule[0].duration_ms, 20000);
+  // A pause cannot last a negative time: the scenario's own validation says so, with the value.
+  Result<std::vector<scenario::Scenario>> bad =
+      sweep_scenarios(kDoc, "s.json", parse_param("/faults/schedule/0/duration_ms=-10..10:10").value());
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("--param /faults/schedule/0/duration_ms=-10: the scenario rejects this value"),
+            std::string::npos) << bad.status().message();
+  EXPECT_NE(bad.status().message().find("/faults/schedule/0/duration_ms"), std::string::npos);
+  // A fault past the end of the run.
+  Result<std::vector<scenario::Scenario>> late =
+      sweep_scenarios(kDoc, "s.json", parse_param("/faults/schedule/0/at_ms=50000..70000:10000").value());
+  ASSERT_FALSE(late.ok());
+  EXPECT_NE(late.status().message().find("=70000"), std::string::npos) << late.status().message();
+}
+
+}  // namespace
+}  // namespace lockstep::explore

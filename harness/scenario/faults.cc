@@ -1,0 +1,403 @@
+#include "harness/scenario/faults.h"
+
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/scenario/world.h"
+#include "sim/core/assert.h"
+
+namespace lockstep::scenario {
+namespace {
+
+// Defaults for parameters a random kind does not give.
+Range default_range(const std::string& kind, const std::string& param) {
+  if (param == "duration_ms") return Range{1000, 10'000};
+  if (param == "extra_ms") return Range{100, 5000};
+  if (param == "rate_ppm") return Range{1'000'000, 1'000'000};
+  if (param == "offset_ms") return Range{-10'000, 10'000};
+  if (param == "drift_ppm") return Range{-1000, 1000};
+  if (param == "delta_ms") return Range{-30'000, 30'000};
+  if (param == "restart_after_ms") return Range{1000, 10'000};
+  if (param == "replies") return Range{1, 1};
+  LS_ASSERT(false);
+  return Range{};
+}
+
+std::vector<std::string> default_targets(const Scenario& s, const std::string& kind) {
+  std::vector<std::string> nodes = s.node_names;
+  std::vector<std::string> clients;
+  for (const ClientSpec& c : s.clients) clients.push_back(c.name);
+  if (kind == "lose_reply") return clients;
+  if (kind == "failover") return {s.node_names.front()};
+  if (kind == "replication_lag") return std::vector<std::string>(nodes.begin() + 1, nodes.end());
+  std::vector<std::string> all = nodes;
+  all.insert(all.end(), clients.begin(), clients.end());
+  return all;
+}
+
+int64_t draw(Rng& r, const RandomKind& rk, const std::string& param) {
+  auto it = rk.params.find(param);
+  const Range range = it != rk.params.end() ? it->second : default_range(rk.kind, param);
+  return r.between(range.lo, range.hi);
+}
+
+FaultSpec draw_one(const Scenario& s, const RandomProfile& p, const RandomKind& rk, Rng& r) {
+  FaultSpec f;
+  f.kind = rk.kind;
+  f.origin = "random";
+  f.at_ms = r.between(p.window_ms.lo, p.window_ms.hi);
+  const std::vector<std::string> targets = rk.targets.empty() ? default_targets(s, rk.kind) : rk.targets;
+  LS_ASSERT(!targets.empty());
+  const std::string target = targets[r.below(targets.size())];
+  const std::string& k = rk.kind;
+  if (k == "delay" || k == "drop") {
+    f.link.kind = LinkTarget::Kind::kProcess;
+    f.link.a = target;
+  } else if (k == "partition") {
+    std::vector<std::string> rest;
+    for (const std::string& n : default_targets(s, "partition")) {
+      if (n != target) rest.push_back(n);
+    }
+    f.groups = {{target}, rest};
+    f.one_way = static_cast<int64_t>(r.below(100)) < rk.one_way_percent;
+  } else {
+    f.target = target;
+  }
+  if (k == "delay" || k == "drop" || k == "partition" || k == "pause" || k == "replication_lag" ||
+      k == "clock_offset" || k == "clock_drift") {
+    f.duration_ms = draw(r, rk, "duration_ms");
+  }
+  if (k == "delay" || k == "replication_lag") f.extra_ms = draw(r, rk, "extra_ms");
+  if (k == "drop") f.rate_ppm = draw(r, rk, "rate_ppm");
+  if (k == "crash" && s.is_node(target)) f.restart_after_ms = draw(r, rk, "restart_after_ms");
+  if (k == "clock_offset") f.offset_ms = draw(r, rk, "offset_ms");
+  if (k == "clock_drift") f.drift_ppm = draw(r, rk, "drift_ppm");
+  if (k == "clock_jump") f.delta_ms = draw(r, rk, "delta_ms");
+  if (k == "lose_reply") {
+    f.replies = draw(r, rk, "replies");
+    f.match = rk.match;
+  }
+  return f;
+}
+
+// An event of the fault's target client (or of a client drawn for a node or a link) to wait for.
+FaultTrigger draw_trigger(const Scenario& s, const RandomKind& rk, const FaultSpec& f, Rng& r) {
+  LS_ASSERT(!rk.on_events.empty() && !s.clients.empty());
+  FaultTrigger t;
+  t.event = rk.on_events[r.below(rk.on_events.size())];
+  t.client = s.is_client(f.target) ? f.target : s.clients[r.below(s.clients.size())].name;
+  return t;
+}
+
+}  // namespace
+
+std::vector<FaultSpec> draw_random_faults(const Scenario& s, uint64_t seed, int64_t first_id) {
+  std::vector<FaultSpec> out;
+  if (!s.random.has_value()) return out;
+  const RandomProfile& p = *s.random;
+  const Rng root(seed);
+  Rng swarm = root.stream("faults/swarm");
+  std::vector<bool> on(p.kinds.size(), true);
+  if (p.swarm) {
+    bool any = false;
+    for (size_t i = 0; i < on.size(); ++i) any |= (on[i] = swarm.chance_ppm(500'000));
+    if (!any) on[swarm.below(on.size())] = true;
+  }
+  for (size_t i = 0; i < p.kinds.size(); ++i) {
+    if (!on[i]) continue;
+    const RandomKind& rk = p.kinds[i];
+    Rng r = root.stream("faults/random/" + rk.kind + "/" + std::to_string(i));
+    const int64_t count = r.between(rk.count.lo, rk.count.hi);
+    // Triggers draw from a stream of their own, so placing faults on events changes no other draw.
+    Rng on = root.stream("faults/random/" + rk.kind + "/" + std::to_string(i) + "/on");
+    for (int64_t c = 0; c < count; ++c) {
+      out.push_back(draw_one(s, p, rk, r));
+      if (rk.on_percent > 0 && static_cast<int64_t>(on.below(100)) < rk.on_percent) {
+        out.back().on = draw_trigger(s, rk, out.back(), on);
+      }
+    }
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const FaultSpec& a, const FaultSpec& b) { return a.at_ms < b.at_ms; });
+  for (size_t i = 0; i < out.size(); ++i) out[i].id = first_id + static_cast<int64_t>(i);
+  LS_ASSERT(static_cast<int64_t>(out.size()) <= Limits::kMaxFaults * 10);
+  return out;
+}
+
+std::string fault_target(const FaultSpec& f) {
+  if (f.kind == "partition") {
+    std::string out;
+    for (size_t g = 0; g < f.groups.size(); ++g) {
+      if (g > 0) out += f.one_way ? " -> " : " | ";
+      for (size_t i = 0; i < f.groups[g].size(); ++i) out += (i ? "," : "") + f.groups[g][i];
+    }
+    return out;
+  }
+  if (f.kind == "delay" || f.kind == "drop") {
+    switch (f.link.kind) {
+      case LinkTarget::Kind::kAll: return "all";
+      case LinkTarget::Kind::kProcess: return f.link.a;
+      case LinkTarget::Kind::kDirected: return f.link.a + "->" + f.link.b;
+      case LinkTarget::Kind::kBetween: return f.link.a + "<->" + f.link.b;
+    }
+  }
+  return f.target;
+}
+
+void add_fault_params(const FaultSpec& f, nlohmann::json& j) {
+  LS_ASSERT(j.is_object());
+  LS_ASSERT(!f.kind.empty());
+  const std::string& k = f.kind;
+  if (f.duration_ms >= 0) j["duration_ms"] = f.duration_ms;
+  if (k == "delay" || k == "replication_lag") j["extra_ms"] = f.extra_ms;
+  if (k == "drop") j["rate_ppm"] = f.rate_ppm;
+  if (k == "crash" && f.restart_after_ms >= 0) j["restart_after_ms"] = f.restart_after_ms;
+  if (k == "clock_offset") j["offset_ms"] = f.offset_ms;
+  if (k == "clock_drift") j["drift_ppm"] = f.drift_ppm;
+  if (k == "clock_jump") j["delta_ms"] = f.delta_ms;
+  if (k == "failover" && !f.promote.empty()) j["promote"] = f.promote;
+  if (k == "lose_reply") {
+    j["replies"] = f.replies;
+    if (!f.match.empty()) j["match"] = f.match;
+  }
+  if (!f.on.empty()) {
+    if (f.on.short_form) {
+      j["on"] = f.on.event;
+    } else {
+      nlohmann::json on = {{"event", f.on.event}};
+      if (!f.on.thread.empty()) on["thread"] = f.on.thread;
+      if (!f.on.client.empty()) on["client"] = f.on.client;
+      if (!f.on.node.empty()) on["node"] = f.on.node;
+      j["on"] = std::move(on);
+    }
+  }
+}
+
+std::string fault_params_json(const FaultSpec& f) {
+  nlohmann::json p = nlohmann::json::object();
+  add_fault_params(f, p);
+  if (f.kind == "partition") p["one_way"] = f.one_way;
+  if (f.origin != "random") p["origin"] = f.origin;
+  return p.dump();
+}
+
+std::pair<std::string, uint32_t> split_thread(const std::string& target) {
+  const size_t slash = target.rfind("/t");
+  LS_ASSERT(slash != std::string::npos && slash + 2 < target.size());
+  return {target.substr(0, slash), static_cast<uint32_t>(std::stoul(target.substr(slash + 2)))};
+}
+
+FaultInjector::FaultInjector(World& world, const std::vector<FaultSpec>& faults)
+    : world_(world), faults_(faults), active_(faults.size()) {
+  LS_ASSERT(active_.size() == faults_.size());
+  LS_ASSERT(faults_.size() < (uint64_t{1} << 40));
+}
+
+void FaultInjector::schedule() {
+  for (size_t i = 0; i < faults_.size(); ++i) {
+    world_.loop().at(ms_to_us(faults_[i].at_ms), this, i * 2);
+  }
+}
+
+void FaultInjector::on_event(uint64_t arg) {
+  const size_t i = static_cast<size_t>(arg / 2);
+  LS_ASSERT(i < faults_.size());
+  if (arg % 2 == 0) {
+    start(i);
+  } else {
+    end(i);
+  }
+}
+
+kernel::ProcessId FaultInjector::pid(const std::string& name) {
+  kernel::Process* p = world_.process(name);
+  LS_ASSERT(p != nullptr);
+  return p->id();
+}
+
+std::vector<kernel::LinkFilter> FaultInjector::filters(const LinkTarget& t) {
+  using K = kernel::LinkFilter::Kind;
+  switch (t.kind) {
+    case LinkTarget::Kind::kAll: return {kernel::LinkFilter{}};
+    case LinkTarget::Kind::kProcess: return {kernel::LinkFilter{K::kProcess, pid(t.a), 0}};
+    case LinkTarget::Kind::kDirected: return {kernel::LinkFilter{K::kDirected, pid(t.a), pid(t.b)}};
+    case LinkTarget::Kind::kBetween:
+      return {kernel::LinkFilter{K::kDirected, pid(t.a), pid(t.b)},
+              kernel::LinkFilter{K::kDirected, pid(t.b), pid(t.a)}};
+  }
+  return {};
+}
+
+void FaultInjector::record(size_t i, const char* phase, const std::string& params) {
+  const FaultSpec& f = faults_[i];
+  world_.recorder().fault(world_.loop().now(), f.id, f.kind, fault_target(f), phase, params);
+}
+
+const char* FaultInjector::phase_of(const FaultSpec& f) const {
+  const std::string& k = f.kind;
+  const bool client_crash = k == "crash" && world_.node(f.target) == nullptr;
+  const bool instant = k == "clock_jump" || k == "failover" || k == "restart" || client_crash ||
+                       k == "interrupt" || k == "cancel" ||
+                       ((k == "clock_offset" || k == "clock_drift") && f.duration_ms < 0);
+  return instant ? "instant" : "start";
+}
+
+void FaultInjector::op_invoked(int64_t id, const history::Invoke& e) {
+  using history::OpKind;
+  const char* event = e.op == OpKind::kLock || e.op == OpKind::kTryLock ? "acquire"
+                      : e.op == OpKind::kUnlock                         ? "unlock"
+                      : e.op == OpKind::kRenew                          ? "renew"
+                                                                        : nullptr;
+  if (event != nullptr) ops_.emplace(id, OpSubject{std::string(e.thread), event});
+}
+
+void FaultInjector::op_completed(int64_t id, const history::Completion& c) {
+  const auto it = ops_.find(id);
+  if (it == ops_.end()) return;
+  if (it->second.kind == std::string_view("acquire") && c.outcome == history::Outcome::kOk && c.acquired == 1) {
+    fire("granted", it->second.thread, "");
+  }
+  // Not erased: a retried script of the operation may still run on a node after it completed.
+}
+
+void FaultInjector::script_executed(kernel::ProcessId node, kernel::ProcessId, int64_t op) {
+  const auto it = ops_.find(op);
+  if (it == ops_.end()) return;
+  fire(std::string(it->second.kind) + "_executed", it->second.thread, world_.network().process(node).name());
+}
+
+bool FaultInjector::matches(const FaultTrigger& t, std::string_view event, const std::string& thread,
+                            std::string_view node) const {
+  if (t.event != event || (!t.node.empty() && t.node != node)) return false;
+  if (!t.thread.empty()) return t.thread == thread;
+  return thread.size() > t.client.size() && thread.compare(0, t.client.size(), t.client) == 0 &&
+         thread[t.client.size()] == '/';
+}
+
+void FaultInjector::fire(std::string_view event, const std::string& thread, std::string_view node) {
+  for (size_t n = 0; n < armed_.size(); ++n) {
+    const size_t i = armed_[n];
+    if (!matches(faults_[i].on, event, thread, node)) continue;
+    armed_.erase(armed_.begin() + static_cast<std::ptrdiff_t>(n));
+    active_[i].fired = true;
+    // Right after the event, at the same instant: for a script, after it ran and its reply was
+    // sent (a partition, judged when the reply would arrive, still cuts it; a drop, judged when
+    // a message is sent, does not); for a grant, after the thread's call returned.
+    world_.loop().after(0, this, i * 2);
+    return;  // one fault per event; the next waits for the next
+  }
+}
+
+void FaultInjector::start(size_t i) {
+  const FaultSpec& f = faults_[i];
+  const std::string& k = f.kind;
+  if (!f.on.empty() && !active_[i].fired) {
+    active_[i].armed = true;
+    armed_.push_back(i);
+    return;
+  }
+  const char* phase = phase_of(f);
+  // The fault is recorded before its effects (a crash's hold_end, a jump's expiries), except a
+  // failover, whose record names the replica it promoted.
+  if (k != "failover") record(i, phase, fault_params_json(f));
+  apply_start(i);
+  if (std::string(phase) == "instant") return;
+  const int64_t after_ms = k == "crash" ? f.restart_after_ms : f.duration_ms;
+  if (after_ms < 0) return;  // a node that stays down; lose_reply without a window
+  world_.loop().after(ms_to_us(after_ms), this, i * 2 + 1);
+}
+
+void FaultInjector::apply_start(size_t i) {
+  const FaultSpec& f = faults_[i];
+  const std::string& k = f.kind;
+  kernel::Network& net = world_.network();
+  Active& a = active_[i];
+  if (k == "delay") {
+    for (const auto& filter : filters(f.link)) a.windows.push_back(net.add_delay(filter, ms_to_us(f.extra_ms)));
+  } else if (k == "drop") {
+    for (const auto& filter : filters(f.link)) a.windows.push_back(net.add_drop(filter, static_cast<uint32_t>(f.rate_ppm)));
+  } else if (k == "partition") {
+    std::vector<std::vector<kernel::ProcessId>> groups;
+    for (const auto& g : f.groups) {
+      groups.emplace_back();
+      for (const std::string& n : g) groups.back().push_back(pid(n));
+    }
+    a.windows.push_back(net.add_partition(groups, f.one_way));
+  } else if (k == "pause") {
+    if (kernel::NodeProcess* n = world_.node(f.target)) {
+      world_.cluster().pause(n);
+    } else {
+      world_.client(f.target)->pause();
+    }
+  } else if (k == "crash") {
+    if (kernel::NodeProcess* n = world_.node(f.target)) {
+      if (n->up()) world_.cluster().crash(n);
+    } else if (world_.client(f.target)->up()) {
+      world_.client(f.target)->crash_client();
+    }
+  } else if (k == "restart") {
+    kernel::NodeProcess* n = world_.node(f.target);
+    if (!n->up()) world_.cluster().restart(n);
+  } else if (k == "clock_offset") {
+    kernel::Process* p = world_.process(f.target);
+    const int64_t before = p->clock().offset_at(world_.loop().now());
+    p->clock_set_offset(ms_to_us(f.offset_ms));
+    a.undo = before - ms_to_us(f.offset_ms);
+  } else if (k == "clock_drift") {
+    kernel::Process* p = world_.process(f.target);
+    a.undo = p->clock().drift_ppm();
+    p->clock_set_drift(f.drift_ppm);
+  } else if (k == "clock_jump") {
+    world_.process(f.target)->clock_jump(ms_to_us(f.delta_ms));
+  } else if (k == "failover") {
+    kernel::NodeProcess* n = world_.node(f.target);
+    kernel::NodeProcess* preferred = f.promote.empty() ? nullptr : world_.node(f.promote);
+    kernel::NodeProcess* promoted = world_.cluster().failover(world_.cluster().shard_of(n), preferred);
+    nlohmann::json p = nlohmann::json::parse(fault_params_json(f));
+    p["promoted"] = promoted != nullptr ? nlohmann::json(promoted->name()) : nlohmann::json(nullptr);
+    record(i, "instant", p.dump());
+  } else if (k == "replication_lag") {
+    a.windows.push_back(net.add_replication_lag(pid(f.target), ms_to_us(f.extra_ms)));
+  } else if (k == "lose_reply") {
+    a.windows.push_back(net.add_lose_reply(pid(f.target), f.match, f.replies, [this, i] {
+      if (!active_[i].ended) {
+        active_[i].ended = true;
+        record(i, "end", "");
+      }
+    }));
+  } else if (k == "interrupt" || k == "cancel") {
+    const auto [client, index] = split_thread(f.target);
+    world_.client(client)->interrupt_thread(
+        index, k == "cancel" ? runtime::Interrupt::kCancel : runtime::Interrupt::kInterrupt);
+  } else {
+    LS_ASSERT(false);
+  }
+}
+
+void FaultInjector::end(size_t i) {
+  const FaultSpec& f = faults_[i];
+  const std::string& k = f.kind;
+  Active& a = active_[i];
+  if (a.ended) return;
+  a.ended = true;
+  for (kernel::WindowId w : a.windows) world_.network().remove(w);
+  a.windows.clear();
+  if (k == "pause") {
+    if (kernel::NodeProcess* n = world_.node(f.target)) {
+      world_.cluster().resume(n);
+    } else {
+      world_.client(f.target)->resume();
+    }
+  } else if (k == "crash") {
+    kernel::NodeProcess* n = world_.node(f.target);
+    if (!n->up()) world_.cluster().restart(n);
+  } else if (k == "clock_offset") {
+    world_.process(f.target)->clock_jump(a.undo);
+  } else if (k == "clock_drift") {
+    world_.process(f.target)->clock_set_drift(a.undo);
+  }
+  record(i, "end", "");
+}
+
+}  // namespace lockstep::scenario

@@ -1,0 +1,72 @@
+// run_scenario: one deterministic run of a scenario — simulate, write the history, check it,
+// compare the verdicts with the scenario's `expect`, and write the result (docs/run.md).
+//
+// With an output directory, DIR/history.jsonl and DIR/result.json are written through
+// temporary names and renamed when complete; without one, everything stays in memory (tests,
+// determinism checks, benchmarks). Same scenario + same seed = byte-identical outputs.
+#ifndef LOCKSTEP_HARNESS_SCENARIO_RUN_H_
+#define LOCKSTEP_HARNESS_SCENARIO_RUN_H_
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "checker/result.h"
+#include "harness/scenario/scenario.h"
+#include "harness/scenario/world.h"
+#include "sim/core/status.h"
+#include "sim/kernel/node_model.h"
+
+namespace lockstep::scenario {
+
+struct RunReport;
+
+struct RunOptions {
+  std::optional<uint64_t> seed;       // default: the scenario's seed
+  std::string out_dir;                // empty: keep outputs in memory
+  kernel::NodeModelFactory factory;   // empty: the real Redis model
+  bool check = true;                  // run the checkers
+  bool coverage = true;               // count coverage (it never changes the run)
+  std::string mutant;                 // a mutant (algorithms/mutants) replacing one script
+  // Called now and then while simulating ("simulating", virtual ms reached, events) and once
+  // before the checks ("checking"); for a progress display only (it cannot change the run).
+  std::function<void(const char* phase, int64_t virtual_ms, uint64_t events)> progress;
+  // Called once the checks are judged and before result.json is written, to add what needs
+  // more than this run (lockstep run's causes proven by replay: RunReport::causes).
+  std::function<void(const Scenario&, RunReport&)> annotate;
+  // When set, every hold the simulated clients believed in is logged here (the ground truth
+  // tests compare it with what the checker reconstructs from the history).
+  std::vector<kernel::Belief>* beliefs = nullptr;
+};
+
+struct RunReport {
+  uint64_t seed = 0;
+  checker::CheckResult check;
+  std::string verdict;     // overall: ok, violation, unknown
+  bool expected = true;    // the outcome matches the scenario's expect
+  int exit_code = 0;       // 0 expected, 1 unexpected violation (or missing one), 3 unknown
+  std::string outcome;     // one sentence: what was expected and what happened
+  std::string replay;      // "lockstep run FILE --seed N [--mutant NAME]"
+  std::string mutant;      // the mutant that ran, if any
+  nlohmann::json result;   // result.json
+  std::string history;     // the history text (in-memory runs only)
+  nlohmann::json causes;   // per violated property, its cause proven by replay (annotate), or null
+  RunStats stats;
+  kernel::Coverage coverage;  // what the run exercised (result.json's "coverage")
+};
+
+// Runs `s`. Errors (the event budget, the history limit, an output that cannot be written, a
+// mutant that does not exist or does not apply to the algorithm) are returned as a Status naming
+// the file; no output is left half-written.
+Result<RunReport> run_scenario(const Scenario& s, const RunOptions& options);
+
+// The text `lockstep run` prints: verdicts, explanations, the outcome and the replay command.
+std::string format_report(const RunReport& report, const std::string& out_dir);
+
+}  // namespace lockstep::scenario
+
+#endif  // LOCKSTEP_HARNESS_SCENARIO_RUN_H_

@@ -1,0 +1,277 @@
+#include "harness/scenario/workload.h"
+
+#include <algorithm>
+
+#include "algorithms/algorithm.h"
+#include "harness/scenario/world.h"
+#include "sim/core/assert.h"
+
+namespace lockstep::scenario {
+
+using history::LockMode;
+using history::OpKind;
+
+Workload::Workload(World& world) : world_(world) {
+  for (const auto& c : world_.clients()) {
+    for (size_t i = 0; i < c->thread_count(); ++i) {
+      ThreadState t;
+      t.client = c.get();
+      t.thread = &c->thread(static_cast<uint32_t>(i));
+      t.rng = Rng(world_.seed()).stream("workload/" + t.thread->name);
+      threads_.push_back(std::move(t));
+    }
+  }
+  LS_ASSERT(static_cast<int64_t>(threads_.size()) == world_.scenario().total_threads());
+  const algorithms::AlgorithmInfo* info = algorithms::find_algorithm(world_.scenario().algorithm);
+  if (info != nullptr && info->default_lease_ms) default_lease_ms_ = info->default_lease_ms(world_.scenario().algorithm_options);
+  const std::optional<GeneratorSpec>& g = world_.scenario().workload.generator;
+  if (g.has_value()) leases_ = &generator_leases(*g, world_.seed());
+}
+
+const std::vector<int64_t>& generator_leases(const GeneratorSpec& g, uint64_t seed) {
+  if (g.lease_swarm_percent == 0) return g.lease_ms;
+  Rng swarm = Rng(seed).stream("workload/lease-swarm");
+  return static_cast<int64_t>(swarm.below(100)) < g.lease_swarm_percent ? g.lease_swarm_ms : g.lease_ms;
+}
+
+void Workload::start() {
+  const Scenario& s = world_.scenario();
+  for (ThreadState& t : threads_) {
+    if (s.workload.generator.has_value()) {
+      t.client->CoroProcess::spawn(run_generator(&t));
+      continue;
+    }
+    std::vector<const ScriptEntry*> mine;
+    for (const ScriptEntry& e : s.workload.script) {
+      if (std::find(e.threads.begin(), e.threads.end(), t.thread->name) != e.threads.end()) {
+        mine.push_back(&e);
+      }
+    }
+    if (!mine.empty()) t.client->CoroProcess::spawn(run_script(&t, std::move(mine)));
+  }
+}
+
+runtime::Task<void> Workload::run_script(ThreadState* t, const std::vector<const ScriptEntry*> entries) {
+  for (const ScriptEntry* e : entries) co_await run_steps(t, e->steps);
+}
+
+runtime::Task<void> Workload::run_steps(ThreadState* t, const std::vector<Step>& steps) {
+  for (const Step& step : steps) co_await run_step(t, step);
+}
+
+runtime::Task<void> Workload::run_step(ThreadState* t, const Step& st) {
+  kernel::ClientProcess& c = *t->client;
+  if (st.at_ms >= 0 && c.local_us() < ms_to_us(st.at_ms)) {
+    co_await kernel::sleep_until(c, ms_to_us(st.at_ms));
+  }
+  switch (st.op) {
+    case StepOp::kLock:
+    case StepOp::kTryLock: {
+      const bool got = co_await acquire(t, st.op == StepOp::kLock ? OpKind::kLock : OpKind::kTryLock,
+                                        st.lock, st.mode, st.op == StepOp::kLock ? -1 : st.wait_ms,
+                                        st.lease_ms, st.object, st.interruptibly);
+      co_await run_steps(t, got ? st.steps : st.otherwise);
+      break;
+    }
+    case StepOp::kUnlock:
+      co_await release(t, st.lock, st.mode, st.object);
+      break;
+    case StepOp::kForceUnlock:
+      co_await force_release(t, st.lock);
+      break;
+    case StepOp::kHold:
+    case StepOp::kSleep:
+      co_await sleep(t, st.ms);
+      break;
+    case StepOp::kWrite:
+      write(t, st.resource, st.lock, st.fenced);
+      break;
+    case StepOp::kRepeat:
+      for (int64_t i = 0; i < st.times; ++i) co_await run_steps(t, st.steps);
+      break;
+    case StepOp::kCommand:
+    case StepOp::kEval:
+      co_await raw(t, st);
+      break;
+  }
+}
+
+runtime::Task<void> Workload::raw(ThreadState* t, const Step& st) {
+  std::vector<std::string> argv = st.argv;
+  if (st.op == StepOp::kEval) {
+    std::vector<std::string> keys = st.keys, args = st.args;
+    argv = runtime::script_argv("EVAL", st.script, keys, args);
+  }
+  LS_ASSERT(st.endpoint >= 0 && static_cast<size_t>(st.endpoint) < t->client->endpoints());
+  runtime::CallOptions options;
+  options.state_keys = st.state_keys;
+  co_await t->client->conn(static_cast<size_t>(st.endpoint)).call(std::move(argv), std::move(options));
+}
+
+// Coroutine frames keep every local that lives across a co_await, so the history bookkeeping
+// happens in plain functions around the one suspension (B5: memory per waiting client).
+runtime::LockRequest Workload::invoke(ThreadState* t, OpKind op, const std::string& lock,
+                                         LockMode mode, int64_t wait_ms, int64_t lease_ms) {
+  kernel::ClientProcess& c = *t->client;
+  const std::string owner = c.owner_name(*t->thread);
+  history::Invoke inv;
+  inv.thread = t->thread->name;
+  inv.owner = owner;
+  inv.lock = lock;
+  inv.op = op;
+  inv.mode = mode;
+  const bool acquire = op == OpKind::kLock || op == OpKind::kTryLock;
+  if (acquire && lease_ms < 0 && default_lease_ms_ >= 0) lease_ms = default_lease_ms_;
+  if (acquire) {
+    inv.lease_ms = lease_ms;
+    inv.no_lease = lease_ms == 0;  // AlgorithmInfo::default_lease_ms: no lease at all
+    inv.wait_ms = wait_ms;
+    if (lease_ms < 0) inv.watchdog_ms = c.options().lock_watchdog_timeout_ms;
+  }
+  runtime::LockRequest req;
+  req.lock = lock;
+  req.mode = mode;
+  req.wait_ms = acquire ? wait_ms : -1;
+  req.lease_ms = acquire ? lease_ms : -1;
+  req.op = world_.recorder().invoke(c.now(), inv);
+  return req;
+}
+
+runtime::Task<void> Workload::sleep(ThreadState* t, int64_t ms) {
+  kernel::ClientProcess& c = *t->client;
+  if (!c.interrupts_possible()) {
+    co_await c.sleep_ms(ms);
+    co_return;
+  }
+  runtime::Interrupt interrupted = runtime::Interrupt::kNone;
+  co_await c.interruptible(*t->thread, c.sleep_for(ms), &interrupted);
+}
+
+bool Workload::acquired(ThreadState* t, const runtime::LockRequest& req,
+                        const runtime::LockOutcome& out) {
+  kernel::ClientProcess& c = *t->client;
+  c.call_ended(t->thread->index);
+  history::Completion done;
+  done.outcome = out.outcome;
+  done.error = out.error;
+  if (out.outcome == history::Outcome::kOk) {
+    done.acquired = out.acquired ? 1 : 0;
+    if (out.acquired) {
+      // The thread's own count of its holds when the algorithm does not return one (Redisson's
+      // scripts do not): a reentrant acquisition says 2, 3, ...
+      done.count = out.count >= 0 ? out.count : c.hold_count(*t->thread, req.lock, req.mode) + 1;
+      if (out.token >= 0) done.token = out.token;
+      if (out.validity_ms >= 0) done.validity_ms = out.validity_ms;
+    }
+  }
+  world_.recorder().complete(c.now(), req.op, done);
+  const bool got = out.outcome == history::Outcome::kOk && out.acquired;
+  if (got) {
+    c.hold_acquired(*t->thread, req.lock, req.mode, req.op,
+                    out.token >= 0 ? out.token : history::kAbsent);
+    t->last_lock = std::string(req.lock);
+  }
+  return got;
+}
+
+void Workload::released(ThreadState* t, OpKind op, const runtime::LockRequest& req,
+                        const runtime::LockOutcome& out) {
+  history::Completion done;
+  done.outcome = out.outcome;
+  done.error = out.error;
+  if (out.outcome == history::Outcome::kOk) {
+    done.released = out.released ? 1 : 0;
+    if (out.count >= 0) {
+      done.count = out.count;
+    } else if (op == OpKind::kUnlock && out.released) {
+      done.count = 0;
+    } else if (op == OpKind::kUnlock) {
+      // A partial unlock: the holds the thread still believes it has (hold_unlocking counted
+      // this one off when the call was invoked), if any.
+      const int64_t left = t->client->hold_count(*t->thread, req.lock, req.mode);
+      if (left > 0) done.count = left;
+    }
+  }
+  world_.recorder().complete(t->client->now(), req.op, done);
+}
+
+runtime::Task<bool> Workload::acquire(ThreadState* t, OpKind op, const std::string& lock,
+                                     LockMode mode, int64_t wait_ms, int64_t lease_ms,
+                                     std::string_view object, bool interruptibly) {
+  runtime::LockRequest req = invoke(t, op, lock, mode, wait_ms, lease_ms);
+  req.object = object;
+  req.interruptibly = interruptibly;
+  t->client->call_started(t->thread->index, op == OpKind::kTryLock);
+  co_return acquired(t, req, co_await t->client->lock_client().acquire(*t->thread, req));
+}
+
+runtime::Task<void> Workload::release(ThreadState* t, const std::string& lock, LockMode mode,
+                                     std::string_view object) {
+  runtime::LockRequest req = invoke(t, OpKind::kUnlock, lock, mode, history::kAbsent,
+                                       history::kAbsent);
+  req.object = object;
+  t->client->hold_unlocking(*t->thread, lock, mode);  // the thread stops believing it holds it
+  released(t, OpKind::kUnlock, req, co_await t->client->lock_client().release(*t->thread, req));
+}
+
+runtime::Task<void> Workload::force_release(ThreadState* t, const std::string& lock) {
+  const runtime::LockRequest req = invoke(t, OpKind::kForceUnlock, lock, LockMode::kExclusive,
+                                             history::kAbsent, history::kAbsent);
+  released(t, OpKind::kForceUnlock, req, co_await t->client->lock_client().force_release(*t->thread, req));
+}
+
+void Workload::write(ThreadState* t, const std::string& resource, const std::string& lock_name,
+                     bool fenced) {
+  kernel::ClientProcess& c = *t->client;
+  const std::string& lock = lock_name.empty() ? t->last_lock : lock_name;
+  const int64_t token = c.hold_token(*t->thread, lock);
+  Resource& r = world_.resource(resource);
+  // A fenced resource rejects a token lower than the highest it accepted from the same lock;
+  // writes without a token (an algorithm without fencing) are accepted and recorded without one.
+  auto highest = r.highest_token.find(lock);
+  const bool accepted = !fenced || token == history::kAbsent || highest == r.highest_token.end() ||
+                        token >= highest->second;
+  if (accepted) {
+    ++r.accepted;
+    if (token != history::kAbsent) {
+      if (highest == r.highest_token.end()) {
+        r.highest_token.emplace(lock, token);
+      } else {
+        highest->second = std::max(highest->second, token);
+      }
+    }
+  } else {
+    ++r.rejected;
+  }
+  world_.recorder().write(c.now(), t->thread->name, c.owner_name(*t->thread), lock, resource,
+                          token, fenced, accepted);
+}
+
+runtime::Task<void> Workload::run_generator(ThreadState* t) {
+  const GeneratorSpec& g = *world_.scenario().workload.generator;
+  kernel::ClientProcess& c = *t->client;
+  Rng& r = t->rng;
+  co_await c.sleep_ms(r.between(g.start_min_ms, g.start_max_ms));
+  for (int64_t i = 0; i < g.ops_per_thread; ++i) {
+    const std::string& lock = g.locks[r.below(g.locks.size())];
+    const int64_t lease_ms = (*leases_)[r.below(leases_->size())];
+    const int64_t wait_ms = g.wait_ms[r.below(g.wait_ms.size())];
+    const bool try_lock = g.acquire == GeneratorSpec::Acquire::kTryLock ||
+                          (g.acquire == GeneratorSpec::Acquire::kMixed && r.below(2) == 1);
+    LockMode mode = LockMode::kExclusive;
+    if (g.modes) mode = static_cast<int64_t>(r.below(100)) < g.read_percent ? LockMode::kRead : LockMode::kWrite;
+    const bool got = co_await acquire(t, try_lock ? OpKind::kTryLock : OpKind::kLock, lock, mode,
+                                      try_lock ? wait_ms : -1, lease_ms);
+    if (got) {
+      if (!g.resource.empty() && !g.write_at_end) write(t, g.resource, lock, g.fenced);
+      co_await c.sleep_ms(r.between(g.hold_min_ms, g.hold_max_ms));
+      // At the end of the hold the write comes after whatever the hold lived through (a pause,
+      // a lapse): the stale write a fenced resource must refuse.
+      if (!g.resource.empty() && g.write_at_end) write(t, g.resource, lock, g.fenced);
+      co_await release(t, lock, mode);
+    }
+    co_await c.sleep_ms(r.between(g.think_min_ms, g.think_max_ms));
+  }
+}
+
+}  // namespace lockstep::scenario

@@ -1,0 +1,74 @@
+// Workload: the application threads of every client, running the scenario's script or
+// generator against the algorithm's LockClient.
+//
+// The driver records what the application did and believed: an `invoke` before each lock call
+// and a `complete` after it, a `hold_begin` when an acquire returned success (the first of a
+// reentrant series), a `hold_end` when the matching unlock is invoked, and a `write` for each
+// critical-section write to a resource (a fenced resource rejects a token lower than the highest
+// it accepted).
+#ifndef LOCKSTEP_HARNESS_SCENARIO_WORKLOAD_H_
+#define LOCKSTEP_HARNESS_SCENARIO_WORKLOAD_H_
+
+#include <string>
+#include <vector>
+
+#include "harness/scenario/scenario.h"
+#include "sim/kernel/client_process.h"
+
+namespace lockstep::scenario {
+
+class World;
+
+// The leases the generator's threads draw from in the run with `seed`: the lease swarm's list in
+// the seeds the swarm picks (drawn once per seed from the stream "workload/lease-swarm"), else
+// lease_ms. Workload and the shrinker's materialised workload both ask here.
+const std::vector<int64_t>& generator_leases(const GeneratorSpec& g, uint64_t seed);
+
+class Workload {
+ public:
+  explicit Workload(World& world);
+  // Starts every thread that has something to do, at true time 0.
+  void start();
+
+ private:
+  struct ThreadState {
+    kernel::ClientProcess* client = nullptr;
+    const runtime::Thread* thread = nullptr;
+    std::string last_lock;  // the lock a write without "lock" refers to
+    Rng rng{0};
+  };
+
+  runtime::Task<void> run_script(ThreadState* t, const std::vector<const ScriptEntry*> entries);
+  runtime::Task<void> run_steps(ThreadState* t, const std::vector<Step>& steps);
+  runtime::Task<void> run_step(ThreadState* t, const Step& step);
+  runtime::LockRequest invoke(ThreadState* t, history::OpKind op, const std::string& lock,
+                                 history::LockMode mode, int64_t wait_ms, int64_t lease_ms);
+  bool acquired(ThreadState* t, const runtime::LockRequest& req,
+                const runtime::LockOutcome& out);
+  void released(ThreadState* t, history::OpKind op, const runtime::LockRequest& req,
+                const runtime::LockOutcome& out);
+  // `object`: the lock object called through (a step's "object", owned by the scenario), or "".
+  runtime::Task<bool> acquire(ThreadState* t, history::OpKind op, const std::string& lock,
+                             history::LockMode mode, int64_t wait_ms, int64_t lease_ms,
+                             std::string_view object = {}, bool interruptibly = false);
+  // Thread.sleep(ms): a hold or think time, which an interrupt ends early (the application
+  // catches the InterruptedException and goes on with its next step).
+  runtime::Task<void> sleep(ThreadState* t, int64_t ms);
+  runtime::Task<void> release(ThreadState* t, const std::string& lock, history::LockMode mode,
+                             std::string_view object = {});
+  runtime::Task<void> force_release(ThreadState* t, const std::string& lock);
+  // A raw step (command or eval): sent on the client's command connection to the step's
+  // endpoint, retried as the client's options say; the node records it, the reply is dropped.
+  runtime::Task<void> raw(ThreadState* t, const Step& step);
+  void write(ThreadState* t, const std::string& resource, const std::string& lock, bool fenced);
+  runtime::Task<void> run_generator(ThreadState* t);
+
+  World& world_;
+  std::vector<ThreadState> threads_;
+  const std::vector<int64_t>* leases_ = nullptr;  // generator_leases() of this run
+  int64_t default_lease_ms_ = -1;  // AlgorithmInfo::default_lease_ms (0: none), or -1 (watchdog)
+};
+
+}  // namespace lockstep::scenario
+
+#endif  // LOCKSTEP_HARNESS_SCENARIO_WORKLOAD_H_

@@ -1,0 +1,221 @@
+#include "harness/scenario/world.h"
+
+#include <algorithm>
+
+#include "algorithms/algorithm.h"
+#include "algorithms/mutants/mutants.h"
+#include "harness/scenario/faults.h"
+#include "harness/scenario/workload.h"
+#include "sim/core/assert.h"
+#include "sim/history/json_text.h"
+
+namespace lockstep::scenario {
+
+World::World(const Scenario& scenario, uint64_t seed, history::Recorder& recorder,
+             const kernel::NodeModelFactory& factory, bool count_coverage)
+    : scenario_(scenario), seed_(seed), rec_(recorder), rng_(seed) {
+  LS_ASSERT(factory != nullptr);
+  LS_ASSERT(!scenario_.node_names.empty() && !scenario_.clients.empty());
+  net_ = std::make_unique<kernel::Network>(loop_, rng_);
+  ctx_.loop = &loop_;
+  ctx_.net = net_.get();
+  ctx_.rec = &rec_;
+  ctx_.rng = &rng_;
+  if (count_coverage) ctx_.coverage = &coverage_;  // before the nodes are built: they count script lines into it
+  cluster_ = std::make_unique<kernel::Cluster>(ctx_);
+  ctx_.cluster = cluster_.get();
+  build_network();  // before any connection is opened (replication links open in build_nodes)
+  build_nodes(factory);
+  build_clients();
+  faults_ = scenario_.schedule;
+  std::vector<FaultSpec> drawn =
+      draw_random_faults(scenario_, seed_, static_cast<int64_t>(faults_.size()) + 1);
+  faults_.insert(faults_.end(), drawn.begin(), drawn.end());
+  std::stable_sort(faults_.begin(), faults_.end(), [](const FaultSpec& a, const FaultSpec& b) {
+    return a.at_ms != b.at_ms ? a.at_ms < b.at_ms : a.id < b.id;
+  });
+  for (const FaultSpec& f : faults_) {
+    if (f.kind == "interrupt" || f.kind == "cancel") client(split_thread(f.target).first)->allow_interrupts();
+  }
+  injector_ = std::make_unique<FaultInjector>(*this, faults_);
+  if (std::any_of(faults_.begin(), faults_.end(), [](const FaultSpec& f) { return !f.on.empty(); })) {
+    ctx_.exec_observer = injector_.get();
+    rec_.set_listener(injector_.get());
+  }
+  workload_ = std::make_unique<Workload>(*this);
+}
+
+World::~World() {
+  // Client coroutines reference the network, the cluster and the lock clients.
+  clients_.clear();
+  nodes_.clear();
+}
+
+void World::build_nodes(const kernel::NodeModelFactory& factory) {
+  const TopologySpec& t = scenario_.topology;
+  cluster_->set_replication_lag(t.replication_lag);
+  cluster_->set_failover_detection_ms(t.failover_detection_ms);
+  for (size_t i = 0; i < scenario_.node_names.size(); ++i) {
+    const NodeSpec& spec = scenario_.nodes[i];
+    kernel::LocalClock clock(ms_to_us(spec.clock.offset_ms), spec.clock.drift_ppm);
+    nodes_.push_back(std::make_unique<kernel::NodeProcess>(
+        ctx_, static_cast<kernel::ProcessId>(i), scenario_.node_names[i], clock, spec.options, factory));
+    net_->add_process(nodes_.back().get());
+  }
+  if (t.kind == TopologyKind::kIndependent) {
+    for (auto& n : nodes_) cluster_->add_shard({n.get()});
+  } else {
+    std::vector<kernel::NodeProcess*> shard;
+    for (auto& n : nodes_) shard.push_back(n.get());
+    cluster_->add_shard(shard);
+  }
+  net_->add_heal_listener([this] {
+    for (auto& n : nodes_) n->flush_backlogs();
+  });
+}
+
+void World::build_clients() {
+  const algorithms::AlgorithmInfo* info = algorithms::find_algorithm(scenario_.algorithm);
+  LS_ASSERT(info != nullptr);
+  kernel::ProcessId next = static_cast<kernel::ProcessId>(nodes_.size());
+  // A mutant run hands each client its mutant as an override of the one script it replaces.
+  const algorithms::mutants::Mutant* mutant =
+      scenario_.mutant.empty() ? nullptr : algorithms::mutants::find_mutant(scenario_.mutant);
+  LS_ASSERT(scenario_.mutant.empty() || mutant != nullptr);
+  for (const ClientSpec& spec : scenario_.clients) {
+    kernel::LocalClock clock(ms_to_us(spec.clock.offset_ms), spec.clock.drift_ppm);
+    auto c = std::make_unique<kernel::ClientProcess>(ctx_, next++, spec.name, clock, spec.options);
+    net_->add_process(c.get());
+    cluster_->add_listener(c.get());
+    for (int64_t t = 0; t < spec.threads; ++t) c->add_thread();
+    if (mutant != nullptr) c->override_script(mutant->replaces, &mutant->script);
+    c->set_lock_client(info->make(*c, scenario_.algorithm_options));
+    clients_.push_back(std::move(c));
+  }
+}
+
+void World::build_network() {
+  net_->set_default_link(scenario_.network.defaults);
+  // Process ids: nodes first, then clients, in scenario order.
+  auto id_of = [this](const std::string& name) -> kernel::ProcessId {
+    for (size_t i = 0; i < scenario_.node_names.size(); ++i) {
+      if (scenario_.node_names[i] == name) return static_cast<kernel::ProcessId>(i);
+    }
+    for (size_t i = 0; i < scenario_.clients.size(); ++i) {
+      if (scenario_.clients[i].name == name) {
+        return static_cast<kernel::ProcessId>(scenario_.node_names.size() + i);
+      }
+    }
+    LS_ASSERT(false);
+    return 0;
+  };
+  for (const LinkSpec& l : scenario_.network.links) {
+    const kernel::ProcessId a = id_of(l.from);
+    const kernel::ProcessId b = id_of(l.to);
+    net_->set_link(a, b, l.spec);
+    if (l.both_ways) net_->set_link(b, a, l.spec);
+  }
+}
+
+kernel::NodeProcess* World::node(const std::string& name) {
+  for (auto& n : nodes_) {
+    if (n->name() == name) return n.get();
+  }
+  return nullptr;
+}
+
+kernel::ClientProcess* World::client(const std::string& name) {
+  for (auto& c : clients_) {
+    if (c->name() == name) return c.get();
+  }
+  return nullptr;
+}
+
+kernel::Process* World::process(const std::string& name) {
+  if (kernel::NodeProcess* n = node(name)) return n;
+  return client(name);
+}
+
+void World::write_header() {
+  history::Writer* w = rec_.writer();
+  if (w == nullptr) return;
+  const algorithms::AlgorithmInfo* info = algorithms::find_algorithm(scenario_.algorithm);
+  w->begin_header();
+  w->str("scenario", scenario_.name).num("seed", static_cast<int64_t>(seed_));
+  w->str("algorithm", scenario_.algorithm).str("lock_kind", info->lock_kind);
+  if (!scenario_.mutant.empty()) w->str("mutant", scenario_.mutant);
+  w->strings("nodes", scenario_.node_names);
+  if (info->multi_master) w->num("quorum", static_cast<int64_t>(nodes_.size() / 2 + 1));
+  w->num("drift_tolerance_us", scenario_.checks.drift_tolerance_us);
+  if (scenario_.checks.liveness_bound_ms > 0) w->num("liveness_bound_ms", scenario_.checks.liveness_bound_ms);
+  nlohmann::json extra = info->history_header ? info->history_header(scenario_.algorithm_options)
+                                              : nlohmann::json::object();
+  if (info->fair) {
+    w->boolean("fair", true);
+    const auto it = scenario_.algorithm_options.find("thread_wait_ms");
+    if (!extra.contains("thread_wait_ms") && it != scenario_.algorithm_options.end() &&
+        it->is_number_integer()) {
+      w->num("thread_wait_ms", it->get<int64_t>());
+    }
+  }
+  w->num("duration_ms", scenario_.duration_ms);
+  // The clocks the scenario sets from the start (offset, drift), so that explanations and readers
+  // can cite them (clock jumps and timed clock faults are fault events of their own).
+  nlohmann::json clocks = nlohmann::json::object();
+  auto note_clock = [&clocks](const std::string& process, const ClockSpec& c) {
+    if (c.offset_ms == 0 && c.drift_ppm == 0) return;
+    clocks[process] = {{"offset_ms", c.offset_ms}, {"drift_ppm", c.drift_ppm}};
+  };
+  for (size_t i = 0; i < scenario_.nodes.size() && i < scenario_.node_names.size(); ++i) {
+    note_clock(scenario_.node_names[i], scenario_.nodes[i].clock);
+  }
+  for (const ClientSpec& c : scenario_.clients) note_clock(c.name, c.clock);
+  if (!clocks.empty()) w->value("clocks") += clocks.dump();
+  // Algorithm-specific fields, in key order (nlohmann keeps objects sorted): deterministic.
+  for (auto it = extra.begin(); it != extra.end(); ++it) w->value(it.key()) += it.value().dump();
+  w->end();
+}
+
+Status World::run(const ProgressFn& progress) {
+  write_header();
+  injector_->schedule();
+  workload_->start();
+  const TimeUs end = ms_to_us(scenario_.duration_ms);
+  // Slices change nothing: run_until runs every event due by its bound, in (time, sequence)
+  // order, and the budget counts events across calls.
+  constexpr TimeUs kSlices = 200;
+  const TimeUs slice = progress ? std::max<TimeUs>(end / kSlices, kUsPerMs) : end;
+  LS_ASSERT(slice > 0 || end == 0);
+  for (TimeUs bound = std::min(slice, end);; bound = std::min(bound + slice, end)) {
+    LS_ASSERT(bound <= end);
+    Status s = loop_.run_until(bound, scenario_.max_events);
+    if (!s.ok()) return Status::error(scenario_.file + ": " + s.message());
+    if (progress) progress(loop_.now(), loop_.events_run());
+    if (bound >= end) break;
+  }
+
+  if (rec_.writer() != nullptr && rec_.writer()->over_limit()) {
+    return Status::error(scenario_.file + ": the history exceeded limits.max_history_bytes (" +
+                         std::to_string(scenario_.max_history_bytes) + " bytes)");
+  }
+  for (auto& c : clients_) {
+    holds_open_at_end_ += c->holds_open();
+    if (c->up()) c->end_all_holds(history::HoldEnd::kEnd);
+  }
+  rec_.end(end, true);
+  return Status::ok_status();
+}
+
+RunStats World::stats() const {
+  RunStats s;
+  s.virtual_ms = us_to_ms_floor(loop_.now());
+  s.events = loop_.events_run();
+  s.ops = static_cast<uint64_t>(rec_.ops_invoked());
+  s.messages_sent = net_->messages_sent();
+  s.messages_lost = net_->messages_lost();
+  s.faults = faults_.size();
+  s.holds_open_at_end = holds_open_at_end_;
+  return s;
+}
+
+}  // namespace lockstep::scenario
