@@ -98,6 +98,7 @@ class Story {
   const Item* direct_cause() const;
   void add_renewals();
   void add_force_unlocks();
+  void add_stalled_acquisition();
   std::string name(Sym s) const { return std::string(h_.str(s)); }
 
   const History& h_;
@@ -326,11 +327,48 @@ void Story::add_force_unlocks() {
   }
 }
 
+// The second acquirer's own client paused, longer than its lease, while its acquisition was under
+// way: its grants may have lapsed while it slept, and an algorithm that does not check the time spent (node-redlock #296)
+// declares the lock anyway. Its other faults stay out of the story (relevant_target): they
+// delayed it, they did not let it in.
+void Story::add_stalled_acquisition() {
+  if (c_.second_thread == kNoSym || second_client_.empty()) return;
+  const Operation* acquisition = nullptr;
+  for (const Operation& op : h_.ops) {
+    if (op.thread == c_.second_thread && op.lock == c_.lock && op.is_acquire() &&
+        op.complete_t == c_.second_begin) {
+      acquisition = &op;
+    }
+  }
+  if (acquisition == nullptr) return;
+  for (const FaultEvent& f : h_.faults) {
+    if (f.phase == FaultPhase::kEnd || name(f.kind) != "pause" || name(f.target) != second_client_) continue;
+    if (f.t < acquisition->invoke_t || f.t >= acquisition->complete_t) continue;
+    const int64_t duration_ms = f.param(h_.syms, "duration_ms");
+    // Only a pause that outlasts the acquisition's own lease can have let its grants lapse.
+    const int64_t lease_us = acquisition->effective_lease_us();
+    if (duration_ms != kAbsent && lease_us != kNoLeaseUs && duration_ms * kUsPerMs < lease_us) continue;
+    Item item{f.t, true,
+              second_client_ + " paused at " + format_time(f.t) +
+                  (duration_ms == kAbsent ? std::string() : " for " + seconds(duration_ms)) + " while " +
+                  name(c_.second_thread) + "'s acquisition (#" + std::to_string(acquisition->id) +
+                  ", invoked at " + format_time(acquisition->invoke_t) +
+                  ") was under way, so that its grants could lapse before it returned (fault #" +
+                  std::to_string(f.fault) + ")",
+              {}};
+    item.fact = {{"event", "fault"}, {"fault", f.fault}, {"kind", "pause"}, {"target", second_client_},
+                 {"t_us", f.t}, {"phase", "start"}, {"during_acquisition", acquisition->id}};
+    if (duration_ms != kAbsent) item.fact["duration_ms"] = duration_ms;
+    chain_.push_back(std::move(item));
+  }
+}
+
 Explanation Story::build() {
   add_faults();
   add_server_events();
   add_renewals();
   add_force_unlocks();
+  add_stalled_acquisition();
   auto by_time = [](const Item& a, const Item& b) { return a.t < b.t; };
   std::stable_sort(chain_.begin(), chain_.end(), by_time);
   std::stable_sort(after_.begin(), after_.end(), by_time);

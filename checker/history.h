@@ -62,6 +62,8 @@ constexpr int64_t kAbsent = INT64_MIN;  // marker for absent integer fields
 // Operation::lease_ms of a grant with no lease at all (`"lease_ms": null`): it never expires by
 // itself. Its effective lease is long enough to outlast any history, short enough to add to.
 constexpr int64_t kNoLeaseMs = INT64_MIN + 1;
+// Header grant_replies: a script that never grants ("never").
+constexpr int64_t kNeverGrants = INT64_MIN + 2;
 constexpr int64_t kNoLeaseUs = int64_t{1} << 52;
 
 const char* lock_kind_name(LockKind kind);
@@ -83,8 +85,9 @@ struct HistoryHeader {
   bool fair = false;
   int64_t thread_wait_ms = kAbsent;
   // RedLock grants by script (docs/history-format.md): the script's name and the integer reply
-  // that means "this node granted the lock" (kAbsent: a nil reply does). Absent
-  // (has_grant_replies false): a script's nil reply is a grant (Redisson's convention).
+  // that means "this node granted the lock" (kAbsent: a nil reply does; kNeverGrants: the script
+  // never grants, e.g. a release after a failed attempt). Absent (has_grant_replies false): a
+  // script's nil reply is a grant (Redisson's convention).
   bool has_grant_replies = false;
   std::map<std::string, int64_t, std::less<>> grant_replies;
 

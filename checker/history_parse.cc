@@ -112,12 +112,21 @@ Status Reader::header(std::string_view line) {
   }
   if (j.contains("grant_replies")) {
     const nlohmann::json& g = j["grant_replies"];
-    const char* expected = "expected an object of script name: the integer reply (or null) that grants";
+    const char* expected =
+        "expected an object of script name: the integer reply that grants, null (a nil reply does) or \"never\"";
     if (!g.is_object() || g.size() > 1024) return header_error("grant_replies", expected);
     h.has_grant_replies = true;
     for (auto it = g.begin(); it != g.end(); ++it) {
-      if (!it.value().is_null() && !it.value().is_number_integer()) return header_error("grant_replies", expected);
-      h.grant_replies[it.key()] = it.value().is_null() ? kAbsent : it.value().get<int64_t>();
+      const nlohmann::json& v = it.value();
+      if (v.is_null()) {
+        h.grant_replies[it.key()] = kAbsent;
+      } else if (v.is_string() && v.get<std::string>() == "never") {
+        h.grant_replies[it.key()] = kNeverGrants;
+      } else if (v.is_number_integer() && v.get<int64_t>() != kAbsent && v.get<int64_t>() != kNeverGrants) {
+        h.grant_replies[it.key()] = v.get<int64_t>();
+      } else {
+        return header_error("grant_replies", expected);
+      }
     }
   }
   return Status();

@@ -25,7 +25,8 @@ namespace {
 enum class Grant : uint8_t { kNo, kYes, kUnknown };
 
 // Whether the node granted the lock by this command: a SET (SETNX) that replied OK (1); a script
-// whose reply the header's grant_replies names; without grant_replies, a script that replied nil
+// whose reply the header's grant_replies names (never, for one it names "never"); without
+// grant_replies, a script that replied nil
 // (Redisson's convention). A script grant_replies does not name is kUnknown: the history cannot
 // say what its reply meant.
 Grant grant_of(const History& h, const Exec& e) {
@@ -39,6 +40,7 @@ Grant grant_of(const History& h, const Exec& e) {
                       command == "FCALL" || command == "FCALL_RO";
   const auto it = e.script == kNoSym ? h.header.grant_replies.end() : h.header.grant_replies.find(h.str(e.script));
   if (it == h.header.grant_replies.end()) return script ? Grant::kUnknown : Grant::kNo;
+  if (it->second == kNeverGrants) return Grant::kNo;
   if (it->second == kAbsent) return e.reply == ReplyKind::kNil ? Grant::kYes : Grant::kNo;
   return e.reply == ReplyKind::kInt && e.reply_int == it->second ? Grant::kYes : Grant::kNo;
 }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -25,6 +26,12 @@ struct Ran {
       if (p.name == property) return checker::verdict_name(p.verdict);
     }
     return "?";
+  }
+  std::string explanation(const std::string& property) const {
+    for (const auto& p : report.check.properties) {
+      if (p.name == property) return p.explanation.text;
+    }
+    return "";
   }
   std::vector<nlohmann::json> of(const std::string& type) const {
     std::vector<nlohmann::json> out;
@@ -56,7 +63,7 @@ Ran run_with(const std::string& file, const std::string& algorithm, const nlohma
   return r;
 }
 
-TEST(Ecosystem, TheThreeAreRegisteredWithTheirDocumentedDefaults) {
+TEST(Ecosystem, TheyAreRegisteredWithTheirDocumentedDefaults) {
   const AlgorithmInfo* py = find_algorithm("redis-py-lock");
   const AlgorithmInfo* rs = find_algorithm("redsync");
   const AlgorithmInfo* nr = find_algorithm("node-redlock");
@@ -71,6 +78,10 @@ TEST(Ecosystem, TheThreeAreRegisteredWithTheirDocumentedDefaults) {
   ASSERT_NE(sm, nullptr);
   EXPECT_EQ(sm->option_defaults.dump(),
             R"({"acquire_attempts_limit":0,"acquire_timeout_ms":10000,"lock_timeout_ms":10000,"refresh_interval_ms":-1,"retry_interval_ms":10})");
+  const AlgorithmInfo* rm = find_algorithm("redis-semaphore-redlock-mutex");
+  ASSERT_NE(rm, nullptr);
+  EXPECT_EQ(rm->option_defaults.dump(), sm->option_defaults.dump());
+  EXPECT_TRUE(rm->multi_master && !sm->multi_master);
 }
 
 TEST(Ecosystem, RedisPyLockSendsSetNxWithoutExpiryByDefaultAndStaysStuckAfterACrash) {
@@ -145,13 +156,37 @@ TEST(Ecosystem, RedisSemaphoreMutexRefreshesEveryFourFifthsOfItsTimeoutAndAPause
   EXPECT_EQ(paused.verdict("mutual_exclusion"), "violation");
 }
 
+TEST(Ecosystem, RedisSemaphoreRedlockMutexTakesAQuorumOfSetNxAndDoesNotCheckTheTimeSpent) {
+  // Every attempt is SET NX PX on the five masters at once; a restart without persistence takes
+  // a quorum away from the holder, with AOF always it keeps it.
+  Ran lost = run_with("edge/redlock-spec-restart-no-persistence.json", "redis-semaphore-redlock-mutex");
+  EXPECT_EQ(lost.verdict("quorum"), "violation");
+  std::set<std::string> set_nx_nodes;
+  for (const auto& e : lost.of("exec")) {
+    if (e["command"] == "SET" && e["args"].size() == 5 && e["args"][4] == "NX") set_nx_nodes.insert(e["node"]);
+  }
+  EXPECT_EQ(set_nx_nodes.size(), 5u);
+  Ran kept = run_with("edge/redlock-spec-restart-aof-always.json", "redis-semaphore-redlock-mutex");
+  EXPECT_EQ(kept.verdict("quorum"), "ok");
+  EXPECT_EQ(kept.verdict("mutual_exclusion"), "ok");
+  // A pause while the acquisition is under way: it declares the mutex on SETs that expired while
+  // it slept, as node-redlock does, and the story names that pause as the cause.
+  Ran paused = run_with("edge/redlock-spec-gc-pause-during-acquisition.json", "redis-semaphore-redlock-mutex");
+  EXPECT_EQ(paused.verdict("quorum"), "violation");
+  EXPECT_EQ(paused.verdict("mutual_exclusion"), "violation");
+  const std::string story = paused.explanation("mutual_exclusion");
+  EXPECT_NE(story.find("First inevitable event: c1 paused at 1.500 s for 40 s while c1/t0's acquisition (#1"),
+            std::string::npos) << story;
+  EXPECT_EQ(story.find("No fault, expiry or loss explains it"), std::string::npos) << story;
+}
+
 TEST(Ecosystem, AQuorumWhoseGrantsTheHistoryCannotReadIsUnknownNotAViolation) {
   // node-redlock's grants are its acquire script's reply 1 (header grant_replies). Without that
   // declaration the quorum checker cannot tell a grant from a refusal: not judged.
   Ran r = run_with("edge/redlock-spec-restart-aof-always.json", "node-redlock");
   EXPECT_EQ(r.verdict("quorum"), "ok");
   std::string history = r.report.history;
-  const std::string field = R"(, "grant_replies": {"acquire":1})";
+  const std::string field = R"(, "grant_replies": {"acquire":1,"release":"never"})";
   const size_t at = history.find(field);
   ASSERT_NE(at, std::string::npos);
   history.erase(at, field.size());
@@ -167,6 +202,12 @@ TEST(Ecosystem, AQuorumWhoseGrantsTheHistoryCannotReadIsUnknownNotAViolation) {
     EXPECT_NE(p.reason.find("cannot be read as granted"), std::string::npos) << p.reason;
   }
   EXPECT_EQ(seen, 1);
+  // "never" is read back, and anything else in its place is refused with the field's name.
+  std::string bad = r.report.history;
+  bad.replace(bad.find(R"("never")"), 7, R"("sometimes")");
+  Result<checker::History> refused = checker::parse_history_text(bad, "bad.jsonl");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("grant_replies"), std::string::npos) << refused.status().message();
 }
 
 }  // namespace

@@ -50,7 +50,7 @@ return {
   kind = "redlock",
   description = "node-redlock v5: acquire script on all clients at once, quorum, retries with jitter; no validity check",
   default_lease_ms = "duration_ms",
-  grants = { acquire = 1 },  -- the acquire script's reply when it set the key on that client
+  grants = { acquire = 1, release = "never" },  -- acquire replies 1 where it set the key
   options = {
     duration_ms = { default = 10000, min = 1, max = 86400000 },  -- the acquire() call's duration
     retry_count = { default = 10, min = -1, max = 100000 },

@@ -91,6 +91,7 @@ return {
   description = "redis-semaphore RedlockMutex: SET NX PX on every node at once, quorum, no validity check; refresh on a quorum",
   default_lease_ms = "lock_timeout_ms",
   renews = true,  -- the refresh timer keeps lockTimeout alive on a quorum while held
+  grants = { release = "never" },  -- a failed attempt's clean-up; SET's OK is the grant
   options = {
     lock_timeout_ms = { default = 10000, min = 1, max = 86400000 },
     acquire_timeout_ms = { default = 10000, min = 0, max = 86400000 },

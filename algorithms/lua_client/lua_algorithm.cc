@@ -326,7 +326,8 @@ class DeclarationReader {
     return Status::ok_status();
   }
 
-  // grants = { acquire = 1 }: the reply of a declared script by which a node grants (false: nil).
+  // grants = { acquire = 1, release = "never" }: the reply of a declared script by which a node
+  // grants (false: a nil reply; "never": the script never grants).
   Status read_grants(int t) {
     const int g = field(t, "grants");
     if (lua_isnil(L_, g)) return Status::ok_status();
@@ -337,10 +338,12 @@ class DeclarationReader {
       if (d_.script(name) == nullptr) return err("grants: '" + name + "' is not one of the declared scripts");
       if (lua_type(L_, -1) == LUA_TBOOLEAN && !lua_toboolean(L_, -1)) {
         d_.grants[name] = history::kAbsent;
+      } else if (lua_type(L_, -1) == LUA_TSTRING && std::string_view(lua_tostring(L_, -1)) == "never") {
+        d_.grants[name] = kNeverGrants;
       } else if (lua_type(L_, -1) == LUA_TNUMBER && lua_tonumber(L_, -1) == std::floor(lua_tonumber(L_, -1))) {
         d_.grants[name] = static_cast<int64_t>(lua_tonumber(L_, -1));
       } else {
-        return err("grants." + name + ": expected the integer reply that grants, or false for a nil reply");
+        return err("grants." + name + ": expected the integer reply that grants, false for a nil reply, or \"never\"");
       }
       lua_pop(L_, 1);
     }
@@ -428,7 +431,11 @@ AlgorithmInfo info_of(std::shared_ptr<const Definition> d) {
     // Which replies grant (checker/quorum.cc); a script not named here is unreadable, not a grant.
     info.history_header = [d](const nlohmann::json&) {
       nlohmann::json g = nlohmann::json::object();
-      for (const auto& [name, reply] : d->grants) g[name] = reply == history::kAbsent ? nlohmann::json(nullptr) : nlohmann::json(reply);
+      for (const auto& [name, reply] : d->grants) {
+        g[name] = reply == history::kAbsent ? nlohmann::json(nullptr)
+                  : reply == kNeverGrants  ? nlohmann::json("never")
+                                           : nlohmann::json(reply);
+      }
       return nlohmann::json{{"grant_replies", g}};
     };
   }

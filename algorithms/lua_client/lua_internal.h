@@ -31,6 +31,9 @@ struct OptionSpec {
   std::vector<std::string> values;  // kString: the allowed values (empty: any)
 };
 
+// A declared script that never grants (grants = { release = "never" }; "never" in the header).
+inline constexpr int64_t kNeverGrants = INT64_MIN + 2;
+
 // What a Lua algorithm file declares, read once when it is loaded.
 struct Definition {
   std::string file;        // canonical path ("" for an embedded one)
@@ -52,8 +55,8 @@ struct Definition {
   int64_t default_lease_ms = -1;
   std::string default_lease_option;
   bool renews = false;  // `renews = true`: the client refreshes its default lease while it holds
-  // grants: script name -> the integer reply by which a node grants (kAbsent: nil), for the
-  // quorum property (the history header's grant_replies).
+  // grants: script name -> the integer reply by which a node grants (kAbsent: nil; kNeverGrants:
+  // never), for the quorum property (the history header's grant_replies).
   std::map<std::string, int64_t> grants;
 
   const Script* script(std::string_view name) const;

@@ -1,12 +1,12 @@
 // The npm locks' workload for trace_test.py: node trace_flows.mjs FLOW PORT1[,PORT2,...]
 //
-// FLOW is redlock5 (node-redlock 5.0.0-beta.2 over every port) or mutex (redis-semaphore's Mutex
-// on the first port). The workload, as the simulated scenario in trace_test.py runs it: A takes
+// FLOW is redlock5 (node-redlock 5.0.0-beta.2 over every port), mutex (redis-semaphore's Mutex
+// on the first port) or redlock-mutex (redis-semaphore's RedlockMutex over every port). The workload, as the simulated scenario in trace_test.py runs it: A takes
 // L; B tries once and fails; A releases; B takes L (retrying) and releases. Each client first
 // sends ECHO trace-start:<name> on each of its connections, so that the trace tells whose
 // connection is whose and where the workload starts.
 import Redis from 'ioredis';
-import { Mutex } from 'redis-semaphore';
+import { Mutex, RedlockMutex } from 'redis-semaphore';
 import Redlock5 from 'redlock5';
 
 const [flow, portList] = process.argv.slice(2);
@@ -47,6 +47,20 @@ try {
     // tryAcquire tries for the whole acquireTimeout: a short one stands for try_lock(50).
     const bTry = new Mutex(cb, 'L', { lockTimeout: 10000, retryInterval: 10, acquireTimeout: 50 });
     if (await bTry.tryAcquire()) throw new Error('B took a held mutex');
+    const waiting = b.acquire();
+    await sleep(300);
+    await a.release();
+    await waiting;
+    await b.release();
+  } else if (flow === 'redlock-mutex') {
+    const ca = await clientsOf('A', ports.length);
+    const cb = await clientsOf('B', ports.length);
+    const options = { lockTimeout: 10000, retryInterval: 10 };
+    const a = new RedlockMutex(ca, 'L', options);
+    const b = new RedlockMutex(cb, 'L', options);
+    await a.acquire();
+    const bTry = new RedlockMutex(cb, 'L', { ...options, acquireTimeout: 50 });
+    if (await bTry.tryAcquire()) throw new Error('B took a held redlock-mutex');
     const waiting = b.acquire();
     await sleep(300);
     await a.release();

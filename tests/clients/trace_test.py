@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Real lock libraries against `lockstep serve --trace`, and their Lua ports in the simulator, on
 the same workload: the same commands per client and node, modulo random values (tokens, script
-digests and bodies) and timing (a command repeated by a retry loop counts once).
+digests and bodies) and timing (a command, or a block of commands, repeated by a retry loop counts once).
 
 Usage: trace_test.py LOCKSTEP_BINARY [FLOW...]
 
@@ -9,6 +9,8 @@ Flows (all by default):
   py        redis-py 4.3.4's Lock (Debian's python3-redis)  vs  redis-py-lock
   redlock5  node-redlock 5.0.0-beta.2 over 3 nodes (npm)    vs  node-redlock
   mutex     redis-semaphore 5.8.0's Mutex (npm)             vs  redis-semaphore-mutex
+  redlock-mutex  redis-semaphore 5.8.0's RedlockMutex over 3 nodes (npm)
+                                                            vs  redis-semaphore-redlock-mutex
 The workload: A takes L; B tries and fails; A releases; B takes L (retrying) and releases. Each
 client first sends ECHO trace-start:<name> on each connection, which says whose connection it is
 and where the workload starts. Exit 0 when every flow matches, 1 with both sequences of a flow
@@ -70,10 +72,15 @@ def shape(argv):
 
 
 def collapse(seq):
+    """A retry loop's repetitions counted once: a block of up to 4 commands repeated back to back
+    (SET, or SET then a release script) is kept once, however often the loop ran."""
     out = []
     for s in seq:
-        if not out or out[-1] != s:
-            out.append(s)
+        out.append(s)
+        for period in range(1, 5):
+            if len(out) >= 2 * period and out[-period:] == out[-2 * period:-period]:
+                del out[-period:]
+                break
     return out
 
 
@@ -126,6 +133,11 @@ FLOWS = {
         [{"op": "try_lock", "lock": "L", "wait_ms": 0, "at_ms": 50},
          {"op": "lock", "lock": "L", "then": HOLD_10}])),
     "mutex": dict(nodes=1, workload=node_workload("mutex"), algorithm="redis-semaphore-mutex", workload_spec=steps(
+        [{"op": "lock", "lock": "L", "then": HOLD_300}],
+        [{"op": "try_lock", "lock": "L", "wait_ms": 50, "at_ms": 50},
+         {"op": "lock", "lock": "L", "then": HOLD_10}])),
+    "redlock-mutex": dict(nodes=3, workload=node_workload("redlock-mutex"),
+                          algorithm="redis-semaphore-redlock-mutex", workload_spec=steps(
         [{"op": "lock", "lock": "L", "then": HOLD_300}],
         [{"op": "try_lock", "lock": "L", "wait_ms": 50, "at_ms": 50},
          {"op": "lock", "lock": "L", "then": HOLD_10}])),
