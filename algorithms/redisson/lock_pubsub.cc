@@ -25,8 +25,7 @@ class WaiterGuard {
 }  // namespace
 
 LockEntry::LockEntry(Runtime& rt, std::string channel)
-    : rt_(rt),
-      channel_(std::move(channel)),
+    : channel_(std::move(channel)),
       latch_(rt.new_semaphore(0)),
       phase_changed_(rt.new_semaphore(0)) {
   LS_ASSERT(!channel_.empty());

@@ -51,7 +51,6 @@ class LockEntry : public MessageListener {
   Task<bool> wait_phase_change(int64_t timeout_ms);
   void set_phase(Phase phase);
 
-  Runtime& rt_;
   std::string channel_;
   Phase phase_ = Phase::kIdle;
   int64_t refs_ = 0;

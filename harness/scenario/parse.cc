@@ -285,7 +285,9 @@ void parse_clients(ObjectReader& top, Scenario& s) {
   Errors& errors = top.errors();
   const nlohmann::json* j = top.get("clients");
   if (j == nullptr) {
-    s.clients.push_back(ClientSpec{"c1"});
+    ClientSpec c1;
+    c1.name = "c1";
+    s.clients.push_back(std::move(c1));
     return;
   }
   if (j->is_object()) {
@@ -432,7 +434,8 @@ std::optional<std::string> duplicate_key(std::string_view text) {
     }
     return true;
   };
-  (void)nlohmann::json::parse(text, cb, /*allow_exceptions=*/false);
+  const nlohmann::json parsed = nlohmann::json::parse(text, cb, /*allow_exceptions=*/false);
+  static_cast<void>(parsed);  // only the callback's findings matter
   return found;
 }
 
@@ -443,7 +446,8 @@ Result<Scenario> parse_scenario_text(std::string_view text, const std::string& f
   if (j.is_discarded()) {
     // Parse again with exceptions for the position and the reason.
     try {
-      (void)nlohmann::json::parse(text);
+      const nlohmann::json again = nlohmann::json::parse(text);
+      static_cast<void>(again);  // a discarded text always throws here
     } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range (1e999999)
       return Status::error(printable(file + ": not valid JSON: " + e.what()));
     }
