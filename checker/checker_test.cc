@@ -126,6 +126,47 @@ TEST(Examples, AnUnrelatedEarlierFaultIsNotTheFirstInevitableEvent) {
   EXPECT_NE(story.find("First inevitable event: node0's clock jumped by 60000 ms"), std::string::npos) << story;
 }
 
+// The second acquirer's own pause, longer than its lease, while its acquisition was under way:
+// its SET took effect at 1.5 s and expired at 11.5 s, another client held the lock from 30 s, and
+// the paused client returned "acquired" at 41.6 s. The story names that pause (node-redlock's
+// #296); a pause of the second acquirer at any other time stays out of it.
+TEST(Examples, TheSecondAcquirersPauseDuringItsAcquisitionIsTheFirstInevitableEvent) {
+  auto history = [](int64_t pause_at_us) {
+    const std::string pause =
+        R"({"t": )" + std::to_string(pause_at_us) +
+        R"(, "type": "fault", "fault": 1, "kind": "pause", "target": "c1", "phase": "start", "params": {"duration_ms": 40000}})" "\n";
+    const std::string acquiring =
+        R"({"t": 1000000, "type": "invoke", "id": 1, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "try_lock", "lease_ms": 10000, "wait_ms": 60000})" "\n"
+        R"({"t": 1500000, "type": "exec", "node": "node0", "seq": 1, "local_ms": 1500, "conn": "c1", "command": "SET", "op": 1, "args": ["L", "u1", "PX", "10000", "NX"], "reply": {"ok": "OK"}})" "\n";
+    return std::string(
+               R"({"lockstep_history": 1, "scenario": "stalled", "seed": 1, "algorithm": "set-nx-px", "lock_kind": "simple", "nodes": ["node0"], "drift_tolerance_us": 0})" "\n") +
+           (pause_at_us < 1000000 ? pause + acquiring : acquiring + pause) +
+           R"({"t": 11500000, "type": "expire", "node": "node0", "key": "L", "local_ms": 11500})" "\n"
+           R"({"t": 30000000, "type": "invoke", "id": 2, "thread": "c2/t0", "owner": "u2:0", "lock": "L", "op": "lock", "lease_ms": 30000})" "\n"
+           R"({"t": 30000500, "type": "exec", "node": "node0", "seq": 2, "local_ms": 30000, "conn": "c2", "command": "SET", "op": 2, "args": ["L", "u2", "PX", "30000", "NX"], "reply": {"ok": "OK"}})" "\n"
+           R"({"t": 30001000, "type": "complete", "id": 2, "outcome": "ok", "acquired": true, "count": 1})" "\n"
+           R"({"t": 30001000, "type": "hold_begin", "thread": "c2/t0", "owner": "u2:0", "lock": "L", "op": 2})" "\n"
+           R"({"t": 41600000, "type": "fault", "fault": 1, "kind": "pause", "target": "c1", "phase": "end"})" "\n"
+           R"({"t": 41600000, "type": "complete", "id": 1, "outcome": "ok", "acquired": true, "count": 1})" "\n"
+           R"({"t": 41600000, "type": "hold_begin", "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": 1})" "\n"
+           R"({"t": 50000000, "type": "end", "complete": true})" "\n";
+  };
+  Result<History> during = parse_history_text(history(1600000), "<during>");
+  ASSERT_TRUE(during.ok()) << during.status().message();
+  const PropertyResult me = check_history(during.value()).property("mutual_exclusion");
+  ASSERT_EQ(me.verdict, Verdict::kViolation);
+  EXPECT_NE(me.explanation.text.find("First inevitable event: c1 paused at 1.600 s for 40 s while c1/t0's "
+                                     "acquisition (#1, invoked at 1.000 s) was under way"),
+            std::string::npos)
+      << me.explanation.text;
+  EXPECT_EQ(me.explanation.facts["first_inevitable"]["during_acquisition"], 1);
+  // The same pause before the acquisition began is not part of the story.
+  Result<History> before = parse_history_text(history(900000), "<before>");
+  ASSERT_TRUE(before.ok()) << before.status().message();
+  const std::string story = check_history(before.value()).property("mutual_exclusion").explanation.text;
+  EXPECT_EQ(story.find("was under way"), std::string::npos) << story;
+}
+
 // A clock fault of the node whose key expired is named only if it moved the expiry past the
 // second acquisition: here node0's clock drifts 1 ms ahead while c1 is paused 35 s past its
 // 30 s lease; the key would have expired long before c2's acquisition anyway. The pause is the
