@@ -160,7 +160,7 @@ TEST(Examples, TheSecondAcquirersPauseDuringItsAcquisitionIsTheFirstInevitableEv
             std::string::npos)
       << me.explanation.text;
   EXPECT_EQ(me.explanation.facts["first_inevitable"]["during_acquisition"], 1);
-  // The same pause before the acquisition began is not part of the story.
+  // The same pause, begun before the acquisition was invoked, is not part of the story.
   Result<History> before = parse_history_text(history(900000), "<before>");
   ASSERT_TRUE(before.ok()) << before.status().message();
   const std::string story = check_history(before.value()).property("mutual_exclusion").explanation.text;
