@@ -338,6 +338,7 @@ void Story::add_stalled_acquisition() {
     if (op.thread == c_.second_thread && op.lock == c_.lock && op.is_acquire() &&
         op.complete_t == c_.second_begin) {
       acquisition = &op;
+      break;
     }
   }
   if (acquisition == nullptr) return;

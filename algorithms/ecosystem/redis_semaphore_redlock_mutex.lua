@@ -66,11 +66,11 @@ local function refresher(thread, lock, id, timeout, every)
       local op = lockstep.begin_op{ thread = thread, lock = lock, lease_ms = timeout }
       local refreshed = everywhere("refresh", lock, { id, timeout }, op)
       if sum(refreshed) >= quorum() then
-        local failed, any = {}, false
+        local failed = {}
         for i = 1, lockstep.endpoints() do
-          if refreshed[i] ~= 1 then failed[i], any = true, true end
+          if refreshed[i] ~= 1 then failed[i] = true end
         end
-        if any then set_nx(lock, id, timeout, op, failed) end
+        if next(failed) then set_nx(lock, id, timeout, op, failed) end
         lockstep.end_op(op, { renewed = true })
         lockstep.cover("renewed")
       else
