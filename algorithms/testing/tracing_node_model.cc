@@ -45,6 +45,7 @@ class TracingNodeModel : public kernel::NodeModel {
   uint64_t connect() override { return inner_->connect(); }
   void disconnect(uint64_t id) override { inner_->disconnect(id); }
   size_t active_expire_cycle() override { return inner_->active_expire_cycle(); }
+  size_t time_out_blocked() override { return inner_->time_out_blocked(); }
   void set_replica(bool replica) override { inner_->set_replica(replica); }
   void apply_replicated(std::span<const std::string> effect) override {
     inner_->apply_replicated(effect);

@@ -35,6 +35,7 @@ class NodeModel {
   virtual void execute(uint64_t id, std::span<const std::string_view> argv,
                        std::vector<redis::Reply>& out) = 0;
   virtual size_t active_expire_cycle() = 0;
+  virtual size_t time_out_blocked() = 0;
   virtual void set_replica(bool replica) = 0;
   virtual void apply_replicated(std::span<const std::string> effect) = 0;
   virtual std::unique_ptr<NodeSnapshot> snapshot() const = 0;

@@ -11,6 +11,7 @@ namespace {
 // Timer tags.
 constexpr uint64_t kTagActiveExpire = 1;
 constexpr uint64_t kTagPersist = 2;
+constexpr uint64_t kTagBlockTimeout = 3;
 constexpr uint64_t kTagWaitBase = 16;  // + wait id
 
 bool equals_upper(std::string_view a, std::string_view upper) {
@@ -62,6 +63,8 @@ redis::NodeConfig NodeProcess::make_config() {
   config.hooks.on_wait = [this](redis::ConnectionId, int64_t numreplicas, int64_t timeout_ms) {
     on_wait_hook(numreplicas, timeout_ms);
   };
+  config.hooks.on_block = [this](redis::ConnectionId, int64_t deadline_ms) { on_block_hook(deadline_ms); };
+  config.hooks.on_unblock = [this](redis::ConnectionId c, const redis::Reply& r) { unblocked_.emplace_back(c, r); };
   return config;
 }
 
@@ -112,6 +115,15 @@ void NodeProcess::handle_work(uint64_t slot64) {
         conn_of_server_.erase(c.server_conn);
         c.server_open = false;
       }
+      if (auto pop = pops_.find(m.conn); pop != pops_.end()) {
+        // A blocked pop's connection closed: the model forgot it; so do we, with what it queued.
+        ctx_.net->release(pop->second);
+        pops_.erase(pop);
+        auto queued = blocked_.find(m.conn);
+        LS_ASSERT(queued != blocked_.end());
+        for (uint32_t s : queued->second) ctx_.net->release(s);
+        blocked_.erase(queued);
+      }
       ctx_.net->release(slot);
       return;
     }
@@ -155,6 +167,7 @@ void NodeProcess::execute(uint32_t slot) {
   publishes_.clear();
   current_slot_ = slot;
   wait_taken_ = false;
+  pop_blocked_ = false;
   if (ctx_.coverage != nullptr && m.script != nullptr) {
     line_counts_.current = ctx_.coverage->lines_for(m.script);
   }
@@ -164,8 +177,10 @@ void NodeProcess::execute(uint32_t slot) {
   flush_effects();
   if (wait_taken_) {  // the slot now belongs to a pending WAIT, which may be satisfied already
     check_waits();
+    answer_unblocked();
     return;
   }
+  if (pop_blocked_) return;  // the slot now belongs to a blocked pop
   redis::Reply r = replies_.size() == 1 ? std::move(replies_[0]) : redis::Reply::array(std::move(replies_));
   record_exec(slot, &r);
   record_publishes();
@@ -176,6 +191,40 @@ void NodeProcess::execute(uint32_t slot) {
   }
   if (!lose_reply(slot)) reply(m.conn, m.id, std::move(r));
   ctx_.net->release(slot);
+  answer_unblocked();
+}
+
+void NodeProcess::on_block_hook(int64_t deadline_ms) {
+  LS_ASSERT(current_slot_ != UINT32_MAX);
+  LS_ASSERT(!pop_blocked_);
+  pop_blocked_ = true;
+  const ConnId conn = ctx_.net->msg(current_slot_).conn;
+  const bool fresh = pops_.emplace(conn, current_slot_).second;
+  LS_ASSERT(fresh);
+  blocked_[conn];  // its next requests wait
+  // Redis times a blocked client out once its clock is past the deadline.
+  if (deadline_ms > 0) add_timer(ms_to_us(deadline_ms + 1), kTagBlockTimeout);
+}
+
+void NodeProcess::answer_unblocked() {
+  if (answering_) return;  // the outer call answers what nested executions add
+  answering_ = true;
+  while (!unblocked_.empty()) {
+    auto [sconn, r] = std::move(unblocked_.front());
+    unblocked_.pop_front();
+    auto found = conn_of_server_.find(sconn);
+    LS_ASSERT(found != conn_of_server_.end());
+    const ConnId conn = found->second;
+    auto pop = pops_.find(conn);
+    LS_ASSERT(pop != pops_.end());
+    const uint32_t slot = pop->second;
+    pops_.erase(pop);
+    record_exec(slot, &r);
+    if (!lose_reply(slot)) reply(conn, ctx_.net->msg(slot).id, std::move(r));
+    ctx_.net->release(slot);
+    unblock(conn);
+  }
+  answering_ = false;
 }
 
 bool NodeProcess::lose_reply(uint32_t slot) {
@@ -267,6 +316,11 @@ void NodeProcess::handle_timer(uint64_t tag) {
     persist_tick();
     return;
   }
+  if (tag == kTagBlockTimeout) {
+    model_->time_out_blocked();
+    answer_unblocked();
+    return;
+  }
   LS_ASSERT(tag >= kTagWaitBase);
   const uint64_t wait_id = tag - kTagWaitBase;
   for (size_t i = 0; i < waits_.size(); ++i) {
@@ -296,6 +350,9 @@ void NodeProcess::on_crash() {
   }
   for (PendingWait& w : waits_) ctx_.net->release(w.request_slot);
   waits_.clear();
+  for (auto& [conn, slot] : pops_) ctx_.net->release(slot);
+  pops_.clear();
+  unblocked_.clear();
   for (auto& [conn, queued] : blocked_) {
     for (uint32_t slot : queued) ctx_.net->release(slot);
   }

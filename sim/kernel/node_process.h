@@ -12,6 +12,10 @@
 // last once-per-second fsync of local time), rdb (the state at the last snapshot, every
 // rdb_interval_ms of local time). What a restart lost is recorded as `data_loss`.
 //
+// Blocking pops: a BLPOP/BRPOP that finds nothing blocks its connection (its next requests wait,
+// as for WAIT) until a later command's push serves it or its timeout passes on the node's local
+// clock; it is recorded as executed when it is answered.
+//
 // Replication: a master sends each command's write effects, as one atomic message, over a
 // replication connection to each replica, with the topology's lag distribution. While a
 // partition separates them the master keeps the stream in a backlog and sends it when the
@@ -126,6 +130,10 @@ class NodeProcess : public Process {
   void on_message_hook(uint64_t server_conn, const redis::Reply& message);
   void on_propagate_hook(std::span<const std::string> effect);
   void on_wait_hook(int64_t numreplicas, int64_t timeout_ms);
+  void on_block_hook(int64_t deadline_ms);
+  // Answers the blocked pops the model has served or timed out (on_unblock), in that order:
+  // each is recorded as executed now, replied to, and its connection's queued requests run.
+  void answer_unblocked();
   // Replication (node_replication.cc).
   void flush_effects();
   void send_to_replica(ReplicaLink& link, uint32_t slot);
@@ -153,7 +161,11 @@ class NodeProcess : public Process {
   std::vector<Publish> publishes_;
   std::vector<std::string> pending_effects_;  // flat: count, args..., count, args...
   std::unordered_map<uint64_t, ConnId> conn_of_server_;  // lookups only
-  std::map<ConnId, std::deque<uint32_t>> blocked_;        // connections inside WAIT
+  std::map<ConnId, std::deque<uint32_t>> blocked_;        // connections inside WAIT or BLPOP
+  std::map<ConnId, uint32_t> pops_;  // connections inside BLPOP/BRPOP: their request's slot
+  std::deque<std::pair<uint64_t, redis::Reply>> unblocked_;  // late replies to answer (server conn)
+  bool pop_blocked_ = false;  // the command being run blocked its connection (BLPOP)
+  bool answering_ = false;    // inside answer_unblocked
   std::vector<PendingWait> waits_;
   uint64_t next_wait_ = 1;
   // Replication.

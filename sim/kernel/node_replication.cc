@@ -160,6 +160,7 @@ void NodeProcess::attach_replica(NodeProcess* replica) {
   replica->master_ = this;
   replica->master_conn_ = conn;
   replica->model_->set_replica(true);
+  replica->answer_unblocked();  // its blocked pops were refused (UNBLOCKED)
   if (replica->up()) replica->resync();
 }
 

@@ -22,6 +22,7 @@ class RedisNodeModel : public NodeModel {
     node_.execute(id, argv, out);
   }
   size_t active_expire_cycle() override { return node_.active_expire_cycle(); }
+  size_t time_out_blocked() override { return node_.time_out_blocked(); }
   void set_replica(bool replica) override { node_.set_replica(replica); }
   void apply_replicated(std::span<const std::string> effect) override {
     node_.apply_replicated(effect);

@@ -20,6 +20,7 @@ constexpr uint32_t F = kCmdFast;
 constexpr uint32_t A = kCmdAdmin;
 constexpr uint32_t S = kCmdStale;
 constexpr uint32_t C = kCmdContainer;
+constexpr uint32_t B = kCmdBlocking;
 
 // Redis 7.0.15's subcommands and their arities (src/commands/*.json); the ones the model does
 // not answer are listed so that they get a clear refusal instead of "unknown subcommand".
@@ -103,6 +104,8 @@ const Command kCommands[] = {
     {"ltrim", 4, W, cmd_ltrim, 1, 1, 1},
     {"lpos", -3, R, cmd_lpos, 1, 1, 1},
     {"lmove", 5, W, cmd_lmove, 1, 2, 1},
+    {"blpop", -3, W | NS | B, cmd_blpop, 1, -2, 1},
+    {"brpop", -3, W | NS | B, cmd_brpop, 1, -2, 1},
     // sets
     {"sadd", -3, W | F, cmd_sadd, 1, 1, 1},
     {"srem", -3, W | F, cmd_srem, 1, 1, 1},

@@ -29,6 +29,7 @@ enum CommandFlag : uint32_t {
   // Has subcommands (CLIENT, CONFIG, OBJECT...): its full name for CLIENT LIST's cmd= is
   // "name|sub". Not a COMMAND flag.
   kCmdContainer = 1u << 9,
+  kCmdBlocking = 1u << 10,  // may block the client (BLPOP)
 };
 
 struct Command;
@@ -172,6 +173,8 @@ void cmd_lset(Call&);
 void cmd_ltrim(Call&);
 void cmd_lpos(Call&);
 void cmd_lmove(Call&);
+void cmd_blpop(Call&);
+void cmd_brpop(Call&);
 void cmd_rename(Call&);
 void cmd_renamenx(Call&);
 void cmd_copy(Call&);

@@ -131,6 +131,7 @@ void Server::flush_all() {
 void Server::drop_clients() {
   for (auto& [id, client] : clients_) pubsub_->drop(client);
   watchers_.clear();
+  blocked_on_.clear();
   clients_.clear();
   pubsub_->clear();
 }
@@ -198,6 +199,7 @@ void Node::disconnect(ConnectionId id) {
   if (client == nullptr) return;
   s.pubsub().drop(*client);
   s.unwatch_all(*client);
+  s.forget_blocked(*client);
   s.clients().erase(id);
 }
 
@@ -276,6 +278,7 @@ void Node::execute(ConnectionId id, std::span<const std::string_view> argv, std:
   client->last_interaction_ms = s.expiry_time_ms();
   const size_t first = out.size();
   dispatch(s, *client, argv, out);
+  s.serve_blocked();
   if (s.config().typed_replies) return;
   for (size_t i = first; i < out.size(); i++) {
     if (!is_resp2(out[i])) out[i] = to_resp2(std::move(out[i]));
@@ -291,7 +294,16 @@ Reply Node::execute_one(ConnectionId id, std::span<const std::string_view> argv)
 
 size_t Node::active_expire_cycle() { return impl_->server.active_expire_cycle(); }
 
-void Node::set_replica(bool replica) { impl_->server.set_replica(replica); }
+size_t Node::time_out_blocked() { return impl_->server.time_out_blocked(); }
+
+void Node::set_replica(bool replica) {
+  Server& s = impl_->server;
+  // Redis's disconnectAllBlockedClients when a master starts following another.
+  if (replica && !s.replica()) {
+    s.unblock_all_with_error("UNBLOCKED force unblock from blocking operation, instance state changed (master -> replica?)");
+  }
+  s.set_replica(replica);
+}
 bool Node::is_replica() const { return impl_->server.replica(); }
 
 void Node::apply_replicated(std::span<const std::string> effect) {

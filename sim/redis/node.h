@@ -43,6 +43,15 @@ struct NodeHooks {
   // nothing and the caller answers later (the simulator knows replica acknowledgements).
   // When unset, WAIT answers at once with the number of replicas (always 0 here).
   std::function<void(ConnectionId, int64_t numreplicas, int64_t timeout_ms)> on_wait;
+  // BLPOP/BRPOP found nothing to pop and blocked the connection: its reply comes later through
+  // on_unblock, when a push serves it or when the node clock passes `deadline_ms` (0: never)
+  // and the host calls Node::time_out_blocked(). Until then the host must not run the
+  // connection's next requests (Redis reads nothing from a blocked client). Without both hooks
+  // a blocking pop that finds nothing answers nil at once, as inside MULTI.
+  std::function<void(ConnectionId, int64_t deadline_ms)> on_block;
+  // The late reply of a blocked connection: the popped [key, element], nil on timeout, or an
+  // error. The connection is no longer blocked when this runs.
+  std::function<void(ConnectionId, const Reply&)> on_unblock;
 };
 
 // Where the lines a script executes are counted (coverage, sim/kernel/coverage.h): the caller
@@ -121,6 +130,11 @@ class Node {
 
   // Convenience for tests and for callers with exactly one reply.
   Reply execute_one(ConnectionId id, std::span<const std::string_view> argv);
+
+  // Blocked connections (BLPOP/BRPOP) whose deadline has passed get their nil reply through
+  // hooks.on_unblock. Returns how many. Hosts call it when a deadline given to hooks.on_block
+  // is reached.
+  size_t time_out_blocked();
 
   // Deletes every key whose TTL has passed (Redis's active expire cycle, made deterministic:
   // all expired keys, in expiry-time order, ties by key). Returns how many were deleted.

@@ -11,7 +11,9 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <deque>
 #include <memory>
+#include <optional>
 #include <set>
 #include <span>
 #include <string>
@@ -72,6 +74,16 @@ struct Client {
     bool expired;  // already logically expired when WATCH ran
   };
   std::vector<WatchedKey> watched;
+
+  // ---- Blocking pops (blocked.cc) ----
+  // Inside BLPOP/BRPOP: waiting for a push to one of `keys` (in `db`) or for the node clock to
+  // pass `deadline_ms` (0: no timeout). The connection's next requests wait behind it.
+  struct BlockedPop {
+    std::vector<std::string> keys;
+    bool head = true;  // BLPOP pops the head, BRPOP the tail
+    int64_t deadline_ms = 0;
+  };
+  std::optional<BlockedPop> blocked;
 };
 
 // One command being executed: who runs it, its arguments, where replies go, what it changed.
@@ -175,6 +187,25 @@ class Server {
   // Leaves MULTI: drops the queue, clears both dirty flags and unwatches (discardTransaction).
   void discard_transaction(Client& client);
 
+  // ---- Blocking pops (blocked.cc) ------------------------------------------------------------
+  // True when a command may block its client: the host can deliver a late reply
+  // (hooks.on_block and hooks.on_unblock are set) and the client is not running EXEC.
+  bool can_block(const Client& client) const;
+  // Redis's blockForKeys: `client` waits for a push to one of `keys` in its database.
+  // REQUIRES: can_block(client); the client is not blocked already.
+  void block_for_pop(Client& client, std::vector<std::string> keys, bool head, int64_t deadline_ms);
+  // Redis's handleClientsBlockedOnKeys: after each top-level command, every blocked client
+  // whose key now holds a list pops from it, first blocked first served per key, keys in
+  // (db, name) order; each pop is propagated as LPOP/RPOP and its reply leaves through
+  // hooks.on_unblock.
+  void serve_blocked();
+  // Clients whose deadline has passed (now > deadline) get a nil reply. Returns how many.
+  size_t time_out_blocked();
+  // Every blocked client gets `error` (a master turned into a replica).
+  void unblock_all_with_error(std::string_view error);
+  // Forgets a client's blocked state without a reply (disconnect).
+  void forget_blocked(Client& client);
+
   // ---- State ------------------------------------------------------------------------------
   const NodeConfig& config() const { return config_; }
   NodeHooks& hooks() { return config_.hooks; }
@@ -232,6 +263,8 @@ class Server {
   bool script_running_ = false;
   int64_t script_time_ms_ = 0;
   std::vector<std::string> effect_buf_;  // reused to build effects without reallocating
+  // Blocked clients by (db, key), in the order they blocked.
+  std::map<std::pair<int, std::string>, std::deque<ConnectionId>> blocked_on_;
   // Watched keys: (db, key) -> the watching clients, in the order they ran WATCH.
   std::map<std::pair<int, std::string>, std::vector<ConnectionId>> watchers_;
 };

@@ -1,4 +1,6 @@
 // List commands (Redis's t_list.c).
+#include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -79,8 +81,66 @@ void pop(Call& c, bool head) {
   drop_if_empty(c, c.argv[1], *list);
 }
 
+// Redis's getTimeoutFromObjectOrReply in seconds: a long double, ceil(seconds * 1000) ms (so
+// 0.0001 waits 1 ms and -0.0001 waits forever, as on redis-server), 0 for no timeout. On
+// success *deadline_ms is the node-clock deadline, or 0.
+bool block_timeout(Call& c, std::string_view text, int64_t* deadline_ms) {
+  long double seconds = 0;
+  if (!parse_long_double(text, &seconds)) {
+    c.error("ERR timeout is not a float or out of range");
+    return false;
+  }
+  const long double ms = std::ceil(seconds * 1000.0L);
+  // Out of the 64-bit range, Redis's (long long) cast gives LLONG_MIN on x86-64: negative.
+  constexpr long double kLimit = 9223372036854775808.0L;
+  const int64_t timeout_ms = ms >= -kLimit && ms < kLimit ? static_cast<int64_t>(ms) : INT64_MIN;
+  if (timeout_ms < 0) {
+    c.error("ERR timeout is negative");
+    return false;
+  }
+  *deadline_ms = 0;
+  if (timeout_ms == 0) return true;
+  const int64_t now = c.srv.mstime();
+  if (timeout_ms > INT64_MAX - now) {
+    c.error("ERR timeout is out of range");
+    return false;
+  }
+  *deadline_ms = now + timeout_ms;
+  return true;
+}
+
+// BLPOP/BRPOP key [key ...] timeout: pops from the first key holding a list, else blocks (or,
+// inside EXEC, answers nil). The pop is propagated as LPOP/RPOP, as Redis rewrites it.
+void blocking_pop(Call& c, bool head) {
+  int64_t deadline_ms = 0;
+  if (!block_timeout(c, c.argv.back(), &deadline_ms)) return;
+  const size_t key_count = c.argv.size() - 2;
+  for (size_t j = 1; j <= key_count; j++) {
+    ListValue* list = nullptr;
+    if (!list_for_read(c, c.argv[j], &list)) return;
+    if (list == nullptr) continue;
+    std::string_view key = c.argv[j];
+    std::string element = head ? std::move(list->front()) : std::move(list->back());
+    if (head) {
+      list->pop_front();
+    } else {
+      list->pop_back();
+    }
+    c.reply(Reply::array({Reply::bulk(key), Reply::bulk(std::move(element))}));
+    c.dirty++;
+    if (c.srv.propagating()) c.rewrite = {head ? "LPOP" : "RPOP", std::string(key)};
+    drop_if_empty(c, key, *list);
+    return;
+  }
+  if (!c.srv.can_block(c.client)) return c.reply(Reply::nil_array());
+  std::vector<std::string> keys(c.argv.begin() + 1, c.argv.begin() + 1 + static_cast<std::ptrdiff_t>(key_count));
+  c.srv.block_for_pop(c.client, std::move(keys), head, deadline_ms);
+}
+
 }  // namespace
 
+void cmd_blpop(Call& c) { blocking_pop(c, true); }
+void cmd_brpop(Call& c) { blocking_pop(c, false); }
 void cmd_lpush(Call& c) { push(c, true); }
 void cmd_rpush(Call& c) { push(c, false); }
 void cmd_lpop(Call& c) { pop(c, true); }

@@ -32,6 +32,7 @@ std::string client_info_line(const Call& c, const Client& cl) {
   std::string flags;
   if (cl.total_subscription_count() > 0) flags += 'P';
   if (cl.multi) flags += 'x';
+  if (cl.blocked.has_value()) flags += 'b';
   if (cl.dirty_cas) flags += 'd';
   if (cl.no_evict) flags += 'e';
   if (flags.empty()) flags = "N";
@@ -121,7 +122,7 @@ Reply command_entry(const Command& cmd) {
   static constexpr FlagName kNames[] = {
       {kCmdWrite, "write"}, {kCmdReadOnly, "readonly"}, {kCmdAdmin, "admin"},
       {kCmdPubSub, "pubsub"}, {kCmdNoScript, "noscript"}, {kCmdStale, "stale"},
-      {kCmdFast, "fast"},   {kCmdMayReplicate, "may_replicate"},
+      {kCmdFast, "fast"},   {kCmdMayReplicate, "may_replicate"}, {kCmdBlocking, "blocking"},
   };
   for (const FlagName& f : kNames) {
     if (cmd.flags & f.flag) flags.push_back(Reply::status(f.name));

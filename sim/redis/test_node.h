@@ -53,6 +53,8 @@ class TestNode {
       expired.emplace_back(key);
       expired_at.push_back(ms);
     };
+    config.hooks.on_block = [this](ConnectionId id, int64_t deadline_ms) { blocks.emplace_back(id, deadline_ms); };
+    config.hooks.on_unblock = [this](ConnectionId id, const Reply& r) { unblocked.emplace_back(id, r); };
     node = std::make_unique<Node>(std::move(config));
     conn = node->connect();
   }
@@ -78,6 +80,8 @@ class TestNode {
   ConnectionId conn = 0;
   std::vector<Effect> effects;
   std::vector<std::pair<ConnectionId, Reply>> messages;
+  std::vector<std::pair<ConnectionId, int64_t>> blocks;     // on_block: connection, deadline
+  std::vector<std::pair<ConnectionId, Reply>> unblocked;    // on_unblock: late replies
   std::vector<std::string> expired;
   std::vector<int64_t> expired_at;
 

@@ -36,6 +36,7 @@ class FakeNodeModel : public NodeModel {
   void execute(uint64_t id, std::span<const std::string_view> argv,
                std::vector<redis::Reply>& out) override;
   size_t active_expire_cycle() override;
+  size_t time_out_blocked() override { return 0; }  // no blocking commands
   void set_replica(bool replica) override { replica_ = replica; }
   void apply_replicated(std::span<const std::string> effect) override;
   std::unique_ptr<NodeSnapshot> snapshot() const override;
