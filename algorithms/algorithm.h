@@ -50,9 +50,10 @@ struct AlgorithmInfo {
   // workload asks for this lease instead, and the history records it as the acquisition's lease;
   // 0 is no lease at all (the key never expires by itself; the history says "lease_ms": null).
   std::function<int64_t(const nlohmann::json& options)> default_lease_ms;
-  // With default_lease_ms: the client keeps renewing that lease while it holds (a refresh timer,
-  // as redis-semaphore's Mutex has), so a hold may outlast it (derived profiles, sim/explore).
-  bool renews_default_lease = false;
+  // With default_lease_ms: whether the client, with these (validated) options, keeps renewing that
+  // lease while it holds (a refresh timer, as redis-semaphore's Mutex has), so a hold may outlast
+  // it (derived profiles, harness/explore). Unset: it never does.
+  std::function<bool(const nlohmann::json& options)> renews_default_lease;
   // Coverage (docs/coverage.md): the Lua scripts a client with these (validated) options may
   // send, and the client-side states its clients report with Runtime::cover.
   std::function<std::vector<const Script*>(const nlohmann::json& options)> scripts;

@@ -64,9 +64,9 @@ class DeclarationReader {
       }
     }
     Status s = read_strings(t);
-    if (s.ok()) s = read_flags(t);
     if (s.ok()) s = read_functions(t);
     if (s.ok()) s = read_options(t);
+    if (s.ok()) s = read_flags(t);  // after the options: renews may name one
     if (s.ok()) s = read_scripts(t);
     if (s.ok()) s = read_coverage(t);
     if (s.ok()) s = read_default_lease(t);
@@ -121,6 +121,14 @@ class DeclarationReader {
                               {"renews", &d_.renews}}) {
       const int f = field(t, name);
       if (lua_isnil(L_, f)) continue;
+      if (slot == &d_.renews && lua_type(L_, f) == LUA_TSTRING) {
+        // renews = "auto_renewal": the name of a boolean option that says whether it renews.
+        d_.renews_option = lua_tostring(L_, f);
+        bool found = false;
+        for (const OptionSpec& o : d_.options) found = found || (o.name == d_.renews_option && o.type == OptionSpec::Type::kBoolean);
+        if (!found) return err("renews: '" + d_.renews_option + "' is not a boolean option (give true, false, or such an option's name)");
+        continue;
+      }
       if (!lua_isboolean(L_, f)) return err(std::string(name) + ": expected true or false, found " + type(f));
       *slot = lua_toboolean(L_, f) != 0;
     }
@@ -439,7 +447,14 @@ AlgorithmInfo info_of(std::shared_ptr<const Definition> d) {
       return nlohmann::json{{"grant_replies", g}};
     };
   }
-  info.renews_default_lease = d->renews;
+  info.renews_default_lease = [d](const nlohmann::json& options) {
+    if (d->renews_option.empty()) return d->renews;
+    if (options.contains(d->renews_option)) return options[d->renews_option].get<bool>();
+    for (const OptionSpec& o : d->options) {
+      if (o.name == d->renews_option) return o.default_value.get<bool>();
+    }
+    return false;
+  };
   if (d->default_lease_ms >= 0 || !d->default_lease_option.empty()) {
     info.default_lease_ms = [d](const nlohmann::json& options) -> int64_t {
       if (d->default_lease_option.empty()) return d->default_lease_ms;

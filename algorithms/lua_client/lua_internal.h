@@ -55,6 +55,7 @@ struct Definition {
   int64_t default_lease_ms = -1;
   std::string default_lease_option;
   bool renews = false;  // `renews = true`: the client refreshes its default lease while it holds
+  std::string renews_option;  // `renews = "auto_renewal"`: it does when that boolean option is true
   // grants: script name -> the integer reply by which a node grants (kAbsent: nil; kNeverGrants:
   // never), for the quorum property (the history header's grant_replies).
   std::map<std::string, int64_t> grants;

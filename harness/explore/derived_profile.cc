@@ -36,7 +36,7 @@ ProfileTimings profile_timings(const std::string& algorithm, const json& options
   // timings keep the watchdog's typical 30 s.
   const algorithms::AlgorithmInfo* info = algorithms::find_algorithm(algorithm);
   if (info != nullptr && info->default_lease_ms) {
-    t.renews = info->renews_default_lease;
+    t.renews = info->renews_default_lease && info->renews_default_lease(options.is_object() ? options : json::object());
     const int64_t lease = info->default_lease_ms(options.is_object() ? options : json::object());
     if (lease > 0) t.lease_ms = lease;
   }
