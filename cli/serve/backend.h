@@ -19,8 +19,9 @@
 
 namespace lockstep::serve {
 
-// Delivers a message the backend pushes to a connection outside a reply (pub/sub). Replies and
-// pushes are typed (redis::Reply's RESP3 types); the connection writes them in its protocol.
+// Delivers a message the backend pushes to a connection outside a reply (pub/sub), or the late
+// reply of a blocked connection (Backend::blocked). Replies and pushes are typed (redis::Reply's
+// RESP3 types); the connection writes them in its protocol.
 using PushFn = std::function<void(redis::ConnectionId, const redis::Reply&)>;
 
 class Backend {
@@ -40,7 +41,14 @@ class Backend {
     (void)id;
     return 2;
   }
-  // Periodic work (active expiry), called every ServeOptions::tick_interval_ms.
+  // True while the connection is blocked (BLPOP): the server runs none of its next requests
+  // until the backend delivers its late reply through the connection's PushFn.
+  virtual bool blocked(redis::ConnectionId id) const {
+    (void)id;
+    return false;
+  }
+  // Periodic work (active expiry, blocked connections' timeouts), called every
+  // ServeOptions::tick_interval_ms.
   virtual void tick() = 0;
   // While a script has run for `threshold_ms`, the backend calls `pump` now and then from
   // inside it, so that the server keeps reading and answering other clients (Redis's busy

@@ -60,7 +60,7 @@ void Connection::do_read() {
 }
 
 void Connection::on_read(const boost::system::error_code& ec, size_t n) {
-  if (closed_) return;
+  if (closed_ || stopped_) return;
   if (ec == boost::asio::error::eof && (writing_ || !pending_.empty())) {
     // The client half-closed after its last request: like Redis, deliver what it asked for
     // before closing, and read no more.
@@ -73,7 +73,8 @@ void Connection::on_read(const boost::system::error_code& ec, size_t n) {
   }
   LS_ASSERT(n <= read_buf_.size());
   parser_.feed(std::string_view(read_buf_.data(), n));
-  if (process_requests() && !closed_ && !doomed_) do_read();
+  const bool more = blocked_ || process_requests();
+  if (more && !closed_ && !doomed_) do_read();
 }
 
 bool Connection::process_requests() {
@@ -83,6 +84,7 @@ bool Connection::process_requests() {
       case resp::ParseStatus::kNeedMore: return true;
       case resp::ParseStatus::kRequest:
         if (!run_request()) return false;
+        if (blocked_) return true;  // the rest waits for the late reply; reading goes on
         break;
       case resp::ParseStatus::kProtocolError:
         queue_reply(Reply::error(parser_.error()));
@@ -111,6 +113,7 @@ bool Connection::run_request() {
   replies_.clear();
   slot_.backend->execute(id_, argv_views_, replies_);
   if (closed_) return false;  // the client left while its (busy) script ran
+  blocked_ = slot_.backend->blocked(id_);
   // The command's replies are in the protocol it leaves in effect (HELLO 3's reply is a map).
   protocol_ = resp::protocol_of(slot_.backend->protocol(id_));
   for (const Reply& r : replies_) queue_reply(r);
@@ -120,6 +123,17 @@ bool Connection::run_request() {
 void Connection::push(const Reply& message) {
   if (closed_) return;
   queue_reply(message);
+  if (blocked_ && !slot_.backend->blocked(id_)) {
+    // The late reply of the blocking command: run what was read meanwhile, but not from inside
+    // the command that served it (the backend is running that one).
+    blocked_ = false;
+    boost::asio::post(socket_.get_executor(), [self = shared_from_this()] { self->resume(); });
+  }
+}
+
+void Connection::resume() {
+  if (closed_ || doomed_ || blocked_ || stopped_) return;
+  if (!process_requests()) stopped_ = true;  // QUIT or a protocol error: read no more
 }
 
 void Connection::queue_reply(const Reply& reply) {

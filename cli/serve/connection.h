@@ -46,7 +46,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   Connection(tcp::socket socket, NodeSlot& slot);
   // Registers with the backend and starts reading.
   void start();
-  // Queues a pub/sub message.
+  // Queues a pub/sub message, or the late reply of the blocking command the connection waits
+  // in; after the latter, the requests that arrived meanwhile run.
   void push(const redis::Reply& message);
   // Closes at once (server shutdown, output limit); idempotent.
   void close();
@@ -61,6 +62,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Runs every complete request buffered. Returns false once the connection must stop reading.
   bool process_requests();
   bool run_request();
+  // Runs the requests that waited behind a blocking command (posted, never from inside one).
+  void resume();
   void queue(std::string_view bytes);
   // Encodes in the connection's protocol (protocol_).
   void queue_reply(const redis::Reply& reply);
@@ -79,6 +82,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool close_after_write_ = false;
   bool closed_ = false;
   bool doomed_ = false;  // past the output limit: a close() is posted, nothing more is sent
+  // Inside a blocking command (BLPOP): requests read meanwhile wait in the parser, and reading
+  // goes on, so that a client that leaves is noticed (as Redis keeps reading a blocked client).
+  bool blocked_ = false;
+  bool stopped_ = false;  // a resumed connection met QUIT or a protocol error: no more requests
   std::vector<redis::Reply> replies_;  // scratch, reused across requests
   std::vector<std::string_view> argv_views_;
 };

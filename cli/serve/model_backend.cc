@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <set>
 
 #include "sim/core/assert.h"
 
@@ -27,7 +28,7 @@ bool iequals(std::string_view a, std::string_view b) {
 // forgotten once the script is done.
 class ModelBackend final : public Backend {
  public:
-  ModelBackend(uint16_t port, PushFn push) : node_(make_config(port, std::move(push))) {
+  ModelBackend(uint16_t port, PushFn push) : node_(make_config(port, std::move(push), &blocked_)) {
     node_.set_script_busy_check(&ModelBackend::busy_check, this);
   }
 
@@ -38,6 +39,7 @@ class ModelBackend final : public Backend {
       return;
     }
     node_.disconnect(id);
+    blocked_.erase(id);
   }
   void execute(redis::ConnectionId id, std::span<const std::string_view> argv,
                std::vector<redis::Reply>& out) override {
@@ -52,17 +54,24 @@ class ModelBackend final : public Backend {
     last_pump_ = started_;
     node_.execute(id, argv, out);
     executing_ = false;
-    for (redis::ConnectionId gone : leaving_) node_.disconnect(gone);
+    for (redis::ConnectionId gone : leaving_) {
+      node_.disconnect(gone);
+      blocked_.erase(gone);
+    }
     leaving_.clear();
   }
   int protocol(redis::ConnectionId id) const override { return node_.protocol(id); }
+  bool blocked(redis::ConnectionId id) const override { return blocked_.count(id) != 0; }
   void tick() override {
-    if (!executing_) node_.active_expire_cycle();
+    if (executing_) return;
+    node_.active_expire_cycle();
+    // Redis notices a blocked client's timeout in its event loop, at least every 1000/hz ms.
+    node_.time_out_blocked();
   }
   void set_busy_hooks(BusyHooks hooks) override { hooks_ = std::move(hooks); }
 
  private:
-  static redis::NodeConfig make_config(uint16_t port, PushFn push) {
+  static redis::NodeConfig make_config(uint16_t port, PushFn push, std::set<redis::ConnectionId>* blocked) {
     LS_ASSERT(push != nullptr);
     redis::NodeConfig config;
     config.tcp_port = port;
@@ -72,7 +81,14 @@ class ModelBackend final : public Backend {
     config.lua_instruction_budget = UINT64_MAX;
     // Replies keep their RESP3 types; each connection writes them in its protocol.
     config.typed_replies = true;
-    config.hooks.on_message = std::move(push);
+    config.hooks.on_message = push;
+    // A blocked connection's late reply is written like a push; the connection then runs the
+    // requests it read meanwhile.
+    config.hooks.on_block = [blocked](redis::ConnectionId id, int64_t) { blocked->insert(id); };
+    config.hooks.on_unblock = [blocked, push](redis::ConnectionId id, const redis::Reply& reply) {
+      blocked->erase(id);
+      push(id, reply);
+    };
     return config;
   }
 
@@ -114,6 +130,7 @@ class ModelBackend final : public Backend {
   }
 
   static constexpr int kPumpIntervalMs = 50;
+  std::set<redis::ConnectionId> blocked_;  // before node_: its hooks point here
   redis::Node node_;
   BusyHooks hooks_;
   bool executing_ = false;

@@ -223,5 +223,38 @@ TEST_F(ModelServer, BadClientsDoNotDisturbOthers) {
   redisFree(good);
 }
 
+// BLPOP blocks the connection: requests it sends meanwhile wait, a push from another client
+// serves it (and then the waiting requests run), its timeout answers nil, and a client that
+// leaves while blocked is forgotten without taking an element.
+TEST_F(ModelServer, BlpopBlocksUntilAPushOrItsTimeout) {
+  const uint16_t port = server_->ports()[0];
+  redisContext* other = connect(0);
+  RawClient waiter(port);
+  ASSERT_TRUE(waiter.send("*3\r\n$5\r\nBLPOP\r\n$1\r\nq\r\n$1\r\n0\r\n*1\r\n$4\r\nPING\r\n"));
+  EXPECT_EQ(waiter.read(1, 200), "");  // blocked: neither BLPOP nor the PING behind it answers
+  EXPECT_EQ(run(other, {"RPUSH", "q", "x", "y"}), "(integer) 2");
+  const std::string served = "*2\r\n$1\r\nq\r\n$1\r\nx\r\n+PONG\r\n";
+  EXPECT_EQ(waiter.read(served.size(), 2000), served);
+  EXPECT_EQ(run(other, {"LRANGE", "q", "0", "-1"}), "[y]");
+
+  RawClient timed(port);
+  ASSERT_TRUE(timed.send("*3\r\n$5\r\nBRPOP\r\n$5\r\nempty\r\n$3\r\n0.1\r\n"));
+  EXPECT_EQ(timed.read(5, 2000), "*-1\r\n");
+
+  RawClient leaver(port);
+  ASSERT_TRUE(leaver.send("*3\r\n$5\r\nBLPOP\r\n$4\r\ngone\r\n$1\r\n0\r\n"));
+  for (int i = 0; i < 100 && run(other, {"CLIENT", "LIST"}).find("flags=b") == std::string::npos; i++) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_NE(run(other, {"CLIENT", "LIST"}).find("flags=b"), std::string::npos);
+  leaver.close();
+  for (int i = 0; i < 100 && run(other, {"CLIENT", "LIST"}).find("flags=b") != std::string::npos; i++) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(run(other, {"RPUSH", "gone", "kept"}), "(integer) 1");
+  EXPECT_EQ(run(other, {"LLEN", "gone"}), "(integer) 1");
+  redisFree(other);
+}
+
 }  // namespace
 }  // namespace lockstep::serve

@@ -30,6 +30,7 @@ class TracingBackend : public Backend {
     inner_->execute(id, argv, out);
   }
   int protocol(redis::ConnectionId id) const override { return inner_->protocol(id); }
+  bool blocked(redis::ConnectionId id) const override { return inner_->blocked(id); }
   void tick() override { inner_->tick(); }
   void set_busy_hooks(BusyHooks hooks) override { inner_->set_busy_hooks(std::move(hooks)); }
 

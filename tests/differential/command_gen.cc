@@ -245,6 +245,14 @@ std::vector<Weighted> collections() {
          return cmd(a);
        }},
       {1, [] { return cmd({"LMOVE", key(), key(), one({"LEFT", "RIGHT", "UP"}), one({"LEFT", "RIGHT"})}); }},
+      // Blocking pops with timeouts short enough to wait out: the model's node (no host to answer
+      // later) answers nil at once where redis-server answers it after 1-10 ms.
+      {1, [] {
+         Strings a{one({"BLPOP", "BRPOP"}), key()};
+         add_some(a, 1, key);
+         a.push_back(one({"0.01", "0.001", "-1", "nan", "abc", "9.3e15"}));
+         return cmd(a);
+       }},
       {1, [] { Strings a{"SMISMEMBER", key(), member()}; add_some(a, 2, member); return cmd(a); }},
       {2, [] {
          Strings a{"SRANDMEMBER", key()};

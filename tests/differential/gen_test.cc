@@ -35,7 +35,7 @@ TEST(Generators, CoverEveryCommandOfTheModelList) {
         "CONFIG", "SCAN", "HSCAN", "SSCAN", "ZSCAN", "MULTI", "EXEC", "DISCARD", "WATCH", "UNWATCH", "COPY",
         "RENAME", "LMOVE", "GETEX", "INCRBYFLOAT", "ZREVRANGE", "ZREMRANGEBYSCORE", "PUBSUB", "SPOP",
         "SRANDMEMBER", "RANDOMKEY", "OBJECT", "APPEND", "STRLEN", "MSET", "MGET", "FUNCTION", "FCALL",
-        "FCALL_RO", "SSUBSCRIBE", "SUNSUBSCRIBE", "SPUBLISH"}) {
+        "FCALL_RO", "SSUBSCRIBE", "SUNSUBSCRIBE", "SPUBLISH", "BLPOP", "BRPOP"}) {
     EXPECT_TRUE(seen.count(cmd)) << cmd << " is never generated";
   }
   EXPECT_EQ(rules.size(), static_cast<size_t>(CompareRule::kFunctionList) + 1) << "every compare rule is used";
