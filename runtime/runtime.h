@@ -66,6 +66,10 @@ struct CallOptions {
   // Keys whose values the node records as `state` history events right after the command, for
   // cross-key script invariants (e.g. the fair lock's queue and timeout zset).
   std::vector<std::string> state_keys;
+  // A blocking command (BLPOP): sent on a connection of its own, opened for the call and closed
+  // when it ends (a reply, a timeout, or the task's end), as a client library's pool gives a
+  // blocking command a connection no other command waits behind. Never re-sent.
+  bool own_connection = false;
 };
 
 // A Lua script shipped with an algorithm: its name (for histories) and body.

@@ -189,7 +189,7 @@ size_t endpoint_arg(lua_State* L, int idx, const char* fn) {
 }
 
 // The options table of call/eval/evalsha: endpoint, op, timeout_ms, retry_attempts,
-// retry_interval_ms, state_keys.
+// retry_interval_ms, state_keys, script, own_connection.
 void call_options(lua_State* L, int idx, const char* fn, Pending& p) {
   if (lua_isnoneornil(L, idx)) return;
   if (lua_type(L, idx) != LUA_TTABLE) {
@@ -216,9 +216,12 @@ void call_options(lua_State* L, int idx, const char* fn, Pending& p) {
       const Script* script = host_of(L).def->script(arg_text(L, v, fn, "options.script"));
       if (script == nullptr) luaL_error(L, "lockstep.%s: options.script: not one of the declared scripts", fn);
       p.call.script = script->name;
+    } else if (key == "own_connection") {
+      if (!lua_isboolean(L, v)) luaL_error(L, "lockstep.%s: options.own_connection: expected true or false", fn);
+      p.call.own_connection = lua_toboolean(L, v) != 0;
     } else {
       luaL_error(L, "lockstep.%s: options: unknown field '%s' (expected endpoint, op, timeout_ms, "
-                 "retry_attempts, retry_interval_ms, state_keys, script)", fn, key.empty() ? "?" : key.c_str());
+                 "retry_attempts, retry_interval_ms, state_keys, script, own_connection)", fn, key.empty() ? "?" : key.c_str());
     }
     lua_pop(L, 1);
   }

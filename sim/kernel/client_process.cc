@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <utility>
 
 #include "runtime/coverage_point.h"
@@ -332,6 +333,35 @@ ConnId ClientProcess::connection_to(ProcessId node, bool pubsub) {
   return id;
 }
 
+ConnId ClientProcess::open_own_connection(ProcessId node) {
+  const std::string label = name() + "/blocking@" + ctx_.net->process(node).name() + "#" + std::to_string(++conn_serial_);
+  const ConnId conn = ctx_.net->connect(this->id(), node, label, name(), 0);
+  own_conns_.push_back(conn);
+  return conn;
+}
+
+void ClientProcess::close_own_connection(ConnId conn) {
+  auto it = std::find(own_conns_.begin(), own_conns_.end(), conn);
+  if (it == own_conns_.end()) return;  // closed already (a crash)
+  own_conns_.erase(it);
+  const uint32_t slot = ctx_.net->alloc();
+  ctx_.net->msg(slot).kind = MsgKind::kClose;
+  ctx_.net->send(conn, /*up=*/true, slot);
+}
+
+// Closes a blocking call's connection when the call's frame goes, however it ends.
+class ClientProcess::OwnConnection {
+ public:
+  OwnConnection(ClientProcess& p, ConnId conn) : p_(p), conn_(conn) {}
+  OwnConnection(const OwnConnection&) = delete;
+  OwnConnection& operator=(const OwnConnection&) = delete;
+  ~OwnConnection() { p_.close_own_connection(conn_); }
+
+ private:
+  ClientProcess& p_;
+  ConnId conn_;
+};
+
 void ClientProcess::close_connections_to(ProcessId node) {
   auto it = std::find_if(conns_.begin(), conns_.end(),
                          [node](const NodeConns& c) { return c.node == node; });
@@ -361,14 +391,18 @@ Task<runtime::CallResult> ClientProcess::call(size_t endpoint, bool pubsub,
   LS_ASSERT(endpoint < endpoints_.size());
   LS_ASSERT(!argv.empty());
   const int64_t timeout_ms = options.timeout_ms >= 0 ? options.timeout_ms : options_.timeout_ms;
-  const int32_t retries =
-      options.retry_attempts >= 0 ? options.retry_attempts : options_.retry_attempts;
+  const int32_t retries = options.own_connection ? 0
+                          : options.retry_attempts >= 0 ? options.retry_attempts
+                                                        : options_.retry_attempts;
   const int64_t interval_ms =
       options.retry_interval_ms >= 0 ? options.retry_interval_ms : options_.retry_interval_ms;
   runtime::CallResult result;
+  LS_ASSERT(!(options.own_connection && pubsub));
   for (int32_t attempt = 0; attempt <= retries; ++attempt) {
     NodeProcess* node = ctx_.cluster->master(endpoints_[endpoint].shard);
-    const ConnId conn = connection_to(node->id(), pubsub);
+    const ConnId conn = options.own_connection ? open_own_connection(node->id()) : connection_to(node->id(), pubsub);
+    std::optional<OwnConnection> closing;  // a blocking call's connection ends with the attempt
+    if (options.own_connection) closing.emplace(*this, conn);
     const uint64_t request = next_request_++;
     const uint32_t slot = ctx_.net->alloc();
     Message& m = ctx_.net->msg(slot);
@@ -579,6 +613,7 @@ void ClientProcess::crash_client() { crash(); }
 void ClientProcess::after_crash() {
   LS_ASSERT(pending_.empty());  // every ReplyAwaiter removed itself with its frame
   while (!conns_.empty()) close_connections_to(conns_.back().node);
+  while (!own_conns_.empty()) close_own_connection(own_conns_.back());
   for (Endpoint& ep : endpoints_) ep.pubsub->subs.clear();
   end_all_holds(history::HoldEnd::kCrash);
   interrupts_.clear();  // the threads are gone, and their interrupt status with them

@@ -164,6 +164,10 @@ class ClientProcess : public CoroProcess, public runtime::Runtime, public Topolo
   void record_hold_end(uint32_t thread, const std::string& lock, history::LockMode mode, const Hold& hold,
                        history::HoldEnd reason);
   ConnId connection_to(ProcessId node, bool pubsub);
+  // A connection for one blocking call (CallOptions::own_connection), and its close.
+  ConnId open_own_connection(ProcessId node);
+  void close_own_connection(ConnId conn);
+  class OwnConnection;
   void close_connections_to(ProcessId node);
   void on_reply(uint32_t slot);
   void on_push(uint32_t slot);
@@ -177,6 +181,7 @@ class ClientProcess : public CoroProcess, public runtime::Runtime, public Topolo
   std::vector<std::unique_ptr<runtime::Thread>> threads_;  // stable addresses
   std::vector<Endpoint> endpoints_;
   std::vector<NodeConns> conns_;
+  std::vector<ConnId> own_conns_;  // open connections of blocking calls in flight
   uint32_t conn_serial_ = 0;
   std::vector<PendingCall> pending_;
   uint64_t next_request_ = 1;
