@@ -210,5 +210,127 @@ TEST(Ecosystem, AQuorumWhoseGrantsTheHistoryCannotReadIsUnknownNotAViolation) {
   EXPECT_NE(refused.status().message().find("grant_replies"), std::string::npos) << refused.status().message();
 }
 
+// The commands one client sent, as "COMMAND arg1 arg2 ..." (reply appended after " -> ").
+std::vector<std::string> commands_of(const Ran& r, const std::string& conn) {
+  std::vector<std::string> out;
+  for (const auto& e : r.of("exec")) {
+    if (e["conn"] != conn) continue;
+    std::string line = e["command"].get<std::string>();
+    for (const auto& a : e.value("keys", nlohmann::json::array())) line += " " + a.get<std::string>();
+    for (const auto& a : e["args"]) line += " " + (a.is_string() ? a.get<std::string>() : a.dump());
+    out.push_back(line + " -> " + e["reply"].dump());
+  }
+  return out;
+}
+
+TEST(Ecosystem, PythonRedisLockWaitsOnItsSignalListForEverWithoutAnExpiry) {
+  const AlgorithmInfo* prl = find_algorithm("python-redis-lock");
+  ASSERT_NE(prl, nullptr);
+  EXPECT_EQ(prl->option_defaults.dump(), R"({"auto_renewal":false,"expire_ms":0,"signal_expire_ms":1000})");
+  ASSERT_TRUE(prl->renews_default_lease);
+  EXPECT_FALSE(prl->renews_default_lease(nlohmann::json::object()));
+  EXPECT_TRUE(prl->renews_default_lease({{"auto_renewal", true}}));
+
+  // expire=None: the holder crashes, nothing expires its key, and c2 waits in BLPOP ... 0.
+  Ran stuck = run_with("edge/liveness-crashed-holder-watchdog.json", "python-redis-lock");
+  std::vector<std::string> c2 = commands_of(stuck, "c2");
+  ASSERT_EQ(c2.size(), 2u);  // GET, SET ... NX; then BLPOP lock-signal:L 0, never answered
+  EXPECT_EQ(c2[0], "GET L -> \"" + commands_of(stuck, "c1")[1].substr(6, 24) + "\"");
+  EXPECT_EQ(c2[1].substr(0, c2[1].find(" -> ")), "SET L " + c2[1].substr(6, 24) + " NX");
+  EXPECT_TRUE(stuck.of("invoke")[0]["lease_ms"].is_null());
+  EXPECT_EQ(stuck.verdict("liveness"), "violation");
+  EXPECT_EQ(stuck.verdict("mutual_exclusion"), "ok");
+  // Its BLPOP never came back, so the node has not recorded it as executed.
+
+  // expire=10 s: c2's BLPOP waits expire seconds, comes back empty, and the SET after it wins.
+  Ran freed = run_with("edge/liveness-crashed-holder-watchdog.json", "python-redis-lock", {{"expire_ms", 10000}});
+  std::vector<std::string> w = commands_of(freed, "c2");
+  ASSERT_GE(w.size(), 4u);
+  EXPECT_NE(w[1].find(" EX 10 NX -> null"), std::string::npos) << w[1];
+  EXPECT_EQ(w[2], "BLPOP lock-signal:L 10 -> null");
+  EXPECT_NE(w[3].find(" EX 10 NX -> {\"ok\":\"OK\"}"), std::string::npos) << w[3];
+  EXPECT_EQ(freed.verdict("liveness"), "ok");
+  EXPECT_EQ(freed.verdict("mutual_exclusion"), "ok");
+}
+
+TEST(Ecosystem, PythonRedisLocksReleaseWakesOneWaiterAtATime) {
+  nlohmann::json doc = {
+      {"name", "python-redis-lock-turns"},
+      {"duration_ms", 30000},
+      {"algorithm", {{"name", "python-redis-lock"}, {"options", {{"expire_ms", 10000}}}}},
+      {"clients", {{"count", 3}}},
+      {"workload", {{"script", nlohmann::json::array()}}}};
+  for (int i = 0; i < 3; i++) {
+    doc["workload"]["script"].push_back(
+        {{"threads", "c" + std::to_string(i + 1)},
+         {"steps", {{{"op", "lock"}, {"lock", "L"}, {"at_ms", 1 + 100 * i},
+                     {"then", {{{"op", "hold"}, {"ms", 1000}}, {{"op", "unlock"}, {"lock", "L"}}}}}}}});
+  }
+  Result<scenario::Scenario> s = scenario::parse_scenario_text(doc.dump(), "turns.json");
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  Result<scenario::RunReport> rep = scenario::run_scenario(s.value(), {});
+  ASSERT_TRUE(rep.ok()) << rep.status().message();
+  Ran r;
+  r.report = rep.value();
+  std::istringstream lines(r.report.history);
+  for (std::string line; std::getline(lines, line);) r.lines.push_back(nlohmann::json::parse(line));
+  // Each release pushes one element: c2 is woken by c1's, c3 by c2's, each at once.
+  std::vector<std::string> order;
+  for (const auto& e : r.of("exec")) {
+    if (e["command"] == "BLPOP") order.push_back(e["conn"].get<std::string>() + " " + e["reply"].dump());
+    if (e["command"] == "EVALSHA" && e["reply"] == 0) order.push_back(e["conn"].get<std::string>() + " unlock");
+  }
+  EXPECT_EQ(order, (std::vector<std::string>{"c1 unlock", R"(c2 ["lock-signal:L","1"])", "c2 unlock",
+                                             R"(c3 ["lock-signal:L","1"])", "c3 unlock"}));
+  EXPECT_EQ(r.verdict("mutual_exclusion"), "ok");
+  EXPECT_EQ(r.verdict("linearizability"), "ok");
+}
+
+TEST(Ecosystem, PythonRedisLocksAutoRenewalOutlastsAShortExpiry) {
+  // expire 5 s and 20 s of work: without auto_renewal c2 takes the lock at c1's expiry.
+  Ran plain = run_with("edge/redisson-lock-short-lease.json", "python-redis-lock");
+  EXPECT_EQ(plain.verdict("mutual_exclusion"), "violation");
+  Ran renewed = run_with("edge/redisson-lock-short-lease.json", "python-redis-lock", {{"auto_renewal", true}});
+  EXPECT_EQ(renewed.verdict("mutual_exclusion"), "ok");
+  // The renewal thread extends every expire * 2/3 (3.333 s) with the extend script until release.
+  std::vector<int64_t> at;
+  for (const auto& e : renewed.of("exec")) {
+    if (e["conn"] == "c1" && e.value("script", "") == "extend" && e["reply"] == 0) at.push_back(e["local_ms"].get<int64_t>());
+  }
+  ASSERT_GE(at.size(), 5u);
+  EXPECT_NEAR(static_cast<double>(at[1] - at[0]), 3333.0, 5.0);
+}
+
+TEST(Ecosystem, PythonRedisLocksBlpopWaitsOnAConnectionOfItsOwn) {
+  // c2/t0 waits in BLPOP for L; c2/t1's lock of L2 must not queue behind it on one connection.
+  nlohmann::json doc = nlohmann::json::parse(R"({
+    "name": "python-redis-lock-own-connection", "duration_ms": 20000,
+    "algorithm": {"name": "python-redis-lock", "options": {"expire_ms": 10000}},
+    "clients": [{"name": "c1"}, {"name": "c2", "threads": 2}],
+    "workload": {"script": [
+      {"threads": "c1", "steps": [{"op": "lock", "lock": "L", "at_ms": 1,
+        "then": [{"op": "hold", "ms": 5000}, {"op": "unlock", "lock": "L"}]}]},
+      {"threads": "c2/t0", "steps": [{"op": "lock", "lock": "L", "at_ms": 100,
+        "then": [{"op": "hold", "ms": 100}, {"op": "unlock", "lock": "L"}]}]},
+      {"threads": "c2/t1", "steps": [{"op": "lock", "lock": "L2", "at_ms": 200,
+        "then": [{"op": "hold", "ms": 100}, {"op": "unlock", "lock": "L2"}]}]}]}})");
+  Result<scenario::Scenario> s = scenario::parse_scenario_text(doc.dump(), "own.json");
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  Result<scenario::RunReport> rep = scenario::run_scenario(s.value(), {});
+  ASSERT_TRUE(rep.ok()) << rep.status().message();
+  int64_t l2_taken_ms = -1, l_taken_ms = -1;
+  std::istringstream lines(rep.value().history);
+  for (std::string line; std::getline(lines, line);) {
+    const nlohmann::json e = nlohmann::json::parse(line);
+    if (e.value("type", "") != "exec" || e["command"] != "SET" || e["reply"].is_null()) continue;
+    if (e["args"][0] == "L2") l2_taken_ms = e["local_ms"].get<int64_t>();
+    if (e["args"][0] == "L" && e["conn"] == "c2") l_taken_ms = e["local_ms"].get<int64_t>();
+  }
+  EXPECT_GE(l2_taken_ms, 200);
+  EXPECT_LT(l2_taken_ms, 250);   // at once, while c2/t0 is still in BLPOP
+  EXPECT_GE(l_taken_ms, 5000);   // after c1's release woke it
+  EXPECT_LT(l_taken_ms, 5050);
+}
+
 }  // namespace
 }  // namespace lockstep::algorithms

@@ -155,6 +155,10 @@ TEST_F(LuaAlgorithmTest, DeclarationErrorsNameTheFileAndTheField) {
       {"return {name = 'x8', kind = 'redlock', scripts = {r = 'return 0'}, grants = {r = 'sometimes'}, "
        "acquire = function() end, release = function() end}",
        "grants.r: expected the integer reply that grants, false for a nil reply, or \"never\""},
+      {"return {name = 'x9', options = {n = 1}, renews = 'n', acquire = function() end, release = function() end}",
+       "renews: 'n' is not a boolean option"},
+      {"return {name = 'x10', renews = 1, acquire = function() end, release = function() end}",
+       "renews: expected true or false"},
   };
   int i = 0;
   for (const Case& c : cases) {
@@ -195,6 +199,15 @@ TEST_F(LuaAlgorithmTest, OptionsAreCheckedAgainstTheDeclaration) {
   const AlgorithmInfo* info = find_algorithm("lua-test-options");
   ASSERT_NE(info, nullptr);
   EXPECT_EQ(info->option_defaults.dump(), R"({"fast":false,"mode":"a","retry":50})");
+  EXPECT_FALSE(info->renews_default_lease(nlohmann::json::object()));  // no `renews`: never
+
+  // renews = "<boolean option>": it renews when that option is true.
+  write("renewing.lua", simple_lock("lua-test-renews-option", "", "options = {keep = false}, renews = 'keep',"));
+  ASSERT_TRUE(scenario::load_scenario(scenario("renewing.lua")).ok());
+  const AlgorithmInfo* renewing = find_algorithm("lua-test-renews-option");
+  ASSERT_NE(renewing, nullptr);
+  EXPECT_FALSE(renewing->renews_default_lease(nlohmann::json::object()));
+  EXPECT_TRUE(renewing->renews_default_lease({{"keep", true}}));
 }
 
 // Runs `s`, which must fail, and returns the run's error.
