@@ -72,6 +72,34 @@ TEST(LinearizabilityRegression, ARetriedUnlockThatFailedMayHaveTakenEffectAtItsF
   EXPECT_EQ(lin(kSingle, retried_unlock(two_runs, false)).verdict, Verdict::kOk);
 }
 
+// A redis-py-style unlock: EVALSHA answered NOSCRIPT, SCRIPT LOAD, EVALSHA again. Only the last
+// is a run of the unlock: the first did nothing and SCRIPT LOAD is another command, so neither
+// may release early (before the fix the execution order released at the NOSCRIPT and then
+// found the real unlock "not held", and a violation elsewhere was explained by that).
+TEST(LinearizabilityRegression, AnEvalshaAnsweredNoscriptAndTheScriptLoadAreNotRunsOfTheUnlock) {
+  auto history = [](const std::string& first_reply) {
+    return R"({"t": 1000, "type": "invoke", "id": 1, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "lock", "lease_ms": 3000}
+{"t": 1100, "type": "exec", "node": "node0", "seq": 1, "conn": "c1", "command": "SET", "op": 1, "args": ["L", "t1", "EX", "3", "NX"], "reply": {"ok": "OK"}}
+{"t": 1200, "type": "complete", "id": 1, "outcome": "ok", "acquired": true}
+{"t": 2000000, "type": "invoke", "id": 2, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "unlock"}
+{"t": 2000100, "type": "exec", "node": "node0", "seq": 2, "conn": "c1", "command": "EVALSHA", "script": "unlock", "op": 2, "keys": ["L"], "args": ["t1"], "reply": )" +
+           first_reply + R"(}
+{"t": 2000200, "type": "exec", "node": "node0", "seq": 3, "conn": "c1", "command": "SCRIPT", "op": 2, "args": ["LOAD", "..."], "reply": "sha"}
+{"t": 2000300, "type": "exec", "node": "node0", "seq": 4, "conn": "c1", "command": "EVALSHA", "script": "unlock", "op": 2, "keys": ["L"], "args": ["t1"], "reply": 1}
+{"t": 2000400, "type": "complete", "id": 2, "outcome": "ok", "released": true}
+)";
+  };
+  const char* simple = R"({"lockstep_history": 1, "lock_kind": "simple", "nodes": ["node0"]})";
+  const PropertyResult noscript = lin(simple, history(R"({"err": "NOSCRIPT No matching script. Please use EVAL."})"));
+  EXPECT_EQ(noscript.verdict, Verdict::kOk) << noscript.reason;
+  EXPECT_EQ(noscript.details.value("locks_by_exec_order", -1), 1) << noscript.details.dump();
+  // A first EVALSHA that did run (and released) is a run: the order then tries it first, finds
+  // the last one releasing a free lock, and leaves the lock to the search (still legal).
+  const PropertyResult ran = lin(simple, history("1"));
+  EXPECT_EQ(ran.verdict, Verdict::kOk) << ran.reason;
+  EXPECT_EQ(ran.details.value("locks_by_search", -1), 1) << ran.details.dump();
+}
+
 // c1's lock is granted at 1 s but the reply is lost; the re-sent script re-enters at 4 s (the
 // server now counts 2, the client 1); c1's unlock then leaves the lock held (released=false)
 // although c1 believes it released it. c2 takes the lock at 6 s, inside the orphaned hold's lease.

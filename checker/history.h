@@ -153,7 +153,8 @@ struct Write {
   uint32_t line = 0;
 };
 
-enum class ReplyKind : uint8_t { kNil, kInt, kString, kArray, kStatus, kError, kOther };
+// kNoScript: the error NOSCRIPT, an EVALSHA the node answered without running anything.
+enum class ReplyKind : uint8_t { kNil, kInt, kString, kArray, kStatus, kError, kNoScript, kOther };
 
 struct Exec {
   TimeUs t = 0;

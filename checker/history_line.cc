@@ -104,7 +104,11 @@ Status LineParser::get_reply(od::value& value, LineFields& out) {
     std::string_view k;
     if (f.unescaped_key().get(k)) return Status::error("field 'reply': invalid JSON");
     if (k == "ok") out.reply = ReplyKind::kStatus;
-    if (k == "err") out.reply = ReplyKind::kError;
+    if (k == "err") {
+      std::string_view text;
+      const bool noscript = !f.value().get_string().get(text) && text.starts_with("NOSCRIPT");
+      out.reply = noscript ? ReplyKind::kNoScript : ReplyKind::kError;
+    }
   }
   return Status();
 }

@@ -76,12 +76,17 @@ bool add_phantoms(const History& h, uint32_t index, const std::vector<uint32_t>&
     out->push_back(p);
   };
   if (!op.is_acquire()) {
+    if (execs.empty()) return false;
     // A run is a re-send when the same node ran the call again later (a quorum lock's unlock
-    // runs once on every master).
+    // runs once on every master). Only a run of the same command (and script) as the call's last
+    // can have done what the call does: not an EVALSHA the node answered NOSCRIPT without
+    // running anything, nor the SCRIPT LOAD a client sends before trying again.
+    const Exec& last = h.execs[execs.back()];
     for (size_t k = 0; k + 1 < execs.size(); ++k) {
-      const Sym node = h.execs[execs[k]].node;
+      const Exec& run = h.execs[execs[k]];
+      if (run.command != last.command || run.script != last.script || run.reply == ReplyKind::kNoScript) continue;
       const bool rerun = std::any_of(execs.begin() + static_cast<ptrdiff_t>(k) + 1, execs.end(),
-                                     [&](uint32_t later) { return h.execs[later].node == node; });
+                                     [&](uint32_t later) { return h.execs[later].node == run.node; });
       if (rerun) add(execs[k], false);
     }
     return false;
