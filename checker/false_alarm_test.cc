@@ -100,6 +100,19 @@ TEST(LinearizabilityRegression, AnEvalshaAnsweredNoscriptAndTheScriptLoadAreNotR
   EXPECT_EQ(ran.details.value("locks_by_search", -1), 1) << ran.details.dump();
 }
 
+// A holder without a lease: the explanation says so instead of a lapse time 2^52 µs away.
+TEST(LinearizabilityRegression, AHolderWithoutALeaseIsDescribedAsHavingNone) {
+  const char* simple = R"({"lockstep_history": 1, "lock_kind": "simple", "nodes": ["node0"]})";
+  const PropertyResult r = lin(simple, R"({"t": 1000, "type": "invoke", "id": 1, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "lock", "lease_ms": null}
+{"t": 2000, "type": "complete", "id": 1, "outcome": "ok", "acquired": true}
+{"t": 5000000, "type": "invoke", "id": 2, "thread": "c2/t0", "owner": "u2:0", "lock": "L", "op": "try_lock", "wait_ms": 0, "lease_ms": 1000}
+{"t": 5001000, "type": "complete", "id": 2, "outcome": "ok", "acquired": true}
+)");
+  ASSERT_EQ(r.verdict, Verdict::kViolation) << r.reason;
+  EXPECT_NE(r.explanation.text.find("held by c1/t0 (owner u1:0) (count 1, no lease)"), std::string::npos) << r.explanation.text;
+  EXPECT_EQ(r.explanation.text.find("may lapse"), std::string::npos) << r.explanation.text;
+}
+
 // c1's lock is granted at 1 s but the reply is lost; the re-sent script re-enters at 4 s (the
 // server now counts 2, the client 1); c1's unlock then leaves the lock held (released=false)
 // although c1 believes it released it. c2 takes the lock at 6 s, inside the orphaned hold's lease.
