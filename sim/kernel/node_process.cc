@@ -177,7 +177,7 @@ void NodeProcess::execute(uint32_t slot) {
   flush_effects();
   if (wait_taken_) {  // the slot now belongs to a pending WAIT, which may be satisfied already
     check_waits();
-    answer_unblocked();
+    if (!unblocked_.empty()) answer_unblocked();
     return;
   }
   if (pop_blocked_) return;  // the slot now belongs to a blocked pop
@@ -191,7 +191,7 @@ void NodeProcess::execute(uint32_t slot) {
   }
   if (!lose_reply(slot)) reply(m.conn, m.id, std::move(r));
   ctx_.net->release(slot);
-  answer_unblocked();
+  if (!unblocked_.empty()) answer_unblocked();  // pops this command's pushes served
 }
 
 void NodeProcess::on_block_hook(int64_t deadline_ms) {

@@ -42,8 +42,7 @@ void Server::forget_blocked(Client& client) {
   client.blocked.reset();
 }
 
-void Server::serve_blocked() {
-  if (blocked_on_.empty()) return;
+void Server::serve_blocked_clients() {
   // Serving changes blocked_on_ (a served client leaves every key it waited on): walk a copy of
   // the keys and look each up again.
   std::vector<std::pair<int, std::string>> keys;

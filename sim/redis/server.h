@@ -197,8 +197,10 @@ class Server {
   // Redis's handleClientsBlockedOnKeys: after each top-level command, every blocked client
   // whose key now holds a list pops from it, first blocked first served per key, keys in
   // (db, name) order; each pop is propagated as LPOP/RPOP and its reply leaves through
-  // hooks.on_unblock.
-  void serve_blocked();
+  // hooks.on_unblock. Runs after every command: nothing to do while nobody is blocked.
+  void serve_blocked() {
+    if (!blocked_on_.empty()) serve_blocked_clients();
+  }
   // Clients whose deadline has passed (now > deadline) get a nil reply. Returns how many.
   size_t time_out_blocked();
   // Every blocked client gets `error` (a master turned into a replica).
@@ -263,6 +265,7 @@ class Server {
   bool script_running_ = false;
   int64_t script_time_ms_ = 0;
   std::vector<std::string> effect_buf_;  // reused to build effects without reallocating
+  void serve_blocked_clients();
   // Blocked clients by (db, key), in the order they blocked.
   std::map<std::pair<int, std::string>, std::deque<ConnectionId>> blocked_on_;
   // Watched keys: (db, key) -> the watching clients, in the order they ran WATCH.
