@@ -364,6 +364,17 @@ class DeclarationReader {
   const std::string dir_;
 };
 
+// Option `name` as a scenario sets it, else its declared default. REQUIRES: `name` is declared
+// (checked when the file was read).
+const nlohmann::json& option_value(const Definition& d, const nlohmann::json& options, const std::string& name) {
+  if (options.contains(name)) return options[name];
+  for (const OptionSpec& o : d.options) {
+    if (o.name == name) return o.default_value;
+  }
+  LS_ASSERT(false);
+  return options;  // not reached
+}
+
 nlohmann::json defaults_of(const Definition& d) {
   nlohmann::json j = nlohmann::json::object();
   for (const OptionSpec& o : d.options) j[o.name] = o.default_value;
@@ -448,21 +459,12 @@ AlgorithmInfo info_of(std::shared_ptr<const Definition> d) {
     };
   }
   info.renews_default_lease = [d](const nlohmann::json& options) {
-    if (d->renews_option.empty()) return d->renews;
-    if (options.contains(d->renews_option)) return options[d->renews_option].get<bool>();
-    for (const OptionSpec& o : d->options) {
-      if (o.name == d->renews_option) return o.default_value.get<bool>();
-    }
-    return false;
+    return d->renews_option.empty() ? d->renews : option_value(*d, options, d->renews_option).get<bool>();
   };
   if (d->default_lease_ms >= 0 || !d->default_lease_option.empty()) {
     info.default_lease_ms = [d](const nlohmann::json& options) -> int64_t {
       if (d->default_lease_option.empty()) return d->default_lease_ms;
-      if (options.contains(d->default_lease_option)) return options[d->default_lease_option].get<int64_t>();
-      for (const OptionSpec& o : d->options) {
-        if (o.name == d->default_lease_option) return o.default_value.get<int64_t>();
-      }
-      return -1;
+      return option_value(*d, options, d->default_lease_option).get<int64_t>();
     };
   }
   info.make = [d](Runtime& rt, const nlohmann::json& options) {

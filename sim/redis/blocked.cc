@@ -61,12 +61,7 @@ void Server::serve_blocked_clients() {
       Client* client = this->client(it->second.front());
       LS_ASSERT(client != nullptr && client->blocked.has_value());
       const bool head = client->blocked->head;
-      std::string element = head ? std::move(list->front()) : std::move(list->back());
-      if (head) {
-        list->pop_front();
-      } else {
-        list->pop_back();
-      }
+      std::string element = list_pop(*list, head);
       if (list->empty()) {
         const bool removed = db(db_index).remove(key);
         LS_ASSERT(removed);

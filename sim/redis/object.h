@@ -83,6 +83,16 @@ class HashValue {
   std::unique_ptr<OrderedMap<std::string>> dict_;
 };
 using ListValue = std::deque<std::string>;
+// Removes and returns the head (or the tail) element. REQUIRES: !list.empty().
+inline std::string list_pop(ListValue& list, bool head) {
+  std::string v = head ? std::move(list.front()) : std::move(list.back());
+  if (head) {
+    list.pop_front();
+  } else {
+    list.pop_back();
+  }
+  return v;
+}
 
 // A set. While every member is a canonical integer and there are at most kMaxIntsetEntries of
 // them, it is Redis's intset: members kept sorted ascending. Otherwise it is a dict, whose order

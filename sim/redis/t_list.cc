@@ -59,22 +59,13 @@ void pop(Call& c, bool head) {
   if (!list_for_read(c, c.argv[1], &list)) return;
   if (list == nullptr) return c.reply(has_count ? Reply::nil_array() : Reply::nil());
   if (has_count && count == 0) return c.reply(Reply::array({}));
-  auto take = [&]() {
-    std::string v = head ? std::move(list->front()) : std::move(list->back());
-    if (head) {
-      list->pop_front();
-    } else {
-      list->pop_back();
-    }
-    return v;
-  };
   if (!has_count) {
-    c.reply(Reply::bulk(take()));
+    c.reply(Reply::bulk(list_pop(*list, head)));
   } else {
     size_t n = std::min(static_cast<size_t>(count), list->size());
     std::vector<Reply> items;
     items.reserve(n);
-    for (size_t i = 0; i < n; i++) items.push_back(Reply::bulk(take()));
+    for (size_t i = 0; i < n; i++) items.push_back(Reply::bulk(list_pop(*list, head)));
     c.reply(Reply::array(std::move(items)));
   }
   c.dirty++;
@@ -120,13 +111,7 @@ void blocking_pop(Call& c, bool head) {
     if (!list_for_read(c, c.argv[j], &list)) return;
     if (list == nullptr) continue;
     std::string_view key = c.argv[j];
-    std::string element = head ? std::move(list->front()) : std::move(list->back());
-    if (head) {
-      list->pop_front();
-    } else {
-      list->pop_back();
-    }
-    c.reply(Reply::array({Reply::bulk(key), Reply::bulk(std::move(element))}));
+    c.reply(Reply::array({Reply::bulk(key), Reply::bulk(list_pop(*list, head))}));
     c.dirty++;
     if (c.srv.propagating()) c.rewrite = {head ? "LPOP" : "RPOP", std::string(key)};
     drop_if_empty(c, key, *list);
