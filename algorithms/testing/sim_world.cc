@@ -164,7 +164,7 @@ Task<LockOutcome> SimWorld::run_step(kernel::ClientProcess& p, const Thread& thr
   if (step.kind == Step::Kind::kAcquire) {
     out = co_await p.lock_client().acquire(thread, req);
   } else if (step.kind == Step::Kind::kRelease) {
-    p.hold_unlocking(thread, step.lock, step.mode);
+    p.holds().unlocking(p.history_now(), thread, step.lock, step.mode);
     out = co_await p.lock_client().release(thread, req);
   } else {
     out = co_await p.lock_client().force_release(thread, req);
@@ -181,8 +181,8 @@ Task<LockOutcome> SimWorld::run_step(kernel::ClientProcess& p, const Thread& thr
   }
   rec_.complete(loop_.now(), req.op, done);
   if (step.kind == Step::Kind::kAcquire && out.outcome == Outcome::kOk && out.acquired) {
-    p.hold_acquired(thread, step.lock, step.mode, req.op,
-                    out.token == -1 ? history::kAbsent : out.token);
+    p.holds().acquired(p.history_now(), thread, p.owner_name(thread), step.lock, step.mode, req.op,
+                       out.token == -1 ? history::kAbsent : out.token);
   }
   co_return out;
 }

@@ -81,7 +81,7 @@ void judge(const Scenario& s, RunReport& r) {
                          : std::string("expected ok: the checkers answered ") + r.verdict;
 }
 
-nlohmann::json make_result(const Scenario& s, const World& w, const RunReport& r) {
+nlohmann::json make_result(const Scenario& s, const std::vector<FaultSpec>& run_faults, const RunReport& r) {
   nlohmann::json j;
   j["lockstep_result"] = 1;
   j["scenario"] = s.name;
@@ -106,7 +106,7 @@ nlohmann::json make_result(const Scenario& s, const World& w, const RunReport& r
   j["properties"] = props;
   if (!r.causes.is_null()) j["causes"] = r.causes;
   nlohmann::json faults = nlohmann::json::array();
-  for (const FaultSpec& f : w.faults()) {
+  for (const FaultSpec& f : run_faults) {
     faults.push_back({{"fault", f.id},
                       {"kind", f.kind},
                       {"target", fault_target(f)},
@@ -165,19 +165,27 @@ Result<RunReport> run_scenario(const Scenario& s, const RunOptions& options) {
     writer = std::make_unique<history::Writer>(history::Writer::Mode::kMemory, s.max_history_bytes);
   }
   history::Recorder rec(writer.get());
-  World world(s, report.seed, rec, factory, options.coverage);
-  world.context().beliefs = options.beliefs;
-  World::ProgressFn progress;
-  if (options.progress) {
-    progress = [&options](TimeUs now_us, uint64_t events) { options.progress("simulating", us_to_ms_floor(now_us), events); };
+  std::unique_ptr<World> world;
+  Status st;
+  if (options.source != nullptr) {
+    report.replay += " " + options.source->replay_flags();
+    st = options.source->run(s, report.seed, rec);
+  } else {
+    world = std::make_unique<World>(s, report.seed, rec, factory, options.coverage);
+    world->set_beliefs(options.beliefs);
+    World::ProgressFn progress;
+    if (options.progress) {
+      progress = [&options](TimeUs now_us, uint64_t events) { options.progress("simulating", us_to_ms_floor(now_us), events); };
+    }
+    st = world->run(progress);
   }
-  Status st = world.run(progress);
   if (!st.ok()) {
     writer->abandon();
     return st;
   }
-  report.stats = world.stats();
-  report.coverage = world.coverage();
+  report.stats = world != nullptr ? world->stats() : options.source->stats();
+  if (world != nullptr) report.coverage = world->coverage();
+  const std::vector<FaultSpec>& run_faults = world != nullptr ? world->faults() : options.source->faults();
   if (options.out_dir.empty()) report.history = writer->text();
   // Until result.json and report.html are written too, the history alone is a partial output:
   // an error, Ctrl-C or running out of memory from here on removes it (docs/cli.md). Listed
@@ -212,7 +220,7 @@ Result<RunReport> run_scenario(const Scenario& s, const RunOptions& options) {
     report.verdict = "unchecked";
     report.outcome = "not checked (--no-check)";
   }
-  report.result = make_result(s, world, report);
+  report.result = make_result(s, run_faults, report);
   if (!options.out_dir.empty()) {
     st = lockstep::report::write_file_atomically(options.out_dir + "/result.json", report.result.dump(2) + "\n");
     if (!st.ok()) return st;

@@ -19,11 +19,27 @@
 #include "harness/scenario/scenario.h"
 #include "harness/scenario/world.h"
 #include "sim/core/status.h"
+#include "sim/history/recorder.h"
 #include "sim/kernel/node_model.h"
 
 namespace lockstep::scenario {
 
 struct RunReport;
+
+// What produces a run's history. The simulator (World) by default; `lockstep run --live` hands
+// run_scenario a live run against real redis-servers (harness/live) instead, and everything after
+// the history — the checks, the verdicts, result.json and the report — is the same.
+class HistorySource {
+ public:
+  virtual ~HistorySource() = default;
+  // Records the run of `s` with `seed` into `rec`, header to footer. An error names the file.
+  virtual Status run(const Scenario& s, uint64_t seed, history::Recorder& rec) = 0;
+  virtual RunStats stats() const = 0;
+  // The faults the run injected (the schedule and the drawn ones), by time.
+  virtual const std::vector<FaultSpec>& faults() const = 0;
+  // Added to the replay command ("--live").
+  virtual std::string replay_flags() const = 0;
+};
 
 struct RunOptions {
   std::optional<uint64_t> seed;       // default: the scenario's seed
@@ -41,6 +57,9 @@ struct RunOptions {
   // When set, every hold the simulated clients believed in is logged here (the ground truth
   // tests compare it with what the checker reconstructs from the history).
   std::vector<kernel::Belief>* beliefs = nullptr;
+  // When set, the history comes from here instead of the simulator (factory, coverage and
+  // beliefs are then unused).
+  HistorySource* source = nullptr;
 };
 
 struct RunReport {

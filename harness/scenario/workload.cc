@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "algorithms/algorithm.h"
-#include "harness/scenario/world.h"
 #include "sim/core/assert.h"
 
 namespace lockstep::scenario {
@@ -11,21 +10,22 @@ namespace lockstep::scenario {
 using history::LockMode;
 using history::OpKind;
 
-Workload::Workload(World& world) : world_(world) {
-  for (const auto& c : world_.clients()) {
+Workload::Workload(WorkloadWorld world) : world_(std::move(world)) {
+  LS_ASSERT(world_.scenario != nullptr && world_.recorder != nullptr);
+  for (kernel::AppClient* c : world_.clients) {
     for (size_t i = 0; i < c->thread_count(); ++i) {
       ThreadState t;
-      t.client = c.get();
+      t.client = c;
       t.thread = &c->thread(static_cast<uint32_t>(i));
-      t.rng = Rng(world_.seed()).stream("workload/" + t.thread->name);
+      t.rng = Rng(world_.seed).stream("workload/" + t.thread->name);
       threads_.push_back(std::move(t));
     }
   }
-  LS_ASSERT(static_cast<int64_t>(threads_.size()) == world_.scenario().total_threads());
-  const algorithms::AlgorithmInfo* info = algorithms::find_algorithm(world_.scenario().algorithm);
-  if (info != nullptr && info->default_lease_ms) default_lease_ms_ = info->default_lease_ms(world_.scenario().algorithm_options);
-  const std::optional<GeneratorSpec>& g = world_.scenario().workload.generator;
-  if (g.has_value()) leases_ = &generator_leases(*g, world_.seed());
+  LS_ASSERT(static_cast<int64_t>(threads_.size()) == scenario().total_threads());
+  const algorithms::AlgorithmInfo* info = algorithms::find_algorithm(scenario().algorithm);
+  if (info != nullptr && info->default_lease_ms) default_lease_ms_ = info->default_lease_ms(scenario().algorithm_options);
+  const std::optional<GeneratorSpec>& g = scenario().workload.generator;
+  if (g.has_value()) leases_ = &generator_leases(*g, world_.seed);
 }
 
 const std::vector<int64_t>& generator_leases(const GeneratorSpec& g, uint64_t seed) {
@@ -35,10 +35,10 @@ const std::vector<int64_t>& generator_leases(const GeneratorSpec& g, uint64_t se
 }
 
 void Workload::start() {
-  const Scenario& s = world_.scenario();
+  const Scenario& s = scenario();
   for (ThreadState& t : threads_) {
     if (s.workload.generator.has_value()) {
-      t.client->CoroProcess::spawn(run_generator(&t));
+      t.client->start_thread(run_generator(&t));
       continue;
     }
     std::vector<const ScriptEntry*> mine;
@@ -47,7 +47,7 @@ void Workload::start() {
         mine.push_back(&e);
       }
     }
-    if (!mine.empty()) t.client->CoroProcess::spawn(run_script(&t, std::move(mine)));
+    if (!mine.empty()) t.client->start_thread(run_script(&t, std::move(mine)));
   }
 }
 
@@ -60,9 +60,9 @@ runtime::Task<void> Workload::run_steps(ThreadState* t, const std::vector<Step>&
 }
 
 runtime::Task<void> Workload::run_step(ThreadState* t, const Step& st) {
-  kernel::ClientProcess& c = *t->client;
-  if (st.at_ms >= 0 && c.local_us() < ms_to_us(st.at_ms)) {
-    co_await kernel::sleep_until(c, ms_to_us(st.at_ms));
+  kernel::AppClient& c = *t->client;
+  if (st.at_ms >= 0 && c.now_us() < ms_to_us(st.at_ms)) {
+    co_await c.sleep_until_local_us(ms_to_us(st.at_ms));
   }
   switch (st.op) {
     case StepOp::kLock:
@@ -112,7 +112,7 @@ runtime::Task<void> Workload::raw(ThreadState* t, const Step& st) {
 // happens in plain functions around the one suspension (B5: memory per waiting client).
 runtime::LockRequest Workload::invoke(ThreadState* t, OpKind op, const std::string& lock,
                                          LockMode mode, int64_t wait_ms, int64_t lease_ms) {
-  kernel::ClientProcess& c = *t->client;
+  kernel::AppClient& c = *t->client;
   const std::string owner = c.owner_name(*t->thread);
   history::Invoke inv;
   inv.thread = t->thread->name;
@@ -133,12 +133,12 @@ runtime::LockRequest Workload::invoke(ThreadState* t, OpKind op, const std::stri
   req.mode = mode;
   req.wait_ms = acquire ? wait_ms : -1;
   req.lease_ms = acquire ? lease_ms : -1;
-  req.op = world_.recorder().invoke(c.now(), inv);
+  req.op = recorder().invoke(c.history_now(), inv);
   return req;
 }
 
 runtime::Task<void> Workload::sleep(ThreadState* t, int64_t ms) {
-  kernel::ClientProcess& c = *t->client;
+  kernel::AppClient& c = *t->client;
   if (!c.interrupts_possible()) {
     co_await c.sleep_ms(ms);
     co_return;
@@ -149,7 +149,7 @@ runtime::Task<void> Workload::sleep(ThreadState* t, int64_t ms) {
 
 bool Workload::acquired(ThreadState* t, const runtime::LockRequest& req,
                         const runtime::LockOutcome& out) {
-  kernel::ClientProcess& c = *t->client;
+  kernel::AppClient& c = *t->client;
   c.call_ended(t->thread->index);
   history::Completion done;
   done.outcome = out.outcome;
@@ -159,16 +159,16 @@ bool Workload::acquired(ThreadState* t, const runtime::LockRequest& req,
     if (out.acquired) {
       // The thread's own count of its holds when the algorithm does not return one (Redisson's
       // scripts do not): a reentrant acquisition says 2, 3, ...
-      done.count = out.count >= 0 ? out.count : c.hold_count(*t->thread, req.lock, req.mode) + 1;
+      done.count = out.count >= 0 ? out.count : c.holds().count(*t->thread, req.lock, req.mode) + 1;
       if (out.token >= 0) done.token = out.token;
       if (out.validity_ms >= 0) done.validity_ms = out.validity_ms;
     }
   }
-  world_.recorder().complete(c.now(), req.op, done);
+  recorder().complete(c.history_now(), req.op, done);
   const bool got = out.outcome == history::Outcome::kOk && out.acquired;
   if (got) {
-    c.hold_acquired(*t->thread, req.lock, req.mode, req.op,
-                    out.token >= 0 ? out.token : history::kAbsent);
+    c.holds().acquired(c.history_now(), *t->thread, c.owner_name(*t->thread), req.lock, req.mode,
+                       req.op, out.token >= 0 ? out.token : history::kAbsent);
     t->last_lock = std::string(req.lock);
   }
   return got;
@@ -188,11 +188,11 @@ void Workload::released(ThreadState* t, OpKind op, const runtime::LockRequest& r
     } else if (op == OpKind::kUnlock) {
       // A partial unlock: the holds the thread still believes it has (hold_unlocking counted
       // this one off when the call was invoked), if any.
-      const int64_t left = t->client->hold_count(*t->thread, req.lock, req.mode);
+      const int64_t left = t->client->holds().count(*t->thread, req.lock, req.mode);
       if (left > 0) done.count = left;
     }
   }
-  world_.recorder().complete(t->client->now(), req.op, done);
+  recorder().complete(t->client->history_now(), req.op, done);
 }
 
 runtime::Task<bool> Workload::acquire(ThreadState* t, OpKind op, const std::string& lock,
@@ -210,7 +210,7 @@ runtime::Task<void> Workload::release(ThreadState* t, const std::string& lock, L
   runtime::LockRequest req = invoke(t, OpKind::kUnlock, lock, mode, history::kAbsent,
                                        history::kAbsent);
   req.object = object;
-  t->client->hold_unlocking(*t->thread, lock, mode);  // the thread stops believing it holds it
+  t->client->holds().unlocking(t->client->history_now(), *t->thread, lock, mode);  // the thread stops believing it holds it
   released(t, OpKind::kUnlock, req, co_await t->client->lock_client().release(*t->thread, req));
 }
 
@@ -222,10 +222,10 @@ runtime::Task<void> Workload::force_release(ThreadState* t, const std::string& l
 
 void Workload::write(ThreadState* t, const std::string& resource, const std::string& lock_name,
                      bool fenced) {
-  kernel::ClientProcess& c = *t->client;
+  kernel::AppClient& c = *t->client;
   const std::string& lock = lock_name.empty() ? t->last_lock : lock_name;
-  const int64_t token = c.hold_token(*t->thread, lock);
-  Resource& r = world_.resource(resource);
+  const int64_t token = c.holds().token(*t->thread, lock);
+  Resource& r = resources_[resource];
   // A fenced resource rejects a token lower than the highest it accepted from the same lock;
   // writes without a token (an algorithm without fencing) are accepted and recorded without one.
   auto highest = r.highest_token.find(lock);
@@ -243,13 +243,13 @@ void Workload::write(ThreadState* t, const std::string& resource, const std::str
   } else {
     ++r.rejected;
   }
-  world_.recorder().write(c.now(), t->thread->name, c.owner_name(*t->thread), lock, resource,
+  recorder().write(c.history_now(), t->thread->name, c.owner_name(*t->thread), lock, resource,
                           token, fenced, accepted);
 }
 
 runtime::Task<void> Workload::run_generator(ThreadState* t) {
-  const GeneratorSpec& g = *world_.scenario().workload.generator;
-  kernel::ClientProcess& c = *t->client;
+  const GeneratorSpec& g = *scenario().workload.generator;
+  kernel::AppClient& c = *t->client;
   Rng& r = t->rng;
   co_await c.sleep_ms(r.between(g.start_min_ms, g.start_max_ms));
   for (int64_t i = 0; i < g.ops_per_thread; ++i) {

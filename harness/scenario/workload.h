@@ -9,15 +9,31 @@
 #ifndef LOCKSTEP_HARNESS_SCENARIO_WORKLOAD_H_
 #define LOCKSTEP_HARNESS_SCENARIO_WORKLOAD_H_
 
+#include <map>
 #include <string>
 #include <vector>
 
 #include "harness/scenario/scenario.h"
-#include "sim/kernel/client_process.h"
+#include "sim/history/recorder.h"
+#include "sim/kernel/app_client.h"
 
 namespace lockstep::scenario {
 
-class World;
+// A resource critical sections write to. A fenced one keeps, per lock, the highest fencing token
+// it accepted: tokens come from each lock's own counter, so only tokens of the same lock compare.
+struct Resource {
+  std::map<std::string, int64_t, std::less<>> highest_token;  // lock → highest token accepted
+  uint64_t accepted = 0;
+  uint64_t rejected = 0;
+};
+
+// What the workload runs in: the simulator's World or a live run (harness/live).
+struct WorkloadWorld {
+  const Scenario* scenario = nullptr;
+  uint64_t seed = 0;
+  history::Recorder* recorder = nullptr;
+  std::vector<kernel::AppClient*> clients;  // in scenario order
+};
 
 // The leases the generator's threads draw from in the run with `seed`: the lease swarm's list in
 // the seeds the swarm picks (drawn once per seed from the stream "workload/lease-swarm"), else
@@ -26,13 +42,13 @@ const std::vector<int64_t>& generator_leases(const GeneratorSpec& g, uint64_t se
 
 class Workload {
  public:
-  explicit Workload(World& world);
+  explicit Workload(WorkloadWorld world);
   // Starts every thread that has something to do, at true time 0.
   void start();
 
  private:
   struct ThreadState {
-    kernel::ClientProcess* client = nullptr;
+    kernel::AppClient* client = nullptr;
     const runtime::Thread* thread = nullptr;
     std::string last_lock;  // the lock a write without "lock" refers to
     Rng rng{0};
@@ -63,7 +79,11 @@ class Workload {
   void write(ThreadState* t, const std::string& resource, const std::string& lock, bool fenced);
   runtime::Task<void> run_generator(ThreadState* t);
 
-  World& world_;
+  const Scenario& scenario() const { return *world_.scenario; }
+  history::Recorder& recorder() { return *world_.recorder; }
+
+  WorkloadWorld world_;
+  std::map<std::string, Resource> resources_;
   std::vector<ThreadState> threads_;
   const std::vector<int64_t>* leases_ = nullptr;  // generator_leases() of this run
   int64_t default_lease_ms_ = -1;  // AlgorithmInfo::default_lease_ms (0: none), or -1 (watchdog)

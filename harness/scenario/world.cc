@@ -42,7 +42,9 @@ World::World(const Scenario& scenario, uint64_t seed, history::Recorder& recorde
     ctx_.exec_observer = injector_.get();
     rec_.set_listener(injector_.get());
   }
-  workload_ = std::make_unique<Workload>(*this);
+  WorkloadWorld ww{&scenario_, seed_, &rec_, {}};
+  for (auto& c : clients_) ww.clients.push_back(c.get());
+  workload_ = std::make_unique<Workload>(std::move(ww));
 }
 
 World::~World() {
@@ -117,6 +119,10 @@ void World::build_network() {
   }
 }
 
+void World::set_beliefs(std::vector<kernel::Belief>* beliefs) {
+  for (auto& c : clients_) c->holds().set_beliefs(beliefs);
+}
+
 kernel::NodeProcess* World::node(const std::string& name) {
   for (auto& n : nodes_) {
     if (n->name() == name) return n.get();
@@ -137,28 +143,32 @@ kernel::Process* World::process(const std::string& name) {
 }
 
 void World::write_header() {
-  history::Writer* w = rec_.writer();
-  if (w == nullptr) return;
-  const algorithms::AlgorithmInfo* info = algorithms::find_algorithm(scenario_.algorithm);
+  if (rec_.writer() != nullptr) write_history_header(*rec_.writer(), scenario_, seed_);
+}
+
+void write_history_header(history::Writer& writer, const Scenario& s, uint64_t seed,
+                          const nlohmann::json& more) {
+  history::Writer* w = &writer;
+  const algorithms::AlgorithmInfo* info = algorithms::find_algorithm(s.algorithm);
   w->begin_header();
-  w->str("scenario", scenario_.name).num("seed", static_cast<int64_t>(seed_));
-  w->str("algorithm", scenario_.algorithm).str("lock_kind", info->lock_kind);
-  if (!scenario_.mutant.empty()) w->str("mutant", scenario_.mutant);
-  w->strings("nodes", scenario_.node_names);
-  if (info->multi_master) w->num("quorum", static_cast<int64_t>(nodes_.size() / 2 + 1));
-  w->num("drift_tolerance_us", scenario_.checks.drift_tolerance_us);
-  if (scenario_.checks.liveness_bound_ms > 0) w->num("liveness_bound_ms", scenario_.checks.liveness_bound_ms);
-  nlohmann::json extra = info->history_header ? info->history_header(scenario_.algorithm_options)
+  w->str("scenario", s.name).num("seed", static_cast<int64_t>(seed));
+  w->str("algorithm", s.algorithm).str("lock_kind", info->lock_kind);
+  if (!s.mutant.empty()) w->str("mutant", s.mutant);
+  w->strings("nodes", s.node_names);
+  if (info->multi_master) w->num("quorum", static_cast<int64_t>(s.node_names.size() / 2 + 1));
+  w->num("drift_tolerance_us", s.checks.drift_tolerance_us);
+  if (s.checks.liveness_bound_ms > 0) w->num("liveness_bound_ms", s.checks.liveness_bound_ms);
+  nlohmann::json extra = info->history_header ? info->history_header(s.algorithm_options)
                                               : nlohmann::json::object();
   if (info->fair) {
     w->boolean("fair", true);
-    const auto it = scenario_.algorithm_options.find("thread_wait_ms");
-    if (!extra.contains("thread_wait_ms") && it != scenario_.algorithm_options.end() &&
+    const auto it = s.algorithm_options.find("thread_wait_ms");
+    if (!extra.contains("thread_wait_ms") && it != s.algorithm_options.end() &&
         it->is_number_integer()) {
       w->num("thread_wait_ms", it->get<int64_t>());
     }
   }
-  w->num("duration_ms", scenario_.duration_ms);
+  w->num("duration_ms", s.duration_ms);
   // The clocks the scenario sets from the start (offset, drift), so that explanations and readers
   // can cite them (clock jumps and timed clock faults are fault events of their own).
   nlohmann::json clocks = nlohmann::json::object();
@@ -166,13 +176,14 @@ void World::write_header() {
     if (c.offset_ms == 0 && c.drift_ppm == 0) return;
     clocks[process] = {{"offset_ms", c.offset_ms}, {"drift_ppm", c.drift_ppm}};
   };
-  for (size_t i = 0; i < scenario_.nodes.size() && i < scenario_.node_names.size(); ++i) {
-    note_clock(scenario_.node_names[i], scenario_.nodes[i].clock);
+  for (size_t i = 0; i < s.nodes.size() && i < s.node_names.size(); ++i) {
+    note_clock(s.node_names[i], s.nodes[i].clock);
   }
-  for (const ClientSpec& c : scenario_.clients) note_clock(c.name, c.clock);
+  for (const ClientSpec& c : s.clients) note_clock(c.name, c.clock);
   if (!clocks.empty()) w->value("clocks") += clocks.dump();
   // Algorithm-specific fields, in key order (nlohmann keeps objects sorted): deterministic.
   for (auto it = extra.begin(); it != extra.end(); ++it) w->value(it.key()) += it.value().dump();
+  for (auto it = more.begin(); it != more.end(); ++it) w->value(it.key()) += it.value().dump();
   w->end();
 }
 
@@ -199,8 +210,8 @@ Status World::run(const ProgressFn& progress) {
                          std::to_string(scenario_.max_history_bytes) + " bytes)");
   }
   for (auto& c : clients_) {
-    holds_open_at_end_ += c->holds_open();
-    if (c->up()) c->end_all_holds(history::HoldEnd::kEnd);
+    holds_open_at_end_ += c->holds().open();
+    if (c->up()) c->holds().end_all(c->history_now(), history::HoldEnd::kEnd);
   }
   rec_.end(end, true);
   return Status::ok_status();

@@ -13,7 +13,10 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "harness/scenario/scenario.h"
+#include "harness/scenario/workload.h"
 #include "sim/history/recorder.h"
 #include "sim/kernel/client_process.h"
 #include "sim/kernel/cluster.h"
@@ -25,16 +28,6 @@
 namespace lockstep::scenario {
 
 class FaultInjector;
-class Workload;
-
-// A resource written from critical sections; a fenced one rejects stale tokens.
-// A resource critical sections write to. A fenced one keeps, per lock, the highest fencing token
-// it accepted: tokens come from each lock's own counter, so only tokens of the same lock compare.
-struct Resource {
-  std::map<std::string, int64_t, std::less<>> highest_token;  // lock → highest token accepted
-  uint64_t accepted = 0;
-  uint64_t rejected = 0;
-};
 
 struct RunStats {
   int64_t virtual_ms = 0;
@@ -45,6 +38,11 @@ struct RunStats {
   uint64_t faults = 0;
   uint64_t holds_open_at_end = 0;  // holds still open when the run ended (before hold_end "end")
 };
+
+// Writes the history's header line for a run of `s` with `seed`; `more` adds fields (a live
+// run's), in key order.
+void write_history_header(history::Writer& w, const Scenario& s, uint64_t seed,
+                          const nlohmann::json& more = nlohmann::json::object());
 
 class World {
  public:
@@ -80,7 +78,8 @@ class World {
   kernel::Process* process(const std::string& name);
   const std::vector<std::unique_ptr<kernel::ClientProcess>>& clients() const { return clients_; }
   const std::vector<std::unique_ptr<kernel::NodeProcess>>& nodes() const { return nodes_; }
-  Resource& resource(const std::string& name) { return resources_[name]; }
+  // From now on every hold the clients believe in is logged in `beliefs` too (null: not logged).
+  void set_beliefs(std::vector<kernel::Belief>* beliefs);
 
  private:
   void build_network();
@@ -99,7 +98,6 @@ class World {
   kernel::SimContext ctx_;
   std::vector<std::unique_ptr<kernel::NodeProcess>> nodes_;
   std::vector<std::unique_ptr<kernel::ClientProcess>> clients_;
-  std::map<std::string, Resource> resources_;
   std::vector<FaultSpec> faults_;  // schedule + drawn random faults, by time
   uint64_t holds_open_at_end_ = 0;
   std::unique_ptr<FaultInjector> injector_;

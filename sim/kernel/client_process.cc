@@ -16,19 +16,6 @@ namespace {
 // Local work (not a network message): re-subscribe the channels of a shard's endpoint.
 constexpr uint64_t kResubscribeBit = uint64_t{1} << 44;
 
-std::string make_uuid(Rng rng) {
-  const uint64_t hi = rng.next_u64();
-  const uint64_t lo = rng.next_u64();
-  char buf[40];
-  // Version 4 / variant 1 bits, so it looks like what java.util.UUID.randomUUID() prints.
-  std::snprintf(buf, sizeof(buf), "%08x-%04x-4%03x-%04x-%012llx",
-                static_cast<unsigned>(hi >> 32), static_cast<unsigned>((hi >> 16) & 0xffff),
-                static_cast<unsigned>(hi & 0x0fff),
-                static_cast<unsigned>(0x8000 | ((lo >> 48) & 0x3fff)),
-                static_cast<unsigned long long>(lo & 0xffffffffffffULL));
-  return buf;
-}
-
 }  // namespace
 
 // --- the connection classes -------------------------------------------------------------
@@ -125,7 +112,8 @@ ClientProcess::ClientProcess(SimContext& ctx, ProcessId id, std::string name, Lo
       ctx_(ctx),
       options_(options),
       uuid_(make_uuid(ctx.rng->stream("client-uuid/" + this->name()))),
-      rng_(ctx.rng->stream("client/" + this->name())) {
+      rng_(ctx.rng->stream("client/" + this->name())),
+      holds_(*ctx.rec) {
   LS_ASSERT(ctx_.cluster != nullptr && ctx_.cluster->shards() > 0);
   LS_ASSERT(options_.timeout_ms >= 0 && options_.retry_attempts >= 0);
   for (size_t e = 0; e < ctx_.cluster->shards(); ++e) {
@@ -197,6 +185,10 @@ void ClientProcess::set_lock_client(std::unique_ptr<runtime::LockClient> client)
 
 Task<void> ClientProcess::sleep_ms(int64_t ms) {
   co_await sleep_until(*this, local_us() + ms_to_us(std::max<int64_t>(0, ms)));
+}
+
+Task<void> ClientProcess::sleep_until_local_us(TimeUs local_us) {
+  co_await sleep_until(*this, local_us);
 }
 
 Task<bool> ClientProcess::sleep_for(int64_t ms) {
@@ -523,87 +515,14 @@ void ClientProcess::resubscribe(size_t shard) {
 // --- history -------------------------------------------------------------------------------
 
 int64_t ClientProcess::begin_op(const runtime::OpRecord& record) {
-  LS_ASSERT(record.thread != nullptr);
-  history::Invoke inv;
-  inv.thread = record.thread->name;
-  const std::string owner = owner_name(*record.thread);
-  inv.owner = owner;
-  inv.lock = record.lock;
-  inv.op = record.op;
-  inv.mode = record.mode;
-  inv.lease_ms = record.lease_ms;
-  return ctx_.rec->invoke(now(), inv);
+  return holds_.begin_op(now(), owner_name(*record.thread), record);
 }
 
-void ClientProcess::end_op(int64_t op, const runtime::OpResult& result) {
-  history::Completion c;
-  c.outcome = result.outcome;
-  c.renewed = result.renewed;
-  c.error = result.error;
-  ctx_.rec->complete(now(), op, c);
-}
-
-void ClientProcess::hold_acquired(const runtime::Thread& thread, std::string_view lock,
-                                  history::LockMode mode, int64_t op, int64_t token) {
-  Hold& h = holds_[HoldKey{thread.index, std::string(lock), static_cast<uint8_t>(mode)}];
-  LS_ASSERT(h.count >= 0 && h.count < INT32_MAX);
-  if (h.count++ == 0) {
-    h.token = token;
-    ctx_.rec->hold_begin(now(), thread.name, owner_name(thread), lock, mode, op, token);
-    if (ctx_.beliefs != nullptr) {
-      h.belief = ctx_.beliefs->size();
-      ctx_.beliefs->push_back(Belief{thread.name, std::string(lock), mode, now(), kTimeNever, history::HoldEnd::kEnd});
-    }
-  }
-}
-
-void ClientProcess::record_hold_end(uint32_t thread, const std::string& lock, history::LockMode mode,
-                                    const Hold& hold, history::HoldEnd reason) {
-  ctx_.rec->hold_end(now(), threads_[thread]->name, lock, reason, mode);
-  if (ctx_.beliefs != nullptr && hold.belief < ctx_.beliefs->size()) {
-    Belief& b = (*ctx_.beliefs)[hold.belief];
-    b.end_us = now();
-    b.reason = reason;
-  }
-}
-
-void ClientProcess::hold_unlocking(const runtime::Thread& thread, std::string_view lock,
-                                   history::LockMode mode) {
-  auto it = holds_.find(HoldKey{thread.index, std::string(lock), static_cast<uint8_t>(mode)});
-  if (it == holds_.end()) return;
-  LS_ASSERT(it->second.count > 0);
-  if (--it->second.count > 0) return;
-  record_hold_end(thread.index, std::get<1>(it->first), mode, it->second, history::HoldEnd::kUnlock);
-  holds_.erase(it);
-}
+void ClientProcess::end_op(int64_t op, const runtime::OpResult& result) { holds_.end_op(now(), op, result); }
 
 void ClientProcess::hold_lost(const runtime::Thread& thread, std::string_view lock,
                               history::LockMode mode) {
-  auto it = holds_.find(HoldKey{thread.index, std::string(lock), static_cast<uint8_t>(mode)});
-  if (it == holds_.end()) return;
-  record_hold_end(thread.index, std::get<1>(it->first), mode, it->second, history::HoldEnd::kLost);
-  holds_.erase(it);
-}
-
-int64_t ClientProcess::hold_count(const runtime::Thread& thread, std::string_view lock,
-                                  history::LockMode mode) const {
-  auto it = holds_.find(HoldKey{thread.index, std::string(lock), static_cast<uint8_t>(mode)});
-  return it == holds_.end() ? 0 : it->second.count;
-}
-
-int64_t ClientProcess::hold_token(const runtime::Thread& thread, std::string_view lock) const {
-  for (uint8_t mode = 0; mode < 3; ++mode) {
-    auto it = holds_.find(HoldKey{thread.index, std::string(lock), mode});
-    if (it != holds_.end()) return it->second.token;
-  }
-  return history::kAbsent;
-}
-
-void ClientProcess::end_all_holds(history::HoldEnd reason) {
-  for (const auto& [key, hold] : holds_) {
-    record_hold_end(std::get<0>(key), std::get<1>(key), static_cast<history::LockMode>(std::get<2>(key)), hold, reason);
-  }
-  holds_.clear();
+  holds_.lost(now(), thread, lock, mode);
 }
 
 // --- crash ---------------------------------------------------------------------------------
@@ -615,7 +534,7 @@ void ClientProcess::after_crash() {
   while (!conns_.empty()) close_connections_to(conns_.back().node);
   while (!own_conns_.empty()) close_own_connection(own_conns_.back());
   for (Endpoint& ep : endpoints_) ep.pubsub->subs.clear();
-  end_all_holds(history::HoldEnd::kCrash);
+  holds_.end_all(now(), history::HoldEnd::kCrash);
   interrupts_.clear();  // the threads are gone, and their interrupt status with them
 }
 

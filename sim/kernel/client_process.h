@@ -27,13 +27,14 @@
 
 #include "runtime/lock_client.h"
 #include "runtime/runtime.h"
+#include "sim/kernel/app_client.h"
 #include "sim/kernel/cluster.h"
 #include "sim/kernel/coro_process.h"
 #include "sim/kernel/sim_context.h"
 
 namespace lockstep::kernel {
 
-class ClientProcess : public CoroProcess, public runtime::Runtime, public TopologyListener {
+class ClientProcess : public CoroProcess, public AppClient, public TopologyListener {
  public:
   static constexpr uint32_t kMaxThreads = 4096;
   static constexpr size_t kMaxPendingCalls = 100'000;
@@ -49,8 +50,6 @@ class ClientProcess : public CoroProcess, public runtime::Runtime, public Topolo
   int64_t now_ms() const override { return local_ms(); }
   int64_t now_us() const override { return local_us(); }
   Task<void> sleep_ms(int64_t ms) override;
-  // sleep_ms as a wait that reports being signalled (for interruptible()).
-  Task<bool> sleep_for(int64_t ms);
   size_t endpoints() const override { return endpoints_.size(); }
   runtime::Connection& conn(size_t endpoint) override;
   runtime::PubSub& pubsub(size_t endpoint) override;
@@ -74,30 +73,25 @@ class ClientProcess : public CoroProcess, public runtime::Runtime, public Topolo
   }
   const runtime::Script& script(const runtime::Script& script) const override;
 
-  // --- for the workload driver ---
+  // --- AppClient: for the workload driver ---
+  size_t thread_count() const override { return threads_.size(); }
+  const runtime::Thread& thread(uint32_t index) const override { return *threads_[index]; }
+  runtime::LockClient& lock_client() override { return *lock_client_; }
+  void start_thread(Task<void> task) override { CoroProcess::spawn(std::move(task)); }
+  TimeUs history_now() const override { return now(); }
+  Task<void> sleep_until_local_us(TimeUs local_us) override;
+  Task<bool> sleep_for(int64_t ms) override;
+  void call_started(uint32_t index, bool cancellable) override;
+  void call_ended(uint32_t index) override;
+  HoldBook& holds() override { return holds_; }
+
   // Adds the next application thread ("<client>/t<index>", id = index).
   const runtime::Thread& add_thread();
-  const runtime::Thread& thread(uint32_t index) const { return *threads_[index]; }
-  size_t thread_count() const { return threads_.size(); }
   void set_lock_client(std::unique_ptr<runtime::LockClient> client);
   // From now on, this client sends `with` wherever its algorithm sends the script named
   // `replaces` (a mutant run). REQUIRES: `with` outlives the client.
   void override_script(std::string replaces, const runtime::Script* with);
-  runtime::LockClient& lock_client() { return *lock_client_; }
   SimContext& context() { return ctx_; }
-  // Hold bookkeeping: an acquire returned success / an unlock is being invoked. A hold begins
-  // when the count goes from 0 to 1 and ends when an unlock is invoked at count 1.
-  void hold_acquired(const runtime::Thread& thread, std::string_view lock,
-                     history::LockMode mode, int64_t op, int64_t token);
-  void hold_unlocking(const runtime::Thread& thread, std::string_view lock,
-                      history::LockMode mode);
-  // How many holds of `lock` in `mode` the thread believes it has (0 if none).
-  int64_t hold_count(const runtime::Thread& thread, std::string_view lock, history::LockMode mode) const;
-  // The fencing token of the thread's current hold (kAbsent if none or no token).
-  int64_t hold_token(const runtime::Thread& thread, std::string_view lock) const;
-  // Ends every open hold (the run ended, or the client crashed).
-  void end_all_holds(history::HoldEnd reason);
-  size_t holds_open() const { return holds_.size(); }
 
   // The crash fault: kills every coroutine, closes connections, ends holds.
   void crash_client();
@@ -108,10 +102,6 @@ class ClientProcess : public CoroProcess, public runtime::Runtime, public Topolo
   // Thread.interrupt() / Future.cancel() of thread `index`: ends its interruptible wait at once,
   // or stays pending. A cancel reaches only a thread inside a try_lock call (set_cancellable).
   void interrupt_thread(uint32_t index, runtime::Interrupt kind);
-  // Thread `index` invoked an acquisition (a tryLock, whose future a cancel can reach, when
-  // `cancellable`) / its acquisition returned (a cancel still pending on it is dropped).
-  void call_started(uint32_t index, bool cancellable);
-  void call_ended(uint32_t index);
 
   void endpoint_changed(size_t shard) override;
 
@@ -143,12 +133,6 @@ class ClientProcess : public CoroProcess, public runtime::Runtime, public Topolo
     WaitRef ref;
     redis::Reply* out;
   };
-  struct Hold {
-    int64_t count = 0;
-    int64_t token = history::kAbsent;
-    size_t belief = SIZE_MAX;  // its entry in ctx_.beliefs, when they are kept
-  };
-  using HoldKey = std::tuple<uint32_t, std::string, uint8_t>;
   class ReplyAwaiter;
   // One application thread's interrupt status.
   struct ThreadInterrupt {
@@ -160,9 +144,6 @@ class ClientProcess : public CoroProcess, public runtime::Runtime, public Topolo
   ThreadInterrupt& interrupt_state(uint32_t index);
   Task<bool> interruptible_wait(uint32_t index, Task<bool> wait, runtime::Interrupt* interrupted);
 
-  // Ends `hold` in the history (and in ctx_.beliefs) for `reason`.
-  void record_hold_end(uint32_t thread, const std::string& lock, history::LockMode mode, const Hold& hold,
-                       history::HoldEnd reason);
   ConnId connection_to(ProcessId node, bool pubsub);
   // A connection for one blocking call (CallOptions::own_connection), and its close.
   ConnId open_own_connection(ProcessId node);
@@ -185,7 +166,7 @@ class ClientProcess : public CoroProcess, public runtime::Runtime, public Topolo
   uint32_t conn_serial_ = 0;
   std::vector<PendingCall> pending_;
   uint64_t next_request_ = 1;
-  std::map<HoldKey, Hold> holds_;
+  HoldBook holds_;
   std::unique_ptr<runtime::LockClient> lock_client_;
   std::vector<std::pair<std::string, const runtime::Script*>> script_overrides_;
   bool interrupts_possible_ = false;

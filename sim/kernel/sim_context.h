@@ -16,19 +16,6 @@ namespace lockstep::kernel {
 
 class Cluster;
 
-// One hold as the simulator's client process believed it (issue 9's ground truth): from the
-// acquisition that opened it to the moment the thread stopped believing it held the lock. Kept
-// only when a test asks (SimContext::beliefs), to compare with what the checker reconstructs
-// from the history.
-struct Belief {
-  std::string thread;
-  std::string lock;
-  history::LockMode mode = history::LockMode::kExclusive;
-  TimeUs begin_us = 0;
-  TimeUs end_us = kTimeNever;  // kTimeNever while believed
-  history::HoldEnd reason = history::HoldEnd::kEnd;
-};
-
 // Told of every script a node ran for a lock operation (event-triggered faults).
 class ExecObserver {
  public:
@@ -43,7 +30,6 @@ struct SimContext {
   history::Recorder* rec = nullptr;
   Cluster* cluster = nullptr;
   const Rng* rng = nullptr;  // the run's root generator (processes derive named streams)
-  std::vector<Belief>* beliefs = nullptr;  // when set, every hold is logged here too
   ExecObserver* exec_observer = nullptr;   // when set, told of every script run for an op
   Coverage* coverage = nullptr;            // when set, script lines and client states are counted
 };
