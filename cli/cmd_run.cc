@@ -1,6 +1,7 @@
-// `lockstep run SCENARIO [--seed N] [--out DIR] [--mutant NAME]`: one deterministic run
+// `lockstep run SCENARIO [--seed N] [--out DIR] [--mutant NAME] [--live]`: one deterministic run
 // (docs/run.md). --mutant swaps one lock script for a deliberately broken one (algorithms/mutants)
-// to see the checker catch it; every output then names the mutant.
+// to see the checker catch it; every output then names the mutant. --live runs the scenario
+// against real redis-servers in real time instead (docs/live.md), checked the same way.
 //
 // Prints the seed, the verdict per property with explanations, the outcome against the
 // scenario's `expect`, and a one-line replay command; writes DIR/history.jsonl and
@@ -18,6 +19,7 @@
 #include "cli/explore_common.h"
 #include "cli/terminal.h"
 #include "harness/explore/counterfactual.h"
+#include "harness/live/live_run.h"
 #include "harness/scenario/parse.h"
 #include "harness/scenario/run.h"
 #include "sim/core/interrupt.h"
@@ -34,6 +36,7 @@ struct RunArgs {
   int replays = 16;
   std::string lua;
   std::string algorithm;
+  bool live = false;
 };
 
 // Proves the cause of each violation by replaying the seed with faults removed
@@ -81,9 +84,21 @@ int run_command(const RunArgs& args) {
     prove_causes(doc, sc, rep, replays);
   };
   const uint64_t seed = args.seed.value_or(s.value().seed);
+  live::LiveRun live_run;
+  if (args.live) {
+    if (Status st = live::LiveRun::supported(s.value(), seed); !st.ok()) {
+      print_error("run", st.message());
+      return kExitBadInput;
+    }
+    options.source = &live_run;
+    options.annotate = nullptr;  // causes are proven by replaying a simulation, not a live run
+    // Ctrl-C: the run stops, its servers and temporary files go, then exit 130.
+    interrupt::stop_on_signal("lockstep run", "stopping the live run and its redis-servers");
+  }
   const std::string mutant = args.mutant.empty() ? "" : ", MUTANT " + args.mutant;
-  std::printf("lockstep run: scenario \"%s\" (%s), seed %llu%s\n", printable(s.value().name).c_str(),
-              printable(args.scenario).c_str(), static_cast<unsigned long long>(seed), printable(mutant).c_str());
+  std::printf("lockstep run: scenario \"%s\" (%s), seed %llu%s%s\n", printable(s.value().name).c_str(),
+              printable(args.scenario).c_str(), static_cast<unsigned long long>(seed), printable(mutant).c_str(),
+              args.live ? ", LIVE against redis-server (real time, not replayable bit for bit)" : "");
   std::fflush(stdout);
   // Wall time is printed, never recorded: outputs must be byte-identical between runs.
   const auto wall_start = std::chrono::steady_clock::now();
@@ -99,12 +114,19 @@ int run_command(const RunArgs& args) {
   progress.finish();
   if (!r.ok()) {
     print_error("run", r.status().message());
+    if (const int sig = interrupt::stop_requested(); sig != 0) return 128 + sig;
     return kExitBadInput;
   }
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   // Every field escaped on its own, then the whole text once more (a newline of its own is kept).
   std::fputs(printable_lines(scenario::format_report(printable_copy(r.value()), printable(args.out))).c_str(), stdout);
   const scenario::RunStats& st = r.value().stats;
+  if (args.live) {
+    std::printf("ran %lld ms of real time against redis-server %s, %llu operations\n",
+                static_cast<long long>(st.virtual_ms), printable(live_run.redis_version()).c_str(),
+                static_cast<unsigned long long>(st.ops));
+    return r.value().exit_code;
+  }
   std::printf("ran %lld ms of virtual time, %llu events, %llu operations in %.2f s\n",
               static_cast<long long>(st.virtual_ms), static_cast<unsigned long long>(st.events),
               static_cast<unsigned long long>(st.ops), wall_s);
@@ -134,6 +156,8 @@ void register_run(CLI::App& app, Action& action) {
   sub->add_option("--lua", args->lua,
                   "Run this Lua algorithm (docs/lua-algorithms.md) instead of the scenario's own, "
                   "without the scenario's algorithm options");
+  sub->add_flag("--live", args->live,
+                "Run against real redis-servers that lockstep starts, in real time (docs/live.md)");
   sub->callback([&action, args] { action = [args] { return run_command(*args); }; });
 }
 

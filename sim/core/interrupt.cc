@@ -20,7 +20,9 @@ struct Slot {
 };
 
 std::array<Slot, kSlots> g_slots;
+std::array<std::atomic<pid_t>, kSlots> g_pids{};  // 0: free
 const char* g_what = "lockstep";
+const char* g_stopping = "finishing the summary of the seeds that ran";
 
 volatile sig_atomic_t g_stop = 0;
 
@@ -30,11 +32,18 @@ void on_stop_signal(int sig) {
   if (g_stop != 0) on_signal(sig);  // the second one: at once
   g_stop = sig;
   (void)!write(STDERR_FILENO, g_what, std::strlen(g_what));
-  static const char kMsg[] = ": interrupted; finishing the summary of the seeds that ran (Ctrl-C again to quit at once)\n";
+  static const char kMsg[] = ": interrupted; ";
   (void)!write(STDERR_FILENO, kMsg, sizeof(kMsg) - 1);
+  (void)!write(STDERR_FILENO, g_stopping, std::strlen(g_stopping));
+  static const char kAgain[] = " (Ctrl-C again to quit at once)\n";
+  (void)!write(STDERR_FILENO, kAgain, sizeof(kAgain) - 1);
 }
 
 void on_signal(int sig) {
+  for (std::atomic<pid_t>& p : g_pids) {
+    const pid_t pid = p.load();
+    if (pid > 0) kill(pid, SIGKILL);
+  }
   for (Slot& s : g_slots) {
     if (s.used.load()) unlink(s.path);
   }
@@ -65,6 +74,20 @@ void forget(const std::string& path) {
   }
 }
 
+void remember_process(pid_t pid) {
+  for (std::atomic<pid_t>& p : g_pids) {
+    pid_t free = 0;
+    if (p.compare_exchange_strong(free, pid)) return;
+  }
+}
+
+void forget_process(pid_t pid) {
+  for (std::atomic<pid_t>& p : g_pids) {
+    pid_t mine = pid;
+    if (p.compare_exchange_strong(mine, 0)) return;
+  }
+}
+
 void exit_on_signal(const char* what) {
   g_what = what;
   struct sigaction sa {};
@@ -81,8 +104,9 @@ void remove_remembered() {
   }
 }
 
-void stop_on_signal(const char* what) {
+void stop_on_signal(const char* what, const char* stopping) {
   g_what = what;
+  g_stopping = stopping;
   struct sigaction sa {};
   sa.sa_handler = on_stop_signal;
   sigemptyset(&sa.sa_mask);  // no SA_RESTART: a blocking poll() returns EINTR and sees the stop

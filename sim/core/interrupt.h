@@ -9,6 +9,8 @@
 #ifndef LOCKSTEP_SIM_CORE_INTERRUPT_H_
 #define LOCKSTEP_SIM_CORE_INTERRUPT_H_
 
+#include <sys/types.h>
+
 #include <string>
 
 namespace lockstep::interrupt {
@@ -18,6 +20,11 @@ namespace lockstep::interrupt {
 void remember(const std::string& path);
 // Forgets `path` (renamed or removed by its owner).
 void forget(const std::string& path);
+// Remembers a child process (a live run's redis-server) for SIGKILL by the handler below, before
+// it removes the files; forget_process() once it is gone. The table holds 64.
+void remember_process(pid_t pid);
+void forget_process(pid_t pid);
+
 // Installs the SIGINT/SIGTERM handler described above; `what` names the command in the message
 // it prints ("lockstep run: interrupted").
 void exit_on_signal(const char* what);
@@ -26,11 +33,12 @@ void exit_on_signal(const char* what);
 // running out of memory (cli/main.cc).
 void remove_remembered();
 
-// For commands that can stop gracefully (explore): the first SIGINT/SIGTERM only records the
-// signal and prints "<what>: interrupted; finishing the summary of the seeds that ran (Ctrl-C
-// again to quit at once)"; the command polls stop_requested() and winds down. A second signal
-// exits at once as exit_on_signal() does.
-void stop_on_signal(const char* what);
+// For commands that can stop gracefully (explore, a live run): the first SIGINT/SIGTERM only
+// records the signal and prints "<what>: interrupted; <stopping> (Ctrl-C again to quit at
+// once)"; the command polls stop_requested() and winds down. A second signal exits at once as
+// exit_on_signal() does.
+void stop_on_signal(const char* what,
+                    const char* stopping = "finishing the summary of the seeds that ran");
 // The signal that asked to stop (SIGINT, SIGTERM), or 0.
 int stop_requested();
 

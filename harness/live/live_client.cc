@@ -1,0 +1,639 @@
+#include "harness/live/live_client.h"
+
+#include <array>
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/write.hpp>
+
+#include "sim/core/assert.h"
+#include "sim/resp/reply_parser.h"
+#include "sim/resp/writer.h"
+
+namespace lockstep::live {
+
+namespace asio = boost::asio;
+using kernel::WaitRef;
+using redis::Reply;
+using runtime::Task;
+
+// --- a wait ------------------------------------------------------------------------------
+
+// `co_await Wait(client, deadline, on_open)`: opens a wait, arms the optional local deadline,
+// hands the WaitRef to on_open (which files it where the completer finds it) and yields the
+// kernel::WaitResult. Destroying the suspended coroutine closes the wait.
+class LiveClient::Wait {
+ public:
+  using OnOpen = std::function<void(WaitRef)>;
+  Wait(LiveClient& c, int64_t deadline_local_us, OnOpen on_open = {})
+      : c_(c), deadline_local_us_(deadline_local_us), on_open_(std::move(on_open)) {}
+  Wait(const Wait&) = delete;
+  Wait& operator=(const Wait&) = delete;
+  ~Wait() {
+    if (ref_.valid()) c_.close_wait(ref_);
+  }
+  bool await_ready() const noexcept { return false; }
+  void await_suspend(std::coroutine_handle<> h) {
+    ref_ = c_.open_wait(h, &result_, deadline_local_us_);
+    if (on_open_) on_open_(ref_);
+  }
+  int32_t await_resume() {
+    ref_ = WaitRef{};  // the slot was freed before resumption
+    return result_;
+  }
+
+ private:
+  LiveClient& c_;
+  const int64_t deadline_local_us_;
+  OnOpen on_open_;
+  WaitRef ref_;
+  int32_t result_ = kernel::kWaitTimedOut;
+};
+
+// --- a RESP connection ---------------------------------------------------------------------
+
+// One TCP connection to a redis-server: commands written in order, replies read in order. A
+// command connection hands each reply to the wait that sent its command (a wait that timed out
+// meanwhile is gone, and its late reply is dropped); a pub/sub connection hands every reply to
+// on_push. Once closed — by the server, an error or close() — it stays closed: the client opens
+// a new one.
+class LiveClient::Conn : public std::enable_shared_from_this<Conn> {
+ public:
+  Conn(LiveClient& c, uint16_t port) : c_(c), port_(port), sock_(c.loop().io()) {}
+
+  uint16_t port() const { return port_; }
+  bool alive() const { return !closed_; }
+
+  // Connects (loopback: at once, refused or accepted). False when refused.
+  bool open() {
+    boost::system::error_code ec;
+    sock_.connect(asio::ip::tcp::endpoint(asio::ip::address_v4::loopback(), port_), ec);
+    if (ec) {
+      closed_ = true;
+      return false;
+    }
+    sock_.set_option(asio::ip::tcp::no_delay(true), ec);
+    read_more();
+    return true;
+  }
+
+  // Sends a command whose reply completes `ref`, storing the reply in *out if the wait is open.
+  void request(const std::vector<std::string>& argv, WaitRef ref, Reply* out) {
+    if (closed_) return;  // no reply will come: the wait times out
+    fifo_.push_back({ref, out});
+    send(argv);
+  }
+
+  // Sends a command without a reply of its own (pub/sub).
+  void send(const std::vector<std::string>& argv) {
+    if (closed_) return;
+    std::vector<std::string_view> views(argv.begin(), argv.end());
+    resp::append_request(views, out_);
+    if (!writing_) write_more();
+  }
+
+  void close() {
+    if (closed_) return;
+    closed_ = true;
+    fifo_.clear();
+    boost::system::error_code ec;
+    sock_.close(ec);
+    if (on_closed) on_closed();
+  }
+
+  std::function<void(Reply&)> on_push;  // pub/sub connections: every reply
+  std::function<void()> on_closed;
+
+ private:
+  struct Pending {
+    WaitRef ref;
+    Reply* out;
+  };
+
+  void write_more() {
+    if (closed_ || out_.empty()) return;
+    writing_ = true;
+    in_flight_.swap(out_);
+    out_.clear();
+    auto self = shared_from_this();
+    asio::async_write(sock_, asio::buffer(in_flight_), [self](boost::system::error_code ec, size_t) {
+      self->writing_ = false;
+      self->in_flight_.clear();
+      if (ec) {
+        self->close();
+        return;
+      }
+      self->write_more();
+    });
+  }
+
+  void read_more() {
+    auto self = shared_from_this();
+    sock_.async_read_some(asio::buffer(in_), [self](boost::system::error_code ec, size_t n) {
+      if (self->closed_) return;
+      if (ec) {
+        self->close();
+        return;
+      }
+      self->parser_.feed(std::string_view(self->in_.data(), n));
+      while (!self->closed_) {
+        Reply reply;
+        const resp::ReplyStatus st = self->parser_.next(&reply);
+        if (st == resp::ReplyStatus::kNeedMore) break;
+        if (st == resp::ReplyStatus::kError) {
+          self->close();
+          return;
+        }
+        self->deliver(reply);
+      }
+      if (!self->closed_) self->read_more();
+    });
+  }
+
+  void deliver(Reply& reply) {
+    if (on_push) {
+      on_push(reply);
+      return;
+    }
+    if (fifo_.empty()) return;  // nothing was asked: ignore
+    const Pending p = fifo_.front();
+    fifo_.pop_front();
+    if (!c_.wait_open(p.ref)) return;  // its attempt timed out
+    *p.out = std::move(reply);
+    c_.complete_wait(p.ref, kernel::kWaitSignalled);
+  }
+
+  LiveClient& c_;
+  const uint16_t port_;
+  asio::ip::tcp::socket sock_;
+  bool closed_ = false;
+  bool writing_ = false;
+  std::string out_;
+  std::string in_flight_;
+  std::array<char, 16384> in_{};
+  resp::ReplyParser parser_;
+  std::deque<Pending> fifo_;
+};
+
+// --- the Runtime's connection, pub/sub and semaphore ----------------------------------------
+
+class LiveClient::LiveConnection : public runtime::Connection {
+ public:
+  LiveConnection(LiveClient& c, size_t endpoint) : c_(c), endpoint_(endpoint) {}
+  Task<runtime::CallResult> call(std::vector<std::string> argv, runtime::CallOptions options) override {
+    return c_.call(endpoint_, std::move(argv), std::move(options));
+  }
+
+ private:
+  LiveClient& c_;
+  size_t endpoint_;
+};
+
+class LiveClient::LivePubSub : public runtime::PubSub {
+ public:
+  static constexpr int64_t kReconnectMs = 100;
+
+  LivePubSub(LiveClient& c, size_t endpoint) : c_(c), endpoint_(endpoint), retry_(c.loop().io()) {}
+
+  Task<runtime::CallResult> subscribe(std::string channel, runtime::MessageListener* listener) override {
+    subs_[channel] = listener;
+    co_return co_await confirm("SUBSCRIBE", channel);
+  }
+
+  Task<runtime::CallResult> unsubscribe(std::string channel) override {
+    subs_.erase(channel);
+    co_return co_await confirm("UNSUBSCRIBE", channel);
+  }
+
+  bool subscribed(std::string_view channel) const override { return subs_.find(channel) != subs_.end(); }
+
+  // The client crashed: its subscriptions went with its connection.
+  void reset() {
+    subs_.clear();
+    confirms_.clear();
+    if (conn_ != nullptr) {
+      conn_->on_closed = nullptr;
+      conn_->close();
+    }
+    conn_.reset();
+    retry_.cancel();
+  }
+
+ private:
+  struct Confirm {
+    std::string kind;  // "subscribe", "unsubscribe"
+    std::string channel;
+    WaitRef ref;
+  };
+
+  // Sends SUBSCRIBE or UNSUBSCRIBE and waits for its confirmation, up to the subscription timeout.
+  Task<runtime::CallResult> confirm(const char* command, std::string channel) {
+    runtime::CallResult result;
+    result.attempts = 1;
+    std::string kind = command;
+    for (char& ch : kind) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    std::shared_ptr<Conn> conn = connection();
+    const int32_t r = co_await Wait(c_, c_.now_us() + ms_to_us(c_.options().subscription_timeout_ms),
+                                    [&](WaitRef ref) {
+                                      confirms_.push_back({kind, channel, ref});
+                                      std::vector<std::string> argv = {command, channel};
+                                      conn->send(argv);
+                                    });
+    result.status = r == kernel::kWaitSignalled ? runtime::CallStatus::kOk : runtime::CallStatus::kTimeout;
+    if (result.ok()) result.reply = Reply::integer_of(1);
+    co_return result;
+  }
+
+  std::shared_ptr<Conn> connection() {
+    if (conn_ != nullptr && conn_->alive() && conn_->port() == c_.port(endpoint_)) return conn_;
+    if (conn_ != nullptr) {
+      conn_->on_closed = nullptr;
+      conn_->close();
+    }
+    conn_ = std::make_shared<Conn>(c_, c_.port(endpoint_));
+    conn_->on_push = [this](Reply& r) { on_push(r); };
+    conn_->on_closed = [this] { reconnect_later(); };
+    conn_->open();
+    return conn_;
+  }
+
+  // Redisson reconnects a lost pub/sub connection and subscribes its channels again.
+  void reconnect_later() {
+    if (subs_.empty()) return;
+    retry_.expires_after(std::chrono::milliseconds(kReconnectMs));
+    retry_.async_wait([this](boost::system::error_code ec) {
+      if (ec || subs_.empty()) return;
+      std::shared_ptr<Conn> conn = connection();
+      if (!conn->alive()) {
+        reconnect_later();
+        return;
+      }
+      for (const auto& [channel, listener] : subs_) conn->send({"SUBSCRIBE", channel});
+    });
+  }
+
+  void on_push(Reply& r) {
+    if (!r.is_aggregate() || r.elements.size() < 3) return;
+    const std::string kind = r.elements[0].str;
+    const std::string channel = r.elements[1].str;
+    if (kind == "message") {
+      std::string message = r.elements[2].str;
+      c_.run_step([this, channel, message] {
+        auto it = subs_.find(channel);
+        if (it != subs_.end()) it->second->on_message(channel, message);
+      });
+      return;
+    }
+    for (auto it = confirms_.begin(); it != confirms_.end(); ++it) {
+      if (it->kind != kind || it->channel != channel) continue;
+      const WaitRef ref = it->ref;
+      confirms_.erase(it);
+      c_.complete_wait(ref, kernel::kWaitSignalled);
+      return;
+    }
+  }
+
+  LiveClient& c_;
+  size_t endpoint_;
+  std::map<std::string, runtime::MessageListener*, std::less<>> subs_;
+  std::deque<Confirm> confirms_;
+  std::shared_ptr<Conn> conn_;
+  asio::steady_timer retry_;
+};
+
+class LiveClient::LiveSemaphore : public runtime::Semaphore {
+ public:
+  LiveSemaphore(LiveClient& c, int64_t permits) : c_(c), permits_(permits) {}
+
+  void release(int64_t permits) override {
+    permits_ += permits;
+    while (permits_ > 0 && !waiters_.empty()) {
+      const WaitRef ref = waiters_.front();
+      waiters_.pop_front();
+      if (c_.complete_wait(ref, kernel::kWaitSignalled)) --permits_;
+    }
+  }
+
+  Task<bool> try_acquire(int64_t timeout_ms) override {
+    if (permits_ > 0) {
+      --permits_;
+      co_return true;
+    }
+    if (timeout_ms == 0) co_return false;
+    const int64_t deadline = timeout_ms < 0 ? kernel::CoroProcess::kNoDeadline : c_.now_us() + ms_to_us(timeout_ms);
+    const int32_t r = co_await Wait(c_, deadline, [this](WaitRef ref) { waiters_.push_back(ref); });
+    co_return r == kernel::kWaitSignalled;
+  }
+
+  int64_t available() const override { return permits_; }
+
+ private:
+  LiveClient& c_;
+  int64_t permits_;
+  std::deque<WaitRef> waiters_;
+};
+
+// --- the client -----------------------------------------------------------------------------
+
+LiveClient::LiveClient(LiveLoop& loop, history::Recorder& rec, std::string name, std::string uuid, Rng rng,
+                       kernel::LocalClock clock, const runtime::ClientOptions& options,
+                       const std::vector<uint16_t>& ports, std::function<void(std::string)> on_fail)
+    : loop_(loop),
+      rec_(rec),
+      name_(std::move(name)),
+      uuid_(std::move(uuid)),
+      rng_(rng),
+      clock_(clock),
+      options_(options),
+      ports_(ports),
+      on_fail_(std::move(on_fail)),
+      holds_(rec) {
+  cmd_.resize(ports_.size());
+  for (size_t e = 0; e < ports_.size(); ++e) {
+    connections_.push_back(std::make_unique<LiveConnection>(*this, e));
+    pubsubs_.push_back(std::make_unique<LivePubSub>(*this, e));
+  }
+}
+
+LiveClient::~LiveClient() {
+  // Frames first: their waits deregister from the semaphores and connections.
+  for (uint32_t i = 0; i < roots_.size(); ++i) roots_[i].task.reset();
+  lock_client_.reset();
+  for (auto& p : pubsubs_) p->reset();
+  for (auto& c : cmd_) {
+    if (c != nullptr) c->close();
+  }
+}
+
+const runtime::Thread& LiveClient::add_thread() {
+  auto t = std::make_unique<runtime::Thread>();
+  t->index = static_cast<uint32_t>(threads_.size());
+  t->id = t->index;
+  t->name = name_ + "/t" + std::to_string(t->index);
+  threads_.push_back(std::move(t));
+  return *threads_.back();
+}
+
+WaitRef LiveClient::open_wait(std::coroutine_handle<> h, int32_t* result, int64_t deadline_local_us) {
+  uint32_t index;
+  if (!free_slots_.empty()) {
+    index = free_slots_.back();
+    free_slots_.pop_back();
+  } else {
+    index = static_cast<uint32_t>(slots_.size());
+    slots_.emplace_back();
+  }
+  Slot& s = slots_[index];
+  s.handle = h;
+  s.result = result;
+  s.state = 1;
+  const WaitRef ref{index, s.gen};
+  if (deadline_local_us != kernel::CoroProcess::kNoDeadline) {
+    const TimeUs now = loop_.now_us();
+    const TimeUs at = clock_.true_time_at(deadline_local_us, now);
+    s.timer = std::make_unique<asio::steady_timer>(loop_.io(), loop_.at(at));
+    s.timer->async_wait([this, ref](boost::system::error_code ec) {
+      if (!ec) complete_wait(ref, kernel::kWaitTimedOut);
+    });
+  }
+  return ref;
+}
+
+bool LiveClient::wait_open(WaitRef ref) const {
+  return ref.valid() && ref.index < slots_.size() && slots_[ref.index].gen == ref.gen && slots_[ref.index].state == 1;
+}
+
+bool LiveClient::complete_wait(WaitRef ref, int32_t result) {
+  if (!wait_open(ref)) return false;
+  Slot& s = slots_[ref.index];
+  *s.result = result;
+  s.state = 2;
+  if (s.timer != nullptr) s.timer->cancel();
+  const uint32_t epoch = epoch_;
+  asio::post(loop_.io(), [this, ref, epoch] {
+    if (epoch != epoch_) return;
+    run_step([this, ref] {
+      if (ref.index >= slots_.size()) return;
+      Slot& slot = slots_[ref.index];
+      if (slot.gen != ref.gen || slot.state != 2) return;  // its coroutine is gone
+      const std::coroutine_handle<> h = slot.handle;
+      free_slot(ref.index);
+      h.resume();
+    });
+  });
+  return true;
+}
+
+void LiveClient::close_wait(WaitRef ref) {
+  if (!ref.valid() || ref.index >= slots_.size() || slots_[ref.index].gen != ref.gen) return;
+  if (slots_[ref.index].state == 0) return;
+  free_slot(ref.index);
+}
+
+void LiveClient::free_slot(uint32_t index) {
+  Slot& s = slots_[index];
+  if (s.timer != nullptr) {
+    s.timer->cancel();
+    s.timer.reset();
+  }
+  s.handle = {};
+  s.result = nullptr;
+  s.state = 0;
+  ++s.gen;
+  free_slots_.push_back(index);
+}
+
+void LiveClient::run_step(std::function<void()> step) {
+  if (!up_) return;
+  if (paused_) {
+    deferred_.push_back(std::move(step));
+    return;
+  }
+  step();
+}
+
+runtime::TaskId LiveClient::spawn(Task<void> task) {
+  LS_ASSERT(task.valid());
+  uint32_t index;
+  if (!free_roots_.empty()) {
+    index = free_roots_.back();
+    free_roots_.pop_back();
+  } else {
+    index = static_cast<uint32_t>(roots_.size());
+    roots_.emplace_back();
+  }
+  Root& r = roots_[index];
+  r.task = std::move(task);
+  r.task.make_root(this, index);
+  r.live = true;
+  const uint32_t gen = r.gen;
+  const uint32_t epoch = epoch_;
+  asio::post(loop_.io(), [this, index, gen, epoch] {
+    if (epoch == epoch_) run_step([this, index, gen] { start_root(index, gen); });
+  });
+  return runtime::TaskId{index, gen};
+}
+
+void LiveClient::start_root(uint32_t index, uint32_t gen) {
+  Root& r = roots_[index];
+  if (!r.live || r.gen != gen) return;  // cancelled before it started
+  r.task.handle().resume();
+}
+
+void LiveClient::root_finished(uint32_t root_index) {
+  // Called from inside the frame's final suspension: destroyed once control is back in the loop.
+  const uint32_t gen = roots_[root_index].gen;
+  asio::post(loop_.io(), [this, root_index, gen] {
+    if (root_index < roots_.size() && roots_[root_index].gen == gen && roots_[root_index].live) destroy_root(root_index);
+  });
+}
+
+void LiveClient::destroy_root(uint32_t index) {
+  Root& r = roots_[index];
+  r.live = false;
+  ++r.gen;
+  r.task.reset();
+  free_roots_.push_back(index);
+}
+
+void LiveClient::cancel(runtime::TaskId id) {
+  if (!running(id)) return;
+  // Not from inside the coroutine being cancelled: after the current step.
+  asio::post(loop_.io(), [this, id] {
+    if (running(id)) destroy_root(id.index);
+  });
+}
+
+bool LiveClient::running(runtime::TaskId id) const {
+  return id.valid() && id.index < roots_.size() && roots_[id.index].live && roots_[id.index].gen == id.gen;
+}
+
+Task<void> LiveClient::sleep_ms(int64_t ms) {
+  co_await Wait(*this, now_us() + ms_to_us(std::max<int64_t>(0, ms)));
+}
+
+Task<void> LiveClient::sleep_until_local_us(TimeUs local_us) { co_await Wait(*this, local_us); }
+
+Task<bool> LiveClient::sleep_for(int64_t ms) {
+  co_await Wait(*this, now_us() + ms_to_us(std::max<int64_t>(0, ms)));
+  co_return true;
+}
+
+runtime::Connection& LiveClient::conn(size_t endpoint) {
+  LS_ASSERT(endpoint < connections_.size());
+  return *connections_[endpoint];
+}
+
+runtime::PubSub& LiveClient::pubsub(size_t endpoint) {
+  LS_ASSERT(endpoint < pubsubs_.size());
+  return *pubsubs_[endpoint];
+}
+
+std::unique_ptr<runtime::Semaphore> LiveClient::new_semaphore(int64_t permits) {
+  return std::make_unique<LiveSemaphore>(*this, permits);
+}
+
+std::shared_ptr<LiveClient::Conn> LiveClient::command_conn(size_t endpoint) {
+  std::shared_ptr<Conn>& c = cmd_[endpoint];
+  if (c != nullptr && c->alive() && c->port() == ports_[endpoint]) return c;
+  if (c != nullptr) c->close();
+  c = std::make_shared<Conn>(*this, ports_[endpoint]);
+  c->open();
+  return c;
+}
+
+namespace {
+
+// Closes a blocking call's own connection however the call ends (a reply, a timeout, its frame
+// destroyed by a crash or a cancel).
+template <typename C>
+struct CloseOnExit {
+  std::shared_ptr<C> conn;
+  ~CloseOnExit() {
+    if (conn != nullptr) conn->close();
+  }
+};
+
+}  // namespace
+
+Task<runtime::CallResult> LiveClient::call(size_t endpoint, std::vector<std::string> argv,
+                                           runtime::CallOptions options) {
+  LS_ASSERT(endpoint < ports_.size());
+  LS_ASSERT(!argv.empty());
+  const int64_t timeout_ms = options.timeout_ms >= 0 ? options.timeout_ms : options_.timeout_ms;
+  const int32_t retries = options.own_connection ? 0
+                          : options.retry_attempts >= 0 ? options.retry_attempts
+                                                        : options_.retry_attempts;
+  const int64_t interval_ms = options.retry_interval_ms >= 0 ? options.retry_interval_ms : options_.retry_interval_ms;
+  runtime::CallResult result;
+  for (int32_t attempt = 0; attempt <= retries; ++attempt) {
+    CloseOnExit<Conn> own;
+    std::shared_ptr<Conn> conn;
+    if (options.own_connection) {
+      conn = std::make_shared<Conn>(*this, ports_[endpoint]);
+      conn->open();
+      own.conn = conn;
+    } else {
+      conn = command_conn(endpoint);
+    }
+    result.attempts = attempt + 1;
+    const int32_t r = co_await Wait(*this, now_us() + ms_to_us(timeout_ms),
+                                    [&](WaitRef ref) { conn->request(argv, ref, &result.reply); });
+    if (r == kernel::kWaitSignalled) {
+      result.status = runtime::CallStatus::kOk;
+      co_return result;
+    }
+    if (attempt < retries) co_await Wait(*this, now_us() + ms_to_us(interval_ms));
+  }
+  result.status = runtime::CallStatus::kTimeout;
+  result.reply = Reply();
+  co_return result;
+}
+
+int64_t LiveClient::begin_op(const runtime::OpRecord& record) {
+  return holds_.begin_op(history_now(), owner_name(*record.thread), record);
+}
+
+void LiveClient::end_op(int64_t op, const runtime::OpResult& result) { holds_.end_op(history_now(), op, result); }
+
+void LiveClient::hold_lost(const runtime::Thread& thread, std::string_view lock, history::LockMode mode) {
+  holds_.lost(history_now(), thread, lock, mode);
+}
+
+void LiveClient::fail(std::string message) {
+  if (on_fail_) on_fail_(name_ + ": " + message);
+}
+
+void LiveClient::pause() { paused_ = true; }
+
+void LiveClient::resume() {
+  paused_ = false;
+  std::vector<std::function<void()>> steps;
+  steps.swap(deferred_);
+  const uint32_t epoch = epoch_;
+  for (auto& step : steps) {
+    asio::post(loop_.io(), [this, epoch, step = std::move(step)] {
+      if (epoch == epoch_) run_step(step);
+    });
+  }
+}
+
+void LiveClient::crash() {
+  if (!up_) return;
+  up_ = false;
+  paused_ = false;
+  ++epoch_;
+  deferred_.clear();
+  for (uint32_t i = 0; i < roots_.size(); ++i) {
+    if (roots_[i].live) destroy_root(i);
+  }
+  for (auto& p : pubsubs_) p->reset();
+  for (auto& c : cmd_) {
+    if (c != nullptr) c->close();
+    c.reset();
+  }
+  holds_.end_all(history_now(), history::HoldEnd::kCrash);
+}
+
+}  // namespace lockstep::live

@@ -1,0 +1,180 @@
+// LiveClient: the live implementation of runtime::Runtime (docs/live.md) — one client process of a
+// live run, talking RESP over real TCP connections to real redis-servers.
+//
+// It is the simulator's ClientProcess with the simulation taken out: the same lock clients
+// (algorithms/) and the same workload driver run on it unchanged. Its threads and background
+// tasks are coroutines on the run's one Boost.Asio event loop (LiveLoop); its local clock is the
+// monotonic clock with the scenario's offset and drift on top; a wait with a deadline is an Asio
+// steady timer. A command goes on the endpoint's command connection, pipelined, and waits for its
+// reply up to the client's timeout; after a timeout it waits retry_interval_ms and re-sends, as
+// ClientProcess does. A connection the server closed (a killed node) is reopened by the next
+// command; the pub/sub connection is reopened every 100 ms until it connects and re-subscribes
+// its channels, as Redisson does after reconnecting.
+//
+// Faults of the client itself: pause() holds back every resumption (threads, watchdog, pub/sub
+// listeners) until resume(), as a stop-the-world pause does; crash() destroys every coroutine,
+// closes every connection and ends every hold with reason "crash".
+//
+// Unlike the simulator, a live run reads a real clock: nothing here is replayable bit for bit.
+#ifndef LOCKSTEP_HARNESS_LIVE_LIVE_CLIENT_H_
+#define LOCKSTEP_HARNESS_LIVE_LIVE_CLIENT_H_
+
+#include <chrono>
+#include <coroutine>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include "runtime/lock_client.h"
+#include "sim/core/rng.h"
+#include "sim/history/recorder.h"
+#include "sim/kernel/app_client.h"
+#include "sim/kernel/coro_process.h"
+#include "sim/kernel/local_clock.h"
+
+namespace lockstep::live {
+
+// The live run's event loop and its clock: microseconds of the monotonic clock since the run
+// started.
+class LiveLoop {
+ public:
+  LiveLoop() : start_(std::chrono::steady_clock::now()) {}
+  boost::asio::io_context& io() { return io_; }
+  // Time 0 is now (the run starts once its servers are up). REQUIRES: no timer armed yet.
+  void restart_clock() { start_ = std::chrono::steady_clock::now(); }
+  TimeUs now_us() const {
+    return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start_).count();
+  }
+  std::chrono::steady_clock::time_point at(TimeUs true_us) const {
+    return start_ + std::chrono::microseconds(true_us);
+  }
+
+ private:
+  boost::asio::io_context io_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+class LiveClient : public kernel::AppClient, public runtime::RootListener {
+ public:
+  // `ports`: the port of each endpoint's current master (the run updates it on a failover).
+  // `on_fail`: called with the message when the algorithm's own code fails (fail()).
+  LiveClient(LiveLoop& loop, history::Recorder& rec, std::string name, std::string uuid, Rng rng,
+             kernel::LocalClock clock, const runtime::ClientOptions& options,
+             const std::vector<uint16_t>& ports, std::function<void(std::string)> on_fail);
+  ~LiveClient() override;
+  LiveClient(const LiveClient&) = delete;
+  LiveClient& operator=(const LiveClient&) = delete;
+
+  // --- runtime::Runtime ---
+  const std::string& client_name() const override { return name_; }
+  const std::string& uuid() const override { return uuid_; }
+  const runtime::ClientOptions& options() const override { return options_; }
+  int64_t now_ms() const override { return us_to_ms_floor(now_us()); }
+  int64_t now_us() const override { return clock_.local_us(loop_.now_us()); }
+  runtime::Task<void> sleep_ms(int64_t ms) override;
+  size_t endpoints() const override { return ports_.size(); }
+  runtime::Connection& conn(size_t endpoint) override;
+  runtime::PubSub& pubsub(size_t endpoint) override;
+  std::unique_ptr<runtime::Semaphore> new_semaphore(int64_t permits) override;
+  runtime::TaskId spawn(runtime::Task<void> task) override;
+  void cancel(runtime::TaskId id) override;
+  bool running(runtime::TaskId id) const override;
+  Rng& rng() override { return rng_; }
+  int64_t begin_op(const runtime::OpRecord& record) override;
+  void end_op(int64_t op, const runtime::OpResult& result) override;
+  void hold_lost(const runtime::Thread& thread, std::string_view lock, history::LockMode mode) override;
+  void fail(std::string message) override;
+
+  // --- kernel::AppClient ---
+  size_t thread_count() const override { return threads_.size(); }
+  const runtime::Thread& thread(uint32_t index) const override { return *threads_[index]; }
+  runtime::LockClient& lock_client() override { return *lock_client_; }
+  void start_thread(runtime::Task<void> task) override { spawn(std::move(task)); }
+  TimeUs history_now() const override { return loop_.now_us(); }
+  runtime::Task<void> sleep_until_local_us(TimeUs local_us) override;
+  runtime::Task<bool> sleep_for(int64_t ms) override;
+  void call_started(uint32_t, bool) override {}
+  void call_ended(uint32_t) override {}
+  kernel::HoldBook& holds() override { return holds_; }
+
+  const runtime::Thread& add_thread();
+  void set_lock_client(std::unique_ptr<runtime::LockClient> client) { lock_client_ = std::move(client); }
+
+  // Faults.
+  void pause();
+  void resume();
+  void crash();
+  bool up() const { return up_; }
+
+  void root_finished(uint32_t root_index) override;
+
+  // --- for the connection classes (live_client.cc) ---
+  class Conn;
+  class Wait;
+  kernel::WaitRef open_wait(std::coroutine_handle<> h, int32_t* result, int64_t deadline_local_us);
+  bool complete_wait(kernel::WaitRef ref, int32_t result);
+  bool wait_open(kernel::WaitRef ref) const;
+  void close_wait(kernel::WaitRef ref);
+  // Runs `step` now, or when the client resumes if it is paused (a stop-the-world pause).
+  void run_step(std::function<void()> step);
+  runtime::Task<runtime::CallResult> call(size_t endpoint, std::vector<std::string> argv,
+                                          runtime::CallOptions options);
+  LiveLoop& loop() { return loop_; }
+  uint16_t port(size_t endpoint) const { return ports_[endpoint]; }
+
+ private:
+  class LiveConnection;
+  class LivePubSub;
+  class LiveSemaphore;
+  struct Slot {
+    std::coroutine_handle<> handle;
+    int32_t* result = nullptr;
+    uint32_t gen = 0;
+    uint8_t state = 0;  // 0 free, 1 waiting, 2 completed (its resumption is posted)
+    std::unique_ptr<boost::asio::steady_timer> timer;
+  };
+  struct Root {
+    runtime::Task<void> task;
+    uint32_t gen = 0;
+    bool live = false;
+  };
+  void free_slot(uint32_t index);
+  void destroy_root(uint32_t index);
+  void start_root(uint32_t index, uint32_t gen);
+  std::shared_ptr<Conn> command_conn(size_t endpoint);
+
+  LiveLoop& loop_;
+  history::Recorder& rec_;
+  std::string name_;
+  std::string uuid_;
+  Rng rng_;
+  kernel::LocalClock clock_;
+  runtime::ClientOptions options_;
+  const std::vector<uint16_t>& ports_;
+  std::function<void(std::string)> on_fail_;
+  kernel::HoldBook holds_;
+  std::vector<std::unique_ptr<runtime::Thread>> threads_;
+  std::unique_ptr<runtime::LockClient> lock_client_;
+  std::vector<Slot> slots_;
+  std::vector<uint32_t> free_slots_;
+  std::vector<Root> roots_;
+  std::vector<uint32_t> free_roots_;
+  std::vector<std::shared_ptr<Conn>> cmd_;  // by endpoint; null until first used
+  std::vector<std::unique_ptr<LiveConnection>> connections_;  // by endpoint
+  std::vector<std::unique_ptr<LivePubSub>> pubsubs_;          // by endpoint
+  std::vector<std::function<void()>> deferred_;  // steps held back by a pause
+  bool paused_ = false;
+  bool up_ = true;
+  uint32_t epoch_ = 0;  // incremented by a crash: steps of the old epoch are dropped
+};
+
+}  // namespace lockstep::live
+
+#endif  // LOCKSTEP_HARNESS_LIVE_LIVE_CLIENT_H_

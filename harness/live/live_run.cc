@@ -1,0 +1,318 @@
+#include "harness/live/live_run.h"
+
+#include <stdlib.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <memory>
+
+#include "algorithms/algorithm.h"
+#include "harness/live/live_client.h"
+#include "harness/live/redis_server.h"
+#include "harness/scenario/faults.h"
+#include "harness/scenario/workload.h"
+#include "harness/scenario/world.h"
+#include "sim/core/assert.h"
+#include "sim/core/interrupt.h"
+
+namespace lockstep::live {
+
+using scenario::FaultSpec;
+using scenario::Scenario;
+
+namespace {
+
+namespace asio = boost::asio;
+
+bool node_fault_target(const Scenario& s, const std::string& target) { return s.is_node(target); }
+
+// A node's keys and their DUMP payloads (what a restart may lose), or nothing when the node
+// does not answer in time (paused).
+using Snapshot = std::map<std::string, std::string>;
+
+std::optional<Snapshot> snapshot(const RedisServer& server) {
+  if (!server.running() || server.paused()) return std::nullopt;
+  Result<redis::Reply> keys = server.command({"KEYS", "*"}, 500);
+  if (!keys.ok() || !keys.value().is_aggregate()) return std::nullopt;
+  Snapshot out;
+  for (const redis::Reply& k : keys.value().elements) {
+    Result<redis::Reply> d = server.command({"DUMP", k.str}, 500);
+    if (!d.ok()) return std::nullopt;
+    if (d.value().type == redis::Reply::Type::kBulk) out[k.str] = d.value().str;
+  }
+  return out;
+}
+
+// The keys whose value differs between two snapshots (gone, changed or come back), sorted.
+std::vector<std::string> changed_keys(const Snapshot& before, const Snapshot& after) {
+  std::vector<std::string> out;
+  for (const auto& [key, value] : before) {
+    auto it = after.find(key);
+    if (it == after.end() || it->second != value) out.push_back(key);
+  }
+  for (const auto& [key, value] : after) {
+    if (before.count(key) == 0) out.push_back(key);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// A temporary directory holding the servers' directories, removed with everything in it.
+class TempDir {
+ public:
+  static Result<std::unique_ptr<TempDir>> make() {
+    const char* base = getenv("TMPDIR");
+    std::string pattern = std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/lockstep-live-XXXXXX";
+    if (mkdtemp(pattern.data()) == nullptr) return Status::error("live: cannot create a temporary directory from " + pattern);
+    return std::unique_ptr<TempDir>(new TempDir(pattern));
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  explicit TempDir(std::string path) : path_(std::move(path)) {}
+  std::string path_;
+};
+
+// One live run: servers, clients, workload, faults, in this order of construction (and the
+// reverse of destruction: clients go before the servers they talk to).
+class Session {
+ public:
+  Session(const Scenario& s, uint64_t seed, history::Recorder& rec, const std::vector<FaultSpec>& faults)
+      : s_(s), seed_(seed), rec_(rec), faults_(faults) {}
+  ~Session() {
+    clients_.clear();  // coroutine frames reference the lock clients and connections
+    servers_.clear();
+  }
+
+  Status start(std::string* version) {
+    Result<std::unique_ptr<TempDir>> dir = TempDir::make();
+    if (!dir.ok()) return dir.status();
+    dir_ = std::move(dir.value());
+    for (size_t i = 0; i < s_.node_names.size(); ++i) {
+      Result<std::unique_ptr<RedisServer>> server = RedisServer::start(s_.node_names[i], dir_->path(), s_.nodes[i].options);
+      if (!server.ok()) return server.status();
+      servers_.push_back(std::move(server.value()));
+    }
+    Result<std::string> v = servers_.front()->version();
+    if (!v.ok()) return v.status();
+    *version = v.value();
+    // Endpoints: one per master (a single node, or each independent master).
+    for (auto& server : servers_) ports_.push_back(server->port());
+    const algorithms::AlgorithmInfo* info = algorithms::find_algorithm(s_.algorithm);
+    LS_ASSERT(info != nullptr);
+    const Rng root(seed_);
+    for (const scenario::ClientSpec& spec : s_.clients) {
+      kernel::LocalClock clock(ms_to_us(spec.clock.offset_ms), spec.clock.drift_ppm);
+      auto c = std::make_unique<LiveClient>(loop_, rec_, spec.name, kernel::make_uuid(root.stream("client-uuid/" + spec.name)),
+                                            root.stream("client/" + spec.name), clock, spec.options, ports_,
+                                            [this](std::string message) {
+                                              if (failure_.empty()) failure_ = std::move(message);
+                                            });
+      for (int64_t t = 0; t < spec.threads; ++t) c->add_thread();
+      c->set_lock_client(info->make(*c, s_.algorithm_options));
+      clients_.push_back(std::move(c));
+    }
+    return Status::ok_status();
+  }
+
+  Status run(const std::string& version) {
+    loop_.restart_clock();
+    if (rec_.writer() != nullptr) {
+      scenario::write_history_header(*rec_.writer(), s_, seed_,
+                                     {{"live", true}, {"redis_version", version}, {"replayable", false}});
+    }
+    scenario::WorkloadWorld ww{&s_, seed_, &rec_, {}};
+    for (auto& c : clients_) ww.clients.push_back(c.get());
+    scenario::Workload workload(std::move(ww));
+    for (size_t i = 0; i < faults_.size(); ++i) at(ms_to_us(faults_[i].at_ms), [this, i] { start_fault(i); });
+    workload.start();
+    const TimeUs end = ms_to_us(s_.duration_ms);
+    while (failure_.empty() && interrupt::stop_requested() == 0) {
+      const TimeUs now = loop_.now_us();
+      if (now >= end) break;
+      loop_.io().run_for(std::chrono::microseconds(std::min<TimeUs>(end - now, 50'000)));
+      if (loop_.io().stopped()) loop_.io().restart();
+    }
+    if (interrupt::stop_requested() != 0) return Status::error(s_.file + ": the live run was interrupted");
+    if (!failure_.empty()) return Status::error(s_.file + ": " + failure_);
+    if (rec_.writer() != nullptr && rec_.writer()->over_limit()) {
+      return Status::error(s_.file + ": the history exceeded limits.max_history_bytes (" +
+                           std::to_string(s_.max_history_bytes) + " bytes)");
+    }
+    const TimeUs now = loop_.now_us();
+    for (auto& c : clients_) {
+      holds_open_at_end_ += c->holds().open();
+      if (c->up()) c->holds().end_all(now, history::HoldEnd::kEnd);
+    }
+    rec_.end(now, true);
+    elapsed_us_ = now;
+    return Status::ok_status();
+  }
+
+  scenario::RunStats stats() const {
+    scenario::RunStats st;
+    st.virtual_ms = us_to_ms_floor(elapsed_us_);
+    st.ops = static_cast<uint64_t>(rec_.ops_invoked());
+    st.faults = faults_.size();
+    st.holds_open_at_end = holds_open_at_end_;
+    return st;
+  }
+
+ private:
+  // Runs `fn` at `true_us` of the run's clock.
+  void at(TimeUs true_us, std::function<void()> fn) {
+    auto timer = std::make_shared<asio::steady_timer>(loop_.io(), loop_.at(true_us));
+    timer->async_wait([timer, fn = std::move(fn)](boost::system::error_code ec) {
+      if (!ec) fn();
+    });
+  }
+
+  RedisServer* server(const std::string& name) {
+    for (auto& s : servers_) {
+      if (s->name() == name) return s.get();
+    }
+    return nullptr;
+  }
+  LiveClient* client(const std::string& name) {
+    for (auto& c : clients_) {
+      if (c->client_name() == name) return c.get();
+    }
+    return nullptr;
+  }
+
+  void record(size_t i, const char* phase, const std::string& params) {
+    const FaultSpec& f = faults_[i];
+    rec_.fault(loop_.now_us(), f.id, f.kind, scenario::fault_target(f), phase, params);
+  }
+
+  void start_fault(size_t i) {
+    const FaultSpec& f = faults_[i];
+    RedisServer* node = server(f.target);
+    const bool instant = f.kind == "restart" || (f.kind == "crash" && node == nullptr);
+    record(i, instant ? "instant" : "start", scenario::fault_params_json(f));
+    if (f.kind == "pause") {
+      if (node != nullptr) {
+        if (node->running()) node->pause();
+      } else {
+        client(f.target)->pause();
+      }
+      if (f.duration_ms >= 0) at(loop_.now_us() + ms_to_us(f.duration_ms), [this, i] { end_fault(i); });
+    } else if (f.kind == "crash" && node != nullptr) {
+      if (!node->running()) return;
+      snapshots_[f.target] = snapshot(*node);
+      node->kill();
+      rec_.node_event(loop_.now_us(), f.target, "crashed");
+      if (f.restart_after_ms >= 0) at(loop_.now_us() + ms_to_us(f.restart_after_ms), [this, i] { end_fault(i); });
+    } else if (f.kind == "crash") {
+      client(f.target)->crash();
+    } else if (f.kind == "restart") {
+      restart(*node);
+    } else {
+      LS_ASSERT(false);  // supported() refused it
+    }
+  }
+
+  void end_fault(size_t i) {
+    const FaultSpec& f = faults_[i];
+    RedisServer* node = server(f.target);
+    if (f.kind == "pause") {
+      if (node != nullptr) {
+        if (node->running() && node->paused()) node->resume();
+      } else {
+        client(f.target)->resume();
+      }
+    } else if (f.kind == "crash") {
+      restart(*node);
+    }
+    record(i, "end", "");
+  }
+
+  void restart(RedisServer& node) {
+    if (node.running()) return;
+    Status st = node.restart();
+    if (!st.ok()) {
+      if (failure_.empty()) failure_ = st.message();
+      return;
+    }
+    auto before = snapshots_.find(node.name());
+    std::optional<Snapshot> after = snapshot(node);
+    if (before != snapshots_.end() && before->second.has_value() && after.has_value()) {
+      const std::vector<std::string> lost = changed_keys(*before->second, *after);
+      if (!lost.empty()) rec_.data_loss(loop_.now_us(), node.name(), "restart", lost);
+    }
+    rec_.node_event(loop_.now_us(), node.name(), "restarted");
+  }
+
+  const Scenario& s_;
+  const uint64_t seed_;
+  history::Recorder& rec_;
+  const std::vector<FaultSpec>& faults_;
+  std::unique_ptr<TempDir> dir_;
+  std::vector<std::unique_ptr<RedisServer>> servers_;
+  std::vector<uint16_t> ports_;
+  LiveLoop loop_;
+  std::vector<std::unique_ptr<LiveClient>> clients_;
+  std::map<std::string, std::optional<Snapshot>> snapshots_;
+  std::string failure_;
+  TimeUs elapsed_us_ = 0;
+  uint64_t holds_open_at_end_ = 0;
+};
+
+std::vector<FaultSpec> all_faults(const Scenario& s, uint64_t seed) {
+  std::vector<FaultSpec> faults = s.schedule;
+  std::vector<FaultSpec> drawn = scenario::draw_random_faults(s, seed, static_cast<int64_t>(faults.size()) + 1);
+  faults.insert(faults.end(), drawn.begin(), drawn.end());
+  std::stable_sort(faults.begin(), faults.end(), [](const FaultSpec& a, const FaultSpec& b) {
+    return a.at_ms != b.at_ms ? a.at_ms < b.at_ms : a.id < b.id;
+  });
+  return faults;
+}
+
+}  // namespace
+
+Status LiveRun::supported(const Scenario& s, uint64_t seed) {
+  const std::string where = s.file + ": cannot run live: ";
+  if (s.topology.kind == scenario::TopologyKind::kReplicated) {
+    return Status::error(where + "the replicated topology (lockstep does not yet start replicas or fail over real servers)");
+  }
+  if (!s.mutant.empty()) return Status::error(where + "a mutant run (mutants replace scripts in simulation only)");
+  for (size_t i = 0; i < s.nodes.size() && i < s.node_names.size(); ++i) {
+    const scenario::ClockSpec& c = s.nodes[i].clock;
+    if (c.offset_ms != 0 || c.drift_ppm != 0) {
+      return Status::error(where + "/nodes/" + s.node_names[i] + "/clock: a node's clock offset or drift (needs libfaketime, not yet done)");
+    }
+  }
+  if (!s.network.links.empty() || s.network.defaults.loss_ppm != 0) {
+    return Status::error(where + "/network: link settings and message loss (need the RESP proxy, not yet done; the default latency is the loopback's own)");
+  }
+  for (const FaultSpec& f : all_faults(s, seed)) {
+    const std::string at = f.origin.empty() ? "" : " (" + f.origin + ")";
+    if (!f.on.event.empty()) return Status::error(where + "fault " + std::to_string(f.id) + at + ": faults on events");
+    const bool node = node_fault_target(s, f.target);
+    const bool real = f.kind == "pause" || f.kind == "crash" || (f.kind == "restart" && node);
+    if (!real) {
+      return Status::error(where + "fault " + std::to_string(f.id) + at + ": kind '" + f.kind +
+                           "' cannot be made real yet (live mode has pause, crash and restart)");
+    }
+  }
+  return Status::ok_status();
+}
+
+Status LiveRun::run(const Scenario& s, uint64_t seed, history::Recorder& rec) {
+  if (Status st = supported(s, seed); !st.ok()) return st;
+  faults_ = all_faults(s, seed);
+  stats_ = {};
+  Session session(s, seed, rec, faults_);
+  if (Status st = session.start(&redis_version_); !st.ok()) return Status::error(s.file + ": " + st.message());
+  Status st = session.run(redis_version_);
+  stats_ = session.stats();
+  return st;
+}
+
+}  // namespace lockstep::live

@@ -1,0 +1,52 @@
+// LiveRun: a scenario run against real redis-servers in real time (docs/live.md) — the live
+// HistorySource of scenario::run_scenario, which then checks and reports it as it does a
+// simulated run.
+//
+// It starts one redis-server per node of the scenario (redis_server.h), builds the scenario's
+// clients as LiveClients with their lock clients and threads, runs the same workload driver for
+// duration_ms of real time, and injects the faults that can be made real with real means:
+//   - pause of a node: SIGSTOP, SIGCONT at its end;
+//   - crash of a node: SIGKILL; its restart (restart_after_ms, or a `restart` fault) starts the
+//     same server on the same directory, so what survives is what its persistence kept; the keys
+//     that changed are recorded as a `data_loss` event, as the simulator records them;
+//   - pause and crash of a client: inside lockstep's own client.
+// Every other fault kind, a replicated topology, node clock settings, network settings other than
+// the default latency, and mutants are refused by supported() with a message naming them: a live
+// run never skips what the scenario asks for.
+//
+// The history's header says "live": true, the redis-server version and "replayable": false.
+// Times are microseconds of the monotonic clock since the run started. Nodes record no `exec`
+// events yet, so the checker verifies by search rather than by execution order.
+#ifndef LOCKSTEP_HARNESS_LIVE_LIVE_RUN_H_
+#define LOCKSTEP_HARNESS_LIVE_LIVE_RUN_H_
+
+#include <string>
+#include <vector>
+
+#include "harness/scenario/run.h"
+#include "harness/scenario/scenario.h"
+
+namespace lockstep::live {
+
+class LiveRun : public scenario::HistorySource {
+ public:
+  // Whether `s` with `seed` (whose random faults are drawn from it) can run live; otherwise an
+  // error naming the file and what cannot be made real.
+  static Status supported(const scenario::Scenario& s, uint64_t seed);
+
+  Status run(const scenario::Scenario& s, uint64_t seed, history::Recorder& rec) override;
+  scenario::RunStats stats() const override { return stats_; }
+  const std::vector<scenario::FaultSpec>& faults() const override { return faults_; }
+  std::string replay_flags() const override { return "--live"; }
+  // The version of the redis-servers of the last run ("7.0.15").
+  const std::string& redis_version() const { return redis_version_; }
+
+ private:
+  scenario::RunStats stats_;
+  std::vector<scenario::FaultSpec> faults_;
+  std::string redis_version_;
+};
+
+}  // namespace lockstep::live
+
+#endif  // LOCKSTEP_HARNESS_LIVE_LIVE_RUN_H_

@@ -1,0 +1,199 @@
+// Live mode against real redis-servers (docs/live.md): every fault live mode makes real has an
+// observable effect, the checker judges live histories as it judges simulated ones, and nothing
+// is left behind. Needs the Debian package redis-server (CI installs it).
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "harness/live/live_run.h"
+#include "harness/live/redis_server.h"
+#include "harness/scenario/parse.h"
+#include "harness/scenario/run.h"
+
+namespace lockstep::live {
+namespace {
+
+using redis::Reply;
+
+std::string temp_parent() {
+  std::string pattern = "/tmp/lockstep-live-test-XXXXXX";
+  EXPECT_NE(mkdtemp(pattern.data()), nullptr);
+  return pattern;
+}
+
+std::unique_ptr<RedisServer> start(const std::string& parent, kernel::Persistence p = kernel::Persistence::kNone) {
+  kernel::NodeOptions o;
+  o.persistence = p;
+  Result<std::unique_ptr<RedisServer>> s = RedisServer::start("node0", parent, o);
+  EXPECT_TRUE(s.ok()) << s.status().message();
+  return s.ok() ? std::move(s.value()) : nullptr;
+}
+
+Reply must(Result<Reply> r) {
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  return r.ok() ? r.value() : Reply::error("no reply");
+}
+
+TEST(RedisServerTest, PausedNodeAnswersNothingUntilResumed) {
+  const std::string parent = temp_parent();
+  auto s = start(parent);
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(must(s->command({"SET", "k", "v"})), Reply::ok());
+  s->pause();
+  Result<Reply> during = s->command({"GET", "k"}, 300);
+  EXPECT_FALSE(during.ok());
+  EXPECT_NE(during.status().message().find("no reply"), std::string::npos) << during.status().message();
+  s->resume();
+  EXPECT_EQ(must(s->command({"GET", "k"})), Reply::bulk("v"));
+  s.reset();
+  std::filesystem::remove_all(parent);
+}
+
+TEST(RedisServerTest, RestartWithoutPersistenceLosesTheKey) {
+  const std::string parent = temp_parent();
+  auto s = start(parent);
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(must(s->command({"SET", "k", "v"})), Reply::ok());
+  s->kill();
+  EXPECT_FALSE(s->command({"PING"}, 200).ok());
+  ASSERT_TRUE(s->restart().ok());
+  EXPECT_EQ(must(s->command({"GET", "k"})), Reply::nil());
+  s.reset();
+  std::filesystem::remove_all(parent);
+}
+
+TEST(RedisServerTest, RestartWithAofAlwaysKeepsTheKey) {
+  const std::string parent = temp_parent();
+  auto s = start(parent, kernel::Persistence::kAofAlways);
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(must(s->command({"SET", "k", "v"})), Reply::ok());
+  s->kill();
+  ASSERT_TRUE(s->restart().ok());
+  EXPECT_EQ(must(s->command({"GET", "k"})), Reply::bulk("v"));
+  s.reset();
+  std::filesystem::remove_all(parent);
+}
+
+TEST(RedisServerTest, NothingLeftBehind) {
+  const std::string parent = temp_parent();
+  auto s = start(parent, kernel::Persistence::kAofAlways);
+  ASSERT_NE(s, nullptr);
+  const std::string dir = s->dir();
+  const uint16_t port = s->port();
+  EXPECT_TRUE(std::filesystem::exists(dir));
+  s.reset();
+  EXPECT_FALSE(std::filesystem::exists(dir));
+  EXPECT_FALSE(redis_command(port, {"PING"}, 200).ok());  // no server on its port any more
+  std::filesystem::remove_all(parent);
+}
+
+scenario::Scenario parse(const std::string& text) {
+  Result<scenario::Scenario> s = scenario::parse_scenario_text(text, "live-test.json");
+  if (!s.ok()) ADD_FAILURE() << s.status().message();
+  return s.value();  // aborts the test binary on a bad scenario text: a test bug
+}
+
+struct Ran {
+  scenario::RunReport report;
+  std::string version;
+};
+
+Ran run_live(const scenario::Scenario& s) {
+  LiveRun live;
+  scenario::RunOptions o;
+  o.source = &live;
+  Result<scenario::RunReport> r = scenario::run_scenario(s, o);
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  return Ran{r.ok() ? r.value() : scenario::RunReport(), live.redis_version()};
+}
+
+std::string verdict(const scenario::RunReport& r, const std::string& property) {
+  return checker::verdict_name(r.check.property(property).verdict);
+}
+
+// Two clients take turns on one lock through Redisson's pub/sub wake-up: ok, and the history
+// says it is live.
+TEST(LiveRunTest, ContentionIsOkAndTheHistorySaysLive) {
+  const scenario::Scenario s = parse(R"({
+    "name": "live-contention", "duration_ms": 1500,
+    "algorithm": {"name": "redisson-lock"},
+    "clients": {"count": 2, "threads": 2},
+    "workload": {"generator": {"locks": ["L"], "ops_per_thread": 5, "hold_ms": [10, 30], "think_ms": [0, 20]}},
+    "expect": {"verdict": "ok"}})");
+  const Ran ran = run_live(s);
+  EXPECT_EQ(ran.report.verdict, "ok") << ran.report.check.to_text();
+  EXPECT_EQ(verdict(ran.report, "mutual_exclusion"), "ok");
+  EXPECT_FALSE(ran.version.empty());
+  EXPECT_NE(ran.report.history.find("\"live\": true"), std::string::npos);
+  EXPECT_NE(ran.report.history.find("\"replayable\": false"), std::string::npos);
+  EXPECT_NE(ran.report.history.find("\"redis_version\": \"" + ran.version + "\""), std::string::npos);
+  EXPECT_GE(ran.report.stats.ops, 20u);  // every thread took the lock several times
+  EXPECT_NE(ran.report.replay.find("--live"), std::string::npos);
+}
+
+// A restart without persistence forgets the lock, and a second client takes it while the first
+// still holds it; with appendfsync always the restart keeps it. What survives is what Redis kept.
+std::string restart_scenario(const std::string& persistence) {
+  return R"({
+    "name": "live-restart", "duration_ms": 2500,
+    "algorithm": {"name": "redisson-lock"},
+    "nodes": {"default": {"persistence": {"mode": ")" + persistence + R"("}}},
+    "clients": {"count": 2},
+    "workload": {"script": [
+      {"threads": "c1/t0", "steps": [{"op": "lock", "lock": "L", "lease_ms": 10000, "then": [{"op": "hold", "ms": 2000}, {"op": "unlock", "lock": "L"}]}]},
+      {"threads": "c2/t0", "steps": [{"op": "try_lock", "lock": "L", "wait_ms": 0, "lease_ms": 10000, "at_ms": 1000}]}]},
+    "faults": {"schedule": [{"kind": "crash", "target": "node0", "at_ms": 400, "restart_after_ms": 100}]},
+    "checks": {"properties": ["mutual_exclusion"]}})";
+}
+
+TEST(LiveRunTest, RestartWithoutPersistenceLosesTheLock) {
+  const Ran ran = run_live(parse(restart_scenario("none")));
+  EXPECT_EQ(verdict(ran.report, "mutual_exclusion"), "violation") << ran.report.history;
+  EXPECT_NE(ran.report.history.find("\"type\": \"data_loss\""), std::string::npos);
+  EXPECT_NE(ran.report.history.find("\"event\": \"restarted\""), std::string::npos);
+}
+
+TEST(LiveRunTest, RestartWithAofAlwaysKeepsTheLock) {
+  const Ran ran = run_live(parse(restart_scenario("aof-always")));
+  EXPECT_EQ(verdict(ran.report, "mutual_exclusion"), "ok") << ran.report.history;
+  EXPECT_EQ(ran.report.history.find("\"type\": \"data_loss\""), std::string::npos);
+}
+
+// A paused node answers nothing: the client's command times out after its timeout and the
+// acquisition's outcome is unknown; the lock it may have taken expires by its lease.
+TEST(LiveRunTest, PausedNodeTimesTheCommandOut) {
+  const Ran ran = run_live(parse(R"({
+    "name": "live-pause", "duration_ms": 1500,
+    "algorithm": {"name": "set-nx-px"},
+    "clients": {"count": 1, "options": {"timeout_ms": 300, "retry_attempts": 0}},
+    "workload": {"script": [{"threads": "c1/t0", "steps": [{"op": "try_lock", "lock": "L", "wait_ms": 0, "lease_ms": 500, "at_ms": 200}]}]},
+    "faults": {"schedule": [{"kind": "pause", "target": "node0", "at_ms": 100, "duration_ms": 800}]},
+    "checks": {"properties": ["mutual_exclusion"]}})"));
+  const std::string& h = ran.report.history;
+  EXPECT_NE(h.find("\"outcome\": \"unknown\""), std::string::npos) << h;
+  EXPECT_NE(h.find("\"kind\": \"pause\""), std::string::npos) << h;
+}
+
+TEST(LiveRunTest, RefusesWhatCannotBeMadeReal) {
+  const scenario::Scenario s = parse(R"({
+    "name": "live-refused", "duration_ms": 1000,
+    "algorithm": {"name": "set-nx-px"},
+    "clients": {"count": 1},
+    "workload": {"script": [{"threads": "c1/t0", "steps": [{"op": "try_lock", "lock": "L", "wait_ms": 0}]}]},
+    "faults": {"schedule": [{"kind": "delay", "target": "all", "at_ms": 100, "duration_ms": 100, "extra_ms": 50}]}})");
+  const Status st = LiveRun::supported(s, 1);
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("live-test.json"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("kind 'delay' cannot be made real"), std::string::npos) << st.message();
+  LiveRun live;
+  scenario::RunOptions o;
+  o.source = &live;
+  EXPECT_FALSE(scenario::run_scenario(s, o).ok());
+}
+
+}  // namespace
+}  // namespace lockstep::live
