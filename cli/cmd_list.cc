@@ -27,6 +27,7 @@
 #include "algorithms/mutants/mutants.h"
 #include "cli/commands.h"
 #include "cli/terminal.h"
+#include "harness/live/live_run.h"
 #include "harness/scenario/library.h"
 #include "harness/scenario/parse.h"
 
@@ -138,15 +139,19 @@ json scenarios_json(const std::string& dir) {
     const scenario::Scenario& sc = s.value();
     json expect = {{"verdict", sc.expect.verdict}};
     if (!sc.expect.property.empty()) expect["property"] = sc.expect.property;
+    // Whether `lockstep run --live` can run it (docs/live.md): true, or why not.
+    const Status live = live::LiveRun::supported(sc, sc.seed);
     out.push_back({{"file", f}, {"name", sc.name}, {"algorithm", sc.algorithm},
-                   {"description", sc.description}, {"expect", expect}});
+                   {"description", sc.description}, {"expect", expect},
+                   {"live", live.ok() ? json(true) : json(live.message())}});
   }
   return out;
 }
 
 // File names come from the directory and may hold anything: printed through printable().
 void print_scenarios(const json& list, const std::string& dir) {
-  std::printf("Scenarios in %s (%zu):\n", printable(dir).c_str(), list.size());
+  std::printf("Scenarios in %s (%zu; [live]: lockstep run --live can run it, --json says why not):\n",
+              printable(dir).c_str(), list.size());
   int width = 0;  // the longest file name, so the columns line up
   for (const json& s : list) width = std::max(width, static_cast<int>(printable(s["file"].get<std::string>()).size()));
   for (const json& s : list) {
@@ -157,8 +162,8 @@ void print_scenarios(const json& list, const std::string& dir) {
     }
     std::string expect = s["expect"]["verdict"].get<std::string>();
     if (s["expect"].contains("property")) expect += " (" + s["expect"]["property"].get<std::string>() + ")";
-    std::printf("  %-*s %-22s expect %s\n", width, file.c_str(), printable(s["algorithm"].get<std::string>()).c_str(),
-                expect.c_str());
+    std::printf("  %-*s %-22s expect %-32s%s\n", width, file.c_str(), printable(s["algorithm"].get<std::string>()).c_str(),
+                expect.c_str(), s["live"] == true ? " [live]" : "");
   }
 }
 

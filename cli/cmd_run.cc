@@ -37,7 +37,29 @@ struct RunArgs {
   std::string lua;
   std::string algorithm;
   bool live = false;
+  bool compare = false;
 };
+
+// --live --compare: the simulated run's verdict per property beside the live run's. Returns the
+// number of properties on which they disagree.
+int print_comparison(const scenario::RunReport& sim, const scenario::RunReport& live) {
+  std::printf("\nsimulated vs live, per property:\n");
+  int disagree = 0;
+  for (const checker::PropertyResult& p : sim.check.properties) {
+    const std::string a = checker::verdict_name(p.verdict);
+    const std::string b = live.check.has(p.name) ? checker::verdict_name(live.check.property(p.name).verdict) : "-";
+    const bool same = a == b;
+    if (!same) ++disagree;
+    std::printf("  %-18s %-15s %-15s %s\n", p.name.c_str(), a.c_str(), b.c_str(), same ? "agree" : "DISAGREE");
+  }
+  if (disagree == 0) {
+    std::printf("simulation and live run agree on every property\n");
+  } else {
+    std::printf("simulation and live run DISAGREE on %d propert%s: a bug in the model, the simulator or the live "
+                "backend until explained (docs/live.md)\n", disagree, disagree == 1 ? "y" : "ies");
+  }
+  return disagree;
+}
 
 // Proves the cause of each violation by replaying the seed with faults removed
 // (harness/explore/counterfactual.h) and adds it to the report (result.json "causes", the printed
@@ -85,6 +107,10 @@ int run_command(const RunArgs& args) {
   };
   const uint64_t seed = args.seed.value_or(s.value().seed);
   live::LiveRun live_run;
+  if (args.compare && !args.live) {
+    print_error("run", "--compare compares a live run with the simulation: give --live too");
+    return kExitBadInput;
+  }
   if (args.live) {
     if (Status st = live::LiveRun::supported(s.value(), seed); !st.ok()) {
       print_error("run", st.message());
@@ -125,7 +151,16 @@ int run_command(const RunArgs& args) {
     std::printf("ran %lld ms of real time against redis-server %s, %llu operations\n",
                 static_cast<long long>(st.virtual_ms), printable(live_run.redis_version()).c_str(),
                 static_cast<unsigned long long>(st.ops));
-    return r.value().exit_code;
+    if (!args.compare) return r.value().exit_code;
+    scenario::RunOptions sim_options;
+    sim_options.seed = seed;
+    sim_options.check = true;
+    Result<scenario::RunReport> sim = scenario::run_scenario(s.value(), sim_options);
+    if (!sim.ok()) {
+      print_error("run", sim.status().message());
+      return kExitBadInput;
+    }
+    return print_comparison(sim.value(), r.value()) == 0 ? kExitOk : kExitViolation;
   }
   std::printf("ran %lld ms of virtual time, %llu events, %llu operations in %.2f s\n",
               static_cast<long long>(st.virtual_ms), static_cast<unsigned long long>(st.events),
@@ -158,6 +193,9 @@ void register_run(CLI::App& app, Action& action) {
                   "without the scenario's algorithm options");
   sub->add_flag("--live", args->live,
                 "Run against real redis-servers that lockstep starts, in real time (docs/live.md)");
+  sub->add_flag("--compare", args->compare,
+                "With --live: also simulate the same seed and compare the verdicts per property "
+                "(exit 0 when they agree, 1 when they do not)");
   sub->callback([&action, args] { action = [args] { return run_command(*args); }; });
 }
 

@@ -1,5 +1,6 @@
 #include "harness/live/live_client.h"
 
+#include <algorithm>
 #include <array>
 
 #include <boost/asio/connect.hpp>
@@ -7,6 +8,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
 
+#include "harness/live/exec_monitor.h"
 #include "sim/core/assert.h"
 #include "sim/resp/reply_parser.h"
 #include "sim/resp/writer.h"
@@ -58,9 +60,14 @@ class LiveClient::Wait {
 // meanwhile is gone, and its late reply is dropped); a pub/sub connection hands every reply to
 // on_push. Once closed — by the server, an error or close() — it stays closed: the client opens
 // a new one.
+//
+// With an ExecMonitor, a command connection also records each command as an `exec` event once
+// both its MONITOR line (its place in the node's order) and its reply are in, and holds the
+// reply back until then, for at most ExecMonitor::kWaitMs: the exec event comes before the
+// client acts on the reply, as in a simulated run.
 class LiveClient::Conn : public std::enable_shared_from_this<Conn> {
  public:
-  Conn(LiveClient& c, uint16_t port) : c_(c), port_(port), sock_(c.loop().io()) {}
+  Conn(LiveClient& c, uint16_t port, std::string label) : c_(c), port_(port), label_(std::move(label)), sock_(c.loop().io()) {}
 
   uint16_t port() const { return port_; }
   bool alive() const { return !closed_; }
@@ -74,14 +81,30 @@ class LiveClient::Conn : public std::enable_shared_from_this<Conn> {
       return false;
     }
     sock_.set_option(asio::ip::tcp::no_delay(true), ec);
+    if (c_.monitor_ != nullptr && !on_push) {
+      local_port_ = sock_.local_endpoint(ec).port();
+      std::weak_ptr<Conn> weak = shared_from_this();
+      c_.monitor_->add(port_, local_port_, [weak](const MonitorLine& line) {
+        if (auto self = weak.lock()) self->monitored(line);
+      });
+      monitored_ = true;
+    }
     read_more();
     return true;
   }
 
   // Sends a command whose reply completes `ref`, storing the reply in *out if the wait is open.
-  void request(const std::vector<std::string>& argv, WaitRef ref, Reply* out) {
+  void request(const std::vector<std::string>& argv, WaitRef ref, Reply* out, const runtime::CallOptions& o) {
     if (closed_) return;  // no reply will come: the wait times out
-    fifo_.push_back({ref, out});
+    Cmd cmd;
+    cmd.ref = ref;
+    cmd.out = out;
+    if (monitored_) {
+      cmd.argv = argv;
+      cmd.op = o.op;
+      cmd.script = o.script;
+    }
+    cmds_.push_back(std::move(cmd));
     send(argv);
   }
 
@@ -96,7 +119,14 @@ class LiveClient::Conn : public std::enable_shared_from_this<Conn> {
   void close() {
     if (closed_) return;
     closed_ = true;
-    fifo_.clear();
+    for (const Cmd& cmd : cmds_) {
+      if (cmd.replied && !cmd.seen) {
+        c_.monitor_lost(port_);
+        break;
+      }
+    }
+    cmds_.clear();
+    if (monitored_) c_.monitor_->remove(port_, local_port_);
     boost::system::error_code ec;
     sock_.close(ec);
     if (on_closed) on_closed();
@@ -106,9 +136,18 @@ class LiveClient::Conn : public std::enable_shared_from_this<Conn> {
   std::function<void()> on_closed;
 
  private:
-  struct Pending {
+  struct Cmd {
     WaitRef ref;
-    Reply* out;
+    Reply* out = nullptr;
+    std::vector<std::string> argv;  // kept for the exec event (monitored connections)
+    int64_t op = -1;
+    const char* script = nullptr;
+    bool seen = false;       // its MONITOR line came
+    MonitorLine line;
+    bool replied = false;
+    Reply reply;
+    bool delivered = false;  // handed to its wait
+    std::shared_ptr<asio::steady_timer> timer;
   };
 
   void write_more() {
@@ -145,35 +184,86 @@ class LiveClient::Conn : public std::enable_shared_from_this<Conn> {
           self->close();
           return;
         }
-        self->deliver(reply);
+        self->replied(reply);
       }
       if (!self->closed_) self->read_more();
     });
   }
 
-  void deliver(Reply& reply) {
+  void replied(Reply& reply) {
     if (on_push) {
       on_push(reply);
       return;
     }
-    if (fifo_.empty()) return;  // nothing was asked: ignore
-    const Pending p = fifo_.front();
-    fifo_.pop_front();
-    if (!c_.wait_open(p.ref)) return;  // its attempt timed out
-    *p.out = std::move(reply);
-    c_.complete_wait(p.ref, kernel::kWaitSignalled);
+    auto it = std::find_if(cmds_.begin(), cmds_.end(), [](const Cmd& c) { return !c.replied; });
+    if (it == cmds_.end()) return;  // nothing was asked: ignore
+    it->replied = true;
+    it->reply = std::move(reply);
+    // A command queued in a transaction shows in MONITOR only when EXEC runs.
+    const bool queued = it->reply.type == Reply::Type::kStatus && it->reply.str == "QUEUED";
+    if (!monitored_ || it->seen || queued) {
+      settle(*it);
+    } else {
+      // Held back until its MONITOR line comes, which redis-server writes in the same event loop
+      // turn as the reply; a line that does not come in time is noted in settle().
+      it->timer = std::make_shared<asio::steady_timer>(c_.loop().io(), std::chrono::milliseconds(ExecMonitor::kWaitMs));
+      std::weak_ptr<Conn> weak = shared_from_this();
+      Cmd* cmd = &*it;  // std::deque keeps element addresses while only its ends change
+      it->timer->async_wait([weak, cmd](boost::system::error_code ec) {
+        auto self = weak.lock();
+        if (ec || self == nullptr || self->closed_) return;
+        // A timer that fired just before its command settled: the command may be gone.
+        if (std::none_of(self->cmds_.begin(), self->cmds_.end(), [cmd](const Cmd& c) { return &c == cmd; })) return;
+        self->deliver(*cmd);
+        self->pop_settled();
+      });
+    }
+    pop_settled();
+  }
+
+  void monitored(const MonitorLine& line) {
+    auto it = std::find_if(cmds_.begin(), cmds_.end(), [](const Cmd& c) { return !c.seen; });
+    if (it == cmds_.end()) return;
+    it->seen = true;
+    it->line = line;
+    if (it->replied) settle(*it);
+    pop_settled();
+  }
+
+  // Both the line and the reply are in (or there is no monitor): record, then deliver.
+  void settle(Cmd& cmd) {
+    if (monitored_ && cmd.seen && cmd.replied) {
+      c_.record_exec(port_, cmd.line, label_, cmd.argv, cmd.script, cmd.op, cmd.reply);
+    }
+    if (cmd.timer != nullptr) cmd.timer->cancel();
+    deliver(cmd);
+  }
+
+  void deliver(Cmd& cmd) {
+    if (cmd.delivered) return;
+    cmd.delivered = true;
+    if (!c_.wait_open(cmd.ref)) return;  // its attempt timed out
+    *cmd.out = cmd.reply;
+    c_.complete_wait(cmd.ref, kernel::kWaitSignalled);
+  }
+
+  void pop_settled() {
+    while (!cmds_.empty() && cmds_.front().delivered && (!monitored_ || cmds_.front().seen)) cmds_.pop_front();
   }
 
   LiveClient& c_;
   const uint16_t port_;
+  const std::string label_;
   asio::ip::tcp::socket sock_;
   bool closed_ = false;
   bool writing_ = false;
+  bool monitored_ = false;
+  uint16_t local_port_ = 0;
   std::string out_;
   std::string in_flight_;
   std::array<char, 16384> in_{};
   resp::ReplyParser parser_;
-  std::deque<Pending> fifo_;
+  std::deque<Cmd> cmds_;
 };
 
 // --- the Runtime's connection, pub/sub and semaphore ----------------------------------------
@@ -251,7 +341,7 @@ class LiveClient::LivePubSub : public runtime::PubSub {
       conn_->on_closed = nullptr;
       conn_->close();
     }
-    conn_ = std::make_shared<Conn>(c_, c_.port(endpoint_));
+    conn_ = std::make_shared<Conn>(c_, c_.port(endpoint_), c_.label("pubsub", endpoint_));
     conn_->on_push = [this](Reply& r) { on_push(r); };
     conn_->on_closed = [this] { reconnect_later(); };
     conn_->open();
@@ -538,7 +628,7 @@ std::shared_ptr<LiveClient::Conn> LiveClient::command_conn(size_t endpoint) {
   std::shared_ptr<Conn>& c = cmd_[endpoint];
   if (c != nullptr && c->alive() && c->port() == ports_[endpoint]) return c;
   if (c != nullptr) c->close();
-  c = std::make_shared<Conn>(*this, ports_[endpoint]);
+  c = std::make_shared<Conn>(*this, ports_[endpoint], label("cmd", endpoint));
   c->open();
   return c;
 }
@@ -571,7 +661,7 @@ Task<runtime::CallResult> LiveClient::call(size_t endpoint, std::vector<std::str
     CloseOnExit<Conn> own;
     std::shared_ptr<Conn> conn;
     if (options.own_connection) {
-      conn = std::make_shared<Conn>(*this, ports_[endpoint]);
+      conn = std::make_shared<Conn>(*this, ports_[endpoint], label("blocking", endpoint));
       conn->open();
       own.conn = conn;
     } else {
@@ -579,7 +669,7 @@ Task<runtime::CallResult> LiveClient::call(size_t endpoint, std::vector<std::str
     }
     result.attempts = attempt + 1;
     const int32_t r = co_await Wait(*this, now_us() + ms_to_us(timeout_ms),
-                                    [&](WaitRef ref) { conn->request(argv, ref, &result.reply); });
+                                    [&](WaitRef ref) { conn->request(argv, ref, &result.reply, options); });
     if (r == kernel::kWaitSignalled) {
       result.status = runtime::CallStatus::kOk;
       co_return result;
@@ -589,6 +679,31 @@ Task<runtime::CallResult> LiveClient::call(size_t endpoint, std::vector<std::str
   result.status = runtime::CallStatus::kTimeout;
   result.reply = Reply();
   co_return result;
+}
+
+std::string LiveClient::label(const char* kind, size_t endpoint) {
+  const std::string node = monitor_ != nullptr ? monitor_->node_at(ports_[endpoint]) : "";
+  return name_ + "/" + kind + "@" + (node.empty() ? std::to_string(ports_[endpoint]) : node) + "#" +
+         std::to_string(++conn_serial_);
+}
+
+void LiveClient::record_exec(uint16_t node_port, const MonitorLine& line, const std::string& conn,
+                             const std::vector<std::string>& argv, const char* script, int64_t op,
+                             const Reply& reply) {
+  history::Exec e;
+  e.node = monitor_->node_at(node_port);
+  e.seq = line.seq;
+  e.local_ms = line.local_ms;
+  e.conn = conn;
+  e.argv = argv;
+  e.script = script;
+  e.op = op;
+  e.reply = &reply;
+  rec_.exec(history_now(), e);
+}
+
+void LiveClient::monitor_lost(uint16_t node_port) {
+  rec_.node_event(history_now(), monitor_->node_at(node_port), "monitor_lost");
 }
 
 int64_t LiveClient::begin_op(const runtime::OpRecord& record) {

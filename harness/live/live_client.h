@@ -32,6 +32,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include "harness/live/exec_monitor.h"
 #include "runtime/lock_client.h"
 #include "sim/core/rng.h"
 #include "sim/history/recorder.h"
@@ -128,6 +129,15 @@ class LiveClient : public kernel::AppClient, public runtime::RootListener {
                                           runtime::CallOptions options);
   LiveLoop& loop() { return loop_; }
   uint16_t port(size_t endpoint) const { return ports_[endpoint]; }
+  // Record each command's `exec` event from the nodes' MONITOR lines (null: none recorded).
+  void set_monitor(ExecMonitor* monitor) { monitor_ = monitor; }
+  // "c1/cmd@node0#3": a new connection's name in exec events.
+  std::string label(const char* kind, size_t endpoint);
+  void record_exec(uint16_t node_port, const MonitorLine& line, const std::string& conn,
+                   const std::vector<std::string>& argv, const char* script, int64_t op,
+                   const redis::Reply& reply);
+  // A reply came without its MONITOR line (the history says "monitor_lost" of that node).
+  void monitor_lost(uint16_t node_port);
 
  private:
   class LiveConnection;
@@ -170,6 +180,8 @@ class LiveClient : public kernel::AppClient, public runtime::RootListener {
   std::vector<std::unique_ptr<LiveConnection>> connections_;  // by endpoint
   std::vector<std::unique_ptr<LivePubSub>> pubsubs_;          // by endpoint
   std::vector<std::function<void()>> deferred_;  // steps held back by a pause
+  ExecMonitor* monitor_ = nullptr;
+  uint32_t conn_serial_ = 0;
   bool paused_ = false;
   bool up_ = true;
   uint32_t epoch_ = 0;  // incremented by a crash: steps of the old epoch are dropped

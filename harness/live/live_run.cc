@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "algorithms/algorithm.h"
+#include "harness/live/exec_monitor.h"
 #include "harness/live/live_client.h"
 #include "harness/live/redis_server.h"
 #include "harness/scenario/faults.h"
@@ -123,6 +124,14 @@ class Session {
 
   Status run(const std::string& version) {
     loop_.restart_clock();
+    // MONITOR timestamps are the nodes' wall clocks: node time 0 is the run's start.
+    const int64_t wall_start_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                      std::chrono::system_clock::now().time_since_epoch()).count();
+    monitor_ = std::make_unique<ExecMonitor>(loop_, rec_, wall_start_ms);
+    for (auto& server : servers_) {
+      if (Status st = monitor_->watch(server->name(), server->port()); !st.ok()) return st;
+    }
+    for (auto& c : clients_) c->set_monitor(monitor_.get());
     if (rec_.writer() != nullptr) {
       scenario::write_history_header(*rec_.writer(), s_, seed_,
                                      {{"live", true}, {"redis_version", version}, {"replayable", false}});
@@ -247,6 +256,9 @@ class Session {
       if (!lost.empty()) rec_.data_loss(loop_.now_us(), node.name(), "restart", lost);
     }
     rec_.node_event(loop_.now_us(), node.name(), "restarted");
+    if (monitor_ != nullptr) {
+      if (Status st = monitor_->watch(node.name(), node.port()); !st.ok() && failure_.empty()) failure_ = st.message();
+    }
   }
 
   const Scenario& s_;
@@ -257,6 +269,7 @@ class Session {
   std::vector<std::unique_ptr<RedisServer>> servers_;
   std::vector<uint16_t> ports_;
   LiveLoop loop_;
+  std::unique_ptr<ExecMonitor> monitor_;  // outlives the clients, whose connections it knows
   std::vector<std::unique_ptr<LiveClient>> clients_;
   std::map<std::string, std::optional<Snapshot>> snapshots_;
   std::string failure_;

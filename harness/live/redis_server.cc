@@ -51,7 +51,7 @@ class Fd {
 std::vector<std::string> server_args(uint16_t port, const std::string& dir, const kernel::NodeOptions& o) {
   std::vector<std::string> a = {"redis-server", "--port", std::to_string(port), "--bind", "127.0.0.1",
                                 "--dir", dir, "--daemonize", "no", "--protected-mode", "no",
-                                "--logfile", dir + "/redis.log", "--save", "", "--appendonly", "no"};
+                                "--logfile", dir + "/redis.log", "--notify-keyspace-events", "Ex", "--save", "", "--appendonly", "no"};
   switch (o.persistence) {
     case kernel::Persistence::kNone:
       break;

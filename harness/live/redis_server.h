@@ -4,7 +4,8 @@
 // The server runs from the Debian `redis-server` binary on a free loopback port, in a temporary
 // directory of its own, with the persistence mode of the scenario's node: none (no RDB, no AOF),
 // aof-always / aof-everysec (`appendonly yes` + `appendfsync always|everysec`), or rdb (`save`
-// every rdb_interval_ms, rounded up to whole seconds). A crash is SIGKILL; a restart starts the
+// every rdb_interval_ms, rounded up to whole seconds), and with expiry events on
+// (notify-keyspace-events Ex, for the history's `expire` events). A crash is SIGKILL; a restart starts the
 // same binary on the same port and directory, so what survives is what Redis itself kept. A pause
 // is SIGSTOP, its end SIGCONT.
 //
