@@ -55,6 +55,7 @@ class ExecMonitor {
 
   // Opens (or, after a restart, reopens) the MONITOR connection to node `name` on `port`.
   Status watch(const std::string& name, uint16_t port);
+  int64_t wall_start_ms() const { return wall_start_ms_; }
   // The node listening on `port` ("" if none).
   const std::string& node_at(uint16_t port) const;
 

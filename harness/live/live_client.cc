@@ -17,6 +17,27 @@ namespace lockstep::live {
 
 namespace asio = boost::asio;
 using kernel::WaitRef;
+
+namespace {
+
+// Dumps KEYS as {type, strings, PEXPIRETIME} each, in the simulator's KeyDump form: a list in
+// order, a set sorted, a hash as field, value..., a zset as member, score... (lockstep's own
+// read-only script, run in the same transaction as the command whose state it shows).
+constexpr std::string_view kDumpScript = R"(local out = {}
+for i, k in ipairs(KEYS) do
+  local t = redis.call('TYPE', k).ok
+  local s = {}
+  if t == 'string' then s = {redis.call('GET', k)}
+  elseif t == 'list' then s = redis.call('LRANGE', k, 0, -1)
+  elseif t == 'set' then s = redis.call('SMEMBERS', k); table.sort(s)
+  elseif t == 'hash' then s = redis.call('HGETALL', k)
+  elseif t == 'zset' then s = redis.call('ZRANGE', k, 0, -1, 'WITHSCORES')
+  end
+  out[i] = {t, s, redis.call('PEXPIRETIME', k)}
+end
+return out)";
+
+}  // namespace
 using redis::Reply;
 using runtime::Task;
 
@@ -94,18 +115,23 @@ class LiveClient::Conn : public std::enable_shared_from_this<Conn> {
   }
 
   // Sends a command whose reply completes `ref`, storing the reply in *out if the wait is open.
+  // A command whose options name state keys is sent inside MULTI ... EXEC with a read-only script
+  // that dumps those keys, so that the `state` events show them right after the command, as the
+  // simulator shows them (ExecMonitor only: the events need the command's place in the order).
   void request(const std::vector<std::string>& argv, WaitRef ref, Reply* out, const runtime::CallOptions& o) {
     if (closed_) return;  // no reply will come: the wait times out
-    Cmd cmd;
-    cmd.ref = ref;
-    cmd.out = out;
-    if (monitored_) {
-      cmd.argv = argv;
-      cmd.op = o.op;
-      cmd.script = o.script;
+    if (!monitored_ || o.state_keys.empty()) {
+      push(argv, ref, out, o, nullptr, Cmd::kPlain);
+      return;
     }
-    cmds_.push_back(std::move(cmd));
-    send(argv);
+    auto group = std::make_shared<Group>();
+    group->state_keys = o.state_keys;
+    push({"MULTI"}, WaitRef{}, nullptr, o, group, Cmd::kInternal);
+    push(argv, WaitRef{}, nullptr, o, group, Cmd::kWrapped);
+    std::vector<std::string> keys = o.state_keys;
+    std::vector<std::string> none;
+    push(runtime::script_argv("EVAL", kDumpScript, keys, none), WaitRef{}, nullptr, o, group, Cmd::kInternal);
+    push({"EXEC"}, ref, out, o, group, Cmd::kExec);
   }
 
   // Sends a command without a reply of its own (pub/sub).
@@ -136,7 +162,19 @@ class LiveClient::Conn : public std::enable_shared_from_this<Conn> {
   std::function<void()> on_closed;
 
  private:
+  // A command sent inside MULTI ... EXEC with the dump of its state keys.
+  struct Group {
+    std::vector<std::string> argv;
+    int64_t op = -1;
+    const char* script = nullptr;
+    std::vector<std::string> state_keys;
+    bool seen = false;  // the wrapped command's MONITOR line came
+    MonitorLine line;
+  };
   struct Cmd {
+    enum Kind : uint8_t { kPlain, kInternal, kWrapped, kExec };
+    Kind kind = kPlain;
+    std::shared_ptr<Group> group;
     WaitRef ref;
     Reply* out = nullptr;
     std::vector<std::string> argv;  // kept for the exec event (monitored connections)
@@ -149,6 +187,27 @@ class LiveClient::Conn : public std::enable_shared_from_this<Conn> {
     bool delivered = false;  // handed to its wait
     std::shared_ptr<asio::steady_timer> timer;
   };
+
+  void push(const std::vector<std::string>& argv, WaitRef ref, Reply* out, const runtime::CallOptions& o,
+            std::shared_ptr<Group> group, Cmd::Kind kind) {
+    Cmd cmd;
+    cmd.kind = kind;
+    cmd.ref = ref;
+    cmd.out = out;
+    if (monitored_ && kind == Cmd::kPlain) {
+      cmd.argv = argv;
+      cmd.op = o.op;
+      cmd.script = o.script;
+    }
+    if (kind == Cmd::kWrapped) {
+      group->argv = argv;
+      group->op = o.op;
+      group->script = o.script;
+    }
+    cmd.group = std::move(group);
+    cmds_.push_back(std::move(cmd));
+    send(argv);
+  }
 
   void write_more() {
     if (closed_ || out_.empty()) return;
@@ -226,6 +285,10 @@ class LiveClient::Conn : public std::enable_shared_from_this<Conn> {
     if (it == cmds_.end()) return;
     it->seen = true;
     it->line = line;
+    if (it->kind == Cmd::kWrapped) {
+      it->group->seen = true;
+      it->group->line = line;
+    }
     if (it->replied) settle(*it);
     pop_settled();
   }
@@ -233,10 +296,26 @@ class LiveClient::Conn : public std::enable_shared_from_this<Conn> {
   // Both the line and the reply are in (or there is no monitor): record, then deliver.
   void settle(Cmd& cmd) {
     if (monitored_ && cmd.seen && cmd.replied) {
-      c_.record_exec(port_, cmd.line, label_, cmd.argv, cmd.script, cmd.op, cmd.reply);
+      if (cmd.kind == Cmd::kPlain) c_.record_exec(port_, cmd.line, label_, cmd.argv, cmd.script, cmd.op, cmd.reply);
+      if (cmd.kind == Cmd::kExec) unwrap(cmd);
     }
     if (cmd.timer != nullptr) cmd.timer->cancel();
     deliver(cmd);
+  }
+
+  // EXEC's reply [the command's reply, the dump]: the exec and state events, and the command's
+  // own reply for its wait. A transaction that failed as a whole is delivered as it is.
+  void unwrap(Cmd& cmd) {
+    Group& g = *cmd.group;
+    if (cmd.reply.type != Reply::Type::kArray || cmd.reply.elements.size() != 2 || !g.seen) return;
+    Reply own = std::move(cmd.reply.elements[0]);
+    const Reply dump = std::move(cmd.reply.elements[1]);
+    c_.record_exec(port_, g.line, label_, g.argv, g.script, g.op, own);
+    for (size_t i = 0; i < g.state_keys.size(); ++i) {
+      c_.record_state(port_, g.line, g.state_keys[i],
+                      dump.is_aggregate() && i < dump.elements.size() ? &dump.elements[i] : nullptr);
+    }
+    cmd.reply = std::move(own);
   }
 
   void deliver(Cmd& cmd) {
@@ -700,6 +779,20 @@ void LiveClient::record_exec(uint16_t node_port, const MonitorLine& line, const 
   e.op = op;
   e.reply = &reply;
   rec_.exec(history_now(), e);
+}
+
+void LiveClient::record_state(uint16_t node_port, const MonitorLine& line, const std::string& key,
+                              const Reply* dump) {
+  std::optional<redis::KeyDump> value;
+  if (dump != nullptr && dump->is_aggregate() && dump->elements.size() == 3 && dump->elements[0].str != "none") {
+    redis::KeyDump d;
+    d.type = dump->elements[0].str;
+    for (const Reply& e : dump->elements[1].elements) d.strings.push_back(e.str);
+    const int64_t at = dump->elements[2].integer;
+    d.expire_at_ms = at < 0 ? -1 : at - monitor_->wall_start_ms();
+    value = std::move(d);
+  }
+  rec_.state(history_now(), monitor_->node_at(node_port), line.seq, key, value);
 }
 
 void LiveClient::monitor_lost(uint16_t node_port) {

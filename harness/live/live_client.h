@@ -136,6 +136,9 @@ class LiveClient : public kernel::AppClient, public runtime::RootListener {
   void record_exec(uint16_t node_port, const MonitorLine& line, const std::string& conn,
                    const std::vector<std::string>& argv, const char* script, int64_t op,
                    const redis::Reply& reply);
+  // The value of `key` right after the command MONITOR showed as `line` (dump: the live dump
+  // script's entry for it; null: none).
+  void record_state(uint16_t node_port, const MonitorLine& line, const std::string& key, const redis::Reply* dump);
   // A reply came without its MONITOR line (the history says "monitor_lost" of that node).
   void monitor_lost(uint16_t node_port);
 
