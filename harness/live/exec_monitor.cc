@@ -1,5 +1,6 @@
 #include "harness/live/exec_monitor.h"
 
+#include <algorithm>
 #include <array>
 
 #include <boost/asio/ip/tcp.hpp>
@@ -65,8 +66,7 @@ class ExecMonitor::Watch : public std::enable_shared_from_this<Watch> {
   resp::ReplyParser parser_;
 };
 
-ExecMonitor::ExecMonitor(LiveLoop& loop, history::Recorder& rec, int64_t wall_start_ms)
-    : loop_(loop), rec_(rec), wall_start_ms_(wall_start_ms) {}
+ExecMonitor::ExecMonitor(LiveLoop& loop, history::Recorder& rec) : loop_(loop), rec_(rec) {}
 
 ExecMonitor::~ExecMonitor() {
   for (auto& [port, w] : watches_) {
@@ -120,7 +120,9 @@ void ExecMonitor::on_line(uint16_t node_port, const std::string& line) {
   int64_t usec = 0;
   for (size_t i = 0; i < dot; ++i) sec = sec * 10 + (line[i] - '0');
   for (size_t i = dot + 1; i < open; ++i) usec = usec * 10 + (line[i] - '0');
-  m.local_ms = sec * 1000 + usec / 1000 - wall_start_ms_;
+  const int64_t run_us = sec * kUsPerSecond + usec - loop_.wall_start_us();
+  m.local_ms = us_to_ms_floor(run_us);
+  m.t = std::clamp<TimeUs>(run_us, 0, loop_.now_us());
   const size_t colon = addr.rfind(':');
   if (colon == std::string::npos) return;
   const uint16_t client_port = static_cast<uint16_t>(std::atoi(addr.c_str() + colon + 1));

@@ -15,7 +15,9 @@
 //
 // A node's `seq` counts the commands MONITOR showed; `local_ms` is MONITOR's timestamp less the
 // wall-clock time at the run's start, so node clocks read from about 0 as in a simulated run (a
-// libfaketime offset shows). When a reply arrives and its MONITOR line does not come within
+// libfaketime offset shows). The exec event's `t` is that time too (at most the time it was
+// read): the moment the node ran the command, not the later one lockstep learned of it, so the
+// live run records into memory and writes its history sorted by time at the end. When a reply arrives and its MONITOR line does not come within
 // kWaitMs (a killed node, a lost line), the reply is delivered anyway and the history gets a
 // node event "monitor_lost"; the checker then verifies that lock by search.
 #ifndef LOCKSTEP_HARNESS_LIVE_EXEC_MONITOR_H_
@@ -30,6 +32,7 @@
 #include <vector>
 
 #include "sim/core/status.h"
+#include "sim/core/time.h"
 #include "sim/history/recorder.h"
 
 namespace lockstep::live {
@@ -40,6 +43,7 @@ class LiveLoop;
 struct MonitorLine {
   uint64_t seq = 0;
   int64_t local_ms = 0;
+  TimeUs t = 0;  // when the node ran it, in the run's time (MONITOR's timestamp)
 };
 
 class ExecMonitor {
@@ -47,15 +51,13 @@ class ExecMonitor {
   static constexpr int64_t kWaitMs = 200;
   using Sink = std::function<void(const MonitorLine&)>;
 
-  // `wall_start_ms`: the wall-clock time (ms since the epoch) at the run's start.
-  ExecMonitor(LiveLoop& loop, history::Recorder& rec, int64_t wall_start_ms);
+  ExecMonitor(LiveLoop& loop, history::Recorder& rec);
   ~ExecMonitor();
   ExecMonitor(const ExecMonitor&) = delete;
   ExecMonitor& operator=(const ExecMonitor&) = delete;
 
   // Opens (or, after a restart, reopens) the MONITOR connection to node `name` on `port`.
   Status watch(const std::string& name, uint16_t port);
-  int64_t wall_start_ms() const { return wall_start_ms_; }
   // The node listening on `port` ("" if none).
   const std::string& node_at(uint16_t port) const;
 
@@ -71,7 +73,6 @@ class ExecMonitor {
 
   LiveLoop& loop_;
   history::Recorder& rec_;
-  int64_t wall_start_ms_;
   std::map<uint16_t, std::vector<std::shared_ptr<Watch>>> watches_;  // by node port: MONITOR, expiries
   std::map<uint16_t, std::string> names_;
   std::map<uint16_t, uint64_t> seq_;  // by node port

@@ -124,10 +124,7 @@ class Session {
 
   Status run(const std::string& version) {
     loop_.restart_clock();
-    // MONITOR timestamps are the nodes' wall clocks: node time 0 is the run's start.
-    const int64_t wall_start_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                                      std::chrono::system_clock::now().time_since_epoch()).count();
-    monitor_ = std::make_unique<ExecMonitor>(loop_, rec_, wall_start_ms);
+    monitor_ = std::make_unique<ExecMonitor>(loop_, rec_);
     for (auto& server : servers_) {
       if (Status st = monitor_->watch(server->name(), server->port()); !st.ok()) return st;
     }
@@ -321,10 +318,16 @@ Status LiveRun::run(const Scenario& s, uint64_t seed, history::Recorder& rec) {
   if (Status st = supported(s, seed); !st.ok()) return st;
   faults_ = all_faults(s, seed);
   stats_ = {};
-  Session session(s, seed, rec, faults_);
+  // Exec events learn their time (MONITOR's) after later events were recorded: the run records
+  // into memory and the history is written in time order at the end.
+  history::Writer memory(history::Writer::Mode::kMemory, s.max_history_bytes);
+  memory.allow_unordered();
+  history::Recorder unordered(&memory);
+  Session session(s, seed, unordered, faults_);
   if (Status st = session.start(&redis_version_); !st.ok()) return Status::error(s.file + ": " + st.message());
   Status st = session.run(redis_version_);
   stats_ = session.stats();
+  if (st.ok() && rec.writer() != nullptr) history::write_sorted_by_time(memory.text(), *rec.writer());
   return st;
 }
 

@@ -1,8 +1,10 @@
 #include "sim/history/writer.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <vector>
 
 #include "sim/core/assert.h"
 #include "sim/core/interrupt.h"
@@ -101,9 +103,46 @@ Writer& Writer::begin_header() {
   return *this;
 }
 
-Writer& Writer::begin(TimeUs t, std::string_view type) {
+void Writer::append_line(std::string_view line, TimeUs t) {
   LS_ASSERT(!in_line_);
   LS_ASSERT(t >= last_t_);
+  last_t_ = t;
+  buf_ += line;
+  buf_ += '\n';
+  ++lines_;
+  if (mode_ != Mode::kMemory && buf_.size() >= kFlushBytes) flush();
+}
+
+void write_sorted_by_time(std::string_view text, Writer& out) {
+  struct Line {
+    TimeUs t;
+    std::string_view text;
+  };
+  std::vector<Line> lines;
+  bool header = true;
+  while (!text.empty()) {
+    const size_t nl = text.find('\n');
+    const std::string_view line = text.substr(0, nl);
+    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
+    if (header) {
+      out.append_line(line, 0);
+      header = false;
+      continue;
+    }
+    // Every event line starts {"t": <digits>, (Writer::begin).
+    constexpr std::string_view kPrefix = "{\"t\": ";
+    LS_ASSERT(line.substr(0, kPrefix.size()) == kPrefix);
+    TimeUs t = 0;
+    for (size_t i = kPrefix.size(); i < line.size() && line[i] >= '0' && line[i] <= '9'; ++i) t = t * 10 + (line[i] - '0');
+    lines.push_back({t, line});
+  }
+  std::stable_sort(lines.begin(), lines.end(), [](const Line& a, const Line& b) { return a.t < b.t; });
+  for (const Line& l : lines) out.append_line(l.text, l.t);
+}
+
+Writer& Writer::begin(TimeUs t, std::string_view type) {
+  LS_ASSERT(!in_line_);
+  LS_ASSERT(unordered_ || t >= last_t_);
   last_t_ = t;
   in_line_ = true;
   if (Chunk c; c.raw("{\"t\": ") && c.integer(t) && c.raw(", \"type\": ") && c.quoted(type)) {

@@ -33,6 +33,13 @@ class Writer {
   Writer(const Writer&) = delete;
   Writer& operator=(const Writer&) = delete;
 
+  // Memory mode: lines may come out of time order (a live run learns a command's execution time
+  // after later events; write_sorted_by_time() puts them in order).
+  void allow_unordered() { unordered_ = true; }
+  // Appends one complete line (no newline) of time t: the header, or an event.
+  // REQUIRES: t >= the previous event's t.
+  void append_line(std::string_view line, TimeUs t);
+
   // Starts the header line: {"lockstep_history": 1
   Writer& begin_header();
   // Starts an event line: {"t": t, "type": "<type>". REQUIRES: t >= the previous event's t.
@@ -76,7 +83,12 @@ class Writer {
   TimeUs last_t_ = 0;
   bool in_line_ = false;
   bool io_error_ = false;
+  bool unordered_ = false;
 };
+
+// Writes the lines of `text` (a memory writer's: the header, then events) to `out`, the events in
+// non-decreasing `t`, events of equal `t` in the order they were written.
+void write_sorted_by_time(std::string_view text, Writer& out);
 
 }  // namespace lockstep::history
 
