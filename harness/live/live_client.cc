@@ -88,7 +88,8 @@ class LiveClient::Wait {
 // client acts on the reply, as in a simulated run.
 class LiveClient::Conn : public std::enable_shared_from_this<Conn> {
  public:
-  Conn(LiveClient& c, uint16_t port, std::string label) : c_(c), port_(port), label_(std::move(label)), sock_(c.loop().io()) {}
+  Conn(LiveClient& c, uint16_t port, std::string label)
+      : c_(c), port_(port), node_(c.node_at(port)), label_(std::move(label)), sock_(c.loop().io()) {}
 
   uint16_t port() const { return port_; }
   bool alive() const { return !closed_; }
@@ -120,6 +121,7 @@ class LiveClient::Conn : public std::enable_shared_from_this<Conn> {
   // simulator shows them (ExecMonitor only: the events need the command's place in the order).
   void request(const std::vector<std::string>& argv, WaitRef ref, Reply* out, const runtime::CallOptions& o) {
     if (closed_) return;  // no reply will come: the wait times out
+    if (c_.link_lost(c_.name_, node_)) return;  // lost on the link: the node never sees it
     if (!monitored_ || o.state_keys.empty()) {
       push(argv, ref, out, o, nullptr, Cmd::kPlain);
       return;
@@ -137,9 +139,37 @@ class LiveClient::Conn : public std::enable_shared_from_this<Conn> {
   // Sends a command without a reply of its own (pub/sub).
   void send(const std::vector<std::string>& argv) {
     if (closed_) return;
+    if (on_push && c_.link_lost(c_.name_, node_)) return;  // a pub/sub command lost on the link
+    std::string bytes;
     std::vector<std::string_view> views(argv.begin(), argv.end());
-    resp::append_request(views, out_);
-    if (!writing_) write_more();
+    resp::append_request(views, bytes);
+    const int64_t delay_us = c_.link_delay_us(c_.name_, node_);
+    if (delay_us == 0 && delayed_.empty()) {
+      out_ += bytes;
+      if (!writing_) write_more();
+      return;
+    }
+    // A delayed link: the bytes leave later, never before bytes sent earlier.
+    const TimeUs at = std::max(c_.loop().now_us() + delay_us, delayed_.empty() ? 0 : delayed_.back().first);
+    delayed_.emplace_back(at, std::move(bytes));
+    if (delayed_.size() == 1) release_delayed();
+  }
+
+  // Writes the delayed bytes that are due, and waits for the next.
+  void release_delayed() {
+    while (!delayed_.empty() && delayed_.front().first <= c_.loop().now_us()) {
+      out_ += delayed_.front().second;
+      delayed_.pop_front();
+    }
+    if (!out_.empty() && !writing_) write_more();
+    if (delayed_.empty() || closed_) return;
+    if (delay_timer_ == nullptr) delay_timer_ = std::make_unique<asio::steady_timer>(c_.loop().io());
+    delay_timer_->expires_at(c_.loop().at(delayed_.front().first));
+    std::weak_ptr<Conn> weak = shared_from_this();
+    delay_timer_->async_wait([weak](boost::system::error_code ec) {
+      auto self = weak.lock();
+      if (!ec && self != nullptr && !self->closed_) self->release_delayed();
+    });
   }
 
   void close() {
@@ -177,6 +207,10 @@ class LiveClient::Conn : public std::enable_shared_from_this<Conn> {
     std::shared_ptr<Group> group;
     WaitRef ref;
     Reply* out = nullptr;
+    std::string command;             // its name, for lose_reply
+    const char* script_name = nullptr;
+    bool lost = false;               // its reply is lost on the link
+    int64_t delay_us = 0;            // its reply's extra latency
     std::vector<std::string> argv;  // kept for the exec event (monitored connections)
     int64_t op = -1;
     const char* script = nullptr;
@@ -194,6 +228,10 @@ class LiveClient::Conn : public std::enable_shared_from_this<Conn> {
     cmd.kind = kind;
     cmd.ref = ref;
     cmd.out = out;
+    if (kind == Cmd::kPlain) {
+      cmd.command = argv.front();
+      cmd.script_name = o.script;
+    }
     if (monitored_ && kind == Cmd::kPlain) {
       cmd.argv = argv;
       cmd.op = o.op;
@@ -251,13 +289,20 @@ class LiveClient::Conn : public std::enable_shared_from_this<Conn> {
 
   void replied(Reply& reply) {
     if (on_push) {
-      on_push(reply);
+      if (!c_.link_lost(node_, c_.name_)) on_push(reply);  // a push lost on the link
       return;
     }
     auto it = std::find_if(cmds_.begin(), cmds_.end(), [](const Cmd& c) { return !c.replied; });
     if (it == cmds_.end()) return;  // nothing was asked: ignore
     it->replied = true;
     it->reply = std::move(reply);
+    // The node ran it (its exec event stays); its reply may be lost on the way back.
+    if (it->kind == Cmd::kPlain || it->kind == Cmd::kExec) {
+      const std::string& command = it->kind == Cmd::kExec ? it->group->argv.front() : it->command;
+      const char* script = it->kind == Cmd::kExec ? it->group->script : it->script_name;
+      it->lost = c_.link_lost(node_, c_.name_) || c_.lose_reply(command, script);
+      it->delay_us = c_.link_delay_us(node_, c_.name_);
+    }
     // A command queued in a transaction shows in MONITOR only when EXEC runs.
     const bool queued = it->reply.type == Reply::Type::kStatus && it->reply.str == "QUEUED";
     if (!monitored_ || it->seen || queued) {
@@ -321,7 +366,20 @@ class LiveClient::Conn : public std::enable_shared_from_this<Conn> {
   void deliver(Cmd& cmd) {
     if (cmd.delivered) return;
     cmd.delivered = true;
-    if (!c_.wait_open(cmd.ref)) return;  // its attempt timed out
+    if (cmd.lost || !c_.wait_open(cmd.ref)) return;  // lost on the link, or its attempt timed out
+    if (cmd.delay_us > 0) {
+      // A delayed link: the reply reaches the client later (the wait may time out meanwhile).
+      auto timer = std::make_shared<asio::steady_timer>(c_.loop().io(), std::chrono::microseconds(cmd.delay_us));
+      LiveClient* client = &c_;
+      const WaitRef ref = cmd.ref;
+      Reply* out = cmd.out;
+      timer->async_wait([timer, client, ref, out, reply = cmd.reply](boost::system::error_code ec) {
+        if (ec || !client->wait_open(ref)) return;
+        *out = reply;
+        client->complete_wait(ref, kernel::kWaitSignalled);
+      });
+      return;
+    }
     *cmd.out = cmd.reply;
     c_.complete_wait(cmd.ref, kernel::kWaitSignalled);
   }
@@ -332,7 +390,10 @@ class LiveClient::Conn : public std::enable_shared_from_this<Conn> {
 
   LiveClient& c_;
   const uint16_t port_;
+  const std::string node_;
   const std::string label_;
+  std::deque<std::pair<TimeUs, std::string>> delayed_;  // bytes a delayed link holds back
+  std::unique_ptr<asio::steady_timer> delay_timer_;
   asio::ip::tcp::socket sock_;
   bool closed_ = false;
   bool writing_ = false;
@@ -517,7 +578,8 @@ LiveClient::LiveClient(LiveLoop& loop, history::Recorder& rec, std::string name,
       options_(options),
       ports_(ports),
       on_fail_(std::move(on_fail)),
-      holds_(rec) {
+      holds_(rec),
+      link_rng_(rng.stream("live-links")) {
   cmd_.resize(ports_.size());
   for (size_t e = 0; e < ports_.size(); ++e) {
     connections_.push_back(std::make_unique<LiveConnection>(*this, e));
@@ -760,8 +822,25 @@ Task<runtime::CallResult> LiveClient::call(size_t endpoint, std::vector<std::str
   co_return result;
 }
 
+const std::string& LiveClient::node_at(uint16_t port) const {
+  static const std::string kNone;
+  return links_ != nullptr ? links_->node_at(port) : kNone;
+}
+
+bool LiveClient::link_lost(const std::string& from, const std::string& to) {
+  return links_ != nullptr && links_->lost(from, to, link_rng_);
+}
+
+int64_t LiveClient::link_delay_us(const std::string& from, const std::string& to) const {
+  return links_ != nullptr ? links_->extra_delay_us(from, to) : 0;
+}
+
+bool LiveClient::lose_reply(std::string_view command, const char* script) {
+  return links_ != nullptr && links_->take_lose_reply(name_, command, script);
+}
+
 std::string LiveClient::label(const char* kind, size_t endpoint) {
-  const std::string node = monitor_ != nullptr ? monitor_->node_at(ports_[endpoint]) : "";
+  const std::string& node = node_at(ports_[endpoint]);
   return name_ + "/" + kind + "@" + (node.empty() ? std::to_string(ports_[endpoint]) : node) + "#" +
          std::to_string(++conn_serial_);
 }
@@ -770,7 +849,7 @@ void LiveClient::record_exec(uint16_t node_port, const MonitorLine& line, const 
                              const std::vector<std::string>& argv, const char* script, int64_t op,
                              const Reply& reply) {
   history::Exec e;
-  e.node = monitor_->node_at(node_port);
+  e.node = node_at(node_port);
   e.seq = line.seq;
   e.local_ms = line.local_ms;
   e.conn = conn;
@@ -778,7 +857,7 @@ void LiveClient::record_exec(uint16_t node_port, const MonitorLine& line, const 
   e.script = script;
   e.op = op;
   e.reply = &reply;
-  rec_.exec(history_now(), e);
+  rec_.exec(line.t, e);
 }
 
 void LiveClient::record_state(uint16_t node_port, const MonitorLine& line, const std::string& key,
@@ -789,14 +868,14 @@ void LiveClient::record_state(uint16_t node_port, const MonitorLine& line, const
     d.type = dump->elements[0].str;
     for (const Reply& e : dump->elements[1].elements) d.strings.push_back(e.str);
     const int64_t at = dump->elements[2].integer;
-    d.expire_at_ms = at < 0 ? -1 : at - monitor_->wall_start_ms();
+    d.expire_at_ms = at < 0 ? -1 : at - loop_.wall_start_us() / kUsPerMs;
     value = std::move(d);
   }
-  rec_.state(history_now(), monitor_->node_at(node_port), line.seq, key, value);
+  rec_.state(line.t, node_at(node_port), line.seq, key, value);
 }
 
 void LiveClient::monitor_lost(uint16_t node_port) {
-  rec_.node_event(history_now(), monitor_->node_at(node_port), "monitor_lost");
+  rec_.node_event(history_now(), node_at(node_port), "monitor_lost");
 }
 
 int64_t LiveClient::begin_op(const runtime::OpRecord& record) {

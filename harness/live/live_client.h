@@ -33,6 +33,7 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include "harness/live/exec_monitor.h"
+#include "harness/live/links.h"
 #include "runtime/lock_client.h"
 #include "sim/core/rng.h"
 #include "sim/history/recorder.h"
@@ -49,7 +50,14 @@ class LiveLoop {
   LiveLoop() : start_(std::chrono::steady_clock::now()) {}
   boost::asio::io_context& io() { return io_; }
   // Time 0 is now (the run starts once its servers are up). REQUIRES: no timer armed yet.
-  void restart_clock() { start_ = std::chrono::steady_clock::now(); }
+  void restart_clock() {
+    start_ = std::chrono::steady_clock::now();
+    wall_start_us_ = std::chrono::duration_cast<std::chrono::microseconds>(
+                         std::chrono::system_clock::now().time_since_epoch()).count();
+  }
+  // The wall-clock time (µs since the epoch) at time 0: redis-server's MONITOR timestamps are
+  // wall-clock times.
+  int64_t wall_start_us() const { return wall_start_us_; }
   TimeUs now_us() const {
     return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start_).count();
   }
@@ -60,6 +68,7 @@ class LiveLoop {
  private:
   boost::asio::io_context io_;
   std::chrono::steady_clock::time_point start_;
+  int64_t wall_start_us_ = 0;
 };
 
 class LiveClient : public kernel::AppClient, public runtime::RootListener {
@@ -131,6 +140,14 @@ class LiveClient : public kernel::AppClient, public runtime::RootListener {
   uint16_t port(size_t endpoint) const { return ports_[endpoint]; }
   // Record each command's `exec` event from the nodes' MONITOR lines (null: none recorded).
   void set_monitor(ExecMonitor* monitor) { monitor_ = monitor; }
+  // The run's link faults and node names (null: none).
+  void set_links(Links* links) { links_ = links; }
+  const std::string& node_at(uint16_t port) const;
+  // A message from process `from` to `to` now: lost on the link? its extra latency?
+  bool link_lost(const std::string& from, const std::string& to);
+  int64_t link_delay_us(const std::string& from, const std::string& to) const;
+  // lose_reply: is the reply to this client's command swallowed?
+  bool lose_reply(std::string_view command, const char* script);
   // "c1/cmd@node0#3": a new connection's name in exec events.
   std::string label(const char* kind, size_t endpoint);
   void record_exec(uint16_t node_port, const MonitorLine& line, const std::string& conn,
@@ -184,6 +201,8 @@ class LiveClient : public kernel::AppClient, public runtime::RootListener {
   std::vector<std::unique_ptr<LivePubSub>> pubsubs_;          // by endpoint
   std::vector<std::function<void()>> deferred_;  // steps held back by a pause
   ExecMonitor* monitor_ = nullptr;
+  Links* links_ = nullptr;
+  Rng link_rng_;  // draws of drop faults (declared last: initialised from the client's stream)
   uint32_t conn_serial_ = 0;
   bool paused_ = false;
   bool up_ = true;

@@ -10,6 +10,7 @@
 
 #include "algorithms/algorithm.h"
 #include "harness/live/exec_monitor.h"
+#include "harness/live/links.h"
 #include "harness/live/live_client.h"
 #include "harness/live/redis_server.h"
 #include "harness/scenario/faults.h"
@@ -85,7 +86,7 @@ class TempDir {
 class Session {
  public:
   Session(const Scenario& s, uint64_t seed, history::Recorder& rec, const std::vector<FaultSpec>& faults)
-      : s_(s), seed_(seed), rec_(rec), faults_(faults) {}
+      : s_(s), seed_(seed), rec_(rec), faults_(faults), windows_(faults.size()), ended_(faults.size(), false) {}
   ~Session() {
     clients_.clear();  // coroutine frames reference the lock clients and connections
     servers_.clear();
@@ -104,7 +105,10 @@ class Session {
     if (!v.ok()) return v.status();
     *version = v.value();
     // Endpoints: one per master (a single node, or each independent master).
-    for (auto& server : servers_) ports_.push_back(server->port());
+    for (auto& server : servers_) {
+      ports_.push_back(server->port());
+      links_.set_node(server->port(), server->name());
+    }
     const algorithms::AlgorithmInfo* info = algorithms::find_algorithm(s_.algorithm);
     LS_ASSERT(info != nullptr);
     const Rng root(seed_);
@@ -115,6 +119,7 @@ class Session {
                                             [this](std::string message) {
                                               if (failure_.empty()) failure_ = std::move(message);
                                             });
+      c->set_links(&links_);
       for (int64_t t = 0; t < spec.threads; ++t) c->add_thread();
       c->set_lock_client(info->make(*c, s_.algorithm_options));
       clients_.push_back(std::move(c));
@@ -219,13 +224,33 @@ class Session {
       client(f.target)->crash();
     } else if (f.kind == "restart") {
       restart(*node);
+    } else if (f.kind == "delay") {
+      windows_[i].push_back(links_.add_delay(f.link, ms_to_us(f.extra_ms)));
+    } else if (f.kind == "drop") {
+      windows_[i].push_back(links_.add_drop(f.link, f.rate_ppm));
+    } else if (f.kind == "partition") {
+      windows_[i].push_back(links_.add_partition(f.groups, f.one_way));
+    } else if (f.kind == "lose_reply") {
+      windows_[i].push_back(links_.add_lose_reply(f.target, f.match, f.replies, [this, i] {
+        // Ended by its last swallowed reply: recorded once, as the simulator does.
+        if (!ended_[i]) {
+          ended_[i] = true;
+          record(i, "end", "");
+        }
+      }));
     } else {
       LS_ASSERT(false);  // supported() refused it
     }
+    const bool window = f.kind == "delay" || f.kind == "drop" || f.kind == "partition" || f.kind == "lose_reply";
+    if (window && f.duration_ms >= 0) at(loop_.now_us() + ms_to_us(f.duration_ms), [this, i] { end_fault(i); });
   }
 
   void end_fault(size_t i) {
     const FaultSpec& f = faults_[i];
+    if (ended_[i]) return;
+    ended_[i] = true;
+    for (Links::WindowId w : windows_[i]) links_.remove(w);
+    windows_[i].clear();
     RedisServer* node = server(f.target);
     if (f.kind == "pause") {
       if (node != nullptr) {
@@ -262,6 +287,9 @@ class Session {
   const uint64_t seed_;
   history::Recorder& rec_;
   const std::vector<FaultSpec>& faults_;
+  std::vector<std::vector<Links::WindowId>> windows_;  // by fault: its link windows
+  std::vector<bool> ended_;                             // by fault: its end was recorded
+  Links links_;
   std::unique_ptr<TempDir> dir_;
   std::vector<std::unique_ptr<RedisServer>> servers_;
   std::vector<uint16_t> ports_;
@@ -305,10 +333,12 @@ Status LiveRun::supported(const Scenario& s, uint64_t seed) {
     const std::string at = f.origin.empty() ? "" : " (" + f.origin + ")";
     if (!f.on.event.empty()) return Status::error(where + "fault " + std::to_string(f.id) + at + ": faults on events");
     const bool node = node_fault_target(s, f.target);
-    const bool real = f.kind == "pause" || f.kind == "crash" || (f.kind == "restart" && node);
+    const bool real = f.kind == "pause" || f.kind == "crash" || (f.kind == "restart" && node) || f.kind == "delay" ||
+                      f.kind == "drop" || f.kind == "partition" || f.kind == "lose_reply";
     if (!real) {
       return Status::error(where + "fault " + std::to_string(f.id) + at + ": kind '" + f.kind +
-                           "' cannot be made real yet (live mode has pause, crash and restart)");
+                           "' cannot be made real yet (live mode has pause, crash, restart, delay, drop, partition "
+                           "and lose_reply)");
     }
   }
   return Status::ok_status();

@@ -178,17 +178,53 @@ TEST(LiveRunTest, PausedNodeTimesTheCommandOut) {
   EXPECT_NE(h.find("\"kind\": \"pause\""), std::string::npos) << h;
 }
 
+// A partition between the client and the node: the command never reaches the node (no exec
+// event) and times out after the client's timeout, with an unknown outcome.
+TEST(LiveRunTest, PartitionTimesTheCommandOutAfterTheClientsTimeout) {
+  const Ran ran = run_live(parse(R"({
+    "name": "live-partition", "duration_ms": 1500,
+    "algorithm": {"name": "set-nx-px"},
+    "clients": {"count": 1, "options": {"timeout_ms": 400, "retry_attempts": 0}},
+    "workload": {"script": [{"threads": "c1/t0", "steps": [{"op": "try_lock", "lock": "L", "wait_ms": 0, "lease_ms": 500, "at_ms": 200}]}]},
+    "faults": {"schedule": [{"kind": "partition", "groups": [["c1"], ["node0"]], "at_ms": 100, "duration_ms": 1000}]},
+    "checks": {"properties": ["mutual_exclusion"]}})"));
+  const std::string& h = ran.report.history;
+  EXPECT_NE(h.find("\"outcome\": \"unknown\""), std::string::npos) << h;
+  EXPECT_EQ(h.find("\"type\": \"exec\""), std::string::npos) << h;
+  // The timeout comes after the client's 400 ms: the completion is at least 600 ms into the run.
+  const size_t complete = h.find("\"type\": \"complete\"");
+  ASSERT_NE(complete, std::string::npos);
+  const size_t t = h.rfind("{\"t\": ", complete);
+  EXPECT_GE(std::stoll(h.substr(t + 6)), 600'000) << h;
+}
+
+// A lost reply: the node ran the command (its exec event is there, and the key is set), the
+// client never learns it.
+TEST(LiveRunTest, LostReplyAfterTheNodeRanTheCommand) {
+  const Ran ran = run_live(parse(R"({
+    "name": "live-lose-reply", "duration_ms": 1200,
+    "algorithm": {"name": "set-nx-px"},
+    "clients": {"count": 1, "options": {"timeout_ms": 300, "retry_attempts": 0}},
+    "workload": {"script": [{"threads": "c1/t0", "steps": [{"op": "try_lock", "lock": "L", "wait_ms": 0, "lease_ms": 5000, "at_ms": 100}]}]},
+    "faults": {"schedule": [{"kind": "lose_reply", "target": "c1", "match": "SET", "replies": 1, "at_ms": 0}]},
+    "checks": {"properties": ["mutual_exclusion"]}})"));
+  const std::string& h = ran.report.history;
+  EXPECT_NE(h.find("\"outcome\": \"unknown\""), std::string::npos) << h;
+  EXPECT_NE(h.find("\"command\": \"SET\""), std::string::npos) << h;
+  EXPECT_NE(h.find("\"reply\": {\"ok\": \"OK\"}"), std::string::npos) << h;
+}
+
 TEST(LiveRunTest, RefusesWhatCannotBeMadeReal) {
   const scenario::Scenario s = parse(R"({
     "name": "live-refused", "duration_ms": 1000,
     "algorithm": {"name": "set-nx-px"},
     "clients": {"count": 1},
     "workload": {"script": [{"threads": "c1/t0", "steps": [{"op": "try_lock", "lock": "L", "wait_ms": 0}]}]},
-    "faults": {"schedule": [{"kind": "delay", "target": "all", "at_ms": 100, "duration_ms": 100, "extra_ms": 50}]}})");
+    "faults": {"schedule": [{"kind": "clock_jump", "target": "node0", "at_ms": 100, "delta_ms": 5000}]}})");
   const Status st = LiveRun::supported(s, 1);
   EXPECT_FALSE(st.ok());
   EXPECT_NE(st.message().find("live-test.json"), std::string::npos) << st.message();
-  EXPECT_NE(st.message().find("kind 'delay' cannot be made real"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("kind 'clock_jump' cannot be made real"), std::string::npos) << st.message();
   LiveRun live;
   scenario::RunOptions o;
   o.source = &live;

@@ -1,0 +1,73 @@
+// Links: the faults on the client↔node links of a live run (docs/live.md) — lockstep's proxy on
+// each link it owns. The client side of every connection to a node is lockstep's own, so each
+// connection passes its requests and replies through here, with the simulator's semantics
+// (sim/kernel/network.h): a message that crosses an active partition, or that a drop rate
+// draws, is lost (the connection stays open, the sender learns nothing, a waiting client times
+// out); a delay adds latency without reordering; lose_reply swallows the next replies to a
+// client's matching commands (after the node ran them).
+//
+// It also names the nodes by port, for the connections' names in exec events.
+#ifndef LOCKSTEP_HARNESS_LIVE_LINKS_H_
+#define LOCKSTEP_HARNESS_LIVE_LINKS_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "harness/scenario/scenario.h"
+#include "sim/core/rng.h"
+
+namespace lockstep::live {
+
+class Links {
+ public:
+  using WindowId = uint64_t;
+
+  void set_node(uint16_t port, const std::string& name) { nodes_[port] = name; }
+  // The node listening on `port` ("" if none).
+  const std::string& node_at(uint16_t port) const;
+
+  WindowId add_delay(const scenario::LinkTarget& target, int64_t extra_us);
+  WindowId add_drop(const scenario::LinkTarget& target, int64_t loss_ppm);
+  WindowId add_partition(const std::vector<std::vector<std::string>>& groups, bool one_way);
+  // `on_exhausted` runs when the last of `count` replies was swallowed.
+  WindowId add_lose_reply(const std::string& client, std::string match, int64_t count,
+                          std::function<void()> on_exhausted);
+  void remove(WindowId id);
+
+  // Whether a message sent now from process `from` to process `to` is lost (a partition blocks
+  // it, or a drop rate draws it from `rng`).
+  bool lost(const std::string& from, const std::string& to, Rng& rng) const;
+  // The extra latency active delays add to it.
+  int64_t extra_delay_us(const std::string& from, const std::string& to) const;
+  // Whether the reply to `client`'s command (its name, or its script's) is swallowed; counts it.
+  bool take_lose_reply(const std::string& client, std::string_view command, const char* script);
+
+ private:
+  struct Window {
+    enum class Kind : uint8_t { kDelay, kDrop, kPartition, kLoseReply };
+    WindowId id = 0;
+    Kind kind = Kind::kDelay;
+    scenario::LinkTarget target;
+    int64_t value = 0;  // delay: extra µs; drop: loss ppm; lose_reply: replies left
+    std::vector<std::vector<std::string>> groups;  // partition
+    bool one_way = false;
+    std::string client;  // lose_reply
+    std::string match;
+    std::function<void()> on_exhausted;
+  };
+  static bool applies(const scenario::LinkTarget& t, const std::string& from, const std::string& to);
+  static int group_of(const Window& w, const std::string& process);
+  WindowId add(Window w);
+
+  std::map<uint16_t, std::string> nodes_;
+  std::vector<Window> windows_;
+  WindowId next_id_ = 1;
+};
+
+}  // namespace lockstep::live
+
+#endif  // LOCKSTEP_HARNESS_LIVE_LINKS_H_
