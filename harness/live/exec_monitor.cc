@@ -66,7 +66,8 @@ class ExecMonitor::Watch : public std::enable_shared_from_this<Watch> {
   resp::ReplyParser parser_;
 };
 
-ExecMonitor::ExecMonitor(LiveLoop& loop, history::Recorder& rec) : loop_(loop), rec_(rec) {}
+ExecMonitor::ExecMonitor(LiveLoop& loop, history::Recorder& rec, OffsetFn offset_us)
+    : loop_(loop), rec_(rec), offset_us_(std::move(offset_us)) {}
 
 ExecMonitor::~ExecMonitor() {
   for (auto& [port, w] : watches_) {
@@ -91,7 +92,7 @@ Status ExecMonitor::watch(const std::string& name, uint16_t port) {
 
 void ExecMonitor::on_expired(uint16_t node_port, const std::string& key) {
   const TimeUs now = loop_.now_us();
-  rec_.expire(now, node_at(node_port), key, us_to_ms_floor(now));
+  rec_.expire(now, node_at(node_port), key, us_to_ms_floor(now + offset_us_(node_port, now)));
 }
 
 const std::string& ExecMonitor::node_at(uint16_t port) const {
@@ -120,9 +121,10 @@ void ExecMonitor::on_line(uint16_t node_port, const std::string& line) {
   int64_t usec = 0;
   for (size_t i = 0; i < dot; ++i) sec = sec * 10 + (line[i] - '0');
   for (size_t i = dot + 1; i < open; ++i) usec = usec * 10 + (line[i] - '0');
-  const int64_t run_us = sec * kUsPerSecond + usec - loop_.wall_start_us();
-  m.local_ms = us_to_ms_floor(run_us);
-  m.t = std::clamp<TimeUs>(run_us, 0, loop_.now_us());
+  const int64_t node_us = sec * kUsPerSecond + usec - loop_.wall_start_us();  // the node's own clock
+  const TimeUs now = loop_.now_us();
+  m.local_ms = us_to_ms_floor(node_us);
+  m.t = std::clamp<TimeUs>(node_us - offset_us_(node_port, now), 0, now);
   const size_t colon = addr.rfind(':');
   if (colon == std::string::npos) return;
   const uint16_t client_port = static_cast<uint16_t>(std::atoi(addr.c_str() + colon + 1));

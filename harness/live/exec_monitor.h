@@ -15,8 +15,8 @@
 //
 // A node's `seq` counts the commands MONITOR showed; `local_ms` is MONITOR's timestamp less the
 // wall-clock time at the run's start, so node clocks read from about 0 as in a simulated run (a
-// libfaketime offset shows). The exec event's `t` is that time too (at most the time it was
-// read): the moment the node ran the command, not the later one lockstep learned of it, so the
+// clock shim's offset shows). The exec event's `t` is that time less the node's clock offset (at
+// most the time it was read): the moment the node ran the command, not the later one lockstep learned of it, so the
 // live run records into memory and writes its history sorted by time at the end. When a reply arrives and its MONITOR line does not come within
 // kWaitMs (a killed node, a lost line), the reply is delivered anyway and the history gets a
 // node event "monitor_lost"; the checker then verifies that lock by search.
@@ -51,7 +51,10 @@ class ExecMonitor {
   static constexpr int64_t kWaitMs = 200;
   using Sink = std::function<void(const MonitorLine&)>;
 
-  ExecMonitor(LiveLoop& loop, history::Recorder& rec);
+  // `offset_us(port, t)`: how far the clock of the node on `port` is ahead of real time at run
+  // time t (its clock shim's offset; 0 for a node with a real clock).
+  using OffsetFn = std::function<int64_t(uint16_t port, TimeUs t)>;
+  ExecMonitor(LiveLoop& loop, history::Recorder& rec, OffsetFn offset_us);
   ~ExecMonitor();
   ExecMonitor(const ExecMonitor&) = delete;
   ExecMonitor& operator=(const ExecMonitor&) = delete;
@@ -73,6 +76,7 @@ class ExecMonitor {
 
   LiveLoop& loop_;
   history::Recorder& rec_;
+  OffsetFn offset_us_;
   std::map<uint16_t, std::vector<std::shared_ptr<Watch>>> watches_;  // by node port: MONITOR, expiries
   std::map<uint16_t, std::string> names_;
   std::map<uint16_t, uint64_t> seq_;  // by node port

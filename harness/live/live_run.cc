@@ -61,6 +61,18 @@ std::vector<std::string> changed_keys(const Snapshot& before, const Snapshot& af
   return out;
 }
 
+bool clock_fault(const FaultSpec& f) {
+  return f.kind == "clock_jump" || f.kind == "clock_offset" || f.kind == "clock_drift";
+}
+
+// Whether node `name`'s clock is ever other than real: the scenario sets it, or a clock fault.
+bool clock_set(const Scenario& s, const std::vector<FaultSpec>& faults, const std::string& name) {
+  for (size_t i = 0; i < s.node_names.size() && i < s.nodes.size(); ++i) {
+    if (s.node_names[i] == name && (s.nodes[i].clock.offset_ms != 0 || s.nodes[i].clock.drift_ppm != 0)) return true;
+  }
+  return std::any_of(faults.begin(), faults.end(), [&](const FaultSpec& f) { return clock_fault(f) && f.target == name; });
+}
+
 // A temporary directory holding the servers' directories, removed with everything in it.
 class TempDir {
  public:
@@ -86,7 +98,8 @@ class TempDir {
 class Session {
  public:
   Session(const Scenario& s, uint64_t seed, history::Recorder& rec, const std::vector<FaultSpec>& faults)
-      : s_(s), seed_(seed), rec_(rec), faults_(faults), windows_(faults.size()), ended_(faults.size(), false) {}
+      : s_(s), seed_(seed), rec_(rec), faults_(faults), windows_(faults.size()), ended_(faults.size(), false),
+        undo_(faults.size(), 0) {}
   ~Session() {
     clients_.clear();  // coroutine frames reference the lock clients and connections
     servers_.clear();
@@ -97,7 +110,19 @@ class Session {
     if (!dir.ok()) return dir.status();
     dir_ = std::move(dir.value());
     for (size_t i = 0; i < s_.node_names.size(); ++i) {
-      Result<std::unique_ptr<RedisServer>> server = RedisServer::start(s_.node_names[i], dir_->path(), s_.nodes[i].options);
+      const scenario::ClockSpec& c = s_.nodes[i].clock;
+      node_clocks_.emplace_back(ms_to_us(c.offset_ms), c.drift_ppm);
+      std::string shim;
+      if (clock_set(s_, faults_, s_.node_names[i])) {
+        shim = find_clock_shim();
+        if (shim.empty()) {
+          return Status::error("live: " + s_.node_names[i] + "'s clock is set by the scenario, and lockstep's clock shim "
+                               "(liblockstep_clock_shim.so) is not next to the lockstep binary nor in ../lib/lockstep/; "
+                               "set LOCKSTEP_CLOCK_SHIM to its path");
+        }
+      }
+      Result<std::unique_ptr<RedisServer>> server =
+          RedisServer::start(s_.node_names[i], dir_->path(), s_.nodes[i].options, shim);
       if (!server.ok()) return server.status();
       servers_.push_back(std::move(server.value()));
     }
@@ -129,7 +154,13 @@ class Session {
 
   Status run(const std::string& version) {
     loop_.restart_clock();
-    monitor_ = std::make_unique<ExecMonitor>(loop_, rec_);
+    for (size_t i = 0; i < servers_.size(); ++i) set_node_clock(i);
+    monitor_ = std::make_unique<ExecMonitor>(loop_, rec_, [this](uint16_t port, TimeUs now) {
+      for (size_t i = 0; i < servers_.size(); ++i) {
+        if (servers_[i]->port() == port) return node_clocks_[i].offset_at(now);
+      }
+      return int64_t{0};
+    });
     for (auto& server : servers_) {
       if (Status st = monitor_->watch(server->name(), server->port()); !st.ok()) return st;
     }
@@ -224,6 +255,21 @@ class Session {
       client(f.target)->crash();
     } else if (f.kind == "restart") {
       restart(*node);
+    } else if (f.kind == "clock_jump" || f.kind == "clock_offset" || f.kind == "clock_drift") {
+      const size_t n = node_index(f.target);
+      kernel::LocalClock& clock = node_clocks_[n];
+      const TimeUs now = loop_.now_us();
+      if (f.kind == "clock_jump") {
+        clock.jump(now, ms_to_us(f.delta_ms));
+      } else if (f.kind == "clock_offset") {
+        undo_[i] = clock.offset_at(now) - ms_to_us(f.offset_ms);
+        clock.set_offset(now, ms_to_us(f.offset_ms));
+      } else {
+        undo_[i] = clock.drift_ppm();
+        clock.set_drift(now, f.drift_ppm);
+      }
+      set_node_clock(n);
+      if (f.kind != "clock_jump" && f.duration_ms >= 0) at(now + ms_to_us(f.duration_ms), [this, i] { end_fault(i); });
     } else if (f.kind == "delay") {
       windows_[i].push_back(links_.add_delay(f.link, ms_to_us(f.extra_ms)));
     } else if (f.kind == "drop") {
@@ -260,8 +306,32 @@ class Session {
       }
     } else if (f.kind == "crash") {
       restart(*node);
+    } else if (f.kind == "clock_offset" || f.kind == "clock_drift") {
+      // As the simulator ends them: an offset steps back by what it added, a drift returns.
+      const size_t n = node_index(f.target);
+      if (f.kind == "clock_offset") {
+        node_clocks_[n].jump(loop_.now_us(), undo_[i]);
+      } else {
+        node_clocks_[n].set_drift(loop_.now_us(), undo_[i]);
+      }
+      set_node_clock(n);
     }
     record(i, "end", "");
+  }
+
+  size_t node_index(const std::string& name) const {
+    for (size_t i = 0; i < servers_.size(); ++i) {
+      if (servers_[i]->name() == name) return i;
+    }
+    LS_ASSERT(false);
+    return 0;
+  }
+
+  // Hands node n's clock, from now on, to its server's clock shim.
+  void set_node_clock(size_t n) {
+    if (!servers_[n]->has_clock()) return;
+    const TimeUs now = loop_.now_us();
+    servers_[n]->set_clock(node_clocks_[n].offset_at(now), node_clocks_[n].drift_ppm(), loop_.wall_start_us() + now);
   }
 
   void restart(RedisServer& node) {
@@ -289,6 +359,8 @@ class Session {
   const std::vector<FaultSpec>& faults_;
   std::vector<std::vector<Links::WindowId>> windows_;  // by fault: its link windows
   std::vector<bool> ended_;                             // by fault: its end was recorded
+  std::vector<int64_t> undo_;                           // by fault: a clock_offset's step back, a clock_drift's old drift
+  std::vector<kernel::LocalClock> node_clocks_;         // by node: its clock in the run's time
   Links links_;
   std::unique_ptr<TempDir> dir_;
   std::vector<std::unique_ptr<RedisServer>> servers_;
@@ -320,12 +392,6 @@ Status LiveRun::supported(const Scenario& s, uint64_t seed) {
     return Status::error(where + "the replicated topology (lockstep does not yet start replicas or fail over real servers)");
   }
   if (!s.mutant.empty()) return Status::error(where + "a mutant run (mutants replace scripts in simulation only)");
-  for (size_t i = 0; i < s.nodes.size() && i < s.node_names.size(); ++i) {
-    const scenario::ClockSpec& c = s.nodes[i].clock;
-    if (c.offset_ms != 0 || c.drift_ppm != 0) {
-      return Status::error(where + "/nodes/" + s.node_names[i] + "/clock: a node's clock offset or drift (needs libfaketime, not yet done)");
-    }
-  }
   if (!s.network.links.empty() || s.network.defaults.loss_ppm != 0) {
     return Status::error(where + "/network: link settings and message loss (need the RESP proxy, not yet done; the default latency is the loopback's own)");
   }
@@ -333,12 +399,16 @@ Status LiveRun::supported(const Scenario& s, uint64_t seed) {
     const std::string at = f.origin.empty() ? "" : " (" + f.origin + ")";
     if (!f.on.event.empty()) return Status::error(where + "fault " + std::to_string(f.id) + at + ": faults on events");
     const bool node = node_fault_target(s, f.target);
+    if (clock_fault(f) && !node) {
+      return Status::error(where + "fault " + std::to_string(f.id) + at + ": kind '" + f.kind +
+                           "' of a client (a live client's clock changes only by the scenario's static offset and drift)");
+    }
     const bool real = f.kind == "pause" || f.kind == "crash" || (f.kind == "restart" && node) || f.kind == "delay" ||
-                      f.kind == "drop" || f.kind == "partition" || f.kind == "lose_reply";
+                      f.kind == "drop" || f.kind == "partition" || f.kind == "lose_reply" || clock_fault(f);
     if (!real) {
       return Status::error(where + "fault " + std::to_string(f.id) + at + ": kind '" + f.kind +
-                           "' cannot be made real yet (live mode has pause, crash, restart, delay, drop, partition "
-                           "and lose_reply)");
+                           "' cannot be made real yet (live mode has pause, crash, restart, delay, drop, partition, "
+                           "lose_reply and the clock faults of nodes)");
     }
   }
   return Status::ok_status();

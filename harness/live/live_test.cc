@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <sys/stat.h>
 
+#include <chrono>
 #include <filesystem>
 #include <string>
 
@@ -88,6 +89,29 @@ TEST(RedisServerTest, NothingLeftBehind) {
   s.reset();
   EXPECT_FALSE(std::filesystem::exists(dir));
   EXPECT_FALSE(redis_command(port, {"PING"}, 200).ok());  // no server on its port any more
+  std::filesystem::remove_all(parent);
+}
+
+// lockstep's clock shim in the server: a +40 s jump of the node's clock expires a 30 s key at
+// once.
+TEST(RedisServerTest, ClockJumpExpiresTheKeyAtOnce) {
+  const std::string shim = find_clock_shim();
+  ASSERT_FALSE(shim.empty()) << "liblockstep_clock_shim.so not found";
+  const std::string parent = temp_parent();
+  Result<std::unique_ptr<RedisServer>> started = RedisServer::start("node0", parent, kernel::NodeOptions(), shim);
+  ASSERT_TRUE(started.ok()) << started.status().message();
+  RedisServer& s = *started.value();
+  s.set_clock(0, 0, 0);
+  EXPECT_EQ(must(s.command({"SET", "k", "v", "PX", "30000"})), Reply::ok());
+  EXPECT_GT(must(s.command({"PTTL", "k"})).integer, 29'000);
+  s.set_clock(40'000'000, 0, 0);
+  EXPECT_EQ(must(s.command({"GET", "k"})), Reply::nil());
+  // The server's TIME is 40 s ahead of ours now.
+  const Reply time = must(s.command({"TIME"}));
+  ASSERT_EQ(time.elements.size(), 2u);
+  const int64_t ours = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  EXPECT_NEAR(std::stoll(time.elements[0].str) - ours, 40, 1);
+  started.value().reset();
   std::filesystem::remove_all(parent);
 }
 

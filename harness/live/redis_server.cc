@@ -4,6 +4,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -133,8 +134,28 @@ Result<redis::Reply> redis_command(uint16_t port, const std::vector<std::string>
 RedisServer::RedisServer(std::string name, std::string dir, uint16_t port, kernel::NodeOptions options)
     : name_(std::move(name)), dir_(std::move(dir)), port_(port), options_(options) {}
 
+std::string find_clock_shim() {
+  const char* env = getenv("LOCKSTEP_CLOCK_SHIM");
+  if (env != nullptr && *env != '\0') return env;
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  std::vector<std::filesystem::path> candidates;
+  if (!ec) {
+    candidates.push_back(exe.parent_path() / "liblockstep_clock_shim.so");
+    candidates.push_back(exe.parent_path().parent_path() / "lib/lockstep/liblockstep_clock_shim.so");
+  }
+#ifdef LOCKSTEP_CLOCK_SHIM_BUILT
+  candidates.push_back(LOCKSTEP_CLOCK_SHIM_BUILT);
+#endif
+  for (const auto& c : candidates) {
+    if (std::filesystem::exists(c, ec)) return c.string();
+  }
+  return "";
+}
+
 Result<std::unique_ptr<RedisServer>> RedisServer::start(const std::string& name, const std::string& parent_dir,
-                                                        const kernel::NodeOptions& options) {
+                                                        const kernel::NodeOptions& options,
+                                                        const std::string& clock_shim) {
   Result<uint16_t> port = free_loopback_port();
   if (!port.ok()) return port.status();
   const std::string dir = parent_dir + "/" + name;
@@ -142,13 +163,46 @@ Result<std::unique_ptr<RedisServer>> RedisServer::start(const std::string& name,
   std::filesystem::create_directories(dir, ec);
   if (ec) return Status::error("live: " + dir + ": cannot create the node's directory: " + ec.message());
   std::unique_ptr<RedisServer> s(new RedisServer(name, dir, port.value(), options));
+  s->clock_shim_ = clock_shim;
+  if (!clock_shim.empty()) {
+    if (Status st = s->map_clock(); !st.ok()) return st;
+  }
   Status st = s->spawn();
   if (!st.ok()) return st;
   return s;
 }
 
+Status RedisServer::map_clock() {
+  const std::string path = dir_ + "/clock";
+  const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0600);
+  if (fd < 0) return Status::error("live: " + path + ": " + errno_text());
+  constexpr size_t kBytes = 4 * sizeof(int64_t);
+  if (ftruncate(fd, kBytes) != 0) {
+    close(fd);
+    return Status::error("live: " + path + ": " + errno_text());
+  }
+  void* m = mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close(fd);
+  if (m == MAP_FAILED) return Status::error("live: " + path + ": mmap: " + errno_text());
+  clock_ = static_cast<volatile int64_t*>(m);
+  return Status::ok_status();
+}
+
+void RedisServer::set_clock(int64_t offset_us, int64_t drift_ppm, int64_t reference_us) {
+  LS_ASSERT(clock_ != nullptr);
+  // A sequence lock: odd while the fields change (the shim retries).
+  const int64_t seq = clock_[0];
+  __atomic_store_n(&clock_[0], seq + 1, __ATOMIC_RELEASE);
+  __atomic_thread_fence(__ATOMIC_RELEASE);
+  clock_[1] = offset_us;
+  clock_[2] = drift_ppm;
+  clock_[3] = reference_us;
+  __atomic_store_n(&clock_[0], seq + 2, __ATOMIC_RELEASE);
+}
+
 RedisServer::~RedisServer() {
   kill();
+  if (clock_ != nullptr) munmap(const_cast<int64_t*>(clock_), 4 * sizeof(int64_t));
   std::error_code ec;
   std::filesystem::remove_all(dir_, ec);
 }
@@ -160,6 +214,8 @@ Status RedisServer::spawn() {
   for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
   const pid_t parent = getpid();
+  const std::string shim = clock_shim_;
+  const std::string clock_file = dir_ + "/clock";
   const pid_t pid = fork();
   if (pid < 0) return Status::error("live: fork(): " + errno_text());
   if (pid == 0) {
@@ -168,6 +224,10 @@ Status RedisServer::spawn() {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(127);
     setpgid(0, 0);
+    if (!shim.empty()) {
+      setenv("LD_PRELOAD", shim.c_str(), 1);
+      setenv("LOCKSTEP_CLOCK_FILE", clock_file.c_str(), 1);
+    }
     const int devnull = open("/dev/null", O_RDWR);
     if (devnull >= 0) {
       dup2(devnull, STDIN_FILENO);

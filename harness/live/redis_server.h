@@ -33,9 +33,12 @@ class RedisServer {
   // How long start() and restart() wait for the server to answer PING.
   static constexpr int64_t kStartTimeoutMs = 10'000;
 
-  // Starts a server named `name` (for messages) under a new directory in `parent_dir`.
+  // Starts a server named `name` (for messages) under a new directory in `parent_dir`. With
+  // `clock_shim` (the path of lockstep's clock shim, clock_shim.c), the server's wall clock is
+  // lockstep's to set (set_clock).
   static Result<std::unique_ptr<RedisServer>> start(const std::string& name, const std::string& parent_dir,
-                                                    const kernel::NodeOptions& options);
+                                                    const kernel::NodeOptions& options,
+                                                    const std::string& clock_shim = "");
   ~RedisServer();
   RedisServer(const RedisServer&) = delete;
   RedisServer& operator=(const RedisServer&) = delete;
@@ -54,6 +57,11 @@ class RedisServer {
   // Starts the process again on the same port and directory. REQUIRES: !running().
   Status restart();
 
+  // The server's wall clock from now on: real + offset_us + drift_ppm * (real - reference_us) / 1e6
+  // (wall-clock µs). REQUIRES: started with a clock shim.
+  void set_clock(int64_t offset_us, int64_t drift_ppm, int64_t reference_us);
+  bool has_clock() const { return clock_ != nullptr; }
+
   // One command on a fresh connection, waiting at most timeout_ms (a control-plane call: live
   // tests, snapshots before a crash). An error status when the server does not answer.
   Result<redis::Reply> command(const std::vector<std::string>& argv, int64_t timeout_ms = 2000) const;
@@ -62,6 +70,7 @@ class RedisServer {
 
  private:
   RedisServer(std::string name, std::string dir, uint16_t port, kernel::NodeOptions options);
+  Status map_clock();
   Status spawn();
   Status wait_ready();
 
@@ -69,9 +78,15 @@ class RedisServer {
   std::string dir_;
   uint16_t port_;
   kernel::NodeOptions options_;
+  std::string clock_shim_;
+  volatile int64_t* clock_ = nullptr;  // the shim's control file, mapped: seq, offset, drift, reference
   pid_t pid_ = -1;
   bool paused_ = false;
 };
+
+// Where lockstep's clock shim is: $LOCKSTEP_CLOCK_SHIM, next to the running binary, in
+// ../lib/lockstep/ from it (an installed lockstep), or where this build put it. Empty if nowhere.
+std::string find_clock_shim();
 
 // A free TCP port on 127.0.0.1 (bound and released; a server bound to it soon after gets it).
 Result<uint16_t> free_loopback_port();
