@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -25,6 +26,7 @@
 #include "harness/explore/junit.h"
 #include "harness/explore/shrink.h"
 #include "harness/explore/worker_pool.h"
+#include "harness/live/live_run.h"
 #include "harness/scenario/parse.h"
 #include "harness/scenario/run.h"
 #include "sim/core/interrupt.h"
@@ -52,6 +54,8 @@ struct ExploreArgs {
   std::string options;    // its algorithm options, as JSON
   bool print_profile = false;
   int masters = 0;        // RedLocks: independent masters of the derived profile (0: 3)
+  bool live = false;      // against real redis-servers (docs/live.md)
+  int64_t time_budget_s = 0;  // stop starting seeds after this much wall time (0: no limit)
 };
 
 
@@ -308,7 +312,22 @@ int explore_command(ExploreArgs args) {
   std::fflush(stdout);
   // Ctrl-C or SIGTERM: stop the workers, keep what finished, write it, say how to resume.
   interrupt::stop_on_signal("lockstep explore");
-  o.stop = [] { return interrupt::stop_requested() != 0; };
+  // Wall time bounds a soak test (--time-budget); it is read here, never inside a run.
+  const auto started = std::chrono::steady_clock::now();
+  const int64_t budget_s = args.time_budget_s;
+  o.stop = [started, budget_s] {
+    if (interrupt::stop_requested() != 0) return true;
+    return budget_s > 0 && std::chrono::steady_clock::now() - started >= std::chrono::seconds(budget_s);
+  };
+  if (args.live) {
+    if (Status live = live::LiveRun::supported(l.value().parsed, slice.first); !live.ok()) return fail(live.message());
+    // Each seed starts its own servers; a seed whose drawn faults cannot be made real is an error result.
+    o.run_seed = [](const scenario::Scenario& sc, uint64_t seed) {
+      live::LiveRun run;
+      return explore::run_seed(sc, seed, &run);
+    };
+    if (args.jobs == 0) o.jobs = 1;  // live seeds one after another unless -j says otherwise
+  }
   Progress progress("seeds");
   o.progress = [&](const explore::ExploreProgress& p) {
     progress.update(p.done, p.total, std::to_string(p.violations) + " with violations, " + std::to_string(p.failures) + " not as expected");
@@ -328,9 +347,20 @@ int explore_command(ExploreArgs args) {
     sum.value().interrupted = stopped;
     sum.value().planned = before->planned;
   }
+  if (sum.value().interrupted && interrupt::stop_requested() == 0) {
+    // The time budget ran out: a complete summary of the seeds that ran, resumable for the rest.
+    std::vector<std::string> wrote;
+    const int code = finish(sum.value(), args, wrote);
+    std::printf("time budget of %lld s reached: %llu seeds ran; resume: lockstep explore --resume %s\n",
+                static_cast<long long>(args.time_budget_s), static_cast<unsigned long long>(sum.value().seeds_run),
+                shell_quote(printable(args.out)).c_str());
+    return code;
+  }
   if (sum.value().interrupted) return finish_interrupted(sum.value(), args);
   std::vector<std::string> wrote;
-  if (!args.no_shrink) {
+  if (args.live && !args.no_shrink) {
+    std::printf("--live: a failure is not shrunk (shrinking replays it many times); run its seed with lockstep run --live\n");
+  } else if (!args.no_shrink) {
     Result<nlohmann::json> shrunk = shrink_first(l.value(), sum.value(), args, wrote);
     if (!shrunk.ok()) return fail(shrunk.status().message());
     sum.value().shrunk = shrunk.value();
@@ -366,6 +396,11 @@ void register_explore(CLI::App& app, Action& action) {
   sub->add_option("--options", args->options, "With --algorithm: its options, as a JSON object");
   sub->add_flag("--print-profile", args->print_profile, "With --algorithm: print the derived scenario and exit");
   sub->add_option("--masters", args->masters, "With --algorithm and a RedLock: its independent masters (3, 5, 7, 9; default 3)");
+  sub->add_flag("--live", args->live,
+                "Run each seed against real redis-servers in real time (docs/live.md); one after another unless -j");
+  sub->add_option("--time-budget", args->time_budget_s,
+                  "Start no seed after this many seconds of wall time (a soak test); the summary covers the seeds that ran")
+      ->check(CLI::Range(int64_t{1}, int64_t{365} * 24 * 3600));
   sub->add_option("--resume", args->resume,
                   "Go on with the interrupted exploration in DIR (its explore.json names the scenario and the seeds)");
   sub->callback([&action, args] { action = [args] { return explore_command(*args); }; });

@@ -210,7 +210,10 @@ Result<ExploreSummary> run_explore(const scenario::Scenario& s, const ExploreOpt
   InOrder in_order(summary, slice);
   ExploreProgress progress;
   progress.total = slice.count;
-  const TaskFn task = [&s, &slice](uint64_t i) { return run_seed(s, slice.first + i).to_json().dump(); };
+  const TaskFn task = [&s, &slice, &options](uint64_t i) {
+    const uint64_t seed = slice.first + i;
+    return (options.run_seed ? options.run_seed(s, seed) : run_seed(s, seed)).to_json().dump();
+  };
   const DoneFn done = [&](uint64_t i, const TaskOutput& out) {
     SeedResult r;
     if (out.crashed) {

@@ -87,6 +87,9 @@ struct ExploreOptions {
   std::function<bool()> stop;
   // Called in the parent after each seed (in completion order), e.g. to draw a progress line.
   std::function<void(const ExploreProgress&)> progress;
+  // Runs one seed in a worker (default: run_seed, the simulator); `lockstep explore --live`
+  // runs it against real redis-servers.
+  std::function<SeedResult(const scenario::Scenario&, uint64_t)> run_seed;
 };
 
 // Runs the seeds of `options.shard` of `options.range` and summarises them. Errors only when

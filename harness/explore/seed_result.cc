@@ -76,12 +76,14 @@ Result<SeedResult> SeedResult::from_json(const nlohmann::json& j, const std::str
   return r;
 }
 
-SeedResult run_seed(const scenario::Scenario& s, uint64_t seed) {
+SeedResult run_seed(const scenario::Scenario& s, uint64_t seed, scenario::HistorySource* source) {
   SeedResult r;
   r.seed = seed;
   r.replay = replay_command(s.file, seed);
+  if (source != nullptr) r.replay += " " + source->replay_flags();
   scenario::RunOptions options;
   options.seed = seed;
+  options.source = source;
   Result<scenario::RunReport> run = scenario::run_scenario(s, options);
   if (!run.ok()) {
     r.kind = SeedResult::Kind::kError;

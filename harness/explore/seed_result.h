@@ -50,8 +50,9 @@ std::string replay_command(const std::string& file, uint64_t seed);
 
 
 // Runs one seed in memory (no files) and condenses the run. Never fails: run errors become an
-// error result.
-SeedResult run_seed(const scenario::Scenario& s, uint64_t seed);
+// error result. With `source`, the history comes from there (a live run) instead of the
+// simulator, and the replay command says so.
+SeedResult run_seed(const scenario::Scenario& s, uint64_t seed, scenario::HistorySource* source = nullptr);
 
 // The result of a seed whose worker died, with `how` (e.g. "killed by signal 6").
 SeedResult crashed_seed(const scenario::Scenario& s, uint64_t seed, const std::string& how);

@@ -39,6 +39,7 @@
 #include "sim/history/recorder.h"
 #include "sim/kernel/app_client.h"
 #include "sim/kernel/coro_process.h"
+#include "sim/kernel/coverage.h"
 #include "sim/kernel/local_clock.h"
 
 namespace lockstep::live {
@@ -101,6 +102,9 @@ class LiveClient : public kernel::AppClient, public runtime::RootListener {
   void end_op(int64_t op, const runtime::OpResult& result) override;
   void hold_lost(const runtime::Thread& thread, std::string_view lock, history::LockMode mode) override;
   void fail(std::string message) override;
+  // Client states are counted as in simulation; script lines run inside redis-server, unseen.
+  void cover(std::string_view point) override { coverage_.hit(point); }
+  const kernel::Coverage& coverage() const { return coverage_; }
 
   // --- kernel::AppClient ---
   size_t thread_count() const override { return threads_.size(); }
@@ -190,6 +194,7 @@ class LiveClient : public kernel::AppClient, public runtime::RootListener {
   const std::vector<uint16_t>& ports_;
   std::function<void(std::string)> on_fail_;
   kernel::HoldBook holds_;
+  kernel::Coverage coverage_;
   std::vector<std::unique_ptr<runtime::Thread>> threads_;
   std::unique_ptr<runtime::LockClient> lock_client_;
   std::vector<Slot> slots_;

@@ -197,6 +197,12 @@ class Session {
     return Status::ok_status();
   }
 
+  kernel::Coverage coverage() const {
+    kernel::Coverage all;
+    for (const auto& c : clients_) all.add(c->coverage());
+    return all;
+  }
+
   scenario::RunStats stats() const {
     scenario::RunStats st;
     st.virtual_ms = us_to_ms_floor(elapsed_us_);
@@ -418,6 +424,7 @@ Status LiveRun::run(const Scenario& s, uint64_t seed, history::Recorder& rec) {
   if (Status st = supported(s, seed); !st.ok()) return st;
   faults_ = all_faults(s, seed);
   stats_ = {};
+  coverage_ = {};
   // Exec events learn their time (MONITOR's) after later events were recorded: the run records
   // into memory and the history is written in time order at the end.
   history::Writer memory(history::Writer::Mode::kMemory, s.max_history_bytes);
@@ -427,6 +434,7 @@ Status LiveRun::run(const Scenario& s, uint64_t seed, history::Recorder& rec) {
   if (Status st = session.start(&redis_version_); !st.ok()) return Status::error(s.file + ": " + st.message());
   Status st = session.run(redis_version_);
   stats_ = session.stats();
+  coverage_ = session.coverage();
   if (st.ok() && rec.writer() != nullptr) history::write_sorted_by_time(memory.text(), *rec.writer());
   return st;
 }

@@ -38,11 +38,14 @@ class LiveRun : public scenario::HistorySource {
   scenario::RunStats stats() const override { return stats_; }
   const std::vector<scenario::FaultSpec>& faults() const override { return faults_; }
   std::string replay_flags() const override { return "--live"; }
+  // The client states the run reached (script lines run inside redis-server and are not seen).
+  kernel::Coverage coverage() const override { return coverage_; }
   // The version of the redis-servers of the last run ("7.0.15").
   const std::string& redis_version() const { return redis_version_; }
 
  private:
   scenario::RunStats stats_;
+  kernel::Coverage coverage_;
   std::vector<scenario::FaultSpec> faults_;
   std::string redis_version_;
 };

@@ -184,7 +184,7 @@ Result<RunReport> run_scenario(const Scenario& s, const RunOptions& options) {
     return st;
   }
   report.stats = world != nullptr ? world->stats() : options.source->stats();
-  if (world != nullptr) report.coverage = world->coverage();
+  report.coverage = world != nullptr ? world->coverage() : options.source->coverage();
   const std::vector<FaultSpec>& run_faults = world != nullptr ? world->faults() : options.source->faults();
   if (options.out_dir.empty()) report.history = writer->text();
   // Until result.json and report.html are written too, the history alone is a partial output:

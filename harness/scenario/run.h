@@ -39,6 +39,8 @@ class HistorySource {
   virtual const std::vector<FaultSpec>& faults() const = 0;
   // Added to the replay command ("--live").
   virtual std::string replay_flags() const = 0;
+  // What the run exercised (docs/coverage.md), as far as this source can tell.
+  virtual kernel::Coverage coverage() const { return {}; }
 };
 
 struct RunOptions {
