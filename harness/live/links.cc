@@ -78,13 +78,20 @@ int Links::group_of(const Window& w, const std::string& process) {
   return -1;
 }
 
-bool Links::lost(const std::string& from, const std::string& to, Rng& rng) const {
+bool Links::partitioned(const std::string& from, const std::string& to) const {
   for (const Window& w : windows_) {
-    if (w.kind == Window::Kind::kPartition) {
-      const int gf = group_of(w, from);
-      const int gt = group_of(w, to);
-      if (gf >= 0 && gt >= 0 && (w.one_way ? (gf == 0 && gt == 1) : gf != gt)) return true;
-    } else if (w.kind == Window::Kind::kDrop && applies(w.target, from, to)) {
+    if (w.kind != Window::Kind::kPartition) continue;
+    const int gf = group_of(w, from);
+    const int gt = group_of(w, to);
+    if (gf >= 0 && gt >= 0 && (w.one_way ? (gf == 0 && gt == 1) : gf != gt)) return true;
+  }
+  return false;
+}
+
+bool Links::lost(const std::string& from, const std::string& to, Rng& rng) const {
+  if (partitioned(from, to)) return true;
+  for (const Window& w : windows_) {
+    if (w.kind == Window::Kind::kDrop && applies(w.target, from, to)) {
       if (static_cast<int64_t>(rng.below(1'000'000)) < w.value) return true;
     }
   }

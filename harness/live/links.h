@@ -41,6 +41,8 @@ class Links {
   // Whether a message sent now from process `from` to process `to` is lost (a partition blocks
   // it, or a drop rate draws it from `rng`).
   bool lost(const std::string& from, const std::string& to, Rng& rng) const;
+  // Whether an active partition blocks messages from `from` to `to` now (no drop draws).
+  bool partitioned(const std::string& from, const std::string& to) const;
   // The extra latency active delays add to it.
   int64_t extra_delay_us(const std::string& from, const std::string& to) const;
   // Whether the reply to `client`'s command (its name, or its script's) is swallowed; counts it.

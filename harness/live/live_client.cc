@@ -438,6 +438,22 @@ class LiveClient::LivePubSub : public runtime::PubSub {
 
   bool subscribed(std::string_view channel) const override { return subs_.find(channel) != subs_.end(); }
 
+  // The master moved: a new connection to it, subscribed to every channel again.
+  void moved() {
+    if (conn_ != nullptr) {
+      conn_->on_closed = nullptr;
+      conn_->close();
+      conn_.reset();
+    }
+    if (subs_.empty()) return;
+    std::shared_ptr<Conn> conn = connection();
+    if (!conn->alive()) {
+      reconnect_later();
+      return;
+    }
+    for (const auto& [channel, listener] : subs_) conn->send({"SUBSCRIBE", channel});
+  }
+
   // The client crashed: its subscriptions went with its connection.
   void reset() {
     subs_.clear();
@@ -890,6 +906,13 @@ void LiveClient::hold_lost(const runtime::Thread& thread, std::string_view lock,
 
 void LiveClient::fail(std::string message) {
   if (on_fail_) on_fail_(name_ + ": " + message);
+}
+
+void LiveClient::endpoint_changed(size_t endpoint) {
+  if (!up_) return;
+  if (cmd_[endpoint] != nullptr) cmd_[endpoint]->close();
+  cmd_[endpoint].reset();
+  pubsubs_[endpoint]->moved();
 }
 
 void LiveClient::pause() { paused_ = true; }

@@ -91,6 +91,7 @@ class LiveClient : public kernel::AppClient, public runtime::RootListener {
   int64_t now_us() const override { return clock_.local_us(loop_.now_us()); }
   runtime::Task<void> sleep_ms(int64_t ms) override;
   size_t endpoints() const override { return ports_.size(); }
+  int64_t replicas(size_t endpoint) const override { return replicas_ ? replicas_(endpoint) : 0; }
   runtime::Connection& conn(size_t endpoint) override;
   runtime::PubSub& pubsub(size_t endpoint) override;
   std::unique_ptr<runtime::Semaphore> new_semaphore(int64_t permits) override;
@@ -119,6 +120,12 @@ class LiveClient : public kernel::AppClient, public runtime::RootListener {
   kernel::HoldBook& holds() override { return holds_; }
 
   const runtime::Thread& add_thread();
+  // How many replicas of the endpoint's master are up (Runtime::replicas: what WAIT waits for).
+  void set_replicas(std::function<int64_t(size_t)> replicas) { replicas_ = std::move(replicas); }
+  // The endpoint's master moved (a failover; its port in `ports` has changed): its connections
+  // close, the next command opens one to the new master, and the pub/sub connection reconnects
+  // and subscribes its channels again, as Redisson does.
+  void endpoint_changed(size_t endpoint);
   void set_lock_client(std::unique_ptr<runtime::LockClient> client) { lock_client_ = std::move(client); }
 
   // Faults.
@@ -193,6 +200,7 @@ class LiveClient : public kernel::AppClient, public runtime::RootListener {
   runtime::ClientOptions options_;
   const std::vector<uint16_t>& ports_;
   std::function<void(std::string)> on_fail_;
+  std::function<int64_t(size_t)> replicas_;
   kernel::HoldBook holds_;
   kernel::Coverage coverage_;
   std::vector<std::unique_ptr<runtime::Thread>> threads_;

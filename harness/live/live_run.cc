@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -13,6 +14,7 @@
 #include "harness/live/links.h"
 #include "harness/live/live_client.h"
 #include "harness/live/redis_server.h"
+#include "harness/live/repl_proxy.h"
 #include "harness/scenario/faults.h"
 #include "harness/scenario/workload.h"
 #include "harness/scenario/world.h"
@@ -99,9 +101,15 @@ class Session {
  public:
   Session(const Scenario& s, uint64_t seed, history::Recorder& rec, const std::vector<FaultSpec>& faults)
       : s_(s), seed_(seed), rec_(rec), faults_(faults), windows_(faults.size()), ended_(faults.size(), false),
-        undo_(faults.size(), 0) {}
+        undo_(faults.size(), 0),
+        replicated_(s.topology.kind == scenario::TopologyKind::kReplicated),
+        replica_of_(s.node_names.size(), -1),
+        proxies_(s.node_names.size()),
+        repl_extra_us_(s.node_names.size(), 0),
+        repl_rng_(Rng(seed).stream("live/replication")) {}
   ~Session() {
     clients_.clear();  // coroutine frames reference the lock clients and connections
+    proxies_.clear();
     servers_.clear();
   }
 
@@ -129,10 +137,14 @@ class Session {
     Result<std::string> v = servers_.front()->version();
     if (!v.ok()) return v.status();
     *version = v.value();
-    // Endpoints: one per master (a single node, or each independent master).
-    for (auto& server : servers_) {
-      ports_.push_back(server->port());
-      links_.set_node(server->port(), server->name());
+    for (auto& server : servers_) links_.set_node(server->port(), server->name());
+    // Endpoints: one per master — a single node, each independent master, or the replicated
+    // shard's master (node0 at the start; a failover moves it).
+    if (replicated_) {
+      ports_.push_back(servers_[0]->port());
+      if (Status st = start_replication(); !st.ok()) return st;
+    } else {
+      for (auto& server : servers_) ports_.push_back(server->port());
     }
     const algorithms::AlgorithmInfo* info = algorithms::find_algorithm(s_.algorithm);
     LS_ASSERT(info != nullptr);
@@ -145,6 +157,7 @@ class Session {
                                               if (failure_.empty()) failure_ = std::move(message);
                                             });
       c->set_links(&links_);
+      c->set_replicas([this](size_t) { return replicas_up(); });
       for (int64_t t = 0; t < spec.threads; ++t) c->add_thread();
       c->set_lock_client(info->make(*c, s_.algorithm_options));
       clients_.push_back(std::move(c));
@@ -242,11 +255,22 @@ class Session {
   void start_fault(size_t i) {
     const FaultSpec& f = faults_[i];
     RedisServer* node = server(f.target);
-    const bool instant = f.kind == "restart" || (f.kind == "crash" && node == nullptr);
+    const bool instant = f.kind == "restart" || f.kind == "failover" || f.kind == "clock_jump" ||
+                         (f.kind == "crash" && node == nullptr) ||
+                         ((f.kind == "clock_offset" || f.kind == "clock_drift") && f.duration_ms < 0);
+    if (f.kind == "failover") {
+      // Recorded after it happened: its record names the replica it promoted.
+      const std::string promoted = failover(f.promote);
+      nlohmann::json params = nlohmann::json::parse(scenario::fault_params_json(f));
+      params["promoted"] = promoted.empty() ? nlohmann::json(nullptr) : nlohmann::json(promoted);
+      record(i, "instant", params.dump());
+      return;
+    }
     record(i, instant ? "instant" : "start", scenario::fault_params_json(f));
     if (f.kind == "pause") {
       if (node != nullptr) {
         if (node->running()) node->pause();
+        if (is_master(f.target)) master_went_down();
       } else {
         client(f.target)->pause();
       }
@@ -256,6 +280,7 @@ class Session {
       snapshots_[f.target] = snapshot(*node);
       node->kill();
       rec_.node_event(loop_.now_us(), f.target, "crashed");
+      if (is_master(f.target)) master_went_down();
       if (f.restart_after_ms >= 0) at(loop_.now_us() + ms_to_us(f.restart_after_ms), [this, i] { end_fault(i); });
     } else if (f.kind == "crash") {
       client(f.target)->crash();
@@ -276,6 +301,9 @@ class Session {
       }
       set_node_clock(n);
       if (f.kind != "clock_jump" && f.duration_ms >= 0) at(now + ms_to_us(f.duration_ms), [this, i] { end_fault(i); });
+    } else if (f.kind == "replication_lag") {
+      repl_extra_us_[node_index(f.target)] += ms_to_us(f.extra_ms);
+      if (f.duration_ms >= 0) at(loop_.now_us() + ms_to_us(f.duration_ms), [this, i] { end_fault(i); });
     } else if (f.kind == "delay") {
       windows_[i].push_back(links_.add_delay(f.link, ms_to_us(f.extra_ms)));
     } else if (f.kind == "drop") {
@@ -307,11 +335,14 @@ class Session {
     if (f.kind == "pause") {
       if (node != nullptr) {
         if (node->running() && node->paused()) node->resume();
+        if (is_master(f.target) && node->running()) master_came_back();
       } else {
         client(f.target)->resume();
       }
     } else if (f.kind == "crash") {
       restart(*node);
+    } else if (f.kind == "replication_lag") {
+      repl_extra_us_[node_index(f.target)] -= ms_to_us(f.extra_ms);
     } else if (f.kind == "clock_offset" || f.kind == "clock_drift") {
       // As the simulator ends them: an offset steps back by what it added, a drift returns.
       const size_t n = node_index(f.target);
@@ -323,6 +354,132 @@ class Session {
       set_node_clock(n);
     }
     record(i, "end", "");
+  }
+
+  // --- the replicated topology ---------------------------------------------------------------
+
+  bool is_master(const std::string& name) const { return replicated_ && servers_[master_]->name() == name; }
+
+  int64_t replicas_up() const {
+    int64_t n = 0;
+    for (size_t i = 0; i < servers_.size(); ++i) {
+      if (replicated_ && i != master_ && servers_[i]->running()) ++n;
+    }
+    return n;
+  }
+
+  // Node n replicates from node m through a proxy of its own (the scenario's replication lag,
+  // replication_lag faults, partitions between them).
+  Status follow(size_t n, size_t m) {
+    const std::string master = servers_[m]->name();
+    const std::string replica = servers_[n]->name();
+    proxies_[n].reset();
+    Result<std::unique_ptr<ReplicationProxy>> proxy = ReplicationProxy::start(
+        loop_, servers_[m]->port(),
+        [this, n] { return s_.topology.replication_lag.draw(repl_rng_) + repl_extra_us_[n]; },
+        [this, master, replica] { return links_.partitioned(master, replica); });
+    if (!proxy.ok()) return proxy.status();
+    proxies_[n] = std::move(proxy.value());
+    replica_of_[n] = static_cast<int>(m);
+    // A paused node takes the command when it resumes (the request waits in its socket).
+    (void)servers_[n]->command({"REPLICAOF", "127.0.0.1", std::to_string(proxies_[n]->port())}, 200);
+    return Status::ok_status();
+  }
+
+  // node0 is the master; every other node follows it and has synced before the run starts.
+  Status start_replication() {
+    master_ = 0;
+    for (size_t n = 1; n < servers_.size(); ++n) {
+      if (Status st = follow(n, 0); !st.ok()) return st;
+    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    for (size_t n = 1; n < servers_.size(); ++n) {
+      while (true) {
+        Result<redis::Reply> info = servers_[n]->command({"INFO", "replication"}, 500);
+        if (info.ok() && info.value().str.find("master_link_status:up") != std::string::npos) break;
+        if (std::chrono::steady_clock::now() > deadline) {
+          return Status::error("live: " + servers_[n]->name() + " did not sync with " + servers_[0]->name() + " within 10 s");
+        }
+        loop_.io().run_for(std::chrono::milliseconds(20));  // the proxies pump while we wait
+        if (loop_.io().stopped()) loop_.io().restart();
+      }
+    }
+    return Status::ok_status();
+  }
+
+  void master_went_down() {
+    if (master_down_) return;
+    master_down_ = true;
+    const uint32_t episode = ++down_episode_;
+    if (s_.topology.failover_detection_ms < 0 || servers_.size() < 2) return;
+    at(loop_.now_us() + ms_to_us(s_.topology.failover_detection_ms), [this, episode] {
+      if (master_down_ && down_episode_ == episode) failover("");
+    });
+  }
+
+  void master_came_back() {
+    if (!master_down_) return;
+    master_down_ = false;
+    ++down_episode_;  // any pending detection is void
+  }
+
+  // Promotes the replica `preferred` if it can be, else the running replica furthest along;
+  // returns its name ("" if none). As the simulator's Cluster::failover.
+  std::string failover(const std::string& preferred) {
+    const size_t old = master_;
+    int cand = -1;
+    int64_t best = -1;
+    for (size_t n = 0; n < servers_.size(); ++n) {
+      if (n == old || !servers_[n]->running() || replica_of_[n] != static_cast<int>(old)) continue;
+      if (servers_[n]->name() == preferred) {
+        cand = static_cast<int>(n);
+        break;
+      }
+      const int64_t offset = repl_offset(*servers_[n]);
+      if (offset > best) {
+        best = offset;
+        cand = static_cast<int>(n);
+      }
+    }
+    if (cand < 0) return "";
+    const size_t c = static_cast<size_t>(cand);
+    // What the promoted replica lacks of the old master's keys: lost in the failover.
+    std::optional<Snapshot> old_keys = servers_[old]->running() ? snapshot(*servers_[old]) : snapshots_[servers_[old]->name()];
+    std::optional<Snapshot> new_keys = snapshot(*servers_[c]);
+    (void)servers_[c]->command({"REPLICAOF", "NO", "ONE"}, 200);
+    proxies_[c].reset();
+    replica_of_[c] = -1;
+    master_ = c;
+    const TimeUs now = loop_.now_us();
+    rec_.node_event(now, servers_[c]->name(), "promoted");
+    if (old_keys.has_value() && new_keys.has_value()) {
+      const std::vector<std::string> lost = changed_keys(*old_keys, *new_keys);
+      if (!lost.empty()) rec_.data_loss(now, servers_[c]->name(), "failover", lost);
+    }
+    for (size_t n = 0; n < servers_.size(); ++n) {
+      if (n == c || n == old || replica_of_[n] != static_cast<int>(old)) continue;
+      if (Status st = follow(n, c); !st.ok() && failure_.empty()) failure_ = st.message();
+    }
+    replica_of_[old] = -1;  // replaced: demoted now if it runs, else when it restarts
+    if (servers_[old]->running()) {
+      if (Status st = follow(old, c); !st.ok() && failure_.empty()) failure_ = st.message();
+      rec_.node_event(now, servers_[old]->name(), "demoted");
+    }
+    master_down_ = servers_[c]->paused();
+    ++down_episode_;
+    ports_[0] = servers_[c]->port();
+    for (auto& client : clients_) client->endpoint_changed(0);
+    return servers_[c]->name();
+  }
+
+  // A replica's replication offset (INFO replication), or -1 when it does not answer.
+  static int64_t repl_offset(const RedisServer& server) {
+    if (server.paused()) return -1;
+    Result<redis::Reply> info = server.command({"INFO", "replication"}, 200);
+    if (!info.ok()) return -1;
+    const std::string& text = info.value().str;
+    const size_t at = text.find("slave_repl_offset:");
+    return at == std::string::npos ? -1 : std::atoll(text.c_str() + at + std::strlen("slave_repl_offset:"));
   }
 
   size_t node_index(const std::string& name) const {
@@ -347,13 +504,24 @@ class Session {
       if (failure_.empty()) failure_ = st.message();
       return;
     }
+    const size_t n = node_index(node.name());
+    const bool still_master = !replicated_ || n == master_;
+    // A node that comes back as a replica resyncs, so only a master's losses are real.
     auto before = snapshots_.find(node.name());
-    std::optional<Snapshot> after = snapshot(node);
+    std::optional<Snapshot> after = still_master ? snapshot(node) : std::nullopt;
     if (before != snapshots_.end() && before->second.has_value() && after.has_value()) {
       const std::vector<std::string> lost = changed_keys(*before->second, *after);
       if (!lost.empty()) rec_.data_loss(loop_.now_us(), node.name(), "restart", lost);
     }
     rec_.node_event(loop_.now_us(), node.name(), "restarted");
+    if (replicated_ && still_master && !node.paused()) master_came_back();
+    if (replicated_ && !still_master) {
+      // A replica follows the master again; the old master, replaced while it was down, comes
+      // back demoted.
+      const bool replaced = replica_of_[n] < 0;
+      if (Status f = follow(n, master_); !f.ok() && failure_.empty()) failure_ = f.message();
+      if (replaced) rec_.node_event(loop_.now_us(), node.name(), "demoted");
+    }
     if (monitor_ != nullptr) {
       if (Status st = monitor_->watch(node.name(), node.port()); !st.ok() && failure_.empty()) failure_ = st.message();
     }
@@ -367,6 +535,16 @@ class Session {
   std::vector<bool> ended_;                             // by fault: its end was recorded
   std::vector<int64_t> undo_;                           // by fault: a clock_offset's step back, a clock_drift's old drift
   std::vector<kernel::LocalClock> node_clocks_;         // by node: its clock in the run's time
+  // The replicated topology: the master's index, whom each node follows (-1: none), each
+  // replica's proxy, the extra lag of replication_lag faults, and the failure detector's state.
+  const bool replicated_;
+  size_t master_ = 0;
+  std::vector<int> replica_of_;
+  std::vector<std::unique_ptr<ReplicationProxy>> proxies_;
+  std::vector<int64_t> repl_extra_us_;
+  Rng repl_rng_;
+  bool master_down_ = false;
+  uint32_t down_episode_ = 0;
   Links links_;
   std::unique_ptr<TempDir> dir_;
   std::vector<std::unique_ptr<RedisServer>> servers_;
@@ -394,9 +572,6 @@ std::vector<FaultSpec> all_faults(const Scenario& s, uint64_t seed) {
 
 Status LiveRun::supported(const Scenario& s, uint64_t seed) {
   const std::string where = s.file + ": cannot run live: ";
-  if (s.topology.kind == scenario::TopologyKind::kReplicated) {
-    return Status::error(where + "the replicated topology (lockstep does not yet start replicas or fail over real servers)");
-  }
   if (!s.mutant.empty()) return Status::error(where + "a mutant run (mutants replace scripts in simulation only)");
   if (!s.network.links.empty() || s.network.defaults.loss_ppm != 0) {
     return Status::error(where + "/network: link settings and message loss (need the RESP proxy, not yet done; the default latency is the loopback's own)");
@@ -410,11 +585,11 @@ Status LiveRun::supported(const Scenario& s, uint64_t seed) {
                            "' of a client (a live client's clock changes only by the scenario's static offset and drift)");
     }
     const bool real = f.kind == "pause" || f.kind == "crash" || (f.kind == "restart" && node) || f.kind == "delay" ||
-                      f.kind == "drop" || f.kind == "partition" || f.kind == "lose_reply" || clock_fault(f);
+                      f.kind == "drop" || f.kind == "partition" || f.kind == "lose_reply" || clock_fault(f) ||
+                      f.kind == "failover" || f.kind == "replication_lag";
     if (!real) {
       return Status::error(where + "fault " + std::to_string(f.id) + at + ": kind '" + f.kind +
-                           "' cannot be made real yet (live mode has pause, crash, restart, delay, drop, partition, "
-                           "lose_reply and the clock faults of nodes)");
+                           "' cannot be made real yet");
     }
   }
   return Status::ok_status();
