@@ -574,7 +574,7 @@ Status LiveRun::supported(const Scenario& s, uint64_t seed) {
   const std::string where = s.file + ": cannot run live: ";
   if (!s.mutant.empty()) return Status::error(where + "a mutant run (mutants replace scripts in simulation only)");
   if (!s.network.links.empty() || s.network.defaults.loss_ppm != 0) {
-    return Status::error(where + "/network: link settings and message loss (need the RESP proxy, not yet done; the default latency is the loopback's own)");
+    return Status::error(where + "/network: per-link settings and a default loss rate (not yet; the default latency is the loopback's own)");
   }
   for (const FaultSpec& f : all_faults(s, seed)) {
     const std::string at = f.origin.empty() ? "" : " (" + f.origin + ")";
