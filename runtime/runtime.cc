@@ -32,6 +32,14 @@ std::string Runtime::owner_name(int64_t thread_id) const {
   return out;
 }
 
+CallPlan plan_call(const CallOptions& call, const ClientOptions& client) {
+  CallPlan p;
+  p.timeout_ms = call.timeout_ms >= 0 ? call.timeout_ms : client.timeout_ms;
+  p.retries = call.own_connection ? 0 : call.retry_attempts >= 0 ? call.retry_attempts : client.retry_attempts;
+  p.retry_interval_ms = call.retry_interval_ms >= 0 ? call.retry_interval_ms : client.retry_interval_ms;
+  return p;
+}
+
 Task<bool> Runtime::interruptible(const Thread&, Task<bool> wait, Interrupt* interrupted) {
   *interrupted = Interrupt::kNone;
   return wait;

@@ -72,6 +72,15 @@ struct CallOptions {
   bool own_connection = false;
 };
 
+// What one call does, from its options over the client's: its timeout, how often it re-sends
+// after a timeout (never for a blocking call on its own connection), and the pause before each.
+struct CallPlan {
+  int64_t timeout_ms = 0;
+  int32_t retries = 0;
+  int64_t retry_interval_ms = 0;
+};
+CallPlan plan_call(const CallOptions& call, const ClientOptions& client);
+
 // A Lua script shipped with an algorithm: its name (for histories) and body.
 struct Script {
   const char* name;

@@ -808,13 +808,9 @@ Task<runtime::CallResult> LiveClient::call(size_t endpoint, std::vector<std::str
                                            runtime::CallOptions options) {
   LS_ASSERT(endpoint < ports_.size());
   LS_ASSERT(!argv.empty());
-  const int64_t timeout_ms = options.timeout_ms >= 0 ? options.timeout_ms : options_.timeout_ms;
-  const int32_t retries = options.own_connection ? 0
-                          : options.retry_attempts >= 0 ? options.retry_attempts
-                                                        : options_.retry_attempts;
-  const int64_t interval_ms = options.retry_interval_ms >= 0 ? options.retry_interval_ms : options_.retry_interval_ms;
+  const runtime::CallPlan plan = runtime::plan_call(options, options_);
   runtime::CallResult result;
-  for (int32_t attempt = 0; attempt <= retries; ++attempt) {
+  for (int32_t attempt = 0; attempt <= plan.retries; ++attempt) {
     CloseOnExit<Conn> own;
     std::shared_ptr<Conn> conn;
     if (options.own_connection) {
@@ -825,13 +821,13 @@ Task<runtime::CallResult> LiveClient::call(size_t endpoint, std::vector<std::str
       conn = command_conn(endpoint);
     }
     result.attempts = attempt + 1;
-    const int32_t r = co_await Wait(*this, now_us() + ms_to_us(timeout_ms),
+    const int32_t r = co_await Wait(*this, now_us() + ms_to_us(plan.timeout_ms),
                                     [&](WaitRef ref) { conn->request(argv, ref, &result.reply, options); });
     if (r == kernel::kWaitSignalled) {
       result.status = runtime::CallStatus::kOk;
       co_return result;
     }
-    if (attempt < retries) co_await Wait(*this, now_us() + ms_to_us(interval_ms));
+    if (attempt < plan.retries) co_await Wait(*this, now_us() + ms_to_us(plan.retry_interval_ms));
   }
   result.status = runtime::CallStatus::kTimeout;
   result.reply = Reply();

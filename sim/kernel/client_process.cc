@@ -382,12 +382,10 @@ Task<runtime::CallResult> ClientProcess::call(size_t endpoint, bool pubsub,
                                                  runtime::CallOptions options) {
   LS_ASSERT(endpoint < endpoints_.size());
   LS_ASSERT(!argv.empty());
-  const int64_t timeout_ms = options.timeout_ms >= 0 ? options.timeout_ms : options_.timeout_ms;
-  const int32_t retries = options.own_connection ? 0
-                          : options.retry_attempts >= 0 ? options.retry_attempts
-                                                        : options_.retry_attempts;
-  const int64_t interval_ms =
-      options.retry_interval_ms >= 0 ? options.retry_interval_ms : options_.retry_interval_ms;
+  const runtime::CallPlan plan = runtime::plan_call(options, options_);
+  const int64_t timeout_ms = plan.timeout_ms;
+  const int32_t retries = plan.retries;
+  const int64_t interval_ms = plan.retry_interval_ms;
   runtime::CallResult result;
   LS_ASSERT(!(options.own_connection && pubsub));
   for (int32_t attempt = 0; attempt <= retries; ++attempt) {
