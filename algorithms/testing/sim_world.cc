@@ -181,7 +181,7 @@ Task<LockOutcome> SimWorld::run_step(kernel::ClientProcess& p, const Thread& thr
   }
   rec_.complete(loop_.now(), req.op, done);
   if (step.kind == Step::Kind::kAcquire && out.outcome == Outcome::kOk && out.acquired) {
-    p.holds().acquired(p.history_now(), thread, p.owner_name(thread), step.lock, step.mode, req.op,
+    p.holds().acquired(p.history_now(), p, thread, step.lock, step.mode, req.op,
                        out.token == -1 ? history::kAbsent : out.token);
   }
   co_return out;

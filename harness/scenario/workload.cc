@@ -167,8 +167,8 @@ bool Workload::acquired(ThreadState* t, const runtime::LockRequest& req,
   recorder().complete(c.history_now(), req.op, done);
   const bool got = out.outcome == history::Outcome::kOk && out.acquired;
   if (got) {
-    c.holds().acquired(c.history_now(), *t->thread, c.owner_name(*t->thread), req.lock, req.mode,
-                       req.op, out.token >= 0 ? out.token : history::kAbsent);
+    c.holds().acquired(c.history_now(), c, *t->thread, req.lock, req.mode, req.op,
+                       out.token >= 0 ? out.token : history::kAbsent);
     t->last_lock = std::string(req.lock);
   }
   return got;

@@ -9,14 +9,14 @@ HoldBook::Map::iterator HoldBook::find(const runtime::Thread& thread, std::strin
   return holds_.find(Key{thread.index, std::string(lock), static_cast<uint8_t>(mode)});
 }
 
-void HoldBook::acquired(TimeUs now, const runtime::Thread& thread, std::string_view owner,
+void HoldBook::acquired(TimeUs now, const runtime::Runtime& client, const runtime::Thread& thread,
                         std::string_view lock, history::LockMode mode, int64_t op, int64_t token) {
   Hold& h = holds_[Key{thread.index, std::string(lock), static_cast<uint8_t>(mode)}];
   LS_ASSERT(h.count >= 0 && h.count < INT32_MAX);
   if (h.count++ != 0) return;
   h.thread = &thread;
   h.token = token;
-  rec_.hold_begin(now, thread.name, owner, lock, mode, op, token);
+  rec_.hold_begin(now, thread.name, client.owner_name(thread), lock, mode, op, token);
   if (beliefs_ != nullptr) {
     h.belief = beliefs_->size();
     beliefs_->push_back(Belief{thread.name, std::string(lock), mode, now, kTimeNever, history::HoldEnd::kEnd});

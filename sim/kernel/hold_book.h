@@ -41,8 +41,8 @@ class HoldBook {
   // From now on every hold is logged in `beliefs` too (null: not logged).
   void set_beliefs(std::vector<Belief>* beliefs) { beliefs_ = beliefs; }
 
-  // An acquire of `thread` (owner name `owner`) returned success at `now`.
-  void acquired(TimeUs now, const runtime::Thread& thread, std::string_view owner,
+  // An acquire of `client`'s `thread` returned success at `now`.
+  void acquired(TimeUs now, const runtime::Runtime& client, const runtime::Thread& thread,
                 std::string_view lock, history::LockMode mode, int64_t op, int64_t token);
   // An unlock is being invoked: the thread stops believing it holds one count of it.
   void unlocking(TimeUs now, const runtime::Thread& thread, std::string_view lock,
