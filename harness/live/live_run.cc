@@ -30,8 +30,6 @@ namespace {
 
 namespace asio = boost::asio;
 
-bool node_fault_target(const Scenario& s, const std::string& target) { return s.is_node(target); }
-
 // A node's keys and their DUMP payloads (what a restart may lose), or nothing when the node
 // does not answer in time (paused).
 using Snapshot = std::map<std::string, std::string>;
@@ -579,7 +577,7 @@ Status LiveRun::supported(const Scenario& s, uint64_t seed) {
   for (const FaultSpec& f : all_faults(s, seed)) {
     const std::string at = f.origin.empty() ? "" : " (" + f.origin + ")";
     if (!f.on.event.empty()) return Status::error(where + "fault " + std::to_string(f.id) + at + ": faults on events");
-    const bool node = node_fault_target(s, f.target);
+    const bool node = s.is_node(f.target);
     if (clock_fault(f) && !node) {
       return Status::error(where + "fault " + std::to_string(f.id) + at + ": kind '" + f.kind +
                            "' of a client (a live client's clock changes only by the scenario's static offset and drift)");
