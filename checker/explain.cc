@@ -5,6 +5,7 @@
 
 #include "checker/check.h"
 #include "sim/core/assert.h"
+#include "sim/core/fault_kind.h"
 
 namespace lockstep::checker {
 namespace {
@@ -156,17 +157,17 @@ const Item* Story::direct_cause() const {
   for (int pass = 0; pass < 2; ++pass) {
     for (const Item& item : chain_) {
       if (!item.cause || item.fact.value("event", "") != "fault") continue;
-      const std::string kind = item.fact.value("kind", ""), target = item.fact.value("target", "");
-      const bool clock = kind == "clock_jump" || kind == "clock_drift" || kind == "clock_offset";
-      if (pass == 0 && !node.empty() && target == node &&
-          ((clock && clock_mattered) || kind == "crash" || kind == "failover" || kind == "pause")) {
+      const std::optional<FaultKind> kind = parse_fault_kind(item.fact.value("kind", ""));
+      const std::string target = item.fact.value("target", "");
+      if (!kind.has_value()) continue;
+      const bool clock = is_clock_fault(*kind);
+      const bool stops = *kind == FaultKind::kCrash || *kind == FaultKind::kPause;
+      if (pass == 0 && !node.empty() && target == node && ((clock && clock_mattered) || stops || *kind == FaultKind::kFailover)) {
         return &item;
       }
-      if (pass == 1 && holder_side(target) &&
-          (clock || kind == "pause" || kind == "crash" || kind == "lose_reply" || kind == "partition" ||
-           kind == "drop" || kind == "delay")) {
-        return &item;
-      }
+      // What keeps a holder from renewing or releasing: its clock, a stop, its network (a lost
+      // reply, a partition, a drop, a delay); not a replication lag or another node's failover.
+      if (pass == 1 && holder_side(target) && (clock || stops || is_network_fault(*kind))) return &item;
     }
   }
   return nullptr;
@@ -188,14 +189,14 @@ void Story::add_faults() {
     const std::string ref = " (fault #" + std::to_string(f.fault) + ")";
     if (f.phase == FaultPhase::kEnd) {
       if (f.t < from_) continue;
-      item.text = kind == "pause" ? target + " resumed at " + format_time(f.t)
-                                  : kind + " on " + target + " ended at " + format_time(f.t);
+      item.text = f.is(FaultKind::kPause) ? target + " resumed at " + format_time(f.t)
+                                          : kind + " on " + target + " ended at " + format_time(f.t);
       item.fact["phase"] = "end";
     } else {
       if (f.t < from_ && (duration_ms == kAbsent || f.t + duration_ms * kUsPerMs < from_)) continue;
       item.cause = true;
       item.fact["phase"] = f.phase == FaultPhase::kStart ? "start" : "instant";
-      if (kind == "pause") {
+      if (f.is(FaultKind::kPause)) {
         item.text = target + " paused at " + format_time(f.t);
         if (duration_ms != kAbsent) {
           item.text += " for " + seconds(duration_ms);
@@ -204,17 +205,17 @@ void Story::add_faults() {
             item.text += " > lease " + seconds(c_.lease_ms);
           }
         }
-      } else if (kind == "clock_jump") {
+      } else if (f.is(FaultKind::kClockJump)) {
         int64_t jump = f.param(syms, "delta_ms");
         if (jump == kAbsent) jump = f.param(syms, "jump_ms");
         item.text = target + "'s clock jumped" + (jump == kAbsent ? "" : " by " + std::to_string(jump) + " ms") + " at " + format_time(f.t);
-      } else if (kind == "crash") {
+      } else if (f.is(FaultKind::kCrash)) {
         item.text = target + " crashed at " + format_time(f.t);
-      } else if (kind == "lose_reply") {
+      } else if (f.is(FaultKind::kLoseReply)) {
         item.text = "a reply to " + target + " was lost at " + format_time(f.t);
-      } else if (kind == "interrupt") {
+      } else if (f.is(FaultKind::kInterrupt)) {
         item.text = target + " was interrupted at " + format_time(f.t);
-      } else if (kind == "cancel") {
+      } else if (f.is(FaultKind::kCancel)) {
         item.text = target + "'s pending tryLock was cancelled at " + format_time(f.t);
       } else {
         item.text = kind + " on " + target + " at " + format_time(f.t);
@@ -293,7 +294,7 @@ void Story::add_server_events() {
     // A crash the fault schedule caused is already in the chain as that fault; say it once.
     const bool told = name(n.event) == "crashed" &&
                       std::any_of(h_.faults.begin(), h_.faults.end(), [&](const FaultEvent& f) {
-                        return f.t == n.t && f.target == n.node && name(f.kind) == "crash";
+                        return f.t == n.t && f.target == n.node && f.is(FaultKind::kCrash);
                       });
     if (told) continue;
     Item item{n.t, true, name(n.node) + " " + name(n.event) + " at " + format_time(n.t), {}};
@@ -343,7 +344,7 @@ void Story::add_stalled_acquisition() {
   }
   if (acquisition == nullptr) return;
   for (const FaultEvent& f : h_.faults) {
-    if (f.phase == FaultPhase::kEnd || name(f.kind) != "pause" || name(f.target) != second_client_) continue;
+    if (f.phase == FaultPhase::kEnd || !f.is(FaultKind::kPause) || name(f.target) != second_client_) continue;
     if (f.t < acquisition->invoke_t || f.t >= acquisition->complete_t) continue;
     const int64_t duration_ms = f.param(h_.syms, "duration_ms");
     // Only a pause that outlasts the acquisition's own lease can have let its grants lapse.

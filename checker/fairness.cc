@@ -183,9 +183,8 @@ std::string client_clock_note(const History& h, std::string_view client, TimeUs 
   std::string note;
   for (const FaultEvent& f : h.faults) {
     if (f.t > t || h.str(f.target) != client) continue;
+    if (!f.is_clock() || f.phase == FaultPhase::kEnd) continue;
     const std::string_view kind = h.str(f.kind);
-    if (kind != "clock_jump" && kind != "clock_offset" && kind != "clock_drift") continue;
-    if (f.phase == FaultPhase::kEnd) continue;
     note += (note.empty() ? "" : ", ") + std::string("fault #") + std::to_string(f.fault) + " (" + std::string(kind) + " of " +
             std::string(client) + " at " + format_time(f.t) + ")";
   }
@@ -220,8 +219,7 @@ bool changed_unrecorded(const History& h, Sym node, TimeUs from, TimeUs to) {
   }
   for (const FaultEvent& f : h.faults) {
     if (f.t < from || f.t > to) continue;
-    const std::string_view kind = h.str(f.kind);
-    if (kind == "failover" || ((kind == "crash" || kind == "restart") && f.target == node)) return true;
+    if (f.is(FaultKind::kFailover) || ((f.is(FaultKind::kCrash) || f.is(FaultKind::kRestart)) && f.target == node)) return true;
   }
   return false;
 }

@@ -14,11 +14,13 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include "sim/core/fault_kind.h"
 #include "sim/core/time.h"
 
 namespace lockstep::checker {
@@ -221,9 +223,13 @@ struct FaultEvent {
   TimeUs t = 0;
   int64_t fault = 0;
   Sym kind = kNoSym, target = kNoSym;
+  std::optional<FaultKind> known;  // `kind` as one of lockstep's kinds (another tool's may be none)
   FaultPhase phase = FaultPhase::kInstant;
   std::vector<std::pair<Sym, int64_t>> params;
   uint32_t line = 0;
+
+  bool is(FaultKind k) const { return known == k; }
+  bool is_clock() const { return known.has_value() && is_clock_fault(*known); }
 
   // Returns the numeric parameter `name`, or kAbsent.
   int64_t param(const class SymbolTable& syms, std::string_view name) const;

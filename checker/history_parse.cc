@@ -346,6 +346,7 @@ Status Reader::on_fault(const LineFields& f) {
   e.t = f.t;
   e.fault = f.fault;
   e.kind = sym(f.kind);
+  e.known = parse_fault_kind(f.kind);
   e.target = f.has(F::kTarget) ? sym(f.target) : kNoSym;
   if (f.phase == "start") e.phase = FaultPhase::kStart;
   else if (f.phase == "end") e.phase = FaultPhase::kEnd;

@@ -244,7 +244,7 @@ std::string queue_keeper(const History& h, Sym lock, TimeUs t) {
   }
   const std::string thread(h.str(last->thread));
   for (const FaultEvent& f : h.faults) {
-    if (f.t <= t && h.str(f.kind) == "crash" && thread.rfind(std::string(h.str(f.target)) + "/", 0) == 0) {
+    if (f.t <= t && f.is(FaultKind::kCrash) && thread.rfind(std::string(h.str(f.target)) + "/", 0) == 0) {
       return text + "its client " + std::string(h.str(f.target)) + " had crashed at " + format_time(f.t) +
              ", and its entry stays until its deadline";
     }
@@ -275,7 +275,7 @@ bool free_stretch(const std::vector<Interval>& busy, TimeUs from, TimeUs to, Tim
 std::map<std::string, TimeUs> crash_times(const History& h) {
   std::map<std::string, TimeUs> out;
   for (const FaultEvent& f : h.faults) {
-    if (h.str(f.kind) == "crash") out.emplace(std::string(h.str(f.target)), f.t);
+    if (f.is(FaultKind::kCrash)) out.emplace(std::string(h.str(f.target)), f.t);
   }
   return out;
 }

@@ -58,7 +58,7 @@ struct Death {
 std::string node_clock_jumps(const History& h, Sym node, TimeUs from, TimeUs to) {
   std::string out;
   for (const FaultEvent& f : h.faults) {
-    if (f.t < from || f.t > to || f.target != node || h.str(f.kind) != "clock_jump") continue;
+    if (f.t < from || f.t > to || f.target != node || !f.is(FaultKind::kClockJump)) continue;
     const int64_t delta_ms = f.param(h.syms, "delta_ms");
     out += (out.empty() ? " after " : " and ") + std::string(h.str(node)) + "'s clock jumped" +
            (delta_ms == kAbsent ? "" : " by " + std::to_string(delta_ms) + " ms") + " at " + format_time(f.t) +

@@ -1,4 +1,4 @@
-// `lockstep list [algorithms|scenarios|mutants|all] [--scenarios DIR] [--mutants] [--lua FILE]... [--json]`:
+// `lockstep list [algorithms|scenarios|mutants|faults|all] [--scenarios DIR] [--mutants] [--lua FILE]... [--json]`:
 // what lockstep can run.
 //
 // The client options every algorithm runs with; every registered algorithm with its lock kind,
@@ -6,7 +6,9 @@
 // algorithms — and the scenario library: every *.json
 // under DIR (default `scenarios`), in path order, with its name, algorithm and expected verdict,
 // or the error that keeps it from loading. `mutants` (or --mutants) lists the deliberately broken
-// scripts `lockstep run --mutant NAME` can swap in (algorithms/mutants); `all` leaves them out.
+// scripts `lockstep run --mutant NAME` can swap in (algorithms/mutants); `faults` the fault table
+// (harness/scenario/fault_table.h): each kind's targets, parameters, simulated and live effect;
+// `all` leaves both out.
 // --lua FILE loads a Lua algorithm (docs/lua-algorithms.md) and lists it after the built-in ones.
 // --json prints the same as one JSON object.
 // Exit codes: 0, or 2 for bad usage (an unknown topic, a missing scenario directory when
@@ -28,6 +30,7 @@
 #include "cli/commands.h"
 #include "cli/terminal.h"
 #include "harness/live/live_run.h"
+#include "harness/scenario/fault_table.h"
 #include "harness/scenario/library.h"
 #include "harness/scenario/parse.h"
 
@@ -194,10 +197,85 @@ int list_mutants(bool as_json) {
   return kExitOk;
 }
 
+const char* targets_name(scenario::FaultTargets t) {
+  using T = scenario::FaultTargets;
+  switch (t) {
+    case T::kLink: return "links (\"all\", a process, {from, to} or {between})";
+    case T::kGroups: return "groups of processes";
+    case T::kProcess: return "a client or a node";
+    case T::kNode: return "a node";
+    case T::kClient: return "a client";
+    case T::kThread: return "a client's thread (\"c1/t0\")";
+    case T::kReplicatedNode: return "a node of a replicated topology";
+  }
+  return "";
+}
+
+const char* shape_name(scenario::FaultShape s) {
+  using S = scenario::FaultShape;
+  switch (s) {
+    case S::kInstant: return "instant";
+    case S::kWindow: return "a window: start, end after duration_ms (none: the end of the run)";
+    case S::kStepOrWindow: return "instant without duration_ms, else a window undone at its end";
+    case S::kUntilSpent: return "a window: start, end when its replies are lost or after duration_ms";
+    case S::kCrash: return "a node: down until restart_after_ms (none: for good); a client: instant, for good";
+  }
+  return "";
+}
+
+json faults_json() {
+  json out = json::array();
+  for (const scenario::FaultKindInfo& k : scenario::fault_table()) {
+    json params = json::array();
+    for (const scenario::FaultParam& p : k.params) {
+      params.push_back({{"name", p.name}, {"unit", p.unit}, {"min", p.lo}, {"max", p.hi}, {"required", p.required},
+                        {"nodes_only", p.node_only}, {"random_default", p.drawn ? json::array({p.draw.lo, p.draw.hi}) : json()}});
+    }
+    out.push_back({{"kind", fault_kind_name(k.kind)}, {"target", targets_name(k.targets)}, {"time", shape_name(k.shape)},
+                   {"random", k.random}, {"params", params}, {"simulated", k.simulated},
+                   {"live", k.live.empty() ? json() : json(k.live)},
+                   {"live_refused", k.live_refused.empty() ? json() : json(k.live_refused)}});
+  }
+  return out;
+}
+
+int list_faults(bool as_json) {
+  const json list = faults_json();
+  if (as_json) {
+    std::printf("%s\n", json{{"faults", list}}.dump(2).c_str());
+    return kExitOk;
+  }
+  std::printf("Fault kinds (%zu; docs/scenarios.md#faults):\n", list.size());
+  for (const json& k : list) {
+    std::printf("\n  %s%s\n    target: %s\n    time: %s\n", k["kind"].get<std::string>().c_str(),
+                k["random"] == true ? "" : "  [not in random profiles]", k["target"].get<std::string>().c_str(),
+                k["time"].get<std::string>().c_str());
+    for (const json& p : k["params"]) {
+      std::string line = p["name"].get<std::string>() + ": " + p["unit"].get<std::string>() + ", " +
+                         std::to_string(p["min"].get<int64_t>()) + " .. " + std::to_string(p["max"].get<int64_t>());
+      if (p["required"] == true) line += ", required";
+      if (p["nodes_only"] == true) line += ", nodes only";
+      if (p["random_default"].is_array()) {
+        line += "; random profiles draw from [" + std::to_string(p["random_default"][0].get<int64_t>()) + ", " +
+                std::to_string(p["random_default"][1].get<int64_t>()) + "] unless given";
+      }
+      std::printf("    %s\n", line.c_str());
+    }
+    std::printf("    simulated: %s\n", k["simulated"].get<std::string>().c_str());
+    if (k["live"].is_string()) {
+      std::printf("    live: %s\n", k["live"].get<std::string>().c_str());
+    } else {
+      std::printf("    live: refused: %s\n", k["live_refused"].get<std::string>().c_str());
+    }
+  }
+  return kExitOk;
+}
+
 int list_command(const ListArgs& args) {
   if (args.mutants || args.topic == "mutants") return list_mutants(args.json);
+  if (args.topic == "faults") return list_faults(args.json);
   if (args.topic != "all" && args.topic != "algorithms" && args.topic != "scenarios") {
-    std::fprintf(stderr, "lockstep list: unknown topic \"%s\" (expected algorithms, scenarios, mutants or all)\n",
+    std::fprintf(stderr, "lockstep list: unknown topic \"%s\" (expected algorithms, scenarios, mutants, faults or all)\n",
                  printable(args.topic).c_str());
     return kExitBadInput;
   }
@@ -245,8 +323,8 @@ int list_command(const ListArgs& args) {
 
 void register_list(CLI::App& app, Action& action) {
   auto args = std::make_shared<ListArgs>();
-  CLI::App* sub = app.add_subcommand("list", "List the algorithms (with options and defaults) and the scenario library");
-  sub->add_option("topic", args->topic, "algorithms, scenarios, mutants or all")->capture_default_str();
+  CLI::App* sub = app.add_subcommand("list", "List the algorithms (with options and defaults), the scenario library, the mutants or the fault kinds");
+  sub->add_option("topic", args->topic, "algorithms, scenarios, mutants, faults or all")->capture_default_str();
   sub->add_option("--scenarios", args->dir, "The scenario library's directory")->capture_default_str();
   sub->add_flag("--json", args->json, "Print one JSON object");
   sub->add_flag("--mutants", args->mutants, "List the mutants (broken scripts for run --mutant)");

@@ -7,6 +7,7 @@
 
 #include "checker/report/sampler.h"
 #include "sim/core/assert.h"
+#include "sim/core/fault_kind.h"
 
 namespace lockstep::report {
 namespace {
@@ -412,7 +413,7 @@ class Builder {
 
   // Rows a fault is drawn on; the network row for partitions and "all".
   std::vector<int64_t> fault_rows(const std::string& kind, const std::string& target) const {
-    if (kind == "partition" || target == "all") return {0};
+    if (parse_fault_kind(kind) == FaultKind::kPartition || target == "all") return {0};
     for (const char* sep : {"<->", "->"}) {
       const size_t p = target.find(sep);
       if (p == std::string::npos) continue;

@@ -1,7 +1,10 @@
 #include "harness/explore/bug_class.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
+
+#include "sim/core/fault_kind.h"
 
 namespace lockstep::explore {
 
@@ -22,30 +25,50 @@ std::string bug_class(const scenario::Scenario& s, const nlohmann::json& faults,
   for (int64_t id : cause.cause) {
     for (const nlohmann::json& f : faults) {
       if (f.value("fault", int64_t{-1}) != id) continue;
-      const std::string kind = f.value("kind", "");
+      const std::string name = f.value("kind", "");
       const std::string target = f.contains("target") && f["target"].is_string() ? f["target"].get<std::string>() : "";
       const bool node = is_node(target);
-      if (kind == "failover") {
-        classes.insert("failover-before-replication");
-      } else if (kind == "crash" || kind == "restart") {
-        if (node) {
-          classes.insert(redlock ? "redlock-restart" : "restart-without-persistence");
-        } else {
-          classes.insert(fair && (cause.property == "liveness" || cause.property == "fairness") ? "fair-dead-waiter"
-                                                                                              : "client-crash");
-        }
-      } else if (kind == "pause") {
-        classes.insert(node ? "node-pause" : redlock ? "redlock-gc-pause" : "holder-pause");
-      } else if (kind == "clock_jump" || kind == "clock_drift" || kind == "clock_offset") {
-        classes.insert(node ? "node-clock" : "client-clock");
-      } else if (kind == "lose_reply") {
-        classes.insert("lost-reply");
-      } else if (kind == "drop" || kind == "delay" || kind == "partition") {
-        classes.insert("network");
-      } else if (kind == "replication_lag") {
-        classes.insert("replication-lag");
-      } else {
-        classes.insert(kind);
+      const std::optional<FaultKind> kind = parse_fault_kind(name);
+      if (!kind.has_value()) {
+        classes.insert(name);
+        continue;
+      }
+      switch (*kind) {
+        case FaultKind::kFailover:
+          classes.insert("failover-before-replication");
+          break;
+        case FaultKind::kCrash:
+        case FaultKind::kRestart:
+          if (node) {
+            classes.insert(redlock ? "redlock-restart" : "restart-without-persistence");
+          } else {
+            classes.insert(fair && (cause.property == "liveness" || cause.property == "fairness") ? "fair-dead-waiter"
+                                                                                                : "client-crash");
+          }
+          break;
+        case FaultKind::kPause:
+          classes.insert(node ? "node-pause" : redlock ? "redlock-gc-pause" : "holder-pause");
+          break;
+        case FaultKind::kClockJump:
+        case FaultKind::kClockDrift:
+        case FaultKind::kClockOffset:
+          classes.insert(node ? "node-clock" : "client-clock");
+          break;
+        case FaultKind::kLoseReply:
+          classes.insert("lost-reply");
+          break;
+        case FaultKind::kDrop:
+        case FaultKind::kDelay:
+        case FaultKind::kPartition:
+          classes.insert("network");
+          break;
+        case FaultKind::kReplicationLag:
+          classes.insert("replication-lag");
+          break;
+        case FaultKind::kInterrupt:
+        case FaultKind::kCancel:
+          classes.insert(name);
+          break;
       }
     }
   }

@@ -4,6 +4,7 @@
 #include <sstream>
 #include <vector>
 
+#include "harness/scenario/fault_table.h"
 #include "harness/scenario/faults.h"
 #include "harness/scenario/workload.h"
 #include "sim/core/assert.h"
@@ -38,17 +39,19 @@ void drop_jumps(nlohmann::json& doc, const std::string& ptr) {
 }  // namespace
 
 nlohmann::json fault_to_json(const FaultSpec& f) {
-  LS_ASSERT(!f.kind.empty());
   LS_ASSERT(f.at_ms >= 0);
-  const std::string& k = f.kind;
-  nlohmann::json j = {{"kind", k}, {"at_ms", f.at_ms}};
-  if (k == "delay" || k == "drop") {
-    j["target"] = link_json(f.link);
-  } else if (k == "partition") {
-    j["groups"] = f.groups;
-    if (f.one_way) j["one_way"] = true;
-  } else {
-    j["target"] = f.target;
+  nlohmann::json j = {{"kind", std::string(fault_kind_name(f.kind))}, {"at_ms", f.at_ms}};
+  switch (scenario::fault_info(f.kind).targets) {
+    case scenario::FaultTargets::kLink:
+      j["target"] = link_json(f.link);
+      break;
+    case scenario::FaultTargets::kGroups:
+      j["groups"] = f.groups;
+      if (f.one_way) j["one_way"] = true;
+      break;
+    default:
+      j["target"] = f.target;
+      break;
   }
   add_fault_params(f, j);
   return j;
@@ -93,7 +96,7 @@ std::optional<nlohmann::json> materialize_workload(const nlohmann::json& doc, co
   using nlohmann::json;
   if (!parsed.workload.generator.has_value()) return std::nullopt;
   for (const scenario::FaultSpec& f : parsed.schedule) {
-    if (f.kind == "interrupt" || f.kind == "cancel") return std::nullopt;
+    if (scenario::fault_info(f.kind).targets == scenario::FaultTargets::kThread) return std::nullopt;
   }
   if (parsed.random.has_value()) return std::nullopt;
   const scenario::GeneratorSpec& g = *parsed.workload.generator;

@@ -12,6 +12,7 @@
 #include "harness/scenario/parse.h"
 #include "harness/scenario/run.h"
 #include "sim/core/assert.h"
+#include "sim/core/fault_kind.h"
 
 namespace lockstep::explore {
 namespace {
@@ -112,7 +113,7 @@ void prune_partition_members(json& doc, const std::vector<std::string>& nodes) {
     known.push_back(c["name"].get<std::string>());
   }
   for (json& f : doc[schedule]) {
-    if (!f.is_object() || f.value("kind", "") != "partition" || !f.contains("groups") || !f["groups"].is_array()) continue;
+    if (!f.is_object() || parse_fault_kind(f.value("kind", "")) != FaultKind::kPartition || !f.contains("groups") || !f["groups"].is_array()) continue;
     json groups = json::array();
     for (const json& g : f["groups"]) {
       if (!g.is_array()) {

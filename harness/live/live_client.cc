@@ -635,16 +635,30 @@ WaitRef LiveClient::open_wait(std::coroutine_handle<> h, int32_t* result, int64_
   s.handle = h;
   s.result = result;
   s.state = 1;
-  const WaitRef ref{index, s.gen};
+  s.deadline_local_us = deadline_local_us;
   if (deadline_local_us != kernel::CoroProcess::kNoDeadline) {
-    const TimeUs now = loop_.now_us();
-    const TimeUs at = clock_.true_time_at(deadline_local_us, now);
-    s.timer = std::make_unique<asio::steady_timer>(loop_.io(), loop_.at(at));
-    s.timer->async_wait([this, ref](boost::system::error_code ec) {
-      if (!ec) complete_wait(ref, kernel::kWaitTimedOut);
-    });
+    s.timer = std::make_unique<asio::steady_timer>(loop_.io());
+    arm_timer(index);
   }
-  return ref;
+  return WaitRef{index, s.gen};
+}
+
+void LiveClient::arm_timer(uint32_t index) {
+  Slot& s = slots_[index];
+  LS_ASSERT(s.state == 1 && s.timer != nullptr);
+  const WaitRef ref{index, s.gen};
+  // Setting the expiry cancels an earlier wait on the timer: its handler sees operation_aborted.
+  s.timer->expires_at(loop_.at(clock_.true_time_at(s.deadline_local_us, loop_.now_us())));
+  s.timer->async_wait([this, ref](boost::system::error_code ec) {
+    if (!ec) complete_wait(ref, kernel::kWaitTimedOut);
+  });
+}
+
+void LiveClient::change_clock(const std::function<void(kernel::LocalClock&, TimeUs)>& change) {
+  change(clock_, loop_.now_us());
+  for (uint32_t i = 0; i < slots_.size(); ++i) {
+    if (slots_[i].state == 1 && slots_[i].timer != nullptr) arm_timer(i);
+  }
 }
 
 bool LiveClient::wait_open(WaitRef ref) const {

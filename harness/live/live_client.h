@@ -132,6 +132,10 @@ class LiveClient : public kernel::AppClient, public runtime::RootListener {
   void pause();
   void resume();
   void crash();
+  // A clock fault: `change` changes the client's clock at true time `now` (a jump, an offset, a
+  // drift); every open wait with a deadline is then re-timed to the true time at which the
+  // changed clock reaches it, as the simulator re-times a process's timers.
+  void change_clock(const std::function<void(kernel::LocalClock& clock, TimeUs now)>& change);
   bool up() const { return up_; }
 
   void root_finished(uint32_t root_index) override;
@@ -179,6 +183,7 @@ class LiveClient : public kernel::AppClient, public runtime::RootListener {
     int32_t* result = nullptr;
     uint32_t gen = 0;
     uint8_t state = 0;  // 0 free, 1 waiting, 2 completed (its resumption is posted)
+    int64_t deadline_local_us = 0;
     std::unique_ptr<boost::asio::steady_timer> timer;
   };
   struct Root {
@@ -187,6 +192,8 @@ class LiveClient : public kernel::AppClient, public runtime::RootListener {
     bool live = false;
   };
   void free_slot(uint32_t index);
+  // Sets slot `index`'s timer to fire when the clock reads its deadline.
+  void arm_timer(uint32_t index);
   void destroy_root(uint32_t index);
   void start_root(uint32_t index, uint32_t gen);
   std::shared_ptr<Conn> command_conn(size_t endpoint);

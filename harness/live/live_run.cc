@@ -15,6 +15,7 @@
 #include "harness/live/live_client.h"
 #include "harness/live/redis_server.h"
 #include "harness/live/repl_proxy.h"
+#include "harness/scenario/fault_table.h"
 #include "harness/scenario/faults.h"
 #include "harness/scenario/workload.h"
 #include "harness/scenario/world.h"
@@ -61,16 +62,12 @@ std::vector<std::string> changed_keys(const Snapshot& before, const Snapshot& af
   return out;
 }
 
-bool clock_fault(const FaultSpec& f) {
-  return f.kind == "clock_jump" || f.kind == "clock_offset" || f.kind == "clock_drift";
-}
-
 // Whether node `name`'s clock is ever other than real: the scenario sets it, or a clock fault.
 bool clock_set(const Scenario& s, const std::vector<FaultSpec>& faults, const std::string& name) {
   for (size_t i = 0; i < s.node_names.size() && i < s.nodes.size(); ++i) {
     if (s.node_names[i] == name && (s.nodes[i].clock.offset_ms != 0 || s.nodes[i].clock.drift_ppm != 0)) return true;
   }
-  return std::any_of(faults.begin(), faults.end(), [&](const FaultSpec& f) { return clock_fault(f) && f.target == name; });
+  return std::any_of(faults.begin(), faults.end(), [&](const FaultSpec& f) { return is_clock_fault(f.kind) && f.target == name; });
 }
 
 // A temporary directory holding the servers' directories, removed with everything in it.
@@ -247,16 +244,13 @@ class Session {
 
   void record(size_t i, const char* phase, const std::string& params) {
     const FaultSpec& f = faults_[i];
-    rec_.fault(loop_.now_us(), f.id, f.kind, scenario::fault_target(f), phase, params);
+    rec_.fault(loop_.now_us(), f.id, fault_kind_name(f.kind), scenario::fault_target(f), phase, params);
   }
 
   void start_fault(size_t i) {
     const FaultSpec& f = faults_[i];
     RedisServer* node = server(f.target);
-    const bool instant = f.kind == "restart" || f.kind == "failover" || f.kind == "clock_jump" ||
-                         (f.kind == "crash" && node == nullptr) ||
-                         ((f.kind == "clock_offset" || f.kind == "clock_drift") && f.duration_ms < 0);
-    if (f.kind == "failover") {
+    if (f.kind == FaultKind::kFailover) {
       // Recorded after it happened: its record names the replica it promoted.
       const std::string promoted = failover(f.promote);
       nlohmann::json params = nlohmann::json::parse(scenario::fault_params_json(f));
@@ -264,63 +258,87 @@ class Session {
       record(i, "instant", params.dump());
       return;
     }
+    const bool instant = scenario::fault_is_instant(f, node != nullptr);
     record(i, instant ? "instant" : "start", scenario::fault_params_json(f));
-    if (f.kind == "pause") {
-      if (node != nullptr) {
-        if (node->running()) node->pause();
-        if (is_master(f.target)) master_went_down();
-      } else {
-        client(f.target)->pause();
-      }
-      if (f.duration_ms >= 0) at(loop_.now_us() + ms_to_us(f.duration_ms), [this, i] { end_fault(i); });
-    } else if (f.kind == "crash" && node != nullptr) {
-      if (!node->running()) return;
-      snapshots_[f.target] = snapshot(*node);
-      node->kill();
-      rec_.node_event(loop_.now_us(), f.target, "crashed");
-      if (is_master(f.target)) master_went_down();
-      if (f.restart_after_ms >= 0) at(loop_.now_us() + ms_to_us(f.restart_after_ms), [this, i] { end_fault(i); });
-    } else if (f.kind == "crash") {
-      client(f.target)->crash();
-    } else if (f.kind == "restart") {
-      restart(*node);
-    } else if (f.kind == "clock_jump" || f.kind == "clock_offset" || f.kind == "clock_drift") {
-      const size_t n = node_index(f.target);
-      kernel::LocalClock& clock = node_clocks_[n];
-      const TimeUs now = loop_.now_us();
-      if (f.kind == "clock_jump") {
-        clock.jump(now, ms_to_us(f.delta_ms));
-      } else if (f.kind == "clock_offset") {
-        undo_[i] = clock.offset_at(now) - ms_to_us(f.offset_ms);
-        clock.set_offset(now, ms_to_us(f.offset_ms));
-      } else {
-        undo_[i] = clock.drift_ppm();
-        clock.set_drift(now, f.drift_ppm);
-      }
-      set_node_clock(n);
-      if (f.kind != "clock_jump" && f.duration_ms >= 0) at(now + ms_to_us(f.duration_ms), [this, i] { end_fault(i); });
-    } else if (f.kind == "replication_lag") {
-      repl_extra_us_[node_index(f.target)] += ms_to_us(f.extra_ms);
-      if (f.duration_ms >= 0) at(loop_.now_us() + ms_to_us(f.duration_ms), [this, i] { end_fault(i); });
-    } else if (f.kind == "delay") {
-      windows_[i].push_back(links_.add_delay(f.link, ms_to_us(f.extra_ms)));
-    } else if (f.kind == "drop") {
-      windows_[i].push_back(links_.add_drop(f.link, f.rate_ppm));
-    } else if (f.kind == "partition") {
-      windows_[i].push_back(links_.add_partition(f.groups, f.one_way));
-    } else if (f.kind == "lose_reply") {
-      windows_[i].push_back(links_.add_lose_reply(f.target, f.match, f.replies, [this, i] {
-        // Ended by its last swallowed reply: recorded once, as the simulator does.
-        if (!ended_[i]) {
-          ended_[i] = true;
-          record(i, "end", "");
+    const TimeUs now = loop_.now_us();
+    switch (f.kind) {
+      case FaultKind::kPause:
+        if (node != nullptr) {
+          if (node->running()) node->pause();
+          if (is_master(f.target)) master_went_down();
+        } else {
+          client(f.target)->pause();
         }
-      }));
-    } else {
-      LS_ASSERT(false);  // supported() refused it
+        break;
+      case FaultKind::kCrash:
+        if (node == nullptr) {
+          client(f.target)->crash();
+        } else if (node->running()) {
+          snapshots_[f.target] = snapshot(*node);
+          node->kill();
+          rec_.node_event(loop_.now_us(), f.target, "crashed");
+          if (is_master(f.target)) master_went_down();
+        } else {
+          return;  // already down: nothing restarts it
+        }
+        break;
+      case FaultKind::kRestart:
+        restart(*node);
+        break;
+      case FaultKind::kClockJump:
+        change_clock(f.target, [&](kernel::LocalClock& c, TimeUs t) { c.jump(t, ms_to_us(f.delta_ms)); });
+        break;
+      case FaultKind::kClockOffset:
+        change_clock(f.target, [&](kernel::LocalClock& c, TimeUs t) {
+          undo_[i] = c.offset_at(t) - ms_to_us(f.offset_ms);
+          c.set_offset(t, ms_to_us(f.offset_ms));
+        });
+        break;
+      case FaultKind::kClockDrift:
+        change_clock(f.target, [&](kernel::LocalClock& c, TimeUs t) {
+          undo_[i] = c.drift_ppm();
+          c.set_drift(t, f.drift_ppm);
+        });
+        break;
+      case FaultKind::kReplicationLag:
+        repl_extra_us_[node_index(f.target)] += ms_to_us(f.extra_ms);
+        break;
+      case FaultKind::kDelay:
+        windows_[i].push_back(links_.add_delay(f.link, ms_to_us(f.extra_ms)));
+        break;
+      case FaultKind::kDrop:
+        windows_[i].push_back(links_.add_drop(f.link, f.rate_ppm));
+        break;
+      case FaultKind::kPartition:
+        windows_[i].push_back(links_.add_partition(f.groups, f.one_way));
+        break;
+      case FaultKind::kLoseReply:
+        windows_[i].push_back(links_.add_lose_reply(f.target, f.match, f.replies, [this, i] {
+          // Ended by its last swallowed reply: recorded once, as the simulator does.
+          if (!ended_[i]) {
+            ended_[i] = true;
+            record(i, "end", "");
+          }
+        }));
+        break;
+      case FaultKind::kFailover:
+      case FaultKind::kInterrupt:
+      case FaultKind::kCancel:
+        LS_ASSERT(false);  // handled above, or refused by supported()
     }
-    const bool window = f.kind == "delay" || f.kind == "drop" || f.kind == "partition" || f.kind == "lose_reply";
-    if (window && f.duration_ms >= 0) at(loop_.now_us() + ms_to_us(f.duration_ms), [this, i] { end_fault(i); });
+    const int64_t after_ms = scenario::fault_end_after_ms(f);
+    if (!instant && after_ms >= 0) at(now + ms_to_us(after_ms), [this, i] { end_fault(i); });
+  }
+
+  // Changes the clock of process `name`: a node's through the clock shim, a client's own.
+  void change_clock(const std::string& name, const std::function<void(kernel::LocalClock&, TimeUs)>& change) {
+    if (server(name) == nullptr) {
+      client(name)->change_clock(change);
+      return;
+    }
+    const size_t n = node_index(name);
+    change(node_clocks_[n], loop_.now_us());
+    set_node_clock(n);
   }
 
   void end_fault(size_t i) {
@@ -330,26 +348,30 @@ class Session {
     for (Links::WindowId w : windows_[i]) links_.remove(w);
     windows_[i].clear();
     RedisServer* node = server(f.target);
-    if (f.kind == "pause") {
-      if (node != nullptr) {
-        if (node->running() && node->paused()) node->resume();
-        if (is_master(f.target) && node->running()) master_came_back();
-      } else {
-        client(f.target)->resume();
-      }
-    } else if (f.kind == "crash") {
-      restart(*node);
-    } else if (f.kind == "replication_lag") {
-      repl_extra_us_[node_index(f.target)] -= ms_to_us(f.extra_ms);
-    } else if (f.kind == "clock_offset" || f.kind == "clock_drift") {
+    switch (f.kind) {
+      case FaultKind::kPause:
+        if (node != nullptr) {
+          if (node->running() && node->paused()) node->resume();
+          if (is_master(f.target) && node->running()) master_came_back();
+        } else {
+          client(f.target)->resume();
+        }
+        break;
+      case FaultKind::kCrash:
+        restart(*node);
+        break;
+      case FaultKind::kReplicationLag:
+        repl_extra_us_[node_index(f.target)] -= ms_to_us(f.extra_ms);
+        break;
       // As the simulator ends them: an offset steps back by what it added, a drift returns.
-      const size_t n = node_index(f.target);
-      if (f.kind == "clock_offset") {
-        node_clocks_[n].jump(loop_.now_us(), undo_[i]);
-      } else {
-        node_clocks_[n].set_drift(loop_.now_us(), undo_[i]);
-      }
-      set_node_clock(n);
+      case FaultKind::kClockOffset:
+        change_clock(f.target, [&](kernel::LocalClock& c, TimeUs t) { c.jump(t, undo_[i]); });
+        break;
+      case FaultKind::kClockDrift:
+        change_clock(f.target, [&](kernel::LocalClock& c, TimeUs t) { c.set_drift(t, undo_[i]); });
+        break;
+      default:
+        break;  // a link window (removed above), or a kind that does not end by itself
     }
     record(i, "end", "");
   }
@@ -575,19 +597,11 @@ Status LiveRun::supported(const Scenario& s, uint64_t seed) {
     return Status::error(where + "/network: per-link settings and a default loss rate (not yet; the default latency is the loopback's own)");
   }
   for (const FaultSpec& f : all_faults(s, seed)) {
-    const std::string at = f.origin.empty() ? "" : " (" + f.origin + ")";
-    if (!f.on.event.empty()) return Status::error(where + "fault " + std::to_string(f.id) + at + ": faults on events");
-    const bool node = s.is_node(f.target);
-    if (clock_fault(f) && !node) {
-      return Status::error(where + "fault " + std::to_string(f.id) + at + ": kind '" + f.kind +
-                           "' of a client (a live client's clock changes only by the scenario's static offset and drift)");
-    }
-    const bool real = f.kind == "pause" || f.kind == "crash" || (f.kind == "restart" && node) || f.kind == "delay" ||
-                      f.kind == "drop" || f.kind == "partition" || f.kind == "lose_reply" || clock_fault(f) ||
-                      f.kind == "failover" || f.kind == "replication_lag";
-    if (!real) {
-      return Status::error(where + "fault " + std::to_string(f.id) + at + ": kind '" + f.kind +
-                           "' cannot be made real yet");
+    const std::string what = where + "fault " + std::to_string(f.id) + (f.origin.empty() ? "" : " (" + f.origin + ")") + ": ";
+    if (!f.on.event.empty()) return Status::error(what + "faults on events (not yet)");
+    const std::string_view refused = scenario::fault_info(f.kind).live_refused;
+    if (!refused.empty()) {
+      return Status::error(what + "kind '" + std::string(fault_kind_name(f.kind)) + "': " + std::string(refused));
     }
   }
   return Status::ok_status();

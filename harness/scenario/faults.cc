@@ -4,42 +4,22 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/scenario/fault_table.h"
 #include "harness/scenario/world.h"
 #include "sim/core/assert.h"
 
 namespace lockstep::scenario {
 namespace {
 
-// Defaults for parameters a random kind does not give.
-Range default_range(const std::string& kind, const std::string& param) {
-  if (param == "duration_ms") return Range{1000, 10'000};
-  if (param == "extra_ms") return Range{100, 5000};
-  if (param == "rate_ppm") return Range{1'000'000, 1'000'000};
-  if (param == "offset_ms") return Range{-10'000, 10'000};
-  if (param == "drift_ppm") return Range{-1000, 1000};
-  if (param == "delta_ms") return Range{-30'000, 30'000};
-  if (param == "restart_after_ms") return Range{1000, 10'000};
-  if (param == "replies") return Range{1, 1};
-  LS_ASSERT(false);
-  return Range{};
-}
-
-std::vector<std::string> default_targets(const Scenario& s, const std::string& kind) {
-  std::vector<std::string> nodes = s.node_names;
+std::vector<std::string> default_targets(const Scenario& s, FaultKind kind) {
   std::vector<std::string> clients;
   for (const ClientSpec& c : s.clients) clients.push_back(c.name);
-  if (kind == "lose_reply") return clients;
-  if (kind == "failover") return {s.node_names.front()};
-  if (kind == "replication_lag") return std::vector<std::string>(nodes.begin() + 1, nodes.end());
-  std::vector<std::string> all = nodes;
+  if (kind == FaultKind::kFailover) return {s.node_names.front()};
+  if (kind == FaultKind::kReplicationLag) return std::vector<std::string>(s.node_names.begin() + 1, s.node_names.end());
+  if (fault_info(kind).targets == FaultTargets::kClient) return clients;
+  std::vector<std::string> all = s.node_names;
   all.insert(all.end(), clients.begin(), clients.end());
   return all;
-}
-
-int64_t draw(Rng& r, const RandomKind& rk, const std::string& param) {
-  auto it = rk.params.find(param);
-  const Range range = it != rk.params.end() ? it->second : default_range(rk.kind, param);
-  return r.between(range.lo, range.hi);
 }
 
 FaultSpec draw_one(const Scenario& s, const RandomProfile& p, const RandomKind& rk, Rng& r) {
@@ -50,13 +30,13 @@ FaultSpec draw_one(const Scenario& s, const RandomProfile& p, const RandomKind& 
   const std::vector<std::string> targets = rk.targets.empty() ? default_targets(s, rk.kind) : rk.targets;
   LS_ASSERT(!targets.empty());
   const std::string target = targets[r.below(targets.size())];
-  const std::string& k = rk.kind;
-  if (k == "delay" || k == "drop") {
+  const FaultKindInfo& info = fault_info(rk.kind);
+  if (info.targets == FaultTargets::kLink) {
     f.link.kind = LinkTarget::Kind::kProcess;
     f.link.a = target;
-  } else if (k == "partition") {
+  } else if (info.targets == FaultTargets::kGroups) {
     std::vector<std::string> rest;
-    for (const std::string& n : default_targets(s, "partition")) {
+    for (const std::string& n : default_targets(s, rk.kind)) {
       if (n != target) rest.push_back(n);
     }
     f.groups = {{target}, rest};
@@ -64,20 +44,14 @@ FaultSpec draw_one(const Scenario& s, const RandomProfile& p, const RandomKind& 
   } else {
     f.target = target;
   }
-  if (k == "delay" || k == "drop" || k == "partition" || k == "pause" || k == "replication_lag" ||
-      k == "clock_offset" || k == "clock_drift") {
-    f.duration_ms = draw(r, rk, "duration_ms");
+  // In the table's order: the draws of one kind never change order.
+  for (const FaultParam& param : info.params) {
+    if (!param.drawn || (param.node_only && !s.is_node(target))) continue;
+    auto it = rk.params.find(std::string(param.name));
+    const Range range = it != rk.params.end() ? it->second : param.draw;
+    f.*param.field = r.between(range.lo, range.hi);
   }
-  if (k == "delay" || k == "replication_lag") f.extra_ms = draw(r, rk, "extra_ms");
-  if (k == "drop") f.rate_ppm = draw(r, rk, "rate_ppm");
-  if (k == "crash" && s.is_node(target)) f.restart_after_ms = draw(r, rk, "restart_after_ms");
-  if (k == "clock_offset") f.offset_ms = draw(r, rk, "offset_ms");
-  if (k == "clock_drift") f.drift_ppm = draw(r, rk, "drift_ppm");
-  if (k == "clock_jump") f.delta_ms = draw(r, rk, "delta_ms");
-  if (k == "lose_reply") {
-    f.replies = draw(r, rk, "replies");
-    f.match = rk.match;
-  }
+  if (rk.kind == FaultKind::kLoseReply) f.match = rk.match;
   return f;
 }
 
@@ -107,10 +81,11 @@ std::vector<FaultSpec> draw_random_faults(const Scenario& s, uint64_t seed, int6
   for (size_t i = 0; i < p.kinds.size(); ++i) {
     if (!on[i]) continue;
     const RandomKind& rk = p.kinds[i];
-    Rng r = root.stream("faults/random/" + rk.kind + "/" + std::to_string(i));
+    const std::string stream = "faults/random/" + std::string(fault_kind_name(rk.kind)) + "/" + std::to_string(i);
+    Rng r = root.stream(stream);
     const int64_t count = r.between(rk.count.lo, rk.count.hi);
     // Triggers draw from a stream of their own, so placing faults on events changes no other draw.
-    Rng on = root.stream("faults/random/" + rk.kind + "/" + std::to_string(i) + "/on");
+    Rng on = root.stream(stream + "/on");
     for (int64_t c = 0; c < count; ++c) {
       out.push_back(draw_one(s, p, rk, r));
       if (rk.on_percent > 0 && static_cast<int64_t>(on.below(100)) < rk.on_percent) {
@@ -126,41 +101,35 @@ std::vector<FaultSpec> draw_random_faults(const Scenario& s, uint64_t seed, int6
 }
 
 std::string fault_target(const FaultSpec& f) {
-  if (f.kind == "partition") {
-    std::string out;
-    for (size_t g = 0; g < f.groups.size(); ++g) {
-      if (g > 0) out += f.one_way ? " -> " : " | ";
-      for (size_t i = 0; i < f.groups[g].size(); ++i) out += (i ? "," : "") + f.groups[g][i];
+  switch (fault_info(f.kind).targets) {
+    case FaultTargets::kGroups: {
+      std::string out;
+      for (size_t g = 0; g < f.groups.size(); ++g) {
+        if (g > 0) out += f.one_way ? " -> " : " | ";
+        for (size_t i = 0; i < f.groups[g].size(); ++i) out += (i ? "," : "") + f.groups[g][i];
+      }
+      return out;
     }
-    return out;
+    case FaultTargets::kLink:
+      switch (f.link.kind) {
+        case LinkTarget::Kind::kAll: return "all";
+        case LinkTarget::Kind::kProcess: return f.link.a;
+        case LinkTarget::Kind::kDirected: return f.link.a + "->" + f.link.b;
+        case LinkTarget::Kind::kBetween: return f.link.a + "<->" + f.link.b;
+      }
+      return "";
+    default:
+      return f.target;
   }
-  if (f.kind == "delay" || f.kind == "drop") {
-    switch (f.link.kind) {
-      case LinkTarget::Kind::kAll: return "all";
-      case LinkTarget::Kind::kProcess: return f.link.a;
-      case LinkTarget::Kind::kDirected: return f.link.a + "->" + f.link.b;
-      case LinkTarget::Kind::kBetween: return f.link.a + "<->" + f.link.b;
-    }
-  }
-  return f.target;
 }
 
 void add_fault_params(const FaultSpec& f, nlohmann::json& j) {
   LS_ASSERT(j.is_object());
-  LS_ASSERT(!f.kind.empty());
-  const std::string& k = f.kind;
-  if (f.duration_ms >= 0) j["duration_ms"] = f.duration_ms;
-  if (k == "delay" || k == "replication_lag") j["extra_ms"] = f.extra_ms;
-  if (k == "drop") j["rate_ppm"] = f.rate_ppm;
-  if (k == "crash" && f.restart_after_ms >= 0) j["restart_after_ms"] = f.restart_after_ms;
-  if (k == "clock_offset") j["offset_ms"] = f.offset_ms;
-  if (k == "clock_drift") j["drift_ppm"] = f.drift_ppm;
-  if (k == "clock_jump") j["delta_ms"] = f.delta_ms;
-  if (k == "failover" && !f.promote.empty()) j["promote"] = f.promote;
-  if (k == "lose_reply") {
-    j["replies"] = f.replies;
-    if (!f.match.empty()) j["match"] = f.match;
+  for (const FaultParam& p : fault_info(f.kind).params) {
+    if (fault_has(f, p)) j[std::string(p.name)] = f.*p.field;
   }
+  if (f.kind == FaultKind::kFailover && !f.promote.empty()) j["promote"] = f.promote;
+  if (f.kind == FaultKind::kLoseReply && !f.match.empty()) j["match"] = f.match;
   if (!f.on.empty()) {
     if (f.on.short_form) {
       j["on"] = f.on.event;
@@ -177,7 +146,7 @@ void add_fault_params(const FaultSpec& f, nlohmann::json& j) {
 std::string fault_params_json(const FaultSpec& f) {
   nlohmann::json p = nlohmann::json::object();
   add_fault_params(f, p);
-  if (f.kind == "partition") p["one_way"] = f.one_way;
+  if (f.kind == FaultKind::kPartition) p["one_way"] = f.one_way;
   if (f.origin != "random") p["origin"] = f.origin;
   return p.dump();
 }
@@ -231,16 +200,11 @@ std::vector<kernel::LinkFilter> FaultInjector::filters(const LinkTarget& t) {
 
 void FaultInjector::record(size_t i, const char* phase, const std::string& params) {
   const FaultSpec& f = faults_[i];
-  world_.recorder().fault(world_.loop().now(), f.id, f.kind, fault_target(f), phase, params);
+  world_.recorder().fault(world_.loop().now(), f.id, fault_kind_name(f.kind), fault_target(f), phase, params);
 }
 
 const char* FaultInjector::phase_of(const FaultSpec& f) const {
-  const std::string& k = f.kind;
-  const bool client_crash = k == "crash" && world_.node(f.target) == nullptr;
-  const bool instant = k == "clock_jump" || k == "failover" || k == "restart" || client_crash ||
-                       k == "interrupt" || k == "cancel" ||
-                       ((k == "clock_offset" || k == "clock_drift") && f.duration_ms < 0);
-  return instant ? "instant" : "start";
+  return fault_is_instant(f, world_.node(f.target) != nullptr) ? "instant" : "start";
 }
 
 void FaultInjector::op_invoked(int64_t id, const history::Invoke& e) {
@@ -291,7 +255,6 @@ void FaultInjector::fire(std::string_view event, const std::string& thread, std:
 
 void FaultInjector::start(size_t i) {
   const FaultSpec& f = faults_[i];
-  const std::string& k = f.kind;
   if (!f.on.empty() && !active_[i].fired) {
     active_[i].armed = true;
     armed_.push_back(i);
@@ -300,102 +263,128 @@ void FaultInjector::start(size_t i) {
   const char* phase = phase_of(f);
   // The fault is recorded before its effects (a crash's hold_end, a jump's expiries), except a
   // failover, whose record names the replica it promoted.
-  if (k != "failover") record(i, phase, fault_params_json(f));
+  if (f.kind != FaultKind::kFailover) record(i, phase, fault_params_json(f));
   apply_start(i);
-  if (std::string(phase) == "instant") return;
-  const int64_t after_ms = k == "crash" ? f.restart_after_ms : f.duration_ms;
+  if (std::string_view(phase) == "instant") return;
+  const int64_t after_ms = fault_end_after_ms(f);
   if (after_ms < 0) return;  // a node that stays down; lose_reply without a window
   world_.loop().after(ms_to_us(after_ms), this, i * 2 + 1);
 }
 
 void FaultInjector::apply_start(size_t i) {
   const FaultSpec& f = faults_[i];
-  const std::string& k = f.kind;
   kernel::Network& net = world_.network();
   Active& a = active_[i];
-  if (k == "delay") {
-    for (const auto& filter : filters(f.link)) a.windows.push_back(net.add_delay(filter, ms_to_us(f.extra_ms)));
-  } else if (k == "drop") {
-    for (const auto& filter : filters(f.link)) a.windows.push_back(net.add_drop(filter, static_cast<uint32_t>(f.rate_ppm)));
-  } else if (k == "partition") {
-    std::vector<std::vector<kernel::ProcessId>> groups;
-    for (const auto& g : f.groups) {
-      groups.emplace_back();
-      for (const std::string& n : g) groups.back().push_back(pid(n));
-    }
-    a.windows.push_back(net.add_partition(groups, f.one_way));
-  } else if (k == "pause") {
-    if (kernel::NodeProcess* n = world_.node(f.target)) {
-      world_.cluster().pause(n);
-    } else {
-      world_.client(f.target)->pause();
-    }
-  } else if (k == "crash") {
-    if (kernel::NodeProcess* n = world_.node(f.target)) {
-      if (n->up()) world_.cluster().crash(n);
-    } else if (world_.client(f.target)->up()) {
-      world_.client(f.target)->crash_client();
-    }
-  } else if (k == "restart") {
-    kernel::NodeProcess* n = world_.node(f.target);
-    if (!n->up()) world_.cluster().restart(n);
-  } else if (k == "clock_offset") {
-    kernel::Process* p = world_.process(f.target);
-    const int64_t before = p->clock().offset_at(world_.loop().now());
-    p->clock_set_offset(ms_to_us(f.offset_ms));
-    a.undo = before - ms_to_us(f.offset_ms);
-  } else if (k == "clock_drift") {
-    kernel::Process* p = world_.process(f.target);
-    a.undo = p->clock().drift_ppm();
-    p->clock_set_drift(f.drift_ppm);
-  } else if (k == "clock_jump") {
-    world_.process(f.target)->clock_jump(ms_to_us(f.delta_ms));
-  } else if (k == "failover") {
-    kernel::NodeProcess* n = world_.node(f.target);
-    kernel::NodeProcess* preferred = f.promote.empty() ? nullptr : world_.node(f.promote);
-    kernel::NodeProcess* promoted = world_.cluster().failover(world_.cluster().shard_of(n), preferred);
-    nlohmann::json p = nlohmann::json::parse(fault_params_json(f));
-    p["promoted"] = promoted != nullptr ? nlohmann::json(promoted->name()) : nlohmann::json(nullptr);
-    record(i, "instant", p.dump());
-  } else if (k == "replication_lag") {
-    a.windows.push_back(net.add_replication_lag(pid(f.target), ms_to_us(f.extra_ms)));
-  } else if (k == "lose_reply") {
-    a.windows.push_back(net.add_lose_reply(pid(f.target), f.match, f.replies, [this, i] {
-      if (!active_[i].ended) {
-        active_[i].ended = true;
-        record(i, "end", "");
+  switch (f.kind) {
+    case FaultKind::kDelay:
+      for (const auto& filter : filters(f.link)) a.windows.push_back(net.add_delay(filter, ms_to_us(f.extra_ms)));
+      return;
+    case FaultKind::kDrop:
+      for (const auto& filter : filters(f.link)) a.windows.push_back(net.add_drop(filter, static_cast<uint32_t>(f.rate_ppm)));
+      return;
+    case FaultKind::kPartition: {
+      std::vector<std::vector<kernel::ProcessId>> groups;
+      for (const auto& g : f.groups) {
+        groups.emplace_back();
+        for (const std::string& n : g) groups.back().push_back(pid(n));
       }
-    }));
-  } else if (k == "interrupt" || k == "cancel") {
-    const auto [client, index] = split_thread(f.target);
-    world_.client(client)->interrupt_thread(
-        index, k == "cancel" ? runtime::Interrupt::kCancel : runtime::Interrupt::kInterrupt);
-  } else {
-    LS_ASSERT(false);
+      a.windows.push_back(net.add_partition(groups, f.one_way));
+      return;
+    }
+    case FaultKind::kPause:
+      if (kernel::NodeProcess* n = world_.node(f.target)) {
+        world_.cluster().pause(n);
+      } else {
+        world_.client(f.target)->pause();
+      }
+      return;
+    case FaultKind::kCrash:
+      if (kernel::NodeProcess* n = world_.node(f.target)) {
+        if (n->up()) world_.cluster().crash(n);
+      } else if (world_.client(f.target)->up()) {
+        world_.client(f.target)->crash_client();
+      }
+      return;
+    case FaultKind::kRestart: {
+      kernel::NodeProcess* n = world_.node(f.target);
+      if (!n->up()) world_.cluster().restart(n);
+      return;
+    }
+    case FaultKind::kClockOffset: {
+      kernel::Process* p = world_.process(f.target);
+      const int64_t before = p->clock().offset_at(world_.loop().now());
+      p->clock_set_offset(ms_to_us(f.offset_ms));
+      a.undo = before - ms_to_us(f.offset_ms);
+      return;
+    }
+    case FaultKind::kClockDrift: {
+      kernel::Process* p = world_.process(f.target);
+      a.undo = p->clock().drift_ppm();
+      p->clock_set_drift(f.drift_ppm);
+      return;
+    }
+    case FaultKind::kClockJump:
+      world_.process(f.target)->clock_jump(ms_to_us(f.delta_ms));
+      return;
+    case FaultKind::kFailover: {
+      kernel::NodeProcess* n = world_.node(f.target);
+      kernel::NodeProcess* preferred = f.promote.empty() ? nullptr : world_.node(f.promote);
+      kernel::NodeProcess* promoted = world_.cluster().failover(world_.cluster().shard_of(n), preferred);
+      nlohmann::json p = nlohmann::json::parse(fault_params_json(f));
+      p["promoted"] = promoted != nullptr ? nlohmann::json(promoted->name()) : nlohmann::json(nullptr);
+      record(i, "instant", p.dump());
+      return;
+    }
+    case FaultKind::kReplicationLag:
+      a.windows.push_back(net.add_replication_lag(pid(f.target), ms_to_us(f.extra_ms)));
+      return;
+    case FaultKind::kLoseReply:
+      a.windows.push_back(net.add_lose_reply(pid(f.target), f.match, f.replies, [this, i] {
+        if (!active_[i].ended) {
+          active_[i].ended = true;
+          record(i, "end", "");
+        }
+      }));
+      return;
+    case FaultKind::kInterrupt:
+    case FaultKind::kCancel: {
+      const auto [client, index] = split_thread(f.target);
+      world_.client(client)->interrupt_thread(
+          index, f.kind == FaultKind::kCancel ? runtime::Interrupt::kCancel : runtime::Interrupt::kInterrupt);
+      return;
+    }
   }
+  LS_ASSERT(false);
 }
 
 void FaultInjector::end(size_t i) {
   const FaultSpec& f = faults_[i];
-  const std::string& k = f.kind;
   Active& a = active_[i];
   if (a.ended) return;
   a.ended = true;
   for (kernel::WindowId w : a.windows) world_.network().remove(w);
   a.windows.clear();
-  if (k == "pause") {
-    if (kernel::NodeProcess* n = world_.node(f.target)) {
-      world_.cluster().resume(n);
-    } else {
-      world_.client(f.target)->resume();
+  switch (f.kind) {
+    case FaultKind::kPause:
+      if (kernel::NodeProcess* n = world_.node(f.target)) {
+        world_.cluster().resume(n);
+      } else {
+        world_.client(f.target)->resume();
+      }
+      break;
+    case FaultKind::kCrash: {
+      kernel::NodeProcess* n = world_.node(f.target);
+      if (!n->up()) world_.cluster().restart(n);
+      break;
     }
-  } else if (k == "crash") {
-    kernel::NodeProcess* n = world_.node(f.target);
-    if (!n->up()) world_.cluster().restart(n);
-  } else if (k == "clock_offset") {
-    world_.process(f.target)->clock_jump(a.undo);
-  } else if (k == "clock_drift") {
-    world_.process(f.target)->clock_set_drift(a.undo);
+    case FaultKind::kClockOffset:
+      world_.process(f.target)->clock_jump(a.undo);
+      break;
+    case FaultKind::kClockDrift:
+      world_.process(f.target)->clock_set_drift(a.undo);
+      break;
+    default:
+      break;  // a network window (removed above), or a kind that does not end by itself
   }
   record(i, "end", "");
 }

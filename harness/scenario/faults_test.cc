@@ -23,7 +23,7 @@ Scenario profile(const std::string& kinds_json, bool swarm = true) {
 
 std::string kinds_on(const std::vector<FaultSpec>& faults) {
   std::set<std::string> k;
-  for (const FaultSpec& f : faults) k.insert(f.kind);
+  for (const FaultSpec& f : faults) k.insert(std::string(fault_kind_name(f.kind)));
   std::string out;
   for (const std::string& s : k) out += s + " ";
   return out;
@@ -70,7 +70,7 @@ TEST(RandomFaultsTest, DrawsStayInsideTheWindowAndRangesAndTargetsExist) {
     for (const FaultSpec& f : faults) {
       EXPECT_GE(f.at_ms, 1000);
       EXPECT_LE(f.at_ms, 50000);
-      if (f.kind == "pause") {
+      if (f.kind == FaultKind::kPause) {
         ++pauses;
         EXPECT_TRUE(f.target == "c1" || f.target == "node2");
         EXPECT_GE(f.duration_ms, 100);
@@ -95,7 +95,7 @@ TEST(RandomFaultsTest, AddingAKindDoesNotChangeTheOthersDraws) {
   std::vector<std::string> pa, pb;
   for (const FaultSpec& f : a) pa.push_back(std::to_string(f.at_ms) + f.target + fault_params_json(f));
   for (const FaultSpec& f : b) {
-    if (f.kind == "pause") pb.push_back(std::to_string(f.at_ms) + f.target + fault_params_json(f));
+    if (f.kind == FaultKind::kPause) pb.push_back(std::to_string(f.at_ms) + f.target + fault_params_json(f));
   }
   EXPECT_EQ(pa, pb);
 }
@@ -125,7 +125,7 @@ TEST(RandomFaultsTest, OnPercentPlacesAShareOfFaultsOnEventsWithoutChangingTheDr
     ++on;
     EXPECT_TRUE(b.is_client(fb[i].on.client)) << fb[i].on.client;
     if (b.is_client(fb[i].target)) EXPECT_EQ(fb[i].on.client, fb[i].target);
-    if (fb[i].kind == "crash") EXPECT_EQ(fb[i].on.event, "granted");
+    if (fb[i].kind == FaultKind::kCrash) EXPECT_EQ(fb[i].on.event, "granted");
     // The materialised fault spells its trigger so that it parses back.
     EXPECT_NE(fault_params_json(fb[i]).find("\"on\":{"), std::string::npos);
   }

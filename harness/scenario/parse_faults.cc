@@ -3,16 +3,20 @@
 #include <set>
 
 #include "algorithms/algorithm.h"
+#include "harness/scenario/fault_table.h"
 #include "harness/scenario/parse_internal.h"
 
 namespace lockstep::scenario::internal {
 namespace {
 
-const std::vector<std::string> kKinds = {
-    "delay",        "drop",        "partition",  "pause",    "crash",          "restart",
-    "clock_offset", "clock_drift", "clock_jump", "failover", "replication_lag", "lose_reply",
-    "interrupt",    "cancel"};
-
+// The kinds' names, for the "kind" field's choice: every kind, or those a random profile draws.
+std::vector<std::string> kind_names(bool random_only) {
+  std::vector<std::string> out;
+  for (const FaultKindInfo& k : fault_table()) {
+    if (!random_only || k.random) out.emplace_back(fault_kind_name(k.kind));
+  }
+  return out;
+}
 
 // Is `name` a thread of the scenario ("<client>/t<k>")?
 bool is_thread(const Scenario& s, const std::string& name) {
@@ -28,31 +32,36 @@ bool is_thread(const Scenario& s, const std::string& name) {
   return false;
 }
 
-constexpr int64_t kDayMs = 24 * 3600 * 1000;
-
 // What may a fault of `kind` target? Reports an error naming what was expected.
-void check_target(const std::string& kind, const std::string& target, const std::string& path,
-                  const Scenario& s, Errors& errors) {
+void check_target(FaultKind kind, const std::string& target, const std::string& path, const Scenario& s,
+                  Errors& errors) {
   if (!errors.ok()) return;
   const bool node = s.is_node(target);
-  const bool client = s.is_client(target);
-  const bool replicated = s.topology.kind == TopologyKind::kReplicated;
   std::string expected;
-  if (kind == "pause" || kind == "crash" || kind == "clock_offset" || kind == "clock_drift" ||
-      kind == "clock_jump") {
-    if (!node && !client) expected = "the name of a client or a node";
-  } else if (kind == "restart") {
-    if (!node) expected = "the name of a node";
-  } else if (kind == "lose_reply") {
-    if (!client) expected = "the name of a client";
-  } else if (kind == "interrupt" || kind == "cancel") {
-    if (!is_thread(s, target)) expected = "the name of a client's thread, like \"" + (s.clients.empty() ? std::string("c1") : s.clients.front().name) + "/t0\"";
-  } else if (kind == "failover" || kind == "replication_lag") {
-    if (!replicated) {
-      errors.message(path, "\"" + kind + "\" needs a \"replicated\" topology (see /topology)");
-      return;
-    }
-    if (!node) expected = "the name of a node of the replicated topology";
+  switch (fault_info(kind).targets) {
+    case FaultTargets::kLink:
+    case FaultTargets::kGroups:
+    case FaultTargets::kProcess:
+      if (!node && !s.is_client(target)) expected = "the name of a client or a node";
+      break;
+    case FaultTargets::kNode:
+      if (!node) expected = "the name of a node";
+      break;
+    case FaultTargets::kClient:
+      if (!s.is_client(target)) expected = "the name of a client";
+      break;
+    case FaultTargets::kThread:
+      if (!is_thread(s, target)) {
+        expected = "the name of a client's thread, like \"" + (s.clients.empty() ? std::string("c1") : s.clients.front().name) + "/t0\"";
+      }
+      break;
+    case FaultTargets::kReplicatedNode:
+      if (s.topology.kind != TopologyKind::kReplicated) {
+        errors.message(path, "\"" + std::string(fault_kind_name(kind)) + "\" needs a \"replicated\" topology (see /topology)");
+        return;
+      }
+      if (!node) expected = "the name of a node of the replicated topology";
+      break;
   }
   if (!expected.empty()) errors.expected(path, expected, target);
 }
@@ -179,58 +188,64 @@ FaultTrigger read_trigger(const nlohmann::json& j, const std::string& path, cons
   return t;
 }
 
+// The kind named by the object's "kind" (restricted to `names`), or nullopt after an error.
+std::optional<FaultKind> read_kind(ObjectReader& r, const std::vector<std::string>& names, const char* missing,
+                                   Errors& errors) {
+  const std::string name = r.choice("kind", "", names);
+  if (name.empty() && errors.ok()) errors.message(r.path("kind"), missing);
+  if (!errors.ok()) return std::nullopt;
+  return parse_fault_kind(name);
+}
+
 FaultSpec read_fault(const nlohmann::json& j, const std::string& path, const Scenario& s,
                      Errors& errors) {
   FaultSpec f;
   f.origin = path;
   ObjectReader r(j, path, errors);
-  f.kind = r.choice("kind", "", kKinds);
-  if (f.kind.empty() && errors.ok()) errors.message(r.path("kind"), "missing: every fault has a \"kind\"");
+  const std::optional<FaultKind> kind = read_kind(r, kind_names(false), "missing: every fault has a \"kind\"", errors);
   f.at_ms = r.required_integer("at_ms", 0, s.duration_ms, "milliseconds, within the run");
-  const std::string& k = f.kind;
-  const bool window = k == "delay" || k == "drop" || k == "partition" || k == "pause" ||
-                      k == "replication_lag";
-  const bool optional_window = k == "clock_offset" || k == "clock_drift" || k == "lose_reply";
-  if (k == "pause" || k == "replication_lag" || k == "delay") {
-    f.duration_ms = r.required_integer("duration_ms", 0, Limits::kMaxDurationMs, "milliseconds");
-  } else if (window || optional_window) {
-    f.duration_ms = r.integer("duration_ms", -1, 0, Limits::kMaxDurationMs, "milliseconds");
+  if (!kind.has_value()) return f;
+  f.kind = *kind;
+  const FaultKindInfo& info = fault_info(f.kind);
+  auto read_param = [&](const FaultParam& p) {
+    const std::string name(p.name), unit(p.unit);
+    if (p.required) {
+      f.*p.field = r.required_integer(name, p.lo, p.hi, unit);
+    } else {
+      f.*p.field = r.integer(name, f.*p.field, p.lo, p.hi, unit);
+    }
+  };
+  // The window first, then the target, then what depends on it (errors come in this order).
+  const FaultParam* duration = fault_param(f.kind, "duration_ms");
+  if (duration != nullptr) read_param(*duration);
+  switch (info.targets) {
+    case FaultTargets::kLink:
+      f.link = read_link_target(r.get("target"), r.path("target"), s, errors);
+      break;
+    case FaultTargets::kGroups:
+      f.one_way = r.boolean("one_way", false);
+      f.groups = read_groups(r.get("groups"), r.path("groups"), s, errors, f.one_way);
+      break;
+    default:
+      f.target = r.required_string("target");
+      check_target(f.kind, f.target, r.path("target"), s, errors);
+      break;
   }
-  if (k == "delay" || k == "drop") {
-    f.link = read_link_target(r.get("target"), r.path("target"), s, errors);
-    if (k == "delay") f.extra_ms = r.required_integer("extra_ms", 0, kDayMs, "milliseconds");
-    if (k == "drop") f.rate_ppm = r.integer("rate_ppm", 1'000'000, 0, 1'000'000, "parts per million");
-  } else if (k == "partition") {
-    f.one_way = r.boolean("one_way", false);
-    f.groups = read_groups(r.get("groups"), r.path("groups"), s, errors, f.one_way);
-  } else if (!k.empty()) {
-    f.target = r.required_string("target");
-    check_target(k, f.target, r.path("target"), s, errors);
+  for (const FaultParam& p : info.params) {
+    if (&p != duration && (!p.node_only || s.is_node(f.target))) read_param(p);
   }
-  if (k == "crash" && s.is_node(f.target)) {
-    f.restart_after_ms = r.integer("restart_after_ms", -1, 0, Limits::kMaxDurationMs, "milliseconds");
-  }
-  if (k == "clock_offset") {
-    f.offset_ms = r.required_integer("offset_ms", -kernel::LocalClock::kMaxOffsetUs / 1000, kernel::LocalClock::kMaxOffsetUs / 1000, "milliseconds");
-  } else if (k == "clock_drift") {
-    f.drift_ppm = r.required_integer("drift_ppm", -kernel::LocalClock::kMaxDriftPpm, kernel::LocalClock::kMaxDriftPpm, "parts per million");
-  } else if (k == "clock_jump") {
-    f.delta_ms = r.required_integer("delta_ms", -kernel::LocalClock::kMaxOffsetUs / 1000, kernel::LocalClock::kMaxOffsetUs / 1000, "milliseconds");
-  } else if (k == "failover") {
+  if (f.kind == FaultKind::kFailover) {
     f.promote = r.string("promote", "");
     if (!f.promote.empty() && errors.ok() && (!s.is_node(f.promote) || f.promote == f.target)) {
       errors.expected(r.path("promote"), "another node of the replicated topology", f.promote);
     }
-  } else if (k == "replication_lag") {
-    f.extra_ms = r.required_integer("extra_ms", 0, kDayMs, "milliseconds");
-  } else if (k == "lose_reply") {
+  } else if (f.kind == FaultKind::kLoseReply) {
     f.match = r.string("match", "");
     check_name(f.match, r.path("match"), errors, "a command name");
-    f.replies = r.integer("replies", 1, 1, 1'000'000);
-  } else if (k == "interrupt" || k == "cancel") {
-    const algorithms::AlgorithmInfo* info = algorithms::find_algorithm(s.algorithm);
-    if (errors.ok() && info != nullptr && !info->interrupts) {
-      errors.message(r.path("kind"), "\"" + k + "\" needs an algorithm whose threads can be interrupted "
+  } else if (info.targets == FaultTargets::kThread) {
+    const algorithms::AlgorithmInfo* algorithm = algorithms::find_algorithm(s.algorithm);
+    if (errors.ok() && algorithm != nullptr && !algorithm->interrupts) {
+      errors.message(r.path("kind"), "\"" + std::string(fault_kind_name(f.kind)) + "\" needs an algorithm whose threads can be interrupted "
                      "(redisson-lock, redisson-fair-lock, redisson-fenced-lock, redisson-rwlock); " +
                      s.algorithm + " has no interrupt handling");
     }
@@ -242,39 +257,15 @@ FaultSpec read_fault(const nlohmann::json& j, const std::string& path, const Sce
   return f;
 }
 
-// Parameters a random kind may draw, with their bounds.
-struct ParamRule {
-  const char* name;
-  int64_t lo;
-  int64_t hi;
-};
-
-std::vector<ParamRule> params_of(const std::string& k) {
-  const int64_t max_off = kernel::LocalClock::kMaxOffsetUs / 1000;
-  const ParamRule duration{"duration_ms", 0, Limits::kMaxDurationMs};
-  if (k == "delay") return {duration, {"extra_ms", 0, kDayMs}};
-  if (k == "drop") return {duration, {"rate_ppm", 0, 1'000'000}};
-  if (k == "partition" || k == "pause") return {duration};
-  if (k == "crash") return {{"restart_after_ms", 0, Limits::kMaxDurationMs}};
-  if (k == "clock_offset") return {duration, {"offset_ms", -max_off, max_off}};
-  if (k == "clock_drift") return {duration, {"drift_ppm", -kernel::LocalClock::kMaxDriftPpm, kernel::LocalClock::kMaxDriftPpm}};
-  if (k == "clock_jump") return {{"delta_ms", -max_off, max_off}};
-  if (k == "replication_lag") return {duration, {"extra_ms", 0, kDayMs}};
-  if (k == "lose_reply") return {{"replies", 1, 1'000'000}};
-  return {};
-}
-
 RandomKind read_random_kind(const nlohmann::json& j, const std::string& path, const Scenario& s,
                             Errors& errors) {
   RandomKind rk;
   ObjectReader r(j, path, errors);
-  std::vector<std::string> kinds = kKinds;
-  kinds.erase(std::find(kinds.begin(), kinds.end(), "restart"));
-  // Interrupts and cancels target threads, one at a time: schedule them (faults.schedule).
-  kinds.erase(std::find(kinds.begin(), kinds.end(), "interrupt"));
-  kinds.erase(std::find(kinds.begin(), kinds.end(), "cancel"));
-  rk.kind = r.choice("kind", "", kinds);
-  if (rk.kind.empty() && errors.ok()) errors.message(r.path("kind"), "missing: which fault kind to draw");
+  // Restarts follow crashes; interrupts and cancels target threads, one at a time: schedule them.
+  const std::optional<FaultKind> kind = read_kind(r, kind_names(true), "missing: which fault kind to draw", errors);
+  if (!kind.has_value()) return rk;
+  rk.kind = *kind;
+  const FaultKindInfo& info = fault_info(rk.kind);
   if (const nlohmann::json* c = r.get("count")) rk.count = read_range(*c, r.path("count"), errors, 0, 10'000, "faults");
   if (const nlohmann::json* t = r.get("targets")) {
     if (!t->is_array() || t->empty()) errors.expected(r.path("targets"), "a non-empty array of process names", *t);
@@ -285,24 +276,21 @@ RandomKind read_random_kind(const nlohmann::json& j, const std::string& path, co
         break;
       }
       const std::string name = (*t)[i].get<std::string>();
-      if (rk.kind == "delay" || rk.kind == "drop" || rk.kind == "partition") {
-        if (!is_process(s, name)) errors.expected(p, "the name of a client or a node", name);
-      } else {
-        check_target(rk.kind, name, p, s, errors);
-      }
+      check_target(rk.kind, name, p, s, errors);
       rk.targets.push_back(name);
     }
-  } else if ((rk.kind == "failover" || rk.kind == "replication_lag") && errors.ok() &&
+  } else if (info.targets == FaultTargets::kReplicatedNode && errors.ok() &&
              s.topology.kind != TopologyKind::kReplicated) {
-    errors.message(r.path("kind"), "\"" + rk.kind + "\" needs a \"replicated\" topology (see /topology)");
-  } else if (rk.kind == "lose_reply" && errors.ok() && s.clients.empty()) {
+    errors.message(r.path("kind"), "\"" + std::string(fault_kind_name(rk.kind)) + "\" needs a \"replicated\" topology (see /topology)");
+  } else if (info.targets == FaultTargets::kClient && errors.ok() && s.clients.empty()) {
     errors.message(r.path("kind"), "no client to target");
   }
-  for (const ParamRule& p : params_of(rk.kind)) {
-    if (const nlohmann::json* v = r.get(p.name)) rk.params[p.name] = read_range(*v, r.path(p.name), errors, p.lo, p.hi, "");
+  for (const FaultParam& p : info.params) {
+    const std::string name(p.name);
+    if (const nlohmann::json* v = r.get(name); v != nullptr && p.drawn) rk.params[name] = read_range(*v, r.path(name), errors, p.lo, p.hi, "");
   }
-  if (rk.kind == "partition") rk.one_way_percent = r.integer("one_way_percent", 0, 0, 100, "percent");
-  if (rk.kind == "lose_reply") {
+  if (rk.kind == FaultKind::kPartition) rk.one_way_percent = r.integer("one_way_percent", 0, 0, 100, "percent");
+  if (rk.kind == FaultKind::kLoseReply) {
     rk.match = r.string("match", "");
     check_name(rk.match, r.path("match"), errors, "a command name");
   }
@@ -352,7 +340,7 @@ void add_clock_jumps(Scenario& s) {
   for (size_t i = 0; i < s.nodes.size(); ++i) {
     for (size_t k = 0; k < s.nodes[i].clock.jumps.size(); ++k) {
       FaultSpec f;
-      f.kind = "clock_jump";
+      f.kind = FaultKind::kClockJump;
       f.target = s.node_names[i];
       f.at_ms = s.nodes[i].clock.jumps[k].at_ms;
       f.delta_ms = s.nodes[i].clock.jumps[k].delta_ms;
@@ -363,7 +351,7 @@ void add_clock_jumps(Scenario& s) {
   for (size_t i = 0; i < s.clients.size(); ++i) {
     for (size_t k = 0; k < s.clients[i].clock.jumps.size(); ++k) {
       FaultSpec f;
-      f.kind = "clock_jump";
+      f.kind = FaultKind::kClockJump;
       f.target = s.clients[i].name;
       f.at_ms = s.clients[i].clock.jumps[k].at_ms;
       f.delta_ms = s.clients[i].clock.jumps[k].delta_ms;

@@ -89,7 +89,7 @@ TEST(ParseTest, AFullScenarioParsesIntoTheStructs) {
   EXPECT_EQ(s.workload.script[0].steps[0].steps.size(), 3u);
   // 6 scheduled faults and the node clock's jump, numbered 1..7.
   ASSERT_EQ(s.schedule.size(), 7u);
-  EXPECT_EQ(s.schedule[6].kind, "clock_jump");
+  EXPECT_EQ(s.schedule[6].kind, FaultKind::kClockJump);
   EXPECT_EQ(s.schedule[6].target, "node2");
   EXPECT_EQ(s.schedule[6].id, 7);
   EXPECT_EQ(s.schedule[2].link.kind, LinkTarget::Kind::kBetween);

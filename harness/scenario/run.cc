@@ -108,7 +108,7 @@ nlohmann::json make_result(const Scenario& s, const std::vector<FaultSpec>& run_
   nlohmann::json faults = nlohmann::json::array();
   for (const FaultSpec& f : run_faults) {
     faults.push_back({{"fault", f.id},
-                      {"kind", f.kind},
+                      {"kind", std::string(fault_kind_name(f.kind))},
                       {"target", fault_target(f)},
                       {"at_ms", f.at_ms},
                       {"params", nlohmann::json::parse(fault_params_json(f))}});

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/runtime.h"
+#include "sim/core/fault_kind.h"
 #include "sim/history/events.h"
 #include "sim/kernel/latency.h"
 #include "sim/kernel/node_process.h"
@@ -169,7 +170,7 @@ inline const std::vector<std::string> kTriggerEvents = {"acquire_executed", "unl
 
 struct FaultSpec {
   int64_t id = 0;  // the history's fault number
-  std::string kind;
+  FaultKind kind = FaultKind::kDelay;  // what the rest means: fault_table.h
   int64_t at_ms = 0;
   int64_t duration_ms = -1;  // -1: instant, or until the end of the run
   std::string target;        // a process name (pause, crash, restart, clock_*, failover, ...)
@@ -198,7 +199,7 @@ struct Range {
 };
 
 struct RandomKind {
-  std::string kind;
+  FaultKind kind = FaultKind::kDelay;
   Range count{1, 1};
   std::vector<std::string> targets;  // empty: every process the kind applies to
   std::map<std::string, Range> params;  // duration_ms, extra_ms, rate_ppm, delta_ms, ...

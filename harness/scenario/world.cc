@@ -35,7 +35,7 @@ World::World(const Scenario& scenario, uint64_t seed, history::Recorder& recorde
     return a.at_ms != b.at_ms ? a.at_ms < b.at_ms : a.id < b.id;
   });
   for (const FaultSpec& f : faults_) {
-    if (f.kind == "interrupt" || f.kind == "cancel") client(split_thread(f.target).first)->allow_interrupts();
+    if (f.kind == FaultKind::kInterrupt || f.kind == FaultKind::kCancel) client(split_thread(f.target).first)->allow_interrupts();
   }
   injector_ = std::make_unique<FaultInjector>(*this, faults_);
   if (std::any_of(faults_.begin(), faults_.end(), [](const FaultSpec& f) { return !f.on.empty(); })) {
