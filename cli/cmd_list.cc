@@ -7,7 +7,7 @@
 // under DIR (default `scenarios`), in path order, with its name, algorithm and expected verdict,
 // or the error that keeps it from loading. `mutants` (or --mutants) lists the deliberately broken
 // scripts `lockstep run --mutant NAME` can swap in (algorithms/mutants); `faults` the fault table
-// (harness/scenario/fault_table.h): each kind's targets, parameters, simulated and live effect;
+// (harness/scenario/fault_table.h): each kind's target, parameters, simulated and live effect;
 // `all` leaves both out.
 // --lua FILE loads a Lua algorithm (docs/lua-algorithms.md) and lists it after the built-in ones.
 // --json prints the same as one JSON object.
@@ -232,9 +232,7 @@ json faults_json() {
                         {"nodes_only", p.node_only}, {"random_default", p.drawn ? json::array({p.draw.lo, p.draw.hi}) : json()}});
     }
     out.push_back({{"kind", fault_kind_name(k.kind)}, {"target", targets_name(k.targets)}, {"time", shape_name(k.shape)},
-                   {"random", k.random}, {"params", params}, {"simulated", k.simulated},
-                   {"live", k.live.empty() ? json() : json(k.live)},
-                   {"live_refused", k.live_refused.empty() ? json() : json(k.live_refused)}});
+                   {"random", k.random}, {"params", params}, {"simulated", k.simulated}, {"live", k.live}});
   }
   return out;
 }
@@ -261,12 +259,8 @@ int list_faults(bool as_json) {
       }
       std::printf("    %s\n", line.c_str());
     }
-    std::printf("    simulated: %s\n", k["simulated"].get<std::string>().c_str());
-    if (k["live"].is_string()) {
-      std::printf("    live: %s\n", k["live"].get<std::string>().c_str());
-    } else {
-      std::printf("    live: refused: %s\n", k["live_refused"].get<std::string>().c_str());
-    }
+    std::printf("    simulated: %s\n    live: %s\n", k["simulated"].get<std::string>().c_str(),
+                k["live"].get<std::string>().c_str());
   }
   return kExitOk;
 }

@@ -74,6 +74,15 @@ class LiveClient::Wait {
   int32_t result_ = kernel::kWaitTimedOut;
 };
 
+template <typename OnOpen>
+LiveClient::Wait LiveClient::open_ended_wait(OnOpen on_open) {
+  return Wait(*this, kernel::CoroProcess::kNoDeadline, std::move(on_open));
+}
+
+Task<bool> LiveClient::interruptible(const runtime::Thread& thread, Task<bool> wait, runtime::Interrupt* interrupted) {
+  return interrupts_.interruptible(thread.index, std::move(wait), interrupted);
+}
+
 // --- a RESP connection ---------------------------------------------------------------------
 
 // One TCP connection to a redis-server: commands written in order, replies read in order. A
@@ -298,10 +307,20 @@ class LiveClient::Conn : public std::enable_shared_from_this<Conn> {
     it->reply = std::move(reply);
     // The node ran it (its exec event stays); its reply may be lost on the way back.
     if (it->kind == Cmd::kPlain || it->kind == Cmd::kExec) {
-      const std::string& command = it->kind == Cmd::kExec ? it->group->argv.front() : it->command;
-      const char* script = it->kind == Cmd::kExec ? it->group->script : it->script_name;
+      const bool exec = it->kind == Cmd::kExec;
+      const std::string& command = exec ? it->group->argv.front() : it->command;
+      const char* script = exec ? it->group->script : it->script_name;
       it->lost = c_.link_lost(node_, c_.name_) || c_.lose_reply(command, script);
       it->delay_us = c_.link_delay_us(node_, c_.name_);
+      const int64_t op = exec ? it->group->op : it->op;
+      if (script != nullptr && op >= 0 && ran(it->reply, exec)) {
+        // The faults waiting for this script land now, before its reply reaches the client: as
+        // in simulation, a partition they start still cuts the reply; a drop or lose_reply does
+        // not (judged above, when the reply left the node). One may close this connection.
+        c_.script_ran(node_, op);
+        if (closed_) return;
+        it->lost = it->lost || c_.link_partitioned(node_, c_.name_);
+      }
     }
     // A command queued in a transaction shows in MONITOR only when EXEC runs.
     const bool queued = it->reply.type == Reply::Type::kStatus && it->reply.str == "QUEUED";
@@ -323,6 +342,16 @@ class LiveClient::Conn : public std::enable_shared_from_this<Conn> {
       });
     }
     pop_settled();
+  }
+
+  // Whether a script's reply says it ran (an EVALSHA the node did not know ran nothing).
+  static bool ran(const Reply& reply, bool exec) {
+    const Reply* own = &reply;
+    if (exec) {
+      if (reply.type != Reply::Type::kArray || reply.elements.empty()) return false;
+      own = &reply.elements[0];
+    }
+    return !(own->is_error() && own->str.starts_with("NOSCRIPT"));
   }
 
   void monitored(const MonitorLine& line) {
@@ -857,6 +886,14 @@ bool LiveClient::link_lost(const std::string& from, const std::string& to) {
   return links_ != nullptr && links_->lost(from, to, link_rng_);
 }
 
+bool LiveClient::link_partitioned(const std::string& from, const std::string& to) const {
+  return links_ != nullptr && links_->partitioned(from, to);
+}
+
+void LiveClient::script_ran(const std::string& node, int64_t op) {
+  if (on_script_ran_) on_script_ran_(node, op);
+}
+
 int64_t LiveClient::link_delay_us(const std::string& from, const std::string& to) const {
   return links_ != nullptr ? links_->extra_delay_us(from, to) : 0;
 }
@@ -954,6 +991,7 @@ void LiveClient::crash() {
     c.reset();
   }
   holds_.end_all(history_now(), history::HoldEnd::kCrash);
+  interrupts_.clear();  // the threads are gone, and their interrupt status with them
 }
 
 }  // namespace lockstep::live

@@ -41,6 +41,7 @@
 #include "sim/kernel/coro_process.h"
 #include "sim/kernel/coverage.h"
 #include "sim/kernel/local_clock.h"
+#include "sim/kernel/thread_interrupts.h"
 
 namespace lockstep::live {
 
@@ -103,6 +104,10 @@ class LiveClient : public kernel::AppClient, public runtime::RootListener {
   void end_op(int64_t op, const runtime::OpResult& result) override;
   void hold_lost(const runtime::Thread& thread, std::string_view lock, history::LockMode mode) override;
   void fail(std::string message) override;
+  bool interrupts_possible() const override { return interrupts_.possible(); }
+  runtime::Task<bool> interruptible(const runtime::Thread& thread, runtime::Task<bool> wait,
+                                    runtime::Interrupt* interrupted) override;
+  runtime::Interrupt take_interrupt(const runtime::Thread& thread) override { return interrupts_.take(thread.index); }
   // Client states are counted as in simulation; script lines run inside redis-server, unseen.
   void cover(std::string_view point) override { coverage_.hit(point); }
   const kernel::Coverage& coverage() const { return coverage_; }
@@ -115,8 +120,8 @@ class LiveClient : public kernel::AppClient, public runtime::RootListener {
   TimeUs history_now() const override { return loop_.now_us(); }
   runtime::Task<void> sleep_until_local_us(TimeUs local_us) override;
   runtime::Task<bool> sleep_for(int64_t ms) override;
-  void call_started(uint32_t, bool) override {}
-  void call_ended(uint32_t) override {}
+  void call_started(uint32_t index, bool cancellable) override { interrupts_.call_started(index, cancellable); }
+  void call_ended(uint32_t index) override { interrupts_.call_ended(index); }
   kernel::HoldBook& holds() override { return holds_; }
 
   const runtime::Thread& add_thread();
@@ -132,6 +137,13 @@ class LiveClient : public kernel::AppClient, public runtime::RootListener {
   void pause();
   void resume();
   void crash();
+  // The `interrupt` and `cancel` faults, as in simulation (kernel/thread_interrupts.h).
+  // allow_interrupts() comes before the run starts.
+  void allow_interrupts() { interrupts_.allow(); }
+  void interrupt_thread(uint32_t index, runtime::Interrupt kind) {
+    if (up_ && index < threads_.size()) interrupts_.interrupt(index, kind);
+  }
+
   // A clock fault: `change` changes the client's clock at true time `now` (a jump, an offset, a
   // drift); every open wait with a deadline is then re-timed to the true time at which the
   // changed clock reaches it, as the simulator re-times a process's timers.
@@ -143,6 +155,9 @@ class LiveClient : public kernel::AppClient, public runtime::RootListener {
   // --- for the connection classes (live_client.cc) ---
   class Conn;
   class Wait;
+  // For ThreadInterrupts: a wait without deadline (defined in live_client.cc, where Wait is).
+  template <typename OnOpen>
+  Wait open_ended_wait(OnOpen on_open);
   kernel::WaitRef open_wait(std::coroutine_handle<> h, int32_t* result, int64_t deadline_local_us);
   bool complete_wait(kernel::WaitRef ref, int32_t result);
   bool wait_open(kernel::WaitRef ref) const;
@@ -161,6 +176,11 @@ class LiveClient : public kernel::AppClient, public runtime::RootListener {
   // A message from process `from` to `to` now: lost on the link? its extra latency?
   bool link_lost(const std::string& from, const std::string& to);
   int64_t link_delay_us(const std::string& from, const std::string& to) const;
+  // Whether a partition blocks a message from `from` to `to` now (no drop draws).
+  bool link_partitioned(const std::string& from, const std::string& to) const;
+  // A reply says node `node` ran a script of operation `op` (faults on "*_executed" land).
+  void script_ran(const std::string& node, int64_t op);
+  void set_on_script_ran(std::function<void(const std::string&, int64_t)> f) { on_script_ran_ = std::move(f); }
   // lose_reply: is the reply to this client's command swallowed?
   bool lose_reply(std::string_view command, const char* script);
   // "c1/cmd@node0#3": a new connection's name in exec events.
@@ -203,6 +223,8 @@ class LiveClient : public kernel::AppClient, public runtime::RootListener {
   std::string name_;
   std::string uuid_;
   Rng rng_;
+  kernel::ThreadInterrupts<LiveClient> interrupts_{*this};
+  std::function<void(const std::string&, int64_t)> on_script_ran_;
   kernel::LocalClock clock_;
   runtime::ClientOptions options_;
   const std::vector<uint16_t>& ports_;

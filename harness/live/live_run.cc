@@ -103,6 +103,7 @@ class Session {
         repl_extra_us_(s.node_names.size(), 0),
         repl_rng_(Rng(seed).stream("live/replication")) {}
   ~Session() {
+    rec_.set_listener(nullptr);
     clients_.clear();  // coroutine frames reference the lock clients and connections
     proxies_.clear();
     servers_.clear();
@@ -154,6 +155,12 @@ class Session {
       c->set_links(&links_);
       c->set_replicas([this](size_t) { return replicas_up(); });
       for (int64_t t = 0; t < spec.threads; ++t) c->add_thread();
+      for (const FaultSpec& f : faults_) {
+        if (scenario::fault_info(f.kind).targets == scenario::FaultTargets::kThread &&
+            scenario::split_thread(f.target).first == spec.name) {
+          c->allow_interrupts();
+        }
+      }
       c->set_lock_client(info->make(*c, s_.algorithm_options));
       clients_.push_back(std::move(c));
     }
@@ -180,7 +187,20 @@ class Session {
     scenario::WorkloadWorld ww{&s_, seed_, &rec_, {}};
     for (auto& c : clients_) ww.clients.push_back(c.get());
     scenario::Workload workload(std::move(ww));
-    for (size_t i = 0; i < faults_.size(); ++i) at(ms_to_us(faults_[i].at_ms), [this, i] { start_fault(i); });
+    // A fault on an event is armed at its at_ms and lands when the event comes.
+    if (triggers_.needed()) {
+      rec_.set_listener(&triggers_);
+      for (auto& c : clients_) c->set_on_script_ran([this](const std::string& node, int64_t op) { triggers_.script_executed(node, op); });
+    }
+    for (size_t i = 0; i < faults_.size(); ++i) {
+      at(ms_to_us(faults_[i].at_ms), [this, i] {
+        if (faults_[i].on.empty()) {
+          start_fault(i);
+        } else {
+          triggers_.arm(i);
+        }
+      });
+    }
     workload.start();
     const TimeUs end = ms_to_us(s_.duration_ms);
     while (failure_.empty() && interrupt::stop_requested() == 0) {
@@ -321,10 +341,15 @@ class Session {
           }
         }));
         break;
-      case FaultKind::kFailover:
       case FaultKind::kInterrupt:
-      case FaultKind::kCancel:
-        LS_ASSERT(false);  // handled above, or refused by supported()
+      case FaultKind::kCancel: {
+        const auto [name, index] = scenario::split_thread(f.target);
+        client(name)->interrupt_thread(index, f.kind == FaultKind::kCancel ? runtime::Interrupt::kCancel
+                                                                          : runtime::Interrupt::kInterrupt);
+        break;
+      }
+      case FaultKind::kFailover:
+        LS_ASSERT(false);  // handled above
     }
     const int64_t after_ms = scenario::fault_end_after_ms(f);
     if (!instant && after_ms >= 0) at(now + ms_to_us(after_ms), [this, i] { end_fault(i); });
@@ -573,20 +598,21 @@ class Session {
   std::unique_ptr<ExecMonitor> monitor_;  // outlives the clients, whose connections it knows
   std::vector<std::unique_ptr<LiveClient>> clients_;
   std::map<std::string, std::optional<Snapshot>> snapshots_;
+  // A script's event lands its fault at once, before the reply is judged on its link (see
+  // LiveClient::script_ran); a grant lands it after the current step, as the simulator's
+  // after(0) does (a crash must not destroy the coroutine that reported the grant).
+  scenario::FaultTriggers triggers_{faults_, [this](size_t i, std::string_view event) {
+    if (event != "granted") {
+      start_fault(i);
+      return;
+    }
+    asio::post(loop_.io(), [this, i] { start_fault(i); });
+  }};
   std::string failure_;
   TimeUs elapsed_us_ = 0;
   uint64_t holds_open_at_end_ = 0;
 };
 
-std::vector<FaultSpec> all_faults(const Scenario& s, uint64_t seed) {
-  std::vector<FaultSpec> faults = s.schedule;
-  std::vector<FaultSpec> drawn = scenario::draw_random_faults(s, seed, static_cast<int64_t>(faults.size()) + 1);
-  faults.insert(faults.end(), drawn.begin(), drawn.end());
-  std::stable_sort(faults.begin(), faults.end(), [](const FaultSpec& a, const FaultSpec& b) {
-    return a.at_ms != b.at_ms ? a.at_ms < b.at_ms : a.id < b.id;
-  });
-  return faults;
-}
 
 }  // namespace
 
@@ -596,20 +622,12 @@ Status LiveRun::supported(const Scenario& s, uint64_t seed) {
   if (!s.network.links.empty() || s.network.defaults.loss_ppm != 0) {
     return Status::error(where + "/network: per-link settings and a default loss rate (not yet; the default latency is the loopback's own)");
   }
-  for (const FaultSpec& f : all_faults(s, seed)) {
-    const std::string what = where + "fault " + std::to_string(f.id) + (f.origin.empty() ? "" : " (" + f.origin + ")") + ": ";
-    if (!f.on.event.empty()) return Status::error(what + "faults on events (not yet)");
-    const std::string_view refused = scenario::fault_info(f.kind).live_refused;
-    if (!refused.empty()) {
-      return Status::error(what + "kind '" + std::string(fault_kind_name(f.kind)) + "': " + std::string(refused));
-    }
-  }
   return Status::ok_status();
 }
 
 Status LiveRun::run(const Scenario& s, uint64_t seed, history::Recorder& rec) {
   if (Status st = supported(s, seed); !st.ok()) return st;
-  faults_ = all_faults(s, seed);
+  faults_ = scenario::run_faults(s, seed);
   stats_ = {};
   coverage_ = {};
   // Exec events learn their time (MONITOR's) after later events were recorded: the run records

@@ -2,21 +2,20 @@
 // HistorySource of scenario::run_scenario, which then checks and reports it as it does a
 // simulated run.
 //
-// It starts one redis-server per node of the scenario (redis_server.h), builds the scenario's
-// clients as LiveClients with their lock clients and threads, runs the same workload driver for
-// duration_ms of real time, and injects the faults that can be made real with real means:
-//   - pause of a node: SIGSTOP, SIGCONT at its end;
-//   - crash of a node: SIGKILL; its restart (restart_after_ms, or a `restart` fault) starts the
-//     same server on the same directory, so what survives is what its persistence kept; the keys
-//     that changed are recorded as a `data_loss` event, as the simulator records them;
-//   - pause and crash of a client: inside lockstep's own client.
-// Every other fault kind, a replicated topology, node clock settings, network settings other than
-// the default latency, and mutants are refused by supported() with a message naming them: a live
-// run never skips what the scenario asks for.
+// It starts one redis-server per node of the scenario (redis_server.h) in its topology (single,
+// independent masters, or a master with replicas behind replication proxies), builds the
+// scenario's clients as LiveClients with their lock clients and threads, runs the same workload
+// driver for duration_ms of real time, and makes every fault kind real (the fault table's `live`
+// column, harness/scenario/fault_table.h; docs/live.md): signals to the servers, lockstep's
+// clock shim in them, lockstep's side of each client-node link, the replication proxies, and
+// the live clients themselves. Faults on events land when the client sees the event (a script's
+// reply, a grant). What cannot run live — mutants, per-link network settings and a default loss
+// rate — is refused by supported() with a message naming it: a live run never skips what the
+// scenario asks for.
 //
 // The history's header says "live": true, the redis-server version and "replayable": false.
-// Times are microseconds of the monotonic clock since the run started. Nodes record no `exec`
-// events yet, so the checker verifies by search rather than by execution order.
+// Times are microseconds of the monotonic clock since the run started; each node's `exec` events
+// come from a MONITOR connection to it, in its own execution order.
 #ifndef LOCKSTEP_HARNESS_LIVE_LIVE_RUN_H_
 #define LOCKSTEP_HARNESS_LIVE_LIVE_RUN_H_
 

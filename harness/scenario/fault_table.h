@@ -1,11 +1,11 @@
 // The fault table: one entry per fault kind, with what a fault of the kind targets, its
 // parameters (units, bounds, the range a random profile draws from), how it unfolds in time, and
-// what it does in the simulator and against real redis-servers (live mode).
+// what it does in the simulator and against real redis-servers (live mode makes every kind real).
 //
 // Everything that handles faults reads this table instead of comparing kind names: the scenario
 // parser (targets, parameters, required durations), the random profile's draw (defaults), the
-// history's and the materialised scenario's parameters, the injector (phases), `lockstep list
-// faults` and live mode's refusals. Adding a kind is a row here, a case in each `switch` over
+// history's and the materialised scenario's parameters, both injectors (phases) and `lockstep
+// list faults`. Adding a kind is a row here, a case in each `switch` over
 // FaultKind the compiler then points at (the simulator's and live mode's effects), and a line
 // in docs/scenarios.md.
 #ifndef LOCKSTEP_HARNESS_SCENARIO_FAULT_TABLE_H_
@@ -61,8 +61,7 @@ struct FaultKindInfo {
   bool random;  // a random profile may draw it
   std::span<const FaultParam> params;
   std::string_view simulated;  // what it does in the simulator
-  std::string_view live;       // what it does live; empty when live mode refuses it
-  std::string_view live_refused;  // why live mode refuses it (the kind, or a target of it)
+  std::string_view live;       // what it does against real redis-servers (docs/live.md)
 };
 
 // The entry of `kind`.

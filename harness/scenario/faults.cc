@@ -100,6 +100,16 @@ std::vector<FaultSpec> draw_random_faults(const Scenario& s, uint64_t seed, int6
   return out;
 }
 
+std::vector<FaultSpec> run_faults(const Scenario& s, uint64_t seed) {
+  std::vector<FaultSpec> faults = s.schedule;
+  std::vector<FaultSpec> drawn = draw_random_faults(s, seed, static_cast<int64_t>(faults.size()) + 1);
+  faults.insert(faults.end(), drawn.begin(), drawn.end());
+  std::stable_sort(faults.begin(), faults.end(), [](const FaultSpec& a, const FaultSpec& b) {
+    return a.at_ms != b.at_ms ? a.at_ms < b.at_ms : a.id < b.id;
+  });
+  return faults;
+}
+
 std::string fault_target(const FaultSpec& f) {
   switch (fault_info(f.kind).targets) {
     case FaultTargets::kGroups: {
@@ -158,7 +168,14 @@ std::pair<std::string, uint32_t> split_thread(const std::string& target) {
 }
 
 FaultInjector::FaultInjector(World& world, const std::vector<FaultSpec>& faults)
-    : world_(world), faults_(faults), active_(faults.size()) {
+    : world_(world), faults_(faults), active_(faults.size()), triggers_(faults, [this](size_t i, std::string_view) {
+        active_[i].fired = true;
+        // Right after the event, at the same instant: for a script, after it ran and its reply
+        // was sent (a partition, judged when the reply would arrive, still cuts it; a drop,
+        // judged when a message is sent, does not); for a grant, after the thread's call
+        // returned.
+        world_.loop().after(0, this, i * 2);
+      }) {
   LS_ASSERT(active_.size() == faults_.size());
   LS_ASSERT(faults_.size() < (uint64_t{1} << 40));
 }
@@ -207,7 +224,14 @@ const char* FaultInjector::phase_of(const FaultSpec& f) const {
   return fault_is_instant(f, world_.node(f.target) != nullptr) ? "instant" : "start";
 }
 
-void FaultInjector::op_invoked(int64_t id, const history::Invoke& e) {
+FaultTriggers::FaultTriggers(const std::vector<FaultSpec>& faults, Land land)
+    : faults_(faults), land_(std::move(land)) {}
+
+bool FaultTriggers::needed() const {
+  return std::any_of(faults_.begin(), faults_.end(), [](const FaultSpec& f) { return !f.on.empty(); });
+}
+
+void FaultTriggers::op_invoked(int64_t id, const history::Invoke& e) {
   using history::OpKind;
   const char* event = e.op == OpKind::kLock || e.op == OpKind::kTryLock ? "acquire"
                       : e.op == OpKind::kUnlock                         ? "unlock"
@@ -216,7 +240,7 @@ void FaultInjector::op_invoked(int64_t id, const history::Invoke& e) {
   if (event != nullptr) ops_.emplace(id, OpSubject{std::string(e.thread), event});
 }
 
-void FaultInjector::op_completed(int64_t id, const history::Completion& c) {
+void FaultTriggers::op_completed(int64_t id, const history::Completion& c) {
   const auto it = ops_.find(id);
   if (it == ops_.end()) return;
   if (it->second.kind == std::string_view("acquire") && c.outcome == history::Outcome::kOk && c.acquired == 1) {
@@ -225,13 +249,13 @@ void FaultInjector::op_completed(int64_t id, const history::Completion& c) {
   // Not erased: a retried script of the operation may still run on a node after it completed.
 }
 
-void FaultInjector::script_executed(kernel::ProcessId node, kernel::ProcessId, int64_t op) {
+void FaultTriggers::script_executed(std::string_view node, int64_t op) {
   const auto it = ops_.find(op);
   if (it == ops_.end()) return;
-  fire(std::string(it->second.kind) + "_executed", it->second.thread, world_.network().process(node).name());
+  fire(std::string(it->second.kind) + "_executed", it->second.thread, node);
 }
 
-bool FaultInjector::matches(const FaultTrigger& t, std::string_view event, const std::string& thread,
+bool FaultTriggers::matches(const FaultTrigger& t, std::string_view event, const std::string& thread,
                             std::string_view node) const {
   if (t.event != event || (!t.node.empty() && t.node != node)) return false;
   if (!t.thread.empty()) return t.thread == thread;
@@ -239,25 +263,24 @@ bool FaultInjector::matches(const FaultTrigger& t, std::string_view event, const
          thread[t.client.size()] == '/';
 }
 
-void FaultInjector::fire(std::string_view event, const std::string& thread, std::string_view node) {
+void FaultTriggers::fire(std::string_view event, const std::string& thread, std::string_view node) {
   for (size_t n = 0; n < armed_.size(); ++n) {
     const size_t i = armed_[n];
     if (!matches(faults_[i].on, event, thread, node)) continue;
     armed_.erase(armed_.begin() + static_cast<std::ptrdiff_t>(n));
-    active_[i].fired = true;
-    // Right after the event, at the same instant: for a script, after it ran and its reply was
-    // sent (a partition, judged when the reply would arrive, still cuts it; a drop, judged when
-    // a message is sent, does not); for a grant, after the thread's call returned.
-    world_.loop().after(0, this, i * 2);
+    land_(i, event);
     return;  // one fault per event; the next waits for the next
   }
+}
+
+void FaultInjector::script_executed(kernel::ProcessId node, kernel::ProcessId, int64_t op) {
+  triggers_.script_executed(world_.network().process(node).name(), op);
 }
 
 void FaultInjector::start(size_t i) {
   const FaultSpec& f = faults_[i];
   if (!f.on.empty() && !active_[i].fired) {
-    active_[i].armed = true;
-    armed_.push_back(i);
+    triggers_.arm(i);
     return;
   }
   const char* phase = phase_of(f);

@@ -12,6 +12,7 @@
 #define LOCKSTEP_HARNESS_SCENARIO_FAULTS_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -33,6 +34,9 @@ class World;
 // The faults the profile draws for `seed`, numbered from first_id, sorted by time (stable).
 std::vector<FaultSpec> draw_random_faults(const Scenario& s, uint64_t seed, int64_t first_id);
 
+// Every fault of a run: the schedule, then the drawn ones, in time order (ties by number).
+std::vector<FaultSpec> run_faults(const Scenario& s, uint64_t seed);
+
 // Adds the parameters of `f` that its kind has (duration_ms, extra_ms, rate_ppm,
 // restart_after_ms, offset_ms, drift_ppm, delta_ms, promote, replies, match), named as in a
 // scenario file, to the object `j`. Shared by the history's fault params and the materialised
@@ -48,24 +52,55 @@ std::string fault_target(const FaultSpec& f);
 // REQUIRES: a target the parser accepted.
 std::pair<std::string, uint32_t> split_thread(const std::string& target);
 
-class FaultInjector : public kernel::EventHandler, public kernel::ExecObserver, public history::OpListener {
+// Event-triggered faults (FaultSpec::on), in the simulator and in live mode alike: a fault past
+// its at_ms is armed, and the first event that matches its trigger lands it (one fault per
+// event; the next waits for the next). It follows the recorder's operations (which thread an
+// operation is of; an acquisition's grant) and is told when a node ran a script of one.
+class FaultTriggers : public history::OpListener {
+ public:
+  // `land(i, event)`: fault i's event happened ("granted", "acquire_executed", ...).
+  using Land = std::function<void(size_t i, std::string_view event)>;
+  FaultTriggers(const std::vector<FaultSpec>& faults, Land land);
+  // Whether any fault waits for an event (else nothing needs to listen).
+  bool needed() const;
+  // Fault i reached its at_ms: it waits for its event from now on.
+  void arm(size_t i) { armed_.push_back(i); }
+  // A script of operation `op` ran on node `node`: "<acquire|unlock|renew>_executed".
+  void script_executed(std::string_view node, int64_t op);
+  void op_invoked(int64_t id, const history::Invoke& e) override;
+  void op_completed(int64_t id, const history::Completion& c) override;
+
+ private:
+  struct OpSubject {
+    std::string thread;
+    const char* kind;  // "acquire", "unlock", "renew"
+  };
+  bool matches(const FaultTrigger& t, std::string_view event, const std::string& thread, std::string_view node) const;
+  // Lands the first armed fault waiting for this event (of `thread`, on `node` if a node saw it).
+  void fire(std::string_view event, const std::string& thread, std::string_view node);
+
+  const std::vector<FaultSpec>& faults_;
+  Land land_;
+  std::vector<size_t> armed_;  // `on` faults waiting for their event, in arming order
+  std::map<int64_t, OpSubject> ops_;  // the operations triggers can name, by id
+};
+
+class FaultInjector : public kernel::EventHandler, public kernel::ExecObserver {
  public:
   FaultInjector(World& world, const std::vector<FaultSpec>& faults);
   // Puts every fault's start on the event loop.
   void schedule();
   void on_event(uint64_t arg) override;
-  // Event-triggered faults (FaultSpec::on): the operations and script runs they wait for.
-  // World installs the injector as listener only when some fault has a trigger.
+  // Event-triggered faults: World installs the triggers as the recorder's listener, and the
+  // injector as exec observer, only when some fault waits for an event.
+  FaultTriggers& triggers() { return triggers_; }
   void script_executed(kernel::ProcessId node, kernel::ProcessId client, int64_t op) override;
-  void op_invoked(int64_t id, const history::Invoke& e) override;
-  void op_completed(int64_t id, const history::Completion& c) override;
 
  private:
   struct Active {
     std::vector<kernel::WindowId> windows;
     int64_t undo = 0;      // clock_offset: the delta to step back; clock_drift: the old drift
     bool ended = false;
-    bool armed = false;    // an `on` fault past its at_ms, waiting for its event
     bool fired = false;    // its event happened: the next start() applies it
   };
   const char* phase_of(const FaultSpec& f) const;
@@ -75,19 +110,11 @@ class FaultInjector : public kernel::EventHandler, public kernel::ExecObserver, 
   void record(size_t i, const char* phase, const std::string& params);
   std::vector<kernel::LinkFilter> filters(const LinkTarget& t);
   kernel::ProcessId pid(const std::string& name);
-  bool matches(const FaultTrigger& t, std::string_view event, const std::string& thread, std::string_view node) const;
-  // Lands the first armed fault waiting for this event (of `thread`, on `node` if a node saw it).
-  void fire(std::string_view event, const std::string& thread, std::string_view node);
-  struct OpSubject {
-    std::string thread;
-    const char* kind;  // "acquire", "unlock", "renew"
-  };
 
   World& world_;
   const std::vector<FaultSpec>& faults_;
   std::vector<Active> active_;
-  std::vector<size_t> armed_;  // `on` faults waiting for their event, in arming order
-  std::map<int64_t, OpSubject> ops_;  // the operations triggers can name, by id
+  FaultTriggers triggers_;
 };
 
 }  // namespace lockstep::scenario

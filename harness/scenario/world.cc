@@ -27,20 +27,14 @@ World::World(const Scenario& scenario, uint64_t seed, history::Recorder& recorde
   build_network();  // before any connection is opened (replication links open in build_nodes)
   build_nodes(factory);
   build_clients();
-  faults_ = scenario_.schedule;
-  std::vector<FaultSpec> drawn =
-      draw_random_faults(scenario_, seed_, static_cast<int64_t>(faults_.size()) + 1);
-  faults_.insert(faults_.end(), drawn.begin(), drawn.end());
-  std::stable_sort(faults_.begin(), faults_.end(), [](const FaultSpec& a, const FaultSpec& b) {
-    return a.at_ms != b.at_ms ? a.at_ms < b.at_ms : a.id < b.id;
-  });
+  faults_ = run_faults(scenario_, seed_);
   for (const FaultSpec& f : faults_) {
     if (f.kind == FaultKind::kInterrupt || f.kind == FaultKind::kCancel) client(split_thread(f.target).first)->allow_interrupts();
   }
   injector_ = std::make_unique<FaultInjector>(*this, faults_);
-  if (std::any_of(faults_.begin(), faults_.end(), [](const FaultSpec& f) { return !f.on.empty(); })) {
+  if (injector_->triggers().needed()) {
     ctx_.exec_observer = injector_.get();
-    rec_.set_listener(injector_.get());
+    rec_.set_listener(&injector_->triggers());
   }
   WorkloadWorld ww{&scenario_, seed_, &rec_, {}};
   for (auto& c : clients_) ww.clients.push_back(c.get());

@@ -218,92 +218,23 @@ bool ClientProcess::running(runtime::TaskId id) const {
 
 // --- interrupts --------------------------------------------------------------------------
 
-namespace {
-
-// What the root running an interruptible wait hands back to the waiting thread.
-struct WaitShared {
-  bool signalled = false;
-  WaitRef ref;  // the thread's wait, completed when the inner wait ends
-};
-
-Task<void> run_wait(CoroProcess* process, Task<bool> wait, std::shared_ptr<WaitShared> shared) {
-  shared->signalled = co_await std::move(wait);
-  process->complete_wait(shared->ref, kWaitSignalled);
-}
-
-}  // namespace
-
-ClientProcess::ThreadInterrupt& ClientProcess::interrupt_state(uint32_t index) {
-  LS_ASSERT(index < kMaxThreads);
-  if (interrupts_.size() <= index) interrupts_.resize(index + 1);
-  return interrupts_[index];
-}
-
 Task<bool> ClientProcess::interruptible(const runtime::Thread& thread, Task<bool> wait,
                                         runtime::Interrupt* interrupted) {
-  *interrupted = runtime::Interrupt::kNone;
-  if (!interrupts_possible_) return wait;
-  return interruptible_wait(thread.index, std::move(wait), interrupted);
-}
-
-// The inner wait runs as a root of its own, so that an interrupt can end the thread's wait at
-// once and destroy the inner one (its awaiters leave their semaphores and timers as a crash
-// makes them do).
-Task<bool> ClientProcess::interruptible_wait(uint32_t index, Task<bool> wait,
-                                             runtime::Interrupt* interrupted) {
-  if (ThreadInterrupt& ti = interrupt_state(index); ti.pending != runtime::Interrupt::kNone) {
-    *interrupted = std::exchange(ti.pending, runtime::Interrupt::kNone);
-    co_return false;
-  }
-  auto shared = std::make_shared<WaitShared>();
-  const RootId root = CoroProcess::spawn(run_wait(this, std::move(wait), shared));
-  const int32_t result = co_await WaitFor(*this, kNoDeadline, [this, &shared, index](WaitRef ref) {
-    shared->ref = ref;
-    interrupt_state(index).wait = ref;
-  });
-  ThreadInterrupt& ti = interrupt_state(index);
-  ti.wait = WaitRef{};
-  if (result == kWaitInterrupted) {
-    CoroProcess::cancel(root);
-    *interrupted = std::exchange(ti.woke, runtime::Interrupt::kNone);
-    LS_ASSERT(*interrupted != runtime::Interrupt::kNone);
-    co_return false;
-  }
-  LS_ASSERT(result == kWaitSignalled);
-  co_return shared->signalled;
+  return interrupts_.interruptible(thread.index, std::move(wait), interrupted);
 }
 
 runtime::Interrupt ClientProcess::take_interrupt(const runtime::Thread& thread) {
-  if (!interrupts_possible_) return runtime::Interrupt::kNone;
-  return std::exchange(interrupt_state(thread.index).pending, runtime::Interrupt::kNone);
+  return interrupts_.take(thread.index);
 }
 
 void ClientProcess::interrupt_thread(uint32_t index, runtime::Interrupt kind) {
-  LS_ASSERT(interrupts_possible_ && kind != runtime::Interrupt::kNone);
   if (!up() || index >= threads_.size()) return;  // a dead client's threads are gone
-  ThreadInterrupt& ti = interrupt_state(index);
-  if (kind == runtime::Interrupt::kCancel && !ti.cancellable) return;  // no future to cancel
-  if (ti.wait.valid() && wait_open(ti.wait)) {
-    ti.woke = kind;
-    complete_wait(ti.wait, kWaitInterrupted);
-    ti.wait = WaitRef{};
-    return;
-  }
-  ti.pending = kind;
+  interrupts_.interrupt(index, kind);
 }
 
-void ClientProcess::call_started(uint32_t index, bool cancellable) {
-  if (!interrupts_possible_) return;
-  interrupt_state(index).cancellable = cancellable;
-}
+void ClientProcess::call_started(uint32_t index, bool cancellable) { interrupts_.call_started(index, cancellable); }
 
-void ClientProcess::call_ended(uint32_t index) {
-  if (!interrupts_possible_) return;
-  ThreadInterrupt& ti = interrupt_state(index);
-  ti.cancellable = false;
-  if (ti.pending == runtime::Interrupt::kCancel) ti.pending = runtime::Interrupt::kNone;
-}
-
+void ClientProcess::call_ended(uint32_t index) { interrupts_.call_ended(index); }
 
 // --- connections and calls -------------------------------------------------------------
 

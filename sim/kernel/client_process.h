@@ -31,6 +31,7 @@
 #include "sim/kernel/cluster.h"
 #include "sim/kernel/coro_process.h"
 #include "sim/kernel/sim_context.h"
+#include "sim/kernel/thread_interrupts.h"
 
 namespace lockstep::kernel {
 
@@ -59,7 +60,7 @@ class ClientProcess : public CoroProcess, public AppClient, public TopologyListe
   void cancel(runtime::TaskId id) override;
   bool running(runtime::TaskId id) const override;
   Rng& rng() override { return rng_; }
-  bool interrupts_possible() const override { return interrupts_possible_; }
+  bool interrupts_possible() const override { return interrupts_.possible(); }
   Task<bool> interruptible(const runtime::Thread& thread, Task<bool> wait,
                            runtime::Interrupt* interrupted) override;
   runtime::Interrupt take_interrupt(const runtime::Thread& thread) override;
@@ -98,12 +99,18 @@ class ClientProcess : public CoroProcess, public AppClient, public TopologyListe
 
   // Interrupts (the `interrupt` and `cancel` faults). allow_interrupts() must come before the
   // run starts for interrupts to end waits (it makes interruptible waits cost a root task).
-  void allow_interrupts() { interrupts_possible_ = true; }
+  void allow_interrupts() { interrupts_.allow(); }
   // Thread.interrupt() / Future.cancel() of thread `index`: ends its interruptible wait at once,
   // or stays pending. A cancel reaches only a thread inside a try_lock call (set_cancellable).
   void interrupt_thread(uint32_t index, runtime::Interrupt kind);
 
   void endpoint_changed(size_t shard) override;
+
+  // For ThreadInterrupts: a wait without deadline.
+  template <typename OnOpen>
+  WaitFor<OnOpen> open_ended_wait(OnOpen on_open) {
+    return WaitFor<OnOpen>(*this, kNoDeadline, on_open);
+  }
 
   // Called by the connection classes.
   Task<runtime::CallResult> call(size_t endpoint, bool pubsub, std::vector<std::string> argv,
@@ -134,15 +141,6 @@ class ClientProcess : public CoroProcess, public AppClient, public TopologyListe
     redis::Reply* out;
   };
   class ReplyAwaiter;
-  // One application thread's interrupt status.
-  struct ThreadInterrupt {
-    runtime::Interrupt pending = runtime::Interrupt::kNone;
-    runtime::Interrupt woke = runtime::Interrupt::kNone;  // what ended `wait`
-    WaitRef wait;             // the interruptible wait it is in, if any
-    bool cancellable = false;
-  };
-  ThreadInterrupt& interrupt_state(uint32_t index);
-  Task<bool> interruptible_wait(uint32_t index, Task<bool> wait, runtime::Interrupt* interrupted);
 
   ConnId connection_to(ProcessId node, bool pubsub);
   // A connection for one blocking call (CallOptions::own_connection), and its close.
@@ -169,8 +167,7 @@ class ClientProcess : public CoroProcess, public AppClient, public TopologyListe
   HoldBook holds_;
   std::unique_ptr<runtime::LockClient> lock_client_;
   std::vector<std::pair<std::string, const runtime::Script*>> script_overrides_;
-  bool interrupts_possible_ = false;
-  std::vector<ThreadInterrupt> interrupts_;  // by thread index, grown on first use
+  ThreadInterrupts<ClientProcess> interrupts_{*this};
 };
 
 }  // namespace lockstep::kernel
