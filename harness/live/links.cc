@@ -61,6 +61,18 @@ void Links::remove(WindowId id) {
                  windows_.end());
 }
 
+void Links::set_network(const scenario::NetworkSpec& network) {
+  overrides_ = network.links;
+  default_loss_ppm_ = network.defaults.loss_ppm;
+}
+
+const kernel::LinkSpec* Links::override_of(const std::string& from, const std::string& to) const {
+  for (auto it = overrides_.rbegin(); it != overrides_.rend(); ++it) {
+    if ((it->from == from && it->to == to) || (it->both_ways && it->from == to && it->to == from)) return &it->spec;
+  }
+  return nullptr;
+}
+
 bool Links::applies(const LinkTarget& t, const std::string& from, const std::string& to) {
   switch (t.kind) {
     case LinkTarget::Kind::kAll: return true;
@@ -95,11 +107,14 @@ bool Links::lost(const std::string& from, const std::string& to, Rng& rng) const
       if (static_cast<int64_t>(rng.below(1'000'000)) < w.value) return true;
     }
   }
-  return false;
+  const kernel::LinkSpec* spec = override_of(from, to);
+  const uint32_t loss_ppm = spec != nullptr ? spec->loss_ppm : default_loss_ppm_;
+  return loss_ppm > 0 && rng.below(1'000'000) < loss_ppm;
 }
 
-int64_t Links::extra_delay_us(const std::string& from, const std::string& to) const {
-  int64_t extra = 0;
+int64_t Links::extra_delay_us(const std::string& from, const std::string& to, Rng& rng) const {
+  const kernel::LinkSpec* spec = override_of(from, to);
+  int64_t extra = spec != nullptr ? spec->latency.draw(rng) : 0;
   for (const Window& w : windows_) {
     if (w.kind == Window::Kind::kDelay && applies(w.target, from, to)) extra += w.value;
   }

@@ -4,7 +4,8 @@
 // (sim/kernel/network.h): a message that crosses an active partition, or that a drop rate
 // draws, is lost (the connection stays open, the sender learns nothing, a waiting client times
 // out); a delay adds latency without reordering; lose_reply swallows the next replies to a
-// client's matching commands (after the node ran them).
+// client's matching commands (after the node ran them). The scenario's standing link settings
+// (network.loss_ppm, network.links) hold for the whole run the same way.
 //
 // It also names the nodes by port, for the connections' names in exec events.
 #ifndef LOCKSTEP_HARNESS_LIVE_LINKS_H_
@@ -38,13 +39,19 @@ class Links {
                           std::function<void()> on_exhausted);
   void remove(WindowId id);
 
+  // The scenario's standing settings, in force for the whole run: a link override's latency is
+  // drawn per message and added to the loopback's own (the default latency is the loopback's);
+  // its loss rate, or the default one on every other link, loses messages as a drop does. As in
+  // simulation, a later override of the same link replaces an earlier one.
+  void set_network(const scenario::NetworkSpec& network);
+
   // Whether a message sent now from process `from` to process `to` is lost (a partition blocks
   // it, or a drop rate draws it from `rng`).
   bool lost(const std::string& from, const std::string& to, Rng& rng) const;
   // Whether an active partition blocks messages from `from` to `to` now (no drop draws).
   bool partitioned(const std::string& from, const std::string& to) const;
-  // The extra latency active delays add to it.
-  int64_t extra_delay_us(const std::string& from, const std::string& to) const;
+  // The extra latency active delays and a link override (drawn from `rng`) add to it.
+  int64_t extra_delay_us(const std::string& from, const std::string& to, Rng& rng) const;
   // Whether the reply to `client`'s command (its name, or its script's) is swallowed; counts it.
   bool take_lose_reply(const std::string& client, std::string_view command, const char* script);
 
@@ -65,7 +72,12 @@ class Links {
   static int group_of(const Window& w, const std::string& process);
   WindowId add(Window w);
 
+  // The override of the link from `from` to `to`, or null.
+  const kernel::LinkSpec* override_of(const std::string& from, const std::string& to) const;
+
   std::map<uint16_t, std::string> nodes_;
+  std::vector<scenario::LinkSpec> overrides_;
+  uint32_t default_loss_ppm_ = 0;
   std::vector<Window> windows_;
   WindowId next_id_ = 1;
 };

@@ -894,8 +894,8 @@ void LiveClient::script_ran(const std::string& node, int64_t op) {
   if (on_script_ran_) on_script_ran_(node, op);
 }
 
-int64_t LiveClient::link_delay_us(const std::string& from, const std::string& to) const {
-  return links_ != nullptr ? links_->extra_delay_us(from, to) : 0;
+int64_t LiveClient::link_delay_us(const std::string& from, const std::string& to) {
+  return links_ != nullptr ? links_->extra_delay_us(from, to, link_rng_) : 0;
 }
 
 bool LiveClient::lose_reply(std::string_view command, const char* script) {

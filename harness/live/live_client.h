@@ -175,7 +175,7 @@ class LiveClient : public kernel::AppClient, public runtime::RootListener {
   const std::string& node_at(uint16_t port) const;
   // A message from process `from` to `to` now: lost on the link? its extra latency?
   bool link_lost(const std::string& from, const std::string& to);
-  int64_t link_delay_us(const std::string& from, const std::string& to) const;
+  int64_t link_delay_us(const std::string& from, const std::string& to);
   // Whether a partition blocks a message from `from` to `to` now (no drop draws).
   bool link_partitioned(const std::string& from, const std::string& to) const;
   // A reply says node `node` ran a script of operation `op` (faults on "*_executed" land).

@@ -134,6 +134,7 @@ class Session {
     if (!v.ok()) return v.status();
     *version = v.value();
     for (auto& server : servers_) links_.set_node(server->port(), server->name());
+    links_.set_network(s_.network);
     // Endpoints: one per master — a single node, each independent master, or the replicated
     // shard's master (node0 at the start; a failover moves it).
     if (replicated_) {
@@ -619,9 +620,6 @@ class Session {
 Status LiveRun::supported(const Scenario& s, uint64_t seed) {
   const std::string where = s.file + ": cannot run live: ";
   if (!s.mutant.empty()) return Status::error(where + "a mutant run (mutants replace scripts in simulation only)");
-  if (!s.network.links.empty() || s.network.defaults.loss_ppm != 0) {
-    return Status::error(where + "/network: per-link settings and a default loss rate (not yet; the default latency is the loopback's own)");
-  }
   return Status::ok_status();
 }
 
