@@ -181,9 +181,40 @@ class LiveClient::Conn : public std::enable_shared_from_this<Conn> {
     });
   }
 
+  // Hands what came from the node (a reply, a push) to the client after the link's delay, and
+  // never before what came earlier on this connection: a delayed message holds back the ones
+  // behind it, as on the simulator's connections.
+  void arrive(int64_t delay_us, std::function<void()> hand) {
+    if (delay_us <= 0 && arriving_.empty()) {
+      hand();
+      return;
+    }
+    const TimeUs at = std::max(c_.loop().now_us() + delay_us, arriving_.empty() ? 0 : arriving_.back().first);
+    arriving_.emplace_back(at, std::move(hand));
+    if (arriving_.size() == 1) release_arrived();
+  }
+
+  // Hands over what is due, and waits for the next.
+  void release_arrived() {
+    while (!arriving_.empty() && arriving_.front().first <= c_.loop().now_us() && !closed_) {
+      std::function<void()> hand = std::move(arriving_.front().second);
+      arriving_.pop_front();
+      hand();
+    }
+    if (arriving_.empty() || closed_) return;
+    if (arrival_timer_ == nullptr) arrival_timer_ = std::make_unique<asio::steady_timer>(c_.loop().io());
+    arrival_timer_->expires_at(c_.loop().at(arriving_.front().first));
+    std::weak_ptr<Conn> weak = shared_from_this();
+    arrival_timer_->async_wait([weak](boost::system::error_code ec) {
+      auto self = weak.lock();
+      if (!ec && self != nullptr && !self->closed_) self->release_arrived();
+    });
+  }
+
   void close() {
     if (closed_) return;
     closed_ = true;
+    arriving_.clear();
     for (const Cmd& cmd : cmds_) {
       if (cmd.replied && !cmd.seen) {
         c_.monitor_lost(port_);
@@ -298,7 +329,12 @@ class LiveClient::Conn : public std::enable_shared_from_this<Conn> {
 
   void replied(Reply& reply) {
     if (on_push) {
-      if (!c_.link_lost(node_, c_.name_)) on_push(reply);  // a push lost on the link
+      if (c_.link_lost(node_, c_.name_)) return;  // a push lost on the link
+      std::weak_ptr<Conn> weak = shared_from_this();
+      arrive(c_.link_delay_us(node_, c_.name_), [weak, reply = std::move(reply)]() mutable {
+        auto self = weak.lock();
+        if (self != nullptr && !self->closed_ && self->on_push) self->on_push(reply);
+      });
       return;
     }
     auto it = std::find_if(cmds_.begin(), cmds_.end(), [](const Cmd& c) { return !c.replied; });
@@ -396,21 +432,13 @@ class LiveClient::Conn : public std::enable_shared_from_this<Conn> {
     if (cmd.delivered) return;
     cmd.delivered = true;
     if (cmd.lost || !c_.wait_open(cmd.ref)) return;  // lost on the link, or its attempt timed out
-    if (cmd.delay_us > 0) {
-      // A delayed link: the reply reaches the client later (the wait may time out meanwhile).
-      auto timer = std::make_shared<asio::steady_timer>(c_.loop().io(), std::chrono::microseconds(cmd.delay_us));
-      LiveClient* client = &c_;
-      const WaitRef ref = cmd.ref;
-      Reply* out = cmd.out;
-      timer->async_wait([timer, client, ref, out, reply = cmd.reply](boost::system::error_code ec) {
-        if (ec || !client->wait_open(ref)) return;
-        *out = reply;
-        client->complete_wait(ref, kernel::kWaitSignalled);
-      });
-      return;
-    }
-    *cmd.out = cmd.reply;
-    c_.complete_wait(cmd.ref, kernel::kWaitSignalled);
+    // The wait may time out before a delayed reply arrives.
+    LiveClient* client = &c_;
+    arrive(cmd.delay_us, [client, ref = cmd.ref, out = cmd.out, reply = cmd.reply] {
+      if (!client->wait_open(ref)) return;
+      *out = reply;
+      client->complete_wait(ref, kernel::kWaitSignalled);
+    });
   }
 
   void pop_settled() {
@@ -423,6 +451,8 @@ class LiveClient::Conn : public std::enable_shared_from_this<Conn> {
   const std::string label_;
   std::deque<std::pair<TimeUs, std::string>> delayed_;  // bytes a delayed link holds back
   std::unique_ptr<asio::steady_timer> delay_timer_;
+  std::deque<std::pair<TimeUs, std::function<void()>>> arriving_;  // what a delayed link holds back
+  std::unique_ptr<asio::steady_timer> arrival_timer_;
   asio::ip::tcp::socket sock_;
   bool closed_ = false;
   bool writing_ = false;

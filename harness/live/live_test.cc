@@ -306,6 +306,30 @@ TEST(LiveRunTest, LinkSettingsHoldForTheWholeRun) {
   EXPECT_NE(lossy.report.history.find("\"outcome\": \"unknown\""), std::string::npos) << lossy.report.history;
 }
 
+// A reply delayed on the link holds back the replies behind it on the same connection, as TCP
+// (and the simulator) would: t1's reply, sent after the delay window ended, still arrives after
+// t0's delayed one.
+TEST(LiveRunTest, ADelayedReplyHoldsBackTheOnesBehindIt) {
+  const Ran ran = run_live(parse(R"({
+    "name": "live-fifo", "duration_ms": 1200,
+    "algorithm": {"name": "set-nx-px"},
+    "clients": {"count": 1, "threads": 2},
+    "workload": {"script": [
+      {"threads": "c1/t0", "steps": [{"op": "try_lock", "lock": "L", "wait_ms": 0, "lease_ms": 5000, "at_ms": 100}]},
+      {"threads": "c1/t1", "steps": [{"op": "try_lock", "lock": "M", "wait_ms": 0, "lease_ms": 5000, "at_ms": 200}]}]},
+    "faults": {"schedule": [{"kind": "delay", "target": {"from": "node0", "to": "c1"}, "at_ms": 50, "extra_ms": 300, "duration_ms": 100}]},
+    "checks": {"properties": ["mutual_exclusion"]}})"));
+  const std::string& h = ran.report.history;
+  const size_t first = h.find("\"type\": \"complete\", \"id\": 1,");
+  const size_t second = h.find("\"type\": \"complete\", \"id\": 2,");
+  ASSERT_NE(first, std::string::npos) << h;
+  ASSERT_NE(second, std::string::npos) << h;
+  const int64_t t1 = std::stoll(h.substr(h.rfind("{\"t\": ", first) + 6));
+  const int64_t t2 = std::stoll(h.substr(h.rfind("{\"t\": ", second) + 6));
+  EXPECT_GE(t1, 400'000) << h;
+  EXPECT_GE(t2, t1) << h;
+}
+
 TEST(LiveRunTest, RefusesWhatCannotBeMadeReal) {
   scenario::Scenario s = parse(R"({
     "name": "live-refused", "duration_ms": 1000,
