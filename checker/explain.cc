@@ -336,8 +336,8 @@ void Story::add_stalled_acquisition() {
   if (c_.second_thread == kNoSym || second_client_.empty()) return;
   const Operation* acquisition = nullptr;
   for (const Operation& op : h_.ops) {
-    if (op.thread == c_.second_thread && op.lock == c_.lock && op.is_acquire() &&
-        op.complete_t == c_.second_begin) {
+    const bool named = c_.second_op != kAbsent ? op.id == c_.second_op : op.complete_t == c_.second_begin;
+    if (op.thread == c_.second_thread && op.lock == c_.lock && op.is_acquire() && named) {
       acquisition = &op;
       break;
     }

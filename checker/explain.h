@@ -24,6 +24,9 @@ struct Conflict {
   TimeUs first_end = kTimeNever;   // when it stopped believing it held (kTimeNever: never)
   Sym second_thread = kNoSym;      // the later acquirer; kNoSym: the first holder's own call
   TimeUs second_begin = 0;         // when its acquisition took effect or returned
+  // The later acquirer's acquisition, when its hold names it (hold_begin's "op"): a live or
+  // imported history records the hold a little after the call returned.
+  int64_t second_op = kAbsent;
   // With no second acquirer: what found the first holder's lock gone, e.g. "c1/t0's unlock
   // (#5)"; the story then ends "…; c1/t0's unlock (#5) at 37.000 s found L gone".
   std::string loser_call;

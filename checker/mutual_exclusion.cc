@@ -114,6 +114,7 @@ PropertyResult check_mutual_exclusion(const History& h, const CheckOptions&) {
   c.first_end = a.end_t;
   c.second_thread = b.thread;
   c.second_begin = b.begin_t;
+  c.second_op = b.op_id;
   c.lease_ms = lease_of(h, a);
   r.explanation = explain_conflict(h, c);
   LS_ASSERT(r.verdict == Verdict::kViolation);
