@@ -263,9 +263,10 @@ class Session {
     return nullptr;
   }
 
-  void record(size_t i, const char* phase, const std::string& params) {
+  // At `t`, or now: a crash's fault and its node event carry the same time, as in simulation.
+  void record(size_t i, const char* phase, const std::string& params, TimeUs t = -1) {
     const FaultSpec& f = faults_[i];
-    rec_.fault(loop_.now_us(), f.id, fault_kind_name(f.kind), scenario::fault_target(f), phase, params);
+    rec_.fault(t >= 0 ? t : loop_.now_us(), f.id, fault_kind_name(f.kind), scenario::fault_target(f), phase, params);
   }
 
   void start_fault(size_t i) {
@@ -280,8 +281,8 @@ class Session {
       return;
     }
     const bool instant = scenario::fault_is_instant(f, node != nullptr);
-    record(i, instant ? "instant" : "start", scenario::fault_params_json(f));
     const TimeUs now = loop_.now_us();
+    record(i, instant ? "instant" : "start", scenario::fault_params_json(f), now);
     switch (f.kind) {
       case FaultKind::kPause:
         if (node != nullptr) {
@@ -297,7 +298,7 @@ class Session {
         } else if (node->running()) {
           snapshots_[f.target] = snapshot(*node);
           node->kill();
-          rec_.node_event(loop_.now_us(), f.target, "crashed");
+          rec_.node_event(now, f.target, "crashed");
           if (is_master(f.target)) master_went_down();
         } else {
           return;  // already down: nothing restarts it
