@@ -152,69 +152,57 @@ class LiveClient::Conn : public std::enable_shared_from_this<Conn> {
     std::string bytes;
     std::vector<std::string_view> views(argv.begin(), argv.end());
     resp::append_request(views, bytes);
-    const int64_t delay_us = c_.link_delay_us(c_.name_, node_);
-    if (delay_us == 0 && delayed_.empty()) {
+    // A delayed link: the bytes leave later, never before bytes sent earlier.
+    hold_back(outgoing_, c_.link_delay_us(c_.name_, node_), [this, bytes = std::move(bytes)] {
       out_ += bytes;
       if (!writing_) write_more();
-      return;
-    }
-    // A delayed link: the bytes leave later, never before bytes sent earlier.
-    const TimeUs at = std::max(c_.loop().now_us() + delay_us, delayed_.empty() ? 0 : delayed_.back().first);
-    delayed_.emplace_back(at, std::move(bytes));
-    if (delayed_.size() == 1) release_delayed();
-  }
-
-  // Writes the delayed bytes that are due, and waits for the next.
-  void release_delayed() {
-    while (!delayed_.empty() && delayed_.front().first <= c_.loop().now_us()) {
-      out_ += delayed_.front().second;
-      delayed_.pop_front();
-    }
-    if (!out_.empty() && !writing_) write_more();
-    if (delayed_.empty() || closed_) return;
-    if (delay_timer_ == nullptr) delay_timer_ = std::make_unique<asio::steady_timer>(c_.loop().io());
-    delay_timer_->expires_at(c_.loop().at(delayed_.front().first));
-    std::weak_ptr<Conn> weak = shared_from_this();
-    delay_timer_->async_wait([weak](boost::system::error_code ec) {
-      auto self = weak.lock();
-      if (!ec && self != nullptr && !self->closed_) self->release_delayed();
     });
   }
 
-  // Hands what came from the node (a reply, a push) to the client after the link's delay, and
-  // never before what came earlier on this connection: a delayed message holds back the ones
-  // behind it, as on the simulator's connections.
-  void arrive(int64_t delay_us, std::function<void()> hand) {
-    if (delay_us <= 0 && arriving_.empty()) {
-      hand();
+  // Hands what came from the node (a reply, a push) to the client after the link's delay.
+  void arrive(int64_t delay_us, std::function<void()> hand) { hold_back(incoming_, delay_us, std::move(hand)); }
+
+  // What a delayed link holds back in one direction of this connection: each action runs at its
+  // time and never before one queued earlier (TCP order), as on the simulator's connections.
+  struct DelayLine {
+    std::deque<std::pair<TimeUs, std::function<void()>>> queue;
+    std::unique_ptr<asio::steady_timer> timer;
+  };
+
+  // Runs `action` after delay_us, or at once when nothing is held back.
+  void hold_back(DelayLine& line, int64_t delay_us, std::function<void()> action) {
+    if (delay_us <= 0 && line.queue.empty()) {
+      action();
       return;
     }
-    const TimeUs at = std::max(c_.loop().now_us() + delay_us, arriving_.empty() ? 0 : arriving_.back().first);
-    arriving_.emplace_back(at, std::move(hand));
-    if (arriving_.size() == 1) release_arrived();
+    const TimeUs at = std::max(c_.loop().now_us() + delay_us, line.queue.empty() ? 0 : line.queue.back().first);
+    line.queue.emplace_back(at, std::move(action));
+    if (line.queue.size() == 1) release(line);
   }
 
-  // Hands over what is due, and waits for the next.
-  void release_arrived() {
-    while (!arriving_.empty() && arriving_.front().first <= c_.loop().now_us() && !closed_) {
-      std::function<void()> hand = std::move(arriving_.front().second);
-      arriving_.pop_front();
-      hand();
+  // Runs what is due, and waits for the next.
+  void release(DelayLine& line) {
+    while (!line.queue.empty() && line.queue.front().first <= c_.loop().now_us() && !closed_) {
+      std::function<void()> action = std::move(line.queue.front().second);
+      line.queue.pop_front();
+      action();
     }
-    if (arriving_.empty() || closed_) return;
-    if (arrival_timer_ == nullptr) arrival_timer_ = std::make_unique<asio::steady_timer>(c_.loop().io());
-    arrival_timer_->expires_at(c_.loop().at(arriving_.front().first));
+    if (line.queue.empty() || closed_) return;
+    if (line.timer == nullptr) line.timer = std::make_unique<asio::steady_timer>(c_.loop().io());
+    line.timer->expires_at(c_.loop().at(line.queue.front().first));
     std::weak_ptr<Conn> weak = shared_from_this();
-    arrival_timer_->async_wait([weak](boost::system::error_code ec) {
+    DelayLine* held = &line;
+    line.timer->async_wait([weak, held](boost::system::error_code ec) {
       auto self = weak.lock();
-      if (!ec && self != nullptr && !self->closed_) self->release_arrived();
+      if (!ec && self != nullptr && !self->closed_) self->release(*held);
     });
   }
 
   void close() {
     if (closed_) return;
     closed_ = true;
-    arriving_.clear();
+    outgoing_.queue.clear();
+    incoming_.queue.clear();
     for (const Cmd& cmd : cmds_) {
       if (cmd.replied && !cmd.seen) {
         c_.monitor_lost(port_);
@@ -449,10 +437,8 @@ class LiveClient::Conn : public std::enable_shared_from_this<Conn> {
   const uint16_t port_;
   const std::string node_;
   const std::string label_;
-  std::deque<std::pair<TimeUs, std::string>> delayed_;  // bytes a delayed link holds back
-  std::unique_ptr<asio::steady_timer> delay_timer_;
-  std::deque<std::pair<TimeUs, std::function<void()>>> arriving_;  // what a delayed link holds back
-  std::unique_ptr<asio::steady_timer> arrival_timer_;
+  DelayLine outgoing_;  // requests on their way to the node
+  DelayLine incoming_;  // replies and pushes on their way to the client
   asio::ip::tcp::socket sock_;
   bool closed_ = false;
   bool writing_ = false;
