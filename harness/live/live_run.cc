@@ -156,15 +156,10 @@ class Session {
       c->set_links(&links_);
       c->set_replicas([this](size_t) { return replicas_up(); });
       for (int64_t t = 0; t < spec.threads; ++t) c->add_thread();
-      for (const FaultSpec& f : faults_) {
-        if (scenario::fault_info(f.kind).targets == scenario::FaultTargets::kThread &&
-            scenario::split_thread(f.target).first == spec.name) {
-          c->allow_interrupts();
-        }
-      }
       c->set_lock_client(info->make(*c, s_.algorithm_options));
       clients_.push_back(std::move(c));
     }
+    for (const std::string& name : scenario::interrupted_clients(faults_)) client(name)->allow_interrupts();
     return Status::ok_status();
   }
 

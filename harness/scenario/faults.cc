@@ -110,6 +110,14 @@ std::vector<FaultSpec> run_faults(const Scenario& s, uint64_t seed) {
   return faults;
 }
 
+std::set<std::string> interrupted_clients(const std::vector<FaultSpec>& faults) {
+  std::set<std::string> out;
+  for (const FaultSpec& f : faults) {
+    if (fault_info(f.kind).targets == FaultTargets::kThread) out.insert(split_thread(f.target).first);
+  }
+  return out;
+}
+
 std::string fault_target(const FaultSpec& f) {
   switch (fault_info(f.kind).targets) {
     case FaultTargets::kGroups: {

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -36,6 +37,10 @@ std::vector<FaultSpec> draw_random_faults(const Scenario& s, uint64_t seed, int6
 
 // Every fault of a run: the schedule, then the drawn ones, in time order (ties by number).
 std::vector<FaultSpec> run_faults(const Scenario& s, uint64_t seed);
+
+// The clients whose threads some fault interrupts or cancels: they must allow interrupts before
+// the run starts (in simulation and live alike).
+std::set<std::string> interrupted_clients(const std::vector<FaultSpec>& faults);
 
 // Adds the parameters of `f` that its kind has (duration_ms, extra_ms, rate_ppm,
 // restart_after_ms, offset_ms, drift_ppm, delta_ms, promote, replies, match), named as in a

@@ -10,12 +10,17 @@ namespace lockstep::scenario::internal {
 namespace {
 
 // The kinds' names, for the "kind" field's choice: every kind, or those a random profile draws.
-std::vector<std::string> kind_names(bool random_only) {
-  std::vector<std::string> out;
-  for (const FaultKindInfo& k : fault_table()) {
-    if (!random_only || k.random) out.emplace_back(fault_kind_name(k.kind));
-  }
-  return out;
+// Built once: a schedule may hold 100,000 faults.
+const std::vector<std::string>& kind_names(bool random_only) {
+  static const auto names = [](bool random) {
+    std::vector<std::string> out;
+    for (const FaultKindInfo& k : fault_table()) {
+      if (!random || k.random) out.emplace_back(fault_kind_name(k.kind));
+    }
+    return out;
+  };
+  static const std::vector<std::string> all = names(false), drawn = names(true);
+  return random_only ? drawn : all;
 }
 
 // Is `name` a thread of the scenario ("<client>/t<k>")?

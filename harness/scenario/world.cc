@@ -28,9 +28,7 @@ World::World(const Scenario& scenario, uint64_t seed, history::Recorder& recorde
   build_nodes(factory);
   build_clients();
   faults_ = run_faults(scenario_, seed_);
-  for (const FaultSpec& f : faults_) {
-    if (f.kind == FaultKind::kInterrupt || f.kind == FaultKind::kCancel) client(split_thread(f.target).first)->allow_interrupts();
-  }
+  for (const std::string& name : interrupted_clients(faults_)) client(name)->allow_interrupts();
   injector_ = std::make_unique<FaultInjector>(*this, faults_);
   if (injector_->triggers().needed()) {
     ctx_.exec_observer = injector_.get();
