@@ -512,6 +512,47 @@ TEST(Reader, RejectsBadStructure) {
   EXPECT_NE(parse_error(header() + "{\"t\": 1, \"type\": \"end\"}\n{\"t\": 2, \"type\": \"end\"}\n").find("after the 'end' footer"), std::string::npos);
 }
 
+// The reader goes through its input in pieces of a few MiB. A history of ~9 MiB, with lines that
+// straddle the pieces' boundaries and one line of exactly 1 MiB (the limit), parses whole, with
+// each line's number right; a line one byte over the limit is refused wherever it falls.
+TEST(Reader, ReadsInPiecesWithLineNumbersIntact) {
+  auto node_line = [](int t, size_t pad) {
+    return "{\"t\": " + std::to_string(t) + ", \"type\": \"node\", \"node\": \"n0\", \"event\": \"e" + std::to_string(t) +
+           "\", \"pad\": \"" + std::string(pad, 'x') + "\"}\n";
+  };
+  std::string body;
+  int t = 0;
+  for (; t < 7000; ++t) body += node_line(t, 997 + t % 13);
+  const std::string fixed = node_line(t, 0);
+  body += node_line(t++, kMaxHistoryLineBytes - (fixed.size() - 1));  // exactly 1 MiB without its newline
+  for (; t < 9000; ++t) body += node_line(t, 1000);
+  ASSERT_GT(body.size(), size_t{9} << 20);
+  Result<History> h = parse_history_text(header() + body + "{\"t\": 9000, \"type\": \"end\"}\n", "h.jsonl");
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  ASSERT_EQ(h.value().node_events.size(), 9000u);
+  for (int i : {0, 4200, 7000, 8999}) {
+    EXPECT_EQ(h.value().node_events[i].line, static_cast<uint32_t>(i + 2));
+    EXPECT_EQ(h.value().str(h.value().node_events[i].event), "e" + std::to_string(i));
+  }
+  EXPECT_EQ(h.value().lines, 9002u);
+
+  // The same bytes from a file, as `lockstep check` reads them.
+  const std::string path = testing::TempDir() + "/pieces.jsonl";
+  { std::ofstream(path) << header() << body << "{\"t\": 9000, \"type\": \"end\"}\n"; }
+  Result<History> f = parse_history_file(path);
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  EXPECT_EQ(f.value().node_events.size(), 9000u);
+  EXPECT_EQ(f.value().node_events[8999].line, 9001u);
+  std::remove(path.c_str());
+
+  // An error deep in the file names its line.
+  EXPECT_EQ(parse_error(header() + body + "{\"t\": 3, \"type\": \"end\"}\n").substr(0, 40), "h.jsonl:9002: field 't': 3 is earlier th");
+  // One byte over the limit: in the middle (no newline within the piece) and as the last line.
+  const std::string over = node_line(t, kMaxHistoryLineBytes + 1 - (fixed.size() - 1));
+  EXPECT_EQ(parse_error(header() + body + over + "{\"t\": 9001, \"type\": \"end\"}\n"), "h.jsonl:9002: line longer than 1 MiB");
+  EXPECT_EQ(parse_error(header() + body + over.substr(0, over.size() - 1)), "h.jsonl:9002: line longer than 1 MiB");
+}
+
 TEST(Reader, MissingFooterMakesPropertiesUnknown) {
   Result<History> h = parse_history_text(header() +
       "{\"t\": 1, \"type\": \"invoke\", \"id\": 1, \"thread\": \"a\", \"lock\": \"L\", \"op\": \"lock\"}\n"

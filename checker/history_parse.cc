@@ -3,8 +3,13 @@
 // matched with completes by id and hold_begin with hold_end by (thread, lock).
 #include "checker/history_parse.h"
 
+#include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <memory>
+#include <new>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
@@ -422,58 +427,130 @@ Status Reader::finish() {
   return Status();
 }
 
-Result<History> parse_buffer(const char* data, size_t size, size_t capacity, std::string source) {
+// Where the reader's bytes come from: a file or a string, read in pieces into its buffer.
+class ByteSource {
+ public:
+  virtual ~ByteSource() = default;
+  // Reads up to `size` bytes into `out`; returns how many (0 at the end), or an error.
+  virtual Result<size_t> read(char* out, size_t size) = 0;
+};
+
+class FileSource final : public ByteSource {
+ public:
+  explicit FileSource(std::FILE* file) : file_(file) {}
+  ~FileSource() override { std::fclose(file_); }
+  Result<size_t> read(char* out, size_t size) override {
+    const size_t n = std::fread(out, 1, size, file_);
+    if (n == 0 && std::ferror(file_)) return Status::error(std::string("cannot read the history (") + std::strerror(errno) + ")");
+    return n;
+  }
+
+ private:
+  std::FILE* file_;
+};
+
+class TextSource final : public ByteSource {
+ public:
+  explicit TextSource(std::string_view text) : rest_(text) {}
+  Result<size_t> read(char* out, size_t size) override {
+    const size_t n = std::min(size, rest_.size());
+    std::memcpy(out, rest_.data(), n);
+    rest_.remove_prefix(n);
+    return n;
+  }
+
+ private:
+  std::string_view rest_;
+};
+
+// Bytes read per refill. The buffer holds one refill plus the longest line a refill can cut.
+constexpr size_t kReadBytes = size_t{4} << 20;
+
+// Reads the history line by line through a buffer of fixed size (about 5 MiB), so the reader
+// needs memory for the records it keeps, not for the file: a history is never held whole.
+Result<History> parse_source(ByteSource& input, std::string source) {
   Reader reader(source);
   LineParser parser;
   LineFields fields;
   bool have_header = false;
-  size_t pos = 0;
+  const size_t data_capacity = kReadBytes + kMaxHistoryLineBytes + 1;
+  std::unique_ptr<char[]> buffer(new char[data_capacity + simdjson::SIMDJSON_PADDING]);
+  char* const data = buffer.get();
+  std::memset(data + data_capacity, 0, simdjson::SIMDJSON_PADDING);
+  size_t begin = 0, end = 0;  // the unread bytes: [begin, end)
+  bool at_end = false;
   auto located = [&](const Status& s) {
     return Status::error(source + ":" + std::to_string(reader.line) + ": " + s.message());
   };
-  while (pos < size) {
-    const char* start = data + pos;
-    const void* nl = std::memchr(start, '\n', size - pos);
-    size_t len = nl ? static_cast<const char*>(nl) - start : size - pos;
-    pos += len + 1;
-    if (reader.line == UINT32_MAX) return located(Status::error("too many lines"));
+  auto on_line = [&](const char* start, size_t len) -> Status {
+    if (reader.line == UINT32_MAX) return Status::error("too many lines");
     ++reader.line;
     if (len > 0 && start[len - 1] == '\r') --len;
     size_t first = 0;
     while (first < len && (start[first] == ' ' || start[first] == '\t')) ++first;
-    if (first == len) continue;  // blank line
-    if (len > kMaxHistoryLineBytes) return located(Status::error("line longer than 1 MiB"));
-    Status s;
+    if (first == len) return Status();  // blank line
+    if (len > kMaxHistoryLineBytes) return Status::error("line longer than 1 MiB");
     if (!have_header) {
-      s = reader.header(std::string_view(start, len));
       have_header = true;
-    } else {
-      s = parser.parse(start, len, capacity - static_cast<size_t>(start - data), fields);
-      if (s.ok()) s = reader.event(fields);
+      return reader.header(std::string_view(start, len));
     }
-    if (!s.ok()) return located(s);
+    Status s = parser.parse(start, len, data_capacity + simdjson::SIMDJSON_PADDING - static_cast<size_t>(start - data), fields);
+    if (s.ok()) s = reader.event(fields);
+    return s;
+  };
+  for (;;) {
+    const void* nl = std::memchr(data + begin, '\n', end - begin);
+    if (nl != nullptr) {
+      const size_t len = static_cast<const char*>(nl) - (data + begin);
+      if (Status s = on_line(data + begin, len); !s.ok()) return located(s);
+      begin += len + 1;
+      continue;
+    }
+    if (at_end) {
+      if (begin < end) {
+        if (Status s = on_line(data + begin, end - begin); !s.ok()) return located(s);
+      }
+      break;
+    }
+    if (end - begin > kMaxHistoryLineBytes + 1) {  // no newline yet: the line is too long
+      ++reader.line;
+      return located(Status::error("line longer than 1 MiB"));
+    }
+    std::memmove(data, data + begin, end - begin);
+    end -= begin;
+    begin = 0;
+    Result<size_t> n = input.read(data + end, data_capacity - end);
+    if (!n.ok()) return Status::error(source + ": " + n.status().message());
+    if (n.value() == 0) at_end = true;
+    end += n.value();
   }
   if (!have_header) return Status::error(source + ": empty history (expected a header line)");
   if (Status s = reader.finish(); !s.ok()) return located(s);
   return reader.take();
 }
 
+// Out of memory while the records grow is the machine's limit, said as such (not a crash).
+Result<History> parse_guarded(ByteSource& input, const std::string& source) {
+  try {
+    return parse_source(input, source);
+  } catch (const std::bad_alloc&) {
+    return Status::error(source + ": out of memory reading the history");
+  }
+}
+
 }  // namespace
 
 Result<History> parse_history_file(const std::string& path) {
   if (Status s = check_input_file(path, "the history"); !s.ok()) return s;
-  simdjson::padded_string text;
-  if (auto error = simdjson::padded_string::load(path).get(text)) {
-    if (error == simdjson::MEMALLOC) return Status::error(path + ": out of memory reading the history into memory");
-    return Status::error(path + ": cannot read the history (" + simdjson::error_message(error) + ")");
-  }
-  return parse_buffer(text.data(), text.size(), text.size() + simdjson::SIMDJSON_PADDING, path);
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) return Status::error(path + ": cannot open the history (" + std::strerror(errno) + ")");
+  FileSource input(file);
+  return parse_guarded(input, path);
 }
 
 Result<History> parse_history_text(std::string_view text, std::string source) {
-  simdjson::padded_string padded(text);
-  return parse_buffer(padded.data(), padded.size(), padded.size() + simdjson::SIMDJSON_PADDING,
-                      std::move(source));
+  TextSource input(text);
+  return parse_guarded(input, source);
 }
 
 }  // namespace lockstep::checker
