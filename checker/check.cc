@@ -29,15 +29,25 @@ bool is_timeout_error(const History& history, const Operation& op) {
   return text.find("timeout") != std::string::npos || text.find("timed out") != std::string::npos;
 }
 
-std::vector<std::vector<uint32_t>> execs_by_op(const History& history) {
-  std::vector<std::vector<uint32_t>> out(history.ops.size());
+ExecsByOp::ExecsByOp(const History& history) : first_(history.ops.size() + 1, 0) {
+  // A counting sort: count each operation's runs, turn the counts into starts, then place.
+  std::vector<int32_t> op_of(history.execs.size(), -1);
   for (uint32_t i = 0; i < history.execs.size(); ++i) {
     if (history.execs[i].op_id == kAbsent) continue;
     const int64_t index = history.op_index(history.execs[i].op_id);
-    if (index >= 0) out[index].push_back(i);
+    if (index < 0) continue;
+    op_of[i] = static_cast<int32_t>(index);
+    ++first_[index + 1];
   }
-  return out;
+  for (size_t i = 1; i < first_.size(); ++i) first_[i] += first_[i - 1];
+  runs_.resize(first_.back());
+  std::vector<uint32_t> next(first_.begin(), first_.end() - 1);
+  for (uint32_t i = 0; i < op_of.size(); ++i) {
+    if (op_of[i] >= 0) runs_[next[op_of[i]]++] = i;
+  }
 }
+
+ExecsByOp execs_by_op(const History& history) { return ExecsByOp(history); }
 
 bool command_is(const History& history, const Exec& exec, std::string_view name) {
   // Without copying: called for every run of every acquisition.

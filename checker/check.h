@@ -10,6 +10,7 @@
 #ifndef LOCKSTEP_CHECKER_CHECK_H_
 #define LOCKSTEP_CHECKER_CHECK_H_
 
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,9 +29,27 @@ const std::vector<std::string>& property_names();
 // REQUIRES: every name in options.properties is one of property_names().
 CheckResult check_history(const History& history, const CheckOptions& options = {});
 
-// The exec events of each operation (index into History::ops → indices into History::execs),
-// for checkers that read the server side; empty inner vectors for ops without execs.
-std::vector<std::vector<uint32_t>> execs_by_op(const History& history);
+// The exec events of each operation, for checkers that read the server side: execs_of[i] are the
+// indices into History::execs of ops[i]'s runs, in history order (empty for an op without runs).
+// Two flat arrays (8 bytes per operation and run), not a vector per operation.
+class ExecsByOp {
+ public:
+  ExecsByOp() = default;
+  explicit ExecsByOp(const History& history);
+  // No operations at all (a default-constructed index: the history logged no runs).
+  bool empty() const { return first_.empty(); }
+  // True when some operation has a run.
+  bool any_runs() const { return !runs_.empty(); }
+  // REQUIRES: op < the history's ops.size().
+  std::span<const uint32_t> operator[](size_t op) const {
+    return std::span<const uint32_t>(runs_).subspan(first_[op], first_[op + 1] - first_[op]);
+  }
+
+ private:
+  std::vector<uint32_t> first_;  // ops + 1 entries: op i's runs are runs_[first_[i], first_[i + 1])
+  std::vector<uint32_t> runs_;
+};
+ExecsByOp execs_by_op(const History& history);
 
 // True when `exec` ran the command `name` (given in upper case; the log's case does not matter).
 bool command_is(const History& history, const Exec& exec, std::string_view name);

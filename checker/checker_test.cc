@@ -553,6 +553,28 @@ TEST(Reader, ReadsInPiecesWithLineNumbersIntact) {
   EXPECT_EQ(parse_error(header() + body + over.substr(0, over.size() - 1)), "h.jsonl:9002: line longer than 1 MiB");
 }
 
+// Each operation's runs, in history order; runs of an unknown op id, or of none, belong to no one.
+TEST(ExecsByOp, EachOperationsRunsInOrder) {
+  auto exec = [](int t, const char* op) {
+    return "{\"t\": " + std::to_string(t) + ", \"type\": \"exec\", \"node\": \"n0\", \"seq\": " + std::to_string(t) +
+           ", \"command\": \"EVAL\", \"script\": \"s\"" + (op != nullptr ? std::string(", \"op\": ") + op : "") + ", \"reply\": null}\n";
+  };
+  Result<History> h = parse_history_text(header() +
+      "{\"t\": 1, \"type\": \"invoke\", \"id\": 7, \"thread\": \"a\", \"lock\": \"L\", \"op\": \"lock\"}\n"
+      "{\"t\": 1, \"type\": \"invoke\", \"id\": 3, \"thread\": \"b\", \"lock\": \"L\", \"op\": \"lock\"}\n"
+      "{\"t\": 1, \"type\": \"invoke\", \"id\": 9, \"thread\": \"c\", \"lock\": \"L\", \"op\": \"lock\"}\n" +
+      exec(2, "3") + exec(3, "7") + exec(4, nullptr) + exec(5, "3") + exec(6, "99") + exec(7, "7") + exec(8, "3") +
+      "{\"t\": 9, \"type\": \"end\"}\n");
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  const ExecsByOp runs = execs_by_op(h.value());
+  ASSERT_FALSE(runs.empty());
+  EXPECT_TRUE(runs.any_runs());
+  EXPECT_EQ(std::vector<uint32_t>(runs[0].begin(), runs[0].end()), (std::vector<uint32_t>{1, 5}));     // id 7
+  EXPECT_EQ(std::vector<uint32_t>(runs[1].begin(), runs[1].end()), (std::vector<uint32_t>{0, 3, 6}));  // id 3
+  EXPECT_TRUE(runs[2].empty());                                                                        // id 9
+  EXPECT_TRUE(ExecsByOp().empty());
+}
+
 TEST(Reader, MissingFooterMakesPropertiesUnknown) {
   Result<History> h = parse_history_text(header() +
       "{\"t\": 1, \"type\": \"invoke\", \"id\": 1, \"thread\": \"a\", \"lock\": \"L\", \"op\": \"lock\"}\n"

@@ -68,7 +68,7 @@ TimeUs requeued_at(const Entry& e, TimeUs t, int64_t thread_wait_ms) {
 }
 
 std::vector<Entry> entries_of(const History& h, const std::vector<uint32_t>& ops,
-                              const std::vector<std::vector<uint32_t>>& execs) {
+                              const ExecsByOp& execs) {
   std::vector<Entry> out;
   for (uint32_t i : ops) {
     const Operation& op = h.ops[i];
@@ -287,7 +287,7 @@ PropertyResult check_fairness(const History& h, const CheckOptions&) {
   if (std::none_of(h.ops.begin(), h.ops.end(), [](const Operation& op) { return op.is_acquire(); })) {
     return make_result(name, Verdict::kOk, "no acquisitions: nothing to order");
   }
-  const std::vector<std::vector<uint32_t>> execs = execs_by_op(h);
+  const ExecsByOp execs = execs_by_op(h);
   const int64_t wait_ms = h.header.thread_wait_ms != kAbsent ? h.header.thread_wait_ms : kClassicThreadWaitMs;
   const TimeUs tol = h.header.drift_tolerance_us;
   const QueueStates states(h);

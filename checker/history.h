@@ -20,6 +20,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "checker/column.h"
 #include "sim/core/fault_kind.h"
 #include "sim/core/time.h"
 
@@ -165,9 +166,9 @@ struct Exec {
   int64_t local_ms = kAbsent;
   int64_t op_id = kAbsent;
   uint32_t keys_begin = 0, keys_count = 0;  // range in History::key_pool
-  ReplyKind reply = ReplyKind::kNil;
   int64_t reply_int = 0;
   uint32_t line = 0;
+  ReplyKind reply = ReplyKind::kNil;  // last: 72 bytes, not 80 (millions are kept)
 };
 
 struct Expire {
@@ -240,10 +241,10 @@ struct History {
   std::string source;  // file name or "<memory>", for messages
   HistoryHeader header;
   SymbolTable syms;
-  std::vector<Operation> ops;
-  std::vector<Hold> holds;
+  Column<Operation> ops;
+  Column<Hold> holds;
   std::vector<Write> writes;
-  std::vector<Exec> execs;
+  Column<Exec> execs;
   std::vector<Expire> expires;
   std::vector<DataLoss> data_losses;
   std::vector<Publish> publishes;

@@ -45,10 +45,10 @@ struct LinOp {
 
 // The exec events of each operation (by index into History::ops), in history order; empty when
 // the history logged no execs with op ids.
-using ExecsOf = std::vector<std::vector<uint32_t>>;
+using ExecsOf = ExecsByOp;
 
 // The runs of an acquisition that granted the lock, in order.
-std::vector<uint32_t> granting_execs(const History& h, const std::vector<uint32_t>& execs) {
+std::vector<uint32_t> granting_execs(const History& h, std::span<const uint32_t> execs) {
   std::vector<uint32_t> out;
   for (uint32_t e : execs) {
     if (exec_granted(h, h.execs[e])) out.push_back(e);
@@ -66,7 +66,7 @@ std::vector<uint32_t> granting_execs(const History& h, const std::vector<uint32_
 //    the lock free and failed with IllegalMonitorStateException, or decremented it once more)
 //    may have: they are optional.
 // Returns whether it added a grant the client did not see.
-bool add_phantoms(const History& h, uint32_t index, const std::vector<uint32_t>& execs, std::vector<LinOp>* out) {
+bool add_phantoms(const History& h, uint32_t index, std::span<const uint32_t> execs, std::vector<LinOp>* out) {
   const Operation& op = h.ops[index];
   auto add = [&](uint32_t exec, bool required) {
     const Exec& e = h.execs[exec];
@@ -160,7 +160,7 @@ std::vector<LinOp> lin_ops(const History& h, const std::vector<uint32_t>& indice
         // and whose other runs found the lock taken and changed nothing; or it took effect, if
         // at all, at one of its runs: the last one (the earlier ones are phantoms), or on a
         // quorum lock between its first and its last.
-        const std::vector<uint32_t>& runs = execs_of[i];
+        const std::span<const uint32_t> runs = execs_of[i];
         const bool quorum_acquire = op.is_acquire() && h.header.quorum_lock();
         if (runs.empty() || (op.is_acquire() && !quorum_acquire)) continue;
         x.invoke_t = h.execs[quorum_acquire ? runs.front() : runs.back()].t;
@@ -510,7 +510,7 @@ bool verify_exec_order(const History& h, const Model& model, const std::vector<L
       points.push_back({e.t, e.seq, i});
       continue;
     }
-    const std::vector<uint32_t>& ex = execs_of[ops[i].op];
+    const std::span<const uint32_t> ex = execs_of[ops[i].op];
     if (ex.empty()) {
       if (ops[i].required) {
         *why = "operation " + std::to_string(op.id) + " has no exec event";

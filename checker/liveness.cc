@@ -32,13 +32,15 @@ struct OwnedSpan {
 };
 
 // The owned span of every hold (indexed like History::holds).
-std::vector<OwnedSpan> owned_spans(const History& h, const std::vector<std::vector<uint32_t>>& execs_of) {
+std::vector<OwnedSpan> owned_spans(const History& h, const ExecsByOp& execs_of) {
   // The unlock that ended each hold: the same thread's unlock of the lock invoked at its end.
-  std::map<std::tuple<Sym, Sym, TimeUs>, uint32_t> unlock_at;
+  // Sorted (thread, lock, invoke time, index): the first unlock with a key is the one found.
+  std::vector<std::tuple<Sym, Sym, TimeUs, uint32_t>> unlock_at;
   for (uint32_t i = 0; i < h.ops.size(); ++i) {
     const Operation& op = h.ops[i];
-    if (op.kind == OpKind::kUnlock) unlock_at.emplace(std::make_tuple(op.thread, op.lock, op.invoke_t), i);
+    if (op.kind == OpKind::kUnlock) unlock_at.emplace_back(op.thread, op.lock, op.invoke_t, i);
   }
+  std::sort(unlock_at.begin(), unlock_at.end());
   const Sym unlock = h.syms.find("unlock");
   std::vector<OwnedSpan> spans;
   spans.reserve(h.holds.size());
@@ -54,9 +56,9 @@ std::vector<OwnedSpan> owned_spans(const History& h, const std::vector<std::vect
       }
     }
     if (x.end_t != kTimeNever && x.end_reason == unlock) {
-      const auto it = unlock_at.find({x.thread, x.lock, x.end_t});
-      if (it != unlock_at.end()) {
-        const uint32_t u = it->second;
+      const auto it = std::lower_bound(unlock_at.begin(), unlock_at.end(), std::make_tuple(x.thread, x.lock, x.end_t, uint32_t{0}));
+      if (it != unlock_at.end() && std::get<0>(*it) == x.thread && std::get<1>(*it) == x.lock && std::get<2>(*it) == x.end_t) {
+        const uint32_t u = std::get<3>(*it);
         span.unlock = u;
         span.to = std::max(span.to, !execs_of.empty() && !execs_of[u].empty() ? h.execs[execs_of[u].front()].t
                                                                                 : h.ops[u].complete_t);
@@ -289,13 +291,13 @@ TimeUs death_of(const std::map<std::string, TimeUs>& crashes, std::string_view t
 // answers 1, or OK), since a re-sent attempt may land later somewhere it renews nothing — on a
 // demoted master after a failover, or after the key is gone — which is not when it kept the lock
 // alive. Without such a run, its last run; without runs logged, its invoke (the lenient reading).
-TimeUs renewal_effect(const History& h, const Operation& op, const std::vector<uint32_t>* execs) {
-  if (execs == nullptr || execs->empty()) return op.invoke_t;
-  for (auto it = execs->rbegin(); it != execs->rend(); ++it) {
+TimeUs renewal_effect(const History& h, const Operation& op, std::span<const uint32_t> execs) {
+  if (execs.empty()) return op.invoke_t;
+  for (auto it = execs.rbegin(); it != execs.rend(); ++it) {
     const Exec& e = h.execs[*it];
     if ((e.reply == ReplyKind::kInt && e.reply_int == 1) || e.reply == ReplyKind::kStatus) return e.t;
   }
-  return h.execs[execs->back()].t;
+  return h.execs[execs.back()].t;
 }
 
 nlohmann::json interval_json(const History& h, Sym lock, const Interval& x, const std::string& kind,
@@ -349,7 +351,7 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
   const TimeUs heal = last_heal(h);
   std::map<Sym, std::vector<uint32_t>> holds_by_lock;
   for (uint32_t i = 0; i < h.holds.size(); ++i) holds_by_lock[h.holds[i].lock].push_back(i);
-  const std::vector<std::vector<uint32_t>> execs_of = h.execs.empty() ? std::vector<std::vector<uint32_t>>{} : execs_by_op(h);
+  const ExecsByOp execs_of = h.execs.empty() ? ExecsByOp{} : execs_by_op(h);
   const std::vector<OwnedSpan> spans = owned_spans(h, execs_of);
   nlohmann::json stuck = nlohmann::json::array();
   std::string first;
@@ -410,14 +412,18 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
       const Operation& op = h.ops[i];
       if (op.kind != OpKind::kRenew || op.outcome != Outcome::kOk || op.renewed != Tri::kTrue) continue;
       // Without runs logged, the earliest it can have taken effect (the lenient reading).
-      const TimeUs effect = renewal_effect(h, op, execs_of.empty() ? nullptr : &execs_of[i]);
+      const TimeUs effect = renewal_effect(h, op, execs_of.empty() ? std::span<const uint32_t>() : execs_of[i]);
       const Hold* last = nullptr;  // the owner's last hold that began no later than the effect
+      uint32_t last_index = 0;
       bool owned = false;
       for (uint32_t j : holds_of_owner[op.owner]) {
         const Hold& x = h.holds[j];
         if (spans[j].from > effect) continue;
         if (effect <= spans[j].to) owned = true;
-        if (last == nullptr || x.begin_t > last->begin_t) last = &x;
+        if (last == nullptr || x.begin_t > last->begin_t) {
+          last = &x;
+          last_index = j;
+        }
       }
       // A renewal while the owner's own acquisition runs after a grant (a RedLock whose sub-locks'
       // watchdogs renew what they already hold, before the acquisition as a whole returns).
@@ -433,7 +439,7 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
       // unlock). A renewal whose every successful run came, on its node, before the unlock that
       // ended the owner's last hold is the lock's own.
       if (!owned && last != nullptr && !execs_of.empty() && !execs_of[i].empty()) {
-        const int64_t u = spans[static_cast<size_t>(last - h.holds.data())].unlock;
+        const int64_t u = spans[last_index].unlock;
         if (u >= 0 && !execs_of[static_cast<size_t>(u)].empty()) {
           bool all_before = false;
           for (uint32_t e : execs_of[i]) {

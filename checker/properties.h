@@ -37,7 +37,7 @@ PropertyResult check_script_invariants(const History& history, const CheckOption
 // Helpers shared by the checkers.
 // Indices of `items` grouped by lock, locks in order of first appearance (Sym order).
 template <typename T>
-std::vector<std::pair<Sym, std::vector<uint32_t>>> group_by_lock(const std::vector<T>& items);
+std::vector<std::pair<Sym, std::vector<uint32_t>>> group_by_lock(const Column<T>& items);
 // True when a fail outcome's error says the call timed out (so it may have taken effect).
 bool is_timeout_error(const History& history, const Operation& op);
 // A result with `verdict` and `reason`.

@@ -7,7 +7,7 @@
 namespace lockstep::checker {
 
 template <typename T>
-std::vector<std::pair<Sym, std::vector<uint32_t>>> group_by_lock(const std::vector<T>& items) {
+std::vector<std::pair<Sym, std::vector<uint32_t>>> group_by_lock(const Column<T>& items) {
   std::map<Sym, std::vector<uint32_t>> groups;  // ordered: output order must not depend on hashing
   for (uint32_t i = 0; i < items.size(); ++i) groups[items[i].lock].push_back(i);
   return {groups.begin(), groups.end()};

@@ -168,9 +168,8 @@ PropertyResult check_quorum(const History& h, const CheckOptions&) {
   const std::string name = "quorum";
   const bool redlock = h.header.lock_kind == LockKind::kRedlock || h.header.algorithm.rfind("redlock", 0) == 0;
   if (!redlock) return make_result(name, Verdict::kNotApplicable, "not a RedLock history (single-node lock)");
-  const std::vector<std::vector<uint32_t>> execs = execs_by_op(h);
-  const bool any = std::any_of(execs.begin(), execs.end(), [](const auto& v) { return !v.empty(); });
-  if (!any) {
+  const ExecsByOp execs = execs_by_op(h);
+  if (!execs.any_runs()) {
     // Nothing was granted, so there is no quorum to count; with acquisitions but no per-node
     // executions, the history cannot say which nodes granted them.
     const bool acquired = std::any_of(h.ops.begin(), h.ops.end(), [](const Operation& op) {
