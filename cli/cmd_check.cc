@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "checker/check.h"
+#include "checker/report/files.h"
 #include "cli/commands.h"
 #include "cli/terminal.h"
 
@@ -36,18 +37,6 @@ const std::vector<std::pair<std::string, checker::LockKind>>& model_names() {
       {"simple", checker::LockKind::kSimple},
       {"redlock", checker::LockKind::kRedlock}};
   return names;
-}
-
-// Writes `text` to `path` through a temporary name, so a half-written file never looks valid.
-bool write_atomically(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return false;
-    out << text;
-    if (!out.flush()) return false;
-  }
-  return std::rename(tmp.c_str(), path.c_str()) == 0;
 }
 
 int run_check(const CheckArgs& args) {
@@ -79,8 +68,9 @@ int run_check(const CheckArgs& args) {
   const checker::CheckResult result = checker::check_history(history.value(), options);
   // Lock and client names in the explanations come from the history: escaped field by field.
   std::fputs(printable_lines(printable_copy(result).to_text()).c_str(), stdout);
-  if (!args.json_out.empty() && !write_atomically(args.json_out, result.to_json().dump(2) + "\n")) {
-    std::fprintf(stderr, "lockstep check: cannot write %s\n", printable(args.json_out).c_str());
+  if (Status st = args.json_out.empty() ? Status() : report::write_file_atomically(args.json_out, result.to_json().dump(2) + "\n");
+      !st.ok()) {
+    std::fprintf(stderr, "lockstep check: %s\n", printable(st.message()).c_str());
     return kExitBadInput;
   }
   return result.exit_code();

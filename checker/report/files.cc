@@ -1,5 +1,7 @@
 #include "checker/report/files.h"
 
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -11,8 +13,29 @@
 
 namespace lockstep::report {
 
+namespace {
+
+// Writes `text` straight into the existing `path`: a device or a pipe.
+Status write_in_place(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  if (!out) return Status::error(path + ": cannot open: " + std::strerror(errno));
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  out.flush();
+  if (!out) return Status::error(path + ": write failed: " + std::strerror(errno));
+  return Status::ok_status();
+}
+
+}  // namespace
+
 Status write_file_atomically(const std::string& path, const std::string& text) {
   LS_ASSERT(!path.empty());
+  // `--json /dev/null`, /dev/stdout or a FIFO is written in place: a file renamed over a device
+  // would replace the device itself (as root, /dev/null became a regular file).
+  struct stat existing {};
+  if (::stat(path.c_str(), &existing) == 0 && !S_ISREG(existing.st_mode)) {
+    if (S_ISDIR(existing.st_mode)) return Status::error(path + ": is a directory, not a file");
+    return write_in_place(path, text);
+  }
   const std::string tmp = path + ".tmp";
   // Removed if the process is interrupted before the rename (sim/core/interrupt.h).
   interrupt::remember(tmp);

@@ -14,7 +14,8 @@ namespace lockstep::report {
 // The whole file (sim/core/files.h).
 using ::lockstep::read_text_file;
 
-// Writes `text` to `path`.tmp, then renames it to `path`. On failure nothing is left behind.
+// Writes `text` to `path`.tmp, then renames it to `path`. On failure nothing is left behind. An
+// existing `path` that is not a regular file (/dev/null, /dev/stdout, a FIFO) is written in place.
 Status write_file_atomically(const std::string& path, const std::string& text);
 
 }  // namespace lockstep::report

@@ -2,9 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "checker/report/files.h"
 #include "checker/report/page.h"
@@ -117,6 +120,28 @@ class ReportFilesTest : public ::testing::Test {
   void put(const std::string& name, const std::string& text) { ASSERT_TRUE(write_file_atomically(path(name), text).ok()); }
   std::filesystem::path dir_;
 };
+
+// `--json /dev/null` or a FIFO: the existing special file is written in place, never replaced by
+// a renamed regular file (as root, /dev/null itself was replaced); a directory is an error.
+TEST_F(ReportFilesTest, ASpecialFileIsWrittenInPlace) {
+  ASSERT_TRUE(write_file_atomically("/dev/null", "{}\n").ok());
+  EXPECT_TRUE(std::filesystem::is_character_file("/dev/null"));
+  EXPECT_FALSE(std::filesystem::exists("/dev/null.tmp"));
+
+  const std::string fifo = path("fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::string got;
+  std::thread reader([&] {
+    std::ifstream in(fifo, std::ios::binary);
+    got.assign(std::istreambuf_iterator<char>(in), {});
+  });
+  EXPECT_TRUE(write_file_atomically(fifo, "through the pipe").ok());
+  reader.join();
+  EXPECT_EQ(got, "through the pipe");
+  EXPECT_TRUE(std::filesystem::is_fifo(fifo));
+
+  EXPECT_EQ(write_file_atomically(dir_.string(), "x").message(), dir_.string() + ": is a directory, not a file");
+}
 
 TEST_F(ReportFilesTest, RendersFromAResultAndTheHistoryBesideIt) {
   put("result.json", result().dump());

@@ -47,4 +47,10 @@ grep -q "out of memory" "$work/2.out" && fail "garbage: ran out of memory instea
 rc=$?
 [ $rc -eq 2 ] || fail "a 2 MiB line: expected exit 2, got $rc"
 grep -q "long.jsonl:3002: line longer than 1 MiB" "$work/3.out" || fail "the long line is not named: $(head -c 300 "$work/3.out")"
+# `--json /dev/null` writes into the device; it used to rename a file over it (as root, /dev/null
+# became a regular file).
+"$bin" check "$work/long.jsonl" --json /dev/null > /dev/null 2>&1
+head -3 "$work/big.jsonl" > "$work/small.jsonl"; echo '{"t": 3, "type": "end"}' >> "$work/small.jsonl"
+"$bin" check "$work/small.jsonl" --json /dev/null > "$work/4.out" 2>&1 || fail "check --json /dev/null: $(cat "$work/4.out")"
+[ -c /dev/null ] || fail "/dev/null is no longer a character device"
 echo "ok"
