@@ -4,7 +4,8 @@
 // Writes DIR/sweep.csv, DIR/sweep.json and DIR/sweep.svg, and each value's scenario as
 // DIR/scenarios/value_<v>.json so any seed replays with `lockstep run`. Exit codes: 0 the sweep
 // ran (its rates are the result, whatever they are), 2 bad usage or input: a pointer that leads
-// nowhere or at something other than an integer, or a value the scenario rejects.
+// nowhere or at something other than an integer, or a value the scenario rejects; 130/143
+// interrupted by SIGINT/SIGTERM (the files hold the runs that finished, marked interrupted).
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -18,6 +19,7 @@
 #include "harness/explore/seed_result.h"
 #include "harness/explore/sweep.h"
 #include "harness/explore/worker_pool.h"
+#include "sim/core/interrupt.h"
 
 namespace lockstep::cli {
 namespace {
@@ -71,12 +73,16 @@ int sweep_command(const SweepArgs& args) {
   std::fflush(stdout);
   Progress progress("runs");
   o.progress = [&](uint64_t done, uint64_t total) { progress.update(done, total, "sweeping"); };
+  // Ctrl-C or SIGTERM: stop the workers and write the rates of the runs that finished, marked
+  // interrupted (a sweep is not resumed: run it again with fewer values or seeds).
+  interrupt::stop_on_signal("lockstep sweep", "writing the rates of the runs that finished");
+  o.stop = [] { return interrupt::stop_requested() != 0; };
   Result<explore::SweepResult> r = explore::run_sweep(scenarios.value(), param.value(), o);
   progress.finish();
   if (!r.ok()) return fail(r.status().message());
   r.value().file = args.scenario;
   std::fprintf(stderr, "lockstep sweep: %llu runs in %.2f s with %d jobs\n",
-               static_cast<unsigned long long>(args.seeds * values.size()), progress.elapsed_s(), o.jobs);
+               static_cast<unsigned long long>(r.value().runs()), progress.elapsed_s(), o.jobs);
   for (const auto& [name, text] : {std::pair<std::string, std::string>{"sweep.csv", r.value().to_csv()},
                                    {"sweep.json", r.value().to_json().dump(2) + "\n"},
                                    {"sweep.svg", r.value().to_svg()}}) {
@@ -94,6 +100,7 @@ int sweep_command(const SweepArgs& args) {
   const std::string out = printable(args.out);
   std::printf("wrote: %s/sweep.csv, %s/sweep.json, %s/sweep.svg, %s/scenarios/\n", out.c_str(), out.c_str(), out.c_str(),
               out.c_str());
+  if (r.value().interrupted) return 128 + interrupt::stop_requested();
   return kExitOk;
 }
 

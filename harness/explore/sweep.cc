@@ -203,8 +203,10 @@ Result<SweepResult> run_sweep(const std::vector<scenario::Scenario>& scenarios, 
     fv.insert(std::upper_bound(fv.begin(), fv.end(), seed), seed);
     if (fv.size() > kFirstViolating) fv.pop_back();
   };
-  Status st = run_tasks(total, options.jobs, task, done);
+  Status st = run_tasks(total, options.jobs, task, done, options.stop);
   if (!st.ok()) return st;
+  r.interrupted = done_count < total;
+  LS_ASSERT(!r.interrupted || (options.stop && options.stop()));
   for (const std::string& p : checker::property_names()) {
     for (const SweepRow& row : r.rows) {
       if (row.by_property.count(p) != 0) {
@@ -233,13 +235,21 @@ json SweepResult::to_json() const {
                          {"errors", row.errors},
                          {"first_violating_seeds", row.first_violating}});
   }
-  return {{"lockstep_sweep", 1},
+  json out = {{"lockstep_sweep", 1},
           {"scenario", scenario},
           {"file", file},
           {"param", {{"pointer", param.pointer}, {"from", param.from}, {"to", param.to}, {"step", param.step}}},
           {"seeds", {{"first", seeds.first}, {"count", seeds.count}}},
           {"properties", properties},
           {"rows", rows_json}};
+  if (interrupted) out["interrupted"] = true;
+  return out;
+}
+
+uint64_t SweepResult::runs() const {
+  uint64_t n = 0;
+  for (const SweepRow& row : rows) n += row.seeds;
+  return n;
 }
 
 std::string SweepResult::to_csv() const {
@@ -260,15 +270,19 @@ std::string SweepResult::to_csv() const {
 
 std::string SweepResult::to_svg() const {
   PlotSpec spec;
-  spec.title = "Violation rate of \"" + scenario + "\" (" + std::to_string(seeds.count) + " seeds per value)";
+  spec.title = "Violation rate of \"" + scenario + "\" (" + std::to_string(seeds.count) + " seeds per value" +
+               (interrupted ? "; interrupted: " + std::to_string(runs()) + " of " + std::to_string(seeds.count * rows.size()) + " runs" : "") + ")";
   spec.x_label = param.pointer;
   spec.y_label = "seeds with a violation";
   PlotSeries any{"any property", {}};
-  for (const SweepRow& row : rows) any.points.emplace_back(static_cast<double>(row.value), rate(row.violating, row.seeds));
+  for (const SweepRow& row : rows) {
+    if (row.seeds > 0) any.points.emplace_back(static_cast<double>(row.value), rate(row.violating, row.seeds));
+  }
   spec.series.push_back(any);
   for (const std::string& p : properties) {
     PlotSeries s{p, {}};
     for (const SweepRow& row : rows) {
+      if (row.seeds == 0) continue;
       const uint64_t k = row.by_property.count(p) ? row.by_property.at(p) : 0;
       s.points.emplace_back(static_cast<double>(row.value), rate(k, row.seeds));
     }
@@ -278,7 +292,12 @@ std::string SweepResult::to_svg() const {
 }
 
 std::string SweepResult::to_text() const {
-  std::string out = "       value   violating     rate";
+  std::string out;
+  if (interrupted) {
+    out += "interrupted: " + std::to_string(runs()) + " of " + std::to_string(seeds.count * rows.size()) +
+           " runs finished; each rate covers the seeds that ran at its value\n";
+  }
+  out += "       value   violating     rate";
   for (const std::string& p : properties) out += "  " + p;
   out += "\n";
   for (const SweepRow& row : rows) {

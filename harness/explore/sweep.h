@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/explore/seeds.h"
+#include "harness/explore/worker_pool.h"
 #include "harness/scenario/scenario.h"
 #include "sim/core/status.h"
 
@@ -69,7 +70,11 @@ struct SweepResult {
   SeedRange seeds;
   std::vector<std::string> properties;  // the properties violated at some value, report order
   std::vector<SweepRow> rows;
+  // Stopped (Ctrl-C) before every run finished: each row's rate covers the seeds that ran
+  // (`seeds` says how many; a value none ran has 0 and is left out of the plot).
+  bool interrupted = false;
 
+  uint64_t runs() const;
   nlohmann::json to_json() const;
   std::string to_csv() const;
   std::string to_svg() const;
@@ -80,6 +85,8 @@ struct SweepOptions {
   SeedRange seeds;
   int jobs = 1;
   std::function<void(uint64_t done, uint64_t total)> progress;
+  // Polled between runs: true stops the sweep, whose result is then marked interrupted.
+  StopFn stop;
 };
 
 // Runs every value × seed in worker processes. Errors only when the worker pool fails.

@@ -103,5 +103,37 @@ TEST(SweepScenariosTest, ValidatesEveryValue) {
   EXPECT_NE(late.status().message().find("=70000"), std::string::npos) << late.status().message();
 }
 
+// Issue 14: a sweep stopped part-way (Ctrl-C) keeps the runs that finished, says it was
+// interrupted in every output, and plots only the values that ran.
+TEST(SweepRunTest, AStoppedSweepKeepsWhatFinishedAndSaysSo) {
+  const ParamRange param = parse_param("/faults/schedule/0/duration_ms=10000..40000:10000").value();
+  const std::vector<scenario::Scenario> scenarios = sweep_scenarios(kDoc, "s.json", param).value();
+  SweepOptions o;
+  o.seeds = SeedRange{1, 3};
+  uint64_t finished = 0;
+  o.progress = [&](uint64_t done, uint64_t) { finished = done; };
+  o.stop = [&] { return finished >= 5; };
+  Result<SweepResult> r = run_sweep(scenarios, param, o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const SweepResult& sweep = r.value();
+  EXPECT_TRUE(sweep.interrupted);
+  EXPECT_EQ(sweep.runs(), 5u);
+  EXPECT_EQ(sweep.rows[0].seeds, 3u);  // runs go out value by value, seed by seed
+  EXPECT_EQ(sweep.rows[1].seeds, 2u);
+  EXPECT_EQ(sweep.rows[3].seeds, 0u);
+  EXPECT_EQ(sweep.to_json().value("interrupted", false), true);
+  EXPECT_EQ(sweep.to_text().rfind("interrupted: 5 of 12 runs finished", 0), 0u) << sweep.to_text();
+  EXPECT_NE(sweep.to_svg().find("interrupted: 5 of 12 runs"), std::string::npos);
+
+  o.stop = nullptr;
+  Result<SweepResult> all = run_sweep(scenarios, param, o);
+  ASSERT_TRUE(all.ok());
+  EXPECT_FALSE(all.value().interrupted);
+  EXPECT_EQ(all.value().runs(), 12u);
+  EXPECT_FALSE(all.value().to_json().contains("interrupted"));
+  // The rows that finished before the stop are the same as in the whole sweep.
+  EXPECT_EQ(all.value().to_json()["rows"][0], sweep.to_json()["rows"][0]);
+}
+
 }  // namespace
 }  // namespace lockstep::explore

@@ -68,4 +68,18 @@ python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['shrunk'][
 grep -q 'no failing seed violated fencing; nothing shrunk' "$work/sf.txt" || fail "no message for a property no seed violated: $(cat "$work/sf.txt")"
 "$bin" explore --algorithm redlock-spec --seeds 1 --shrink-property safety > "$work/sb.txt" 2>&1
 [ $? -eq 2 ] || fail "an unknown --shrink-property should exit 2: $(cat "$work/sb.txt")"
+
+# `lockstep sweep` interrupted (issue 14): Ctrl-C stops its workers, the files hold the runs that
+# finished (marked interrupted), no temporary file is left, exit 130.
+(cd "$work" && exec "$bin" sweep heavy.json --param /clients/count=2..8:2 --seeds 100 -j 1 --out sw > sw.txt 2> sw.err) &
+pid=$!
+sleep 0.5
+kill -INT $pid
+wait $pid
+rc=$?
+[ $rc -eq 130 ] || fail "sweep: expected exit 130 after SIGINT, got $rc: $(cat "$work/sw.txt" "$work/sw.err")"
+grep -q "interrupted: [0-9]* of 400 runs finished" "$work/sw.txt" || fail "sweep: no count of finished runs: $(cat "$work/sw.txt")"
+grep -q '"interrupted": true' "$work/sw/sweep.json" || fail "sweep.json is not marked interrupted"
+[ -s "$work/sw/sweep.csv" ] && [ -s "$work/sw/sweep.svg" ] || fail "sweep: the CSV or SVG is missing"
+ls "$work/sw" | grep -q '\.tmp$' && fail "sweep: a temporary file was left"
 echo "ok"
