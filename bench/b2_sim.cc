@@ -29,6 +29,7 @@
 
 #include "algorithms/redisson/scripts.h"
 #include "bench/bench.h"
+#include "sim/core/interrupt.h"
 #include "bench/bench_util.h"
 #include "checker/check.h"
 #include "harness/scenario/parse.h"
@@ -122,6 +123,8 @@ struct RunFigures {
 RunFigures run_once(const scenario::Scenario& s, const std::string& dir) {
   RunFigures f;
   const std::string path = dir + "/history.jsonl";
+  interrupt::PartialOutputs scratch;  // the history (GBs at full size): gone at the end, and on Ctrl-C
+  scratch.add(path);
   kernel::NodeModelFactory factory = kernel::redis_node_model_factory();
   const auto sim_start = Clock::now();
   const double sim_cpu_start = cpu_seconds();
@@ -155,7 +158,6 @@ RunFigures run_once(const scenario::Scenario& s, const std::string& dir) {
   f.check_cpu_s = cpu_seconds() - check_cpu_start;
   f.verdict = checker::verdict_name(r.overall());
   f.counts = count_history(path);
-  std::filesystem::remove(path);
   return f;
 }
 

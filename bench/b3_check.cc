@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "bench/bench.h"
+#include "sim/core/interrupt.h"
 #include "bench/bench_util.h"
 #include "checker/testing/history_gen.h"
 #include "sim/core/assert.h"
@@ -54,6 +55,8 @@ struct Run {
 // Runs `lockstep check FILE --json OUT ARGS...` in a child process.
 Run run_check(const std::string& file, const std::vector<std::string>& extra) {
   const std::string out = file + ".result.json";
+  interrupt::PartialOutputs scratch;  // gone at the end, and on Ctrl-C (cmd_bench.cc)
+  scratch.add(out);
   std::vector<std::string> args = {"lockstep", "check", file, "--json", out};
   args.insert(args.end(), extra.begin(), extra.end());
   std::vector<char*> argv;
@@ -69,9 +72,11 @@ Run run_check(const std::string& file, const std::vector<std::string>& extra) {
     posix_spawn_file_actions_destroy(&actions);
     return run;
   }
+  interrupt::remember_process(pid);
   int status = 0;
   struct rusage usage {};
   wait4(pid, &status, 0, &usage);
+  interrupt::forget_process(pid);
   run.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
   posix_spawn_file_actions_destroy(&actions);
   run.rss_kb = usage.ru_maxrss;
@@ -85,7 +90,6 @@ Run run_check(const std::string& file, const std::vector<std::string>& extra) {
       if (p.value("name", "") == "linearizability") run.linearizability = p.value("verdict", "") + ": " + p.value("reason", "");
     }
   }
-  std::filesystem::remove(out);
   return run;
 }
 
@@ -123,8 +127,10 @@ bool generate_file(const Shape& shape, const std::string& file) {
     out.flush();
     _exit(out ? 0 : 1);
   }
+  interrupt::remember_process(pid);  // Ctrl-C: killed before its file is removed, so none is left
   int status = 0;
   waitpid(pid, &status, 0);
+  interrupt::forget_process(pid);
   return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
@@ -141,6 +147,8 @@ void count_ops(const std::string& file, int64_t* ops, int64_t* unknown, int64_t*
 
 nlohmann::json bench_shape(const Shape& shape, int repeats, const std::string& dir) {
   const std::string file = dir + "/lockstep-b3-" + std::to_string(getpid()) + "-" + shape.name + ".jsonl";
+  interrupt::PartialOutputs scratch;  // a history of up to 0.5 GB: gone at the end, and on Ctrl-C
+  scratch.add(file);
   if (!generate_file(shape, file)) return {{"error", "could not generate " + file}};
   int64_t ops = 0, unknown = 0, bytes = 0;
   count_ops(file, &ops, &unknown, &bytes);
@@ -148,7 +156,6 @@ nlohmann::json bench_shape(const Shape& shape, int repeats, const std::string& d
                       {"threads", shape.options.threads}, {"locks", shape.options.locks}};
   j["exec_order"] = measure(file, {}, repeats);
   j["search_only"] = measure(file, {"--no-exec-order"}, repeats);
-  std::filesystem::remove(file);
   return j;
 }
 
@@ -168,6 +175,8 @@ nlohmann::json bench_illegal(Shape shape, int repeats, const std::string& dir) {
   for (uint64_t seed = 1; seed <= 6; ++seed) {
     shape.seed = seed;
     const std::string file = dir + "/lockstep-b3-" + std::to_string(getpid()) + "-c" + std::to_string(seed) + ".jsonl";
+    interrupt::PartialOutputs scratch;
+    scratch.add(file);
     if (!generate_file(shape, file)) return {{"error", "could not generate " + file}};
     for (Mode& mode : modes) {
       std::vector<std::string> args = mode.args;
@@ -181,7 +190,6 @@ nlohmann::json bench_illegal(Shape shape, int repeats, const std::string& dir) {
       mode.cpu_s_max = std::max(mode.cpu_s_max, m["cpu_s_median"].get<double>());
       mode.rss_mib_max = std::max(mode.rss_mib_max, m["peak_rss_mib"].get<double>());
     }
-    std::filesystem::remove(file);
   }
   nlohmann::json j = nlohmann::json::object();
   for (const Mode& mode : modes) {

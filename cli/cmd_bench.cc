@@ -9,6 +9,7 @@
 
 #include "bench/bench.h"
 #include "cli/commands.h"
+#include "sim/core/interrupt.h"
 
 namespace lockstep::cli {
 namespace {
@@ -38,6 +39,8 @@ int run_benchmarks(const BenchArgs& args) {
       return kExitBadInput;
     }
   }
+  // Ctrl-C: the scratch histories (B2, B3: up to GBs in the temporary directory) are removed.
+  interrupt::exit_on_signal("lockstep bench");
   for (const Entry& e : entries) {
     bool chosen = args.only.empty();
     for (const std::string& id : args.only) chosen = chosen || id == e.id;

@@ -18,32 +18,6 @@
 namespace lockstep::scenario {
 namespace {
 
-// Outputs of a run that are not complete yet: removed when the run ends early (an error return,
-// or — through the interrupt table — Ctrl-C and running out of memory), kept by keep().
-class PartialOutputs {
- public:
-  PartialOutputs() = default;
-  PartialOutputs(const PartialOutputs&) = delete;
-  PartialOutputs& operator=(const PartialOutputs&) = delete;
-  ~PartialOutputs() {
-    for (const std::string& p : paths_) {
-      std::remove(p.c_str());
-      interrupt::forget(p);
-    }
-  }
-  void add(const std::string& path) {
-    paths_.push_back(path);
-    interrupt::remember(path);
-  }
-  void keep() {
-    for (const std::string& p : paths_) interrupt::forget(p);
-    paths_.clear();
-  }
-
- private:
-  std::vector<std::string> paths_;
-};
-
 std::string verdict_text(checker::Verdict v) { return checker::verdict_name(v); }
 
 // Compares the checkers' verdicts with the scenario's expect block.
@@ -190,7 +164,7 @@ Result<RunReport> run_scenario(const Scenario& s, const RunOptions& options) {
   // Until result.json and report.html are written too, the history alone is a partial output:
   // an error, Ctrl-C or running out of memory from here on removes it (docs/cli.md). Listed
   // before the rename that creates it, so no signal finds it unlisted.
-  PartialOutputs partial;
+  interrupt::PartialOutputs partial;
   if (!options.out_dir.empty()) partial.add(history_path);
   st = writer->finish();
   if (!st.ok()) return Status::error(s.file + ": " + st.message());

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <atomic>
+#include <cstdio>
 #include <cstring>
 
 namespace lockstep::interrupt {
@@ -115,5 +116,22 @@ void stop_on_signal(const char* what, const char* stopping) {
 }
 
 int stop_requested() { return g_stop; }
+
+PartialOutputs::~PartialOutputs() {
+  for (const std::string& p : paths_) {
+    std::remove(p.c_str());
+    forget(p);
+  }
+}
+
+void PartialOutputs::add(const std::string& path) {
+  paths_.push_back(path);
+  remember(path);
+}
+
+void PartialOutputs::keep() {
+  for (const std::string& p : paths_) forget(p);
+  paths_.clear();
+}
 
 }  // namespace lockstep::interrupt

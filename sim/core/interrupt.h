@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include <string>
+#include <vector>
 
 namespace lockstep::interrupt {
 
@@ -41,6 +42,22 @@ void stop_on_signal(const char* what,
                     const char* stopping = "finishing the summary of the seeds that ran");
 // The signal that asked to stop (SIGINT, SIGTERM), or 0.
 int stop_requested();
+
+// Files that are not complete yet (a run's outputs before its last one is written, a benchmark's
+// scratch history): removed when the owner goes out of scope early (an error return) and, through
+// the table above, on Ctrl-C or running out of memory; kept by keep().
+class PartialOutputs {
+ public:
+  PartialOutputs() = default;
+  PartialOutputs(const PartialOutputs&) = delete;
+  PartialOutputs& operator=(const PartialOutputs&) = delete;
+  ~PartialOutputs();
+  void add(const std::string& path);
+  void keep();
+
+ private:
+  std::vector<std::string> paths_;
+};
 
 }  // namespace lockstep::interrupt
 
