@@ -14,6 +14,7 @@
 #include "checker/check.h"
 #include "checker/report/files.h"
 #include "cli/commands.h"
+#include "sim/core/interrupt.h"
 #include "cli/terminal.h"
 
 namespace lockstep::cli {
@@ -40,6 +41,7 @@ const std::vector<std::pair<std::string, checker::LockKind>>& model_names() {
 }
 
 int run_check(const CheckArgs& args) {
+  interrupt::exit_on_signal("lockstep check");  // Ctrl-C leaves no half-written output (.tmp)
   const std::vector<std::string>& names = checker::property_names();
   for (const std::string& p : args.properties) {
     if (std::find(names.begin(), names.end(), p) == names.end()) {

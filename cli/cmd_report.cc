@@ -10,6 +10,7 @@
 
 #include "checker/report/report.h"
 #include "cli/commands.h"
+#include "sim/core/interrupt.h"
 #include "cli/terminal.h"
 
 namespace lockstep::cli {
@@ -22,6 +23,7 @@ struct ReportArgs {
 };
 
 int report_command(const ReportArgs& args) {
+  interrupt::exit_on_signal("lockstep report");  // Ctrl-C leaves no half-written output (.tmp)
   Status s = report::write_report_from_result(args.result, args.history, args.out);
   if (!s.ok()) {
     print_error("report", s.message());
