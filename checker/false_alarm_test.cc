@@ -294,7 +294,10 @@ std::string never_released(const char* lease) {
 }
 
 TEST(LinearizabilityRegression, ANullLeaseNeverLapses) {
-  EXPECT_EQ(lin(kSingle, never_released("null")).verdict, Verdict::kViolation);
+  const PropertyResult none = lin(kSingle, never_released("null"));
+  EXPECT_EQ(none.verdict, Verdict::kViolation);
+  // Said as such, not as a lapse time 142 years on (the stand-in lease of a grant without one).
+  EXPECT_NE(none.reason.find("held by c1/t0 (owner u1), whose grant has no lease: it never lapses by itself"), std::string::npos) << none.reason;
   // -1 is the watchdog's default lease (30 s): the takeover at 40 s is legal.
   EXPECT_EQ(lin(kSingle, never_released("-1")).verdict, Verdict::kOk);
   // -2 is no marker: it is refused like any other negative duration.
@@ -310,6 +313,29 @@ TEST(MutualExclusionRegression, AHistoryWithoutHoldsIsNotApplicable) {
   Result<History> h = parse_history_text(text, "<test>");
   ASSERT_TRUE(h.ok());
   EXPECT_EQ(check_mutual_exclusion(h.value(), CheckOptions{}).verdict, Verdict::kNotApplicable);
+}
+
+// The other way round: holds alone (another tool's intervals) leave nothing to linearize; and a
+// history where no property finds its events says that nothing was checked, instead of "ok".
+TEST(LinearizabilityRegression, AHistoryWithoutOperationsIsNotApplicable) {
+  const std::string holds = std::string(kSingle) + "\n" + R"({"t": 0, "type": "hold_begin", "thread": "c1", "lock": "L"}
+{"t": 50, "type": "hold_end", "thread": "c1", "lock": "L", "reason": "unlock"}
+{"t": 80, "type": "end"}
+)";
+  Result<History> h = parse_history_text(holds, "<test>");
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  const CheckResult r = check_history(h.value());
+  EXPECT_EQ(r.property("linearizability").verdict, Verdict::kNotApplicable);
+  EXPECT_EQ(r.property("mutual_exclusion").verdict, Verdict::kOk);
+  EXPECT_EQ(r.overall(), Verdict::kOk);
+
+  Result<History> empty = parse_history_text(std::string(kSingle) + "\n" + R"({"t": 5, "type": "end"})" + "\n", "<test>");
+  ASSERT_TRUE(empty.ok());
+  const CheckResult nothing = check_history(empty.value());
+  EXPECT_EQ(nothing.overall(), Verdict::kNotApplicable);
+  EXPECT_EQ(nothing.exit_code(), 0);
+  EXPECT_EQ(nothing.to_json()["verdict"], "not_applicable");
+  EXPECT_NE(nothing.to_text().find("nothing was checked"), std::string::npos) << nothing.to_text();
 }
 
 // Issue 14: the explanation names the holder that was in the way, not an owner the search had

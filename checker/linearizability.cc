@@ -652,8 +652,11 @@ Explanation explain_search(const History& h, const Model& model, const Deepest& 
 PropertyResult check_linearizability(const History& h, const CheckOptions& options) {
   const std::string name = "linearizability";
   if (h.ops.empty()) {
-    return make_result(name, h.complete ? Verdict::kOk : Verdict::kUnknown,
-                       h.complete ? "no operations recorded" : "history incomplete and no operations recorded");
+    // Nothing to linearize: a history of holds alone (converted from another tool) is checked by
+    // mutual_exclusion, not here.
+    return make_result(name, h.complete ? Verdict::kNotApplicable : Verdict::kUnknown,
+                       h.complete ? "no operations recorded (invoke / complete)"
+                                  : "history incomplete and no operations recorded");
   }
   Model model(h.header.lock_kind, h.header.drift_tolerance_us, h.header.fair, h.header.quorum_lock(), &h.syms);
   std::map<Sym, Sym> owner_threads;

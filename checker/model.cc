@@ -120,9 +120,10 @@ bool Model::lapse(LockState& s, Pred pred, Sym lock, TimeUs limit_us, TimeUs* at
   }
   if (at > limit_us) {
     if (why) {
-      *why = "held by " + owner(latest->owner) + ", whose lease cannot lapse before " +
-             format_time(latest_at) + " (after " + format_time(limit_us) +
-             ", the latest time the operation can take effect)";
+      *why = latest->lease_us >= kNoLeaseUs
+                 ? "held by " + owner(latest->owner) + ", whose grant has no lease: it never lapses by itself"
+                 : "held by " + owner(latest->owner) + ", whose lease cannot lapse before " + format_time(latest_at) +
+                       " (after " + format_time(limit_us) + ", the latest time the operation can take effect)";
     }
     return false;
   }

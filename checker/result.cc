@@ -25,12 +25,14 @@ nlohmann::json PropertyResult::to_json() const {
 }
 
 Verdict CheckResult::overall() const {
-  bool unknown = false;
+  bool unknown = false, checked = false;
   for (const PropertyResult& p : properties) {
     if (p.verdict == Verdict::kViolation) return Verdict::kViolation;
     unknown = unknown || p.verdict == Verdict::kUnknown;
+    checked = checked || p.verdict == Verdict::kOk;
   }
-  return unknown ? Verdict::kUnknown : Verdict::kOk;
+  if (unknown) return Verdict::kUnknown;
+  return checked ? Verdict::kOk : Verdict::kNotApplicable;
 }
 
 int CheckResult::exit_code() const {
@@ -75,6 +77,10 @@ std::string CheckResult::to_text() const {
   for (const PropertyResult& p : properties) {
     if (p.verdict != Verdict::kViolation || p.explanation.text.empty()) continue;
     out += "\n" + p.name + ": " + p.explanation.text + "\n";
+  }
+  if (overall() == Verdict::kNotApplicable) {
+    out += "\nnothing was checked: no property found the events it needs in this history "
+           "(docs/history-format.md says which events each one reads)\n";
   }
   return out;
 }

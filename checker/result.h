@@ -41,7 +41,8 @@ struct CheckResult {
   std::string source;
   std::vector<PropertyResult> properties;
 
-  // violation if any property is violated; else unknown if any is unknown; else ok.
+  // violation if any property is violated; else unknown if any is unknown; else ok if any is
+  // ok; else not_applicable (nothing was checked).
   Verdict overall() const;
   // The exit code of `lockstep check`: 0 ok / not applicable, 1 violation, 3 unknown.
   int exit_code() const;
