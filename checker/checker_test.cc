@@ -496,6 +496,34 @@ TEST(Reader, NamesFileLineFieldAndProblem) {
   EXPECT_EQ(parse_error(header() + "\n{\"t\": 5, \"type\": \"end\"\n").substr(0, 26), "h.jsonl:3: not valid JSON ");
 }
 
+// Numbers the checkers add up are bounded, so no sum overflows into a wrong verdict: a lease of
+// 30 s taken at t = 9.2e18 µs used to lapse at once (the sum wrapped) and linearizability said ok.
+TEST(Reader, RefusesNumbersThatWouldOverflow) {
+  auto invoke = [](const std::string& t, const std::string& extra) {
+    return "{\"t\": " + t + R"(, "type": "invoke", "id": 1, "thread": "a", "lock": "L", "op": "lock")" + extra + "}\n";
+  };
+  EXPECT_EQ(parse_error(header() + invoke("9223372036854000000", "")),
+            "h.jsonl:2: field 't': expected a time between 0 and 2305843009213693952 µs, found 9223372036854000000");
+  EXPECT_EQ(parse_error(header() + invoke("5", R"(, "lease_ms": 9223372036854775807)")),
+            "h.jsonl:2: field 'lease_ms': expected null, -1 or a duration between 0 and 4398046511104 ms, found 9223372036854775807");
+  EXPECT_EQ(parse_error(header() + invoke("5", R"(, "wait_ms": -7)")),
+            "h.jsonl:2: field 'wait_ms': expected -1 or a duration in ms between -1 and 4398046511104, found -7");
+  EXPECT_EQ(parse_error(header() + invoke("5", "") + R"({"t": 6, "type": "complete", "id": 1, "outcome": "ok", "count": 2147483648})" + "\n"),
+            "h.jsonl:3: field 'count': expected a hold count between 0 and 2147483647, found 2147483648");
+  EXPECT_EQ(parse_error(header() + R"({"t": 1, "type": "fault", "fault": 1, "kind": "clock_jump", "target": "n0", "phase": "instant", "params": {"jump_ms": -9223372036854775808}})" + "\n"),
+            "h.jsonl:2: field 'params': 'jump_ms' expected between -4398046511104 and 4398046511104, found -9223372036854775808");
+  EXPECT_EQ(parse_error("{\"lockstep_history\": 1, \"lock_kind\": \"simple\", \"liveness_bound_ms\": 9223372036854775807}\n"),
+            "h.jsonl:1: header: field 'liveness_bound_ms': expected between 1 and 4398046511104");
+  // The largest values allowed still give the right verdict: c2 cannot take a lock c1 holds.
+  const std::string big = header() + invoke("2305842999213693952", R"(, "lease_ms": 4398046511104)") +
+      R"({"t": 2305842999213693962, "type": "complete", "id": 1, "outcome": "ok", "acquired": true}
+{"t": 2305842999213693972, "type": "invoke", "id": 2, "thread": "b", "lock": "L", "op": "lock", "lease_ms": 30000}
+{"t": 2305842999213693982, "type": "complete", "id": 2, "outcome": "ok", "acquired": true}
+{"t": 2305843009213693952, "type": "end"}
+)";
+  EXPECT_EQ(property_of(big, "linearizability").verdict, Verdict::kViolation);
+}
+
 TEST(Reader, RejectsBadStructure) {
   EXPECT_NE(parse_error(header() + "{\"t\": 5, \"type\": \"node\", \"node\": \"n\", \"event\": \"x\"}\n{\"t\": 4, \"type\": \"end\"}\n")
                 .find("h.jsonl:3: field 't': 4 is earlier"), std::string::npos);

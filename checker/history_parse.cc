@@ -108,9 +108,18 @@ Status Reader::header(std::string_view line) {
                            {"liveness_bound_ms", &h.liveness_bound_ms}, {"thread_wait_ms", &h.thread_wait_ms}}) {
     if (Status s = integer(name, *dst); !s.ok()) return s;
   }
-  if (h.drift_tolerance_us < 0) return header_error("drift_tolerance_us", "expected ≥ 0");
-  if (h.liveness_bound_ms != kAbsent && h.liveness_bound_ms <= 0) return header_error("liveness_bound_ms", "expected > 0");
-  if (h.quorum != kAbsent && h.quorum <= 0) return header_error("quorum", "expected > 0");
+  if (h.drift_tolerance_us < 0 || h.drift_tolerance_us > kMaxHistoryDurationMs * 1000) {
+    return header_error("drift_tolerance_us", "expected between 0 and " + std::to_string(kMaxHistoryDurationMs * 1000));
+  }
+  if (h.liveness_bound_ms != kAbsent && (h.liveness_bound_ms <= 0 || h.liveness_bound_ms > kMaxHistoryDurationMs)) {
+    return header_error("liveness_bound_ms", "expected between 1 and " + std::to_string(kMaxHistoryDurationMs));
+  }
+  if (h.thread_wait_ms != kAbsent && (h.thread_wait_ms < 0 || h.thread_wait_ms > kMaxHistoryDurationMs)) {
+    return header_error("thread_wait_ms", "expected between 0 and " + std::to_string(kMaxHistoryDurationMs));
+  }
+  if (h.quorum != kAbsent && (h.quorum <= 0 || h.quorum > INT32_MAX)) {
+    return header_error("quorum", "expected between 1 and " + std::to_string(INT32_MAX));
+  }
   if (j.contains("fair")) {
     if (!j["fair"].is_boolean()) return header_error("fair", "expected true or false");
     h.fair = j["fair"].get<bool>();
@@ -152,6 +161,13 @@ uint32_t Reader::pool(const std::vector<std::string_view>& keys) {
   return begin;
 }
 
+// A number the checkers compute with must lie in [lo, hi] (history_parse.h says why).
+Status in_range(const char* field, int64_t value, int64_t lo, int64_t hi, const char* what) {
+  if (value >= lo && value <= hi) return Status();
+  return Status::error(std::string("field '") + field + "': expected " + what + " between " + std::to_string(lo) + " and " +
+                       std::to_string(hi) + ", found " + std::to_string(value));
+}
+
 Status parse_mode(std::string_view text, bool present, Mode& mode) {
   mode = Mode::kExclusive;
   if (!present || text == "exclusive") return Status();
@@ -181,10 +197,12 @@ Status Reader::on_invoke(const LineFields& f) {
   if (f.has(F::kLease)) op.lease_ms = f.lease_ms;
   if (f.has(F::kWatchdog)) op.watchdog_ms = f.watchdog_ms;
   if (f.has(F::kWait)) op.wait_ms = f.wait_ms;
-  if (op.lease_ms < -1 && op.lease_ms != kNoLeaseMs) {
-    return bad("field 'lease_ms': expected null, -1 or a duration ≥ 0, found " + std::to_string(op.lease_ms));
+  if ((op.lease_ms < -1 || op.lease_ms > kMaxHistoryDurationMs) && op.lease_ms != kNoLeaseMs) {
+    return bad("field 'lease_ms': expected null, -1 or a duration between 0 and " + std::to_string(kMaxHistoryDurationMs) +
+               " ms, found " + std::to_string(op.lease_ms));
   }
-  if (op.watchdog_ms <= 0) return bad("field 'watchdog_ms': expected a duration > 0");
+  if (Status s = in_range("watchdog_ms", op.watchdog_ms, 1, kMaxHistoryDurationMs, "a duration in ms"); !s.ok()) return s;
+  if (Status s = in_range("wait_ms", op.wait_ms, -1, kMaxHistoryDurationMs, "-1 or a duration in ms"); !s.ok()) return s;
   history_.index_op(op.id, static_cast<uint32_t>(history_.ops.size()));
   history_.ops.push_back(op);
   return Status();
@@ -208,11 +226,14 @@ Status Reader::on_complete(const LineFields& f) {
   op.released = tri(F::kReleased, f.released);
   op.renewed = tri(F::kRenewed, f.renewed);
   if (f.has(F::kCount)) {
-    if (f.count < 0 || f.count > INT32_MAX) return bad("field 'count': expected a hold count ≥ 0");
+    if (Status s = in_range("count", f.count, 0, INT32_MAX, "a hold count"); !s.ok()) return s;
     op.count = static_cast<int32_t>(f.count);
   }
   if (f.has(F::kToken)) op.token = f.token;
-  if (f.has(F::kValidity)) op.validity_ms = f.validity_ms;
+  if (f.has(F::kValidity)) {
+    if (Status s = in_range("validity_ms", f.validity_ms, -kMaxHistoryDurationMs, kMaxHistoryDurationMs, "a duration in ms"); !s.ok()) return s;
+    op.validity_ms = f.validity_ms;
+  }
   if (f.has(F::kError)) op.error = sym(f.error);
   if (op.outcome == Outcome::kOk && op.is_acquire() && op.acquired == Tri::kAbsent) {
     op.acquired = op.kind == OpKind::kLock ? Tri::kTrue : Tri::kAbsent;
@@ -295,7 +316,10 @@ Status Reader::on_exec(const LineFields& f) {
   e.t = f.t;
   e.node = sym(f.node);
   e.seq = f.seq;
-  if (f.has(F::kLocal)) e.local_ms = f.local_ms;
+  if (f.has(F::kLocal)) {
+    if (Status s = in_range("local_ms", f.local_ms, -kMaxHistoryLocalMs, kMaxHistoryLocalMs, "a node-local time in ms"); !s.ok()) return s;
+    e.local_ms = f.local_ms;
+  }
   if (f.has(F::kConn)) e.conn = sym(f.conn);
   if (f.has(F::kCommand)) e.command = sym(f.command);
   if (f.has(F::kScript)) e.script = sym(f.script);
@@ -322,6 +346,7 @@ Status Reader::on_state(const LineFields& f) {
   r.node = sym(f.node);
   r.key = sym(f.key);
   if (f.has(F::kSeq)) r.seq = f.seq;
+  if (Status s = in_range("expire_at_ms", f.value_expire_at_ms, -1, kMaxHistoryLocalMs, "-1 or a node-local time in ms"); !s.ok()) return s;
   r.expire_at_ms = f.value_expire_at_ms;
   if (!f.value_null) {
     if (f.value_type.empty()) return bad("field 'value': expected an object with 'type' or null");
@@ -357,7 +382,13 @@ Status Reader::on_fault(const LineFields& f) {
   else if (f.phase == "end") e.phase = FaultPhase::kEnd;
   else if (f.phase == "instant") e.phase = FaultPhase::kInstant;
   else return bad("field 'phase': expected start, end or instant, found '" + std::string(f.phase) + "'");
-  for (const auto& [k, v] : f.params) e.params.emplace_back(sym(k), v);
+  for (const auto& [k, v] : f.params) {
+    if (v < -kMaxHistoryDurationMs || v > kMaxHistoryDurationMs) {
+      return bad("field 'params': '" + std::string(k) + "' expected between " + std::to_string(-kMaxHistoryDurationMs) +
+                 " and " + std::to_string(kMaxHistoryDurationMs) + ", found " + std::to_string(v));
+    }
+    e.params.emplace_back(sym(k), v);
+  }
   e.line = line;
   history_.faults.push_back(std::move(e));
   return Status();
@@ -366,7 +397,9 @@ Status Reader::on_fault(const LineFields& f) {
 Status Reader::event(const LineFields& f) {
   if (!f.has(F::kT)) return bad("missing required field 't'");
   if (!f.has(F::kType)) return bad("missing required field 'type'");
-  if (f.t < 0) return bad("field 't': expected a time ≥ 0, found " + std::to_string(f.t));
+  if (f.t < 0 || f.t > kMaxHistoryTimeUs) {
+    return bad("field 't': expected a time between 0 and " + std::to_string(kMaxHistoryTimeUs) + " µs, found " + std::to_string(f.t));
+  }
   if (f.t < last_t_) return bad("field 't': " + std::to_string(f.t) + " is earlier than the previous event's " + std::to_string(last_t_) + " (events must be in time order)");
   if (ended_) return bad("event after the 'end' footer");
   last_t_ = f.t;
@@ -382,6 +415,9 @@ Status Reader::event(const LineFields& f) {
   if (type == "fault") return on_fault(f);
   if (type == "expire") {
     if (Status s = require(f, {{F::kNode, "node"}, {F::kKey, "key"}}); !s.ok()) return s;
+    if (f.has(F::kLocal)) {
+      if (Status s = in_range("local_ms", f.local_ms, -kMaxHistoryLocalMs, kMaxHistoryLocalMs, "a node-local time in ms"); !s.ok()) return s;
+    }
     history_.expires.push_back({f.t, sym(f.node), sym(f.key), f.has(F::kLocal) ? f.local_ms : kAbsent, line});
     return Status();
   }

@@ -7,7 +7,9 @@
 // inside known events are ignored, as the format promises. A history without its footer parses
 // (History::complete is false): the checkers then say `unknown` where the missing part matters.
 //
-// Limits: a line is at most 1 MiB; a history at most 2^32-1 lines.
+// Limits: a line is at most 1 MiB; a history at most 2^32-1 lines. Numbers the checkers add up
+// are bounded so no sum overflows: times `t` up to 2^61 µs (73,000 years), durations (leases,
+// waits, bounds, fault parameters) up to 2^42 ms (139 years), node-local clocks up to ±2^51 ms.
 #ifndef LOCKSTEP_CHECKER_HISTORY_PARSE_H_
 #define LOCKSTEP_CHECKER_HISTORY_PARSE_H_
 
@@ -20,6 +22,9 @@
 namespace lockstep::checker {
 
 constexpr size_t kMaxHistoryLineBytes = 1 << 20;
+constexpr int64_t kMaxHistoryTimeUs = int64_t{1} << 61;
+constexpr int64_t kMaxHistoryDurationMs = int64_t{1} << 42;
+constexpr int64_t kMaxHistoryLocalMs = int64_t{1} << 51;
 
 // Reads and parses the JSONL history at `path`.
 Result<History> parse_history_file(const std::string& path);
