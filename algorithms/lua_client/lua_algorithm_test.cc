@@ -226,6 +226,17 @@ TEST_F(LuaAlgorithmTest, AnErrorInTheUsersLuaEndsTheRunNamingFileAndLine) {
   EXPECT_NE(e.find("lock.lua:9: attempt to index local 'x'"), std::string::npos) << e;
 }
 
+// What acquire returns goes into the history: a count or validity the history format cannot hold
+// ends the run with the algorithm's error, instead of a history the checker then refuses as "a bug".
+TEST_F(LuaAlgorithmTest, ResultsOutsideTheHistorysLimitsAreTheAlgorithmsError) {
+  std::string lock = simple_lock("lua-test-bad-count");
+  const std::string good = "{acquired = true, count = 1}";
+  lock.replace(lock.find(good), good.size(), "{acquired = true, count = -3}");
+  write("lock.lua", lock);
+  const std::string e = run_error(scenario::load_scenario(scenario("lock.lua")));
+  EXPECT_NE(e.find("returned count = -3 (expected an integer in [0, 2147483647])"), std::string::npos) << e;
+}
+
 TEST_F(LuaAlgorithmTest, TheSandboxHasNoOsIoOrLoaders) {
   for (const char* probe : {"os.time()", "io.open('/etc/passwd')", "require('os')", "loadstring('return 1')()",
                             "dofile('/etc/passwd')", "print('hi')", "coroutine.yield()", "debug.getinfo(1)",

@@ -32,6 +32,11 @@ const Script* Definition::script(std::string_view name) const {
 
 namespace {
 
+// The largest duration a history may hold (docs/history-format.md, "Limits"; the checker's reader
+// refuses more).
+constexpr int64_t kMaxHistoryDurationMs = int64_t{1} << 42;
+
+
 constexpr int kHookPeriod = 1000;  // instructions between two budget checks
 constexpr int kMaxReplyDepth = 1000;
 constexpr const char* kTimeoutText = "timeout";
@@ -494,7 +499,7 @@ int api_begin_op(lua_State* L) {
   lua_getfield(L, 1, "mode");
   const history::LockMode mode = mode_arg(L, -1, "begin_op");
   lua_getfield(L, 1, "lease_ms");
-  const int64_t lease = lua_isnil(L, -1) ? history::kAbsent : integer_arg(L, -1, "begin_op", "lease_ms", 0, INT64_MAX / 2);
+  const int64_t lease = lua_isnil(L, -1) ? history::kAbsent : integer_arg(L, -1, "begin_op", "lease_ms", 0, kMaxHistoryDurationMs);
   OpRecord rec;
   rec.thread = &t;
   rec.lock = lock;
@@ -1110,11 +1115,25 @@ LockOutcome LuaLockClient::outcome_of(lua_State* co, int results, const char* fn
   else host_.fail(std::string(fn) + " returned outcome '" + outcome + "' (expected ok, fail or unknown)");
   out.acquired = lua_toboolean(co, field("acquired")) != 0;
   out.released = lua_toboolean(co, field("released")) != 0;
-  for (auto [name, slot] : {std::pair<const char*, int64_t*>{"count", &out.count},
-                            {"token", &out.token},
-                            {"validity_ms", &out.validity_ms}}) {
-    const int i = field(name);
-    if (lua_type(co, i) == LUA_TNUMBER) *slot = static_cast<int64_t>(lua_tonumber(co, i));
+  // Within what the history format allows (docs/history-format.md, "Limits"), so a run never
+  // writes a history its own checker refuses.
+  struct Bounded {
+    const char* name;
+    int64_t* slot;
+    int64_t min, max;
+  };
+  for (const Bounded& b : {Bounded{"count", &out.count, 0, INT32_MAX},
+                           Bounded{"token", &out.token, -(int64_t{1} << 53), int64_t{1} << 53},
+                           Bounded{"validity_ms", &out.validity_ms, -kMaxHistoryDurationMs, kMaxHistoryDurationMs}}) {
+    const int i = field(b.name);
+    if (lua_type(co, i) != LUA_TNUMBER) continue;
+    const double d = lua_tonumber(co, i);
+    if (!(d == std::floor(d)) || d < static_cast<double>(b.min) || d > static_cast<double>(b.max)) {
+      host_.fail(std::string(fn) + " returned " + b.name + " = " + lua_tostring(co, i) + " (expected an integer in [" +
+                 std::to_string(b.min) + ", " + std::to_string(b.max) + "])");
+      continue;
+    }
+    *b.slot = static_cast<int64_t>(d);
   }
   const int e = field("error");
   if (const char* err = lua_tostring(co, e)) out.error = err;
