@@ -338,6 +338,27 @@ TEST(LinearizabilityRegression, AHistoryWithoutOperationsIsNotApplicable) {
   EXPECT_NE(nothing.to_text().find("nothing was checked"), std::string::npos) << nothing.to_text();
 }
 
+// A log of operations alone (another tool's) does not say who believed they held the lock: c1's
+// grant without a lease is never released and c2 waits, as it should. Liveness used to call that
+// a stuck waiter "while no other owner believed it held it".
+TEST(LivenessRegression, OperationsWithoutHoldsAreNotApplicable) {
+  const std::string text = R"({"lockstep_history": 1, "lock_kind": "reentrant", "liveness_bound_ms": 1000}
+{"t": 0, "type": "invoke", "id": 1, "thread": "c1", "lock": "L", "op": "lock", "lease_ms": null}
+{"t": 10, "type": "complete", "id": 1, "outcome": "ok", "acquired": true}
+{"t": 40, "type": "invoke", "id": 2, "thread": "c2", "lock": "L", "op": "lock", "lease_ms": 5000}
+{"t": 9000000, "type": "end"}
+)";
+  Result<History> h = parse_history_text(text, "<test>");
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  EXPECT_EQ(check_history(h.value()).property("liveness").verdict, Verdict::kNotApplicable);
+  // With the hold recorded, the same history is judged (and c1's hold keeps c2 waiting: ok).
+  std::string with_hold = text;
+  with_hold.insert(with_hold.find("{\"t\": 40"), R"({"t": 10, "type": "hold_begin", "thread": "c1", "lock": "L", "op": 1})" "\n");
+  Result<History> held = parse_history_text(with_hold, "<test>");
+  ASSERT_TRUE(held.ok()) << held.status().message();
+  EXPECT_EQ(check_history(held.value()).property("liveness").verdict, Verdict::kOk);
+}
+
 // Issue 14: the explanation names the holder that was in the way, not an owner the search had
 // granted ahead. c3 waits (its call is still open) while c1 holds; c2's tryLock fails.
 TEST(LinearizabilityRegression, TheStoryNamesTheBelievedHolder) {

@@ -347,6 +347,16 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
     return make_result(name, Verdict::kNotApplicable, "no liveness bound in the header (liveness_bound_ms)");
   }
   if (!h.complete) return make_result(name, Verdict::kUnknown, "history incomplete: what happened after the cut is unknown");
+  // A waiter is judged by who believed they held the lock, which holds record. A history with a
+  // successful acquisition but no hold at all does not record them (lockstep writes a hold for
+  // every one): a log converted from another tool. Without holds and without such an
+  // acquisition, nobody believed it held anything, and a stuck key is judged as usual.
+  if (h.holds.empty() && std::any_of(h.ops.begin(), h.ops.end(), [](const Operation& op) {
+        return op.is_acquire() && op.outcome == Outcome::kOk && op.acquired != Tri::kFalse;
+      })) {
+    return make_result(name, Verdict::kNotApplicable,
+                       "no holds recorded (hold_begin / hold_end): a waiter is judged by who believed they held the lock");
+  }
   const TimeUs bound_us = h.header.liveness_bound_ms * kUsPerMs;
   const TimeUs heal = last_heal(h);
   std::map<Sym, std::vector<uint32_t>> holds_by_lock;
