@@ -8,6 +8,8 @@
 // Exit codes: 0 every seed as expected, 1 otherwise, 2 bad usage or input, 3 only unknowns.
 #include <CLI/CLI.hpp>
 
+#include <filesystem>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -252,6 +254,24 @@ Result<ExploreSummary> load_interrupted(ExploreArgs& args) {
   return b;
 }
 
+// A directory never mixes two explorations (issue 14): a new one first removes what an earlier one
+// left in --out — its explore.json, shrunk.json and shrunk/ run, and a profile.json derived for
+// another algorithm (not the one about to be explored, nor the scenario file itself).
+Status remove_previous_outputs(const ExploreArgs& args) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> old = {fs::path(args.out) / "explore.json", fs::path(args.out) / "shrunk.json"};
+  for (const char* name : {"history.jsonl", "result.json", "report.html"}) old.push_back(fs::path(args.out) / "shrunk" / name);
+  const fs::path profile = fs::path(args.out) / "profile.json";
+  std::error_code ec;
+  if (args.algorithm.empty() && !fs::equivalent(profile, args.scenario, ec)) old.push_back(profile);
+  for (const fs::path& p : old) {
+    fs::remove(p, ec);
+    if (ec) return Status::error(p.string() + ": cannot remove the previous exploration's output: " + ec.message());
+  }
+  fs::remove(fs::path(args.out) / "shrunk", ec);  // only if empty: anything else there is not ours
+  return Status::ok_status();
+}
+
 int explore_command(ExploreArgs args) {
   if (!args.merge.empty()) {
     if (!args.scenario.empty()) return fail("give either a scenario or --merge, not both");
@@ -297,6 +317,10 @@ int explore_command(ExploreArgs args) {
   }
   st = make_dir(args.out);  // before the seeds run, so a bad --out costs nothing
   if (!st.ok()) return fail(st.message());
+  if (!before) {
+    st = remove_previous_outputs(args);
+    if (!st.ok()) return fail(st.message());
+  }
   const explore::SeedRange slice = o.only.has_value() ? *o.only : explore::shard_slice(o.range, o.shard);
   std::printf("lockstep explore: scenario \"%s\" (%s), seeds %llu..%llu", printable(l.value().parsed.name).c_str(),
               printable(args.scenario).c_str(), static_cast<unsigned long long>(o.range.first),

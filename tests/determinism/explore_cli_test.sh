@@ -69,6 +69,15 @@ grep -q 'no failing seed violated fencing; nothing shrunk' "$work/sf.txt" || fai
 "$bin" explore --algorithm redlock-spec --seeds 1 --shrink-property safety > "$work/sb.txt" 2>&1
 [ $? -eq 2 ] || fail "an unknown --shrink-property should exit 2: $(cat "$work/sb.txt")"
 
+# A directory never mixes two explorations (issue 14): exploring again into the same --out removes
+# the earlier one's shrunk.json and shrunk/ run (they named another algorithm).
+(cd "$work" && "$bin" explore --algorithm setnx-naive --seeds 20 -j 2 --out mx > mx1.txt 2>&1)
+[ -e "$work/mx/shrunk.json" ] || fail "the first exploration shrank nothing: $(tail -3 "$work/mx1.txt")"
+(cd "$work" && "$bin" explore --algorithm set-nx-px --seeds 2 -j 2 --no-shrink --out mx > mx2.txt 2>&1)
+[ -e "$work/mx/shrunk.json" ] && fail "the second exploration kept the first one's shrunk.json"
+[ -e "$work/mx/shrunk" ] && fail "the second exploration kept the first one's shrunk/"
+grep -q '"name": "set-nx-px"' "$work/mx/profile.json" || fail "profile.json is not the second exploration's"
+
 # `lockstep sweep` interrupted (issue 14): Ctrl-C stops its workers, the files hold the runs that
 # finished (marked interrupted), no temporary file is left, exit 130.
 (cd "$work" && exec "$bin" sweep heavy.json --param /clients/count=2..8:2 --seeds 100 -j 1 --out sw > sw.txt 2> sw.err) &
