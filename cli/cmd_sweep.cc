@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <string>
 
@@ -38,6 +39,25 @@ int fail(const std::string& message) {
   return kExitBadInput;
 }
 
+// A directory never mixes two sweeps (issue 14): an earlier sweep's files and value scenarios go
+// first (its values may differ from this one's).
+Status remove_previous_sweep(const std::string& out) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  std::vector<fs::path> old;
+  for (const char* name : {"sweep.csv", "sweep.json", "sweep.svg"}) old.push_back(fs::path(out) / name);
+  for (const fs::directory_entry& e : fs::directory_iterator(fs::path(out) / "scenarios", ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.starts_with("value_") && name.ends_with(".json")) old.push_back(e.path());
+  }
+  if (ec) return Status::error(out + "/scenarios: cannot list the previous sweep's scenarios: " + ec.message());
+  for (const fs::path& p : old) {
+    fs::remove(p, ec);
+    if (ec) return Status::error(p.string() + ": cannot remove the previous sweep's output: " + ec.message());
+  }
+  return Status::ok_status();
+}
+
 int sweep_command(const SweepArgs& args) {
   Result<LoadedScenario> l = load_scenario_file(args.scenario);
   if (!l.ok()) return fail(l.status().message());
@@ -55,6 +75,8 @@ int sweep_command(const SweepArgs& args) {
   Result<std::vector<scenario::Scenario>> scenarios = explore::sweep_scenarios(l.value().doc, args.scenario, param.value());
   if (!scenarios.ok()) return fail(scenarios.status().message());
   st = make_dir(args.out + "/scenarios");
+  if (!st.ok()) return fail(st.message());
+  st = remove_previous_sweep(args.out);
   if (!st.ok()) return fail(st.message());
   // Each value's scenario as a file, so a failing seed replays exactly.
   for (size_t i = 0; i < values.size(); ++i) {

@@ -91,4 +91,8 @@ grep -q "interrupted: [0-9]* of 400 runs finished" "$work/sw.txt" || fail "sweep
 grep -q '"interrupted": true' "$work/sw/sweep.json" || fail "sweep.json is not marked interrupted"
 [ -s "$work/sw/sweep.csv" ] && [ -s "$work/sw/sweep.svg" ] || fail "sweep: the CSV or SVG is missing"
 ls "$work/sw" | grep -q '\.tmp$' && fail "sweep: a temporary file was left"
+# Sweeping again into the same directory: only this sweep's value scenarios are there.
+(cd "$work" && "$bin" sweep heavy.json --param /clients/count=1..1 --seeds 1 -j 1 --out sw > sw2.txt 2>&1) || fail "sweep again: $(cat "$work/sw2.txt")"
+[ "$(ls "$work/sw/scenarios")" = "value_1.json" ] || fail "sweep again: the earlier sweep's scenarios stayed: $(ls "$work/sw/scenarios")"
+grep -q '"interrupted"' "$work/sw/sweep.json" && fail "sweep again: sweep.json still says interrupted"
 echo "ok"
