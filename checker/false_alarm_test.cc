@@ -508,6 +508,14 @@ TEST(ScriptInvariantsRegression, NoScriptRanIsOkButAScriptWithoutStatesIsUnknown
   Result<History> ran = parse_history_text(header + exec + end, "<test>");
   ASSERT_TRUE(ran.ok()) << ran.status().message();
   EXPECT_EQ(check_script_invariants(ran.value(), CheckOptions{}).verdict, Verdict::kUnknown);
+  // Lock calls but no exec event at all: another tool's log without the server side. That no
+  // script ran cannot be told from it (it said ok: "no lock script ran").
+  const std::string call = R"({"t": 100, "type": "invoke", "id": 1, "thread": "c1", "lock": "L", "op": "lock", "mode": "read", "lease_ms": 1000}
+{"t": 200, "type": "complete", "id": 1, "outcome": "ok", "acquired": true}
+)";
+  Result<History> calls = parse_history_text(header + call + end, "<test>");
+  ASSERT_TRUE(calls.ok()) << calls.status().message();
+  EXPECT_EQ(check_script_invariants(calls.value(), CheckOptions{}).verdict, Verdict::kNotApplicable);
 }
 
 }  // namespace

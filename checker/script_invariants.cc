@@ -107,6 +107,11 @@ PropertyResult check_script_invariants(const History& h, const CheckOptions&) {
   const bool needs = h.header.fair || h.header.lock_kind == LockKind::kRwlock;
   if (h.states.empty()) {
     // No script ran at all: there is no state to judge, whatever the lock kind.
+    // Lock calls without a single exec event: the history does not record the server side
+    // (another tool's log), so that no script ran cannot be told from it.
+    if (h.execs.empty() && !h.ops.empty()) {
+      return make_result(name, Verdict::kNotApplicable, "no exec or state events recorded (the server side)");
+    }
     const bool scripts = std::any_of(h.execs.begin(), h.execs.end(), [&](const Exec& e) { return e.script != kNoSym; });
     if (needs && !scripts) return make_result(name, Verdict::kOk, "no lock script ran: no key state to check");
     return make_result(name, needs ? Verdict::kUnknown : Verdict::kNotApplicable, "no key states recorded (no state events)");
