@@ -383,7 +383,9 @@ Status Reader::on_fault(const LineFields& f) {
   else if (f.phase == "instant") e.phase = FaultPhase::kInstant;
   else return bad("field 'phase': expected start, end or instant, found '" + std::string(f.phase) + "'");
   for (const auto& [k, v] : f.params) {
-    if (v < -kMaxHistoryDurationMs || v > kMaxHistoryDurationMs) {
+    // Durations (`*_ms`: jump_ms, delta_ms, duration_ms...) are added to times; other numbers
+    // (ppm, counts, another tool's own) are kept as they are.
+    if (k.ends_with("_ms") && (v < -kMaxHistoryDurationMs || v > kMaxHistoryDurationMs)) {
       return bad("field 'params': '" + std::string(k) + "' expected between " + std::to_string(-kMaxHistoryDurationMs) +
                  " and " + std::to_string(kMaxHistoryDurationMs) + ", found " + std::to_string(v));
     }

@@ -9,7 +9,7 @@
 //
 // Limits: a line is at most 1 MiB; a history at most 2^32-1 lines. Numbers the checkers add up
 // are bounded so no sum overflows: times `t` up to 2^61 µs (73,000 years), durations (leases,
-// waits, bounds, fault parameters) up to 2^42 ms (139 years), node-local clocks up to ±2^51 ms.
+// waits, bounds, fault parameters named *_ms) up to 2^42 ms (139 years), node-local clocks up to ±2^51 ms.
 #ifndef LOCKSTEP_CHECKER_HISTORY_PARSE_H_
 #define LOCKSTEP_CHECKER_HISTORY_PARSE_H_
 
