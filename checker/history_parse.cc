@@ -346,7 +346,11 @@ Status Reader::on_state(const LineFields& f) {
   r.node = sym(f.node);
   r.key = sym(f.key);
   if (f.has(F::kSeq)) r.seq = f.seq;
-  if (Status s = in_range("expire_at_ms", f.value_expire_at_ms, -1, kMaxHistoryLocalMs, "-1 or a node-local time in ms"); !s.ok()) return s;
+  // A node's clock stepped back past its start makes its local times, expiries too, negative.
+  if (Status s = in_range("expire_at_ms", f.value_expire_at_ms, -kMaxHistoryLocalMs, kMaxHistoryLocalMs, "a node-local time in ms");
+      !s.ok()) {
+    return s;
+  }
   r.expire_at_ms = f.value_expire_at_ms;
   if (!f.value_null) {
     if (f.value_type.empty()) return bad("field 'value': expected an object with 'type' or null");

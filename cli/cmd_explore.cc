@@ -8,11 +8,10 @@
 // Exit codes: 0 every seed as expected, 1 otherwise, 2 bad usage or input, 3 only unknowns.
 #include <CLI/CLI.hpp>
 
-#include <filesystem>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>

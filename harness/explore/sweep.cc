@@ -236,12 +236,12 @@ json SweepResult::to_json() const {
                          {"first_violating_seeds", row.first_violating}});
   }
   json out = {{"lockstep_sweep", 1},
-          {"scenario", scenario},
-          {"file", file},
-          {"param", {{"pointer", param.pointer}, {"from", param.from}, {"to", param.to}, {"step", param.step}}},
-          {"seeds", {{"first", seeds.first}, {"count", seeds.count}}},
-          {"properties", properties},
-          {"rows", rows_json}};
+              {"scenario", scenario},
+              {"file", file},
+              {"param", {{"pointer", param.pointer}, {"from", param.from}, {"to", param.to}, {"step", param.step}}},
+              {"seeds", {{"first", seeds.first}, {"count", seeds.count}}},
+              {"properties", properties},
+              {"rows", rows_json}};
   if (interrupted) out["interrupted"] = true;
   return out;
 }
