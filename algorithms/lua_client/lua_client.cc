@@ -1127,9 +1127,9 @@ LockOutcome LuaLockClient::outcome_of(lua_State* co, int results, const char* fn
                            Bounded{"validity_ms", &out.validity_ms, -kMaxHistoryDurationMs, kMaxHistoryDurationMs}}) {
     const int i = field(b.name);
     if (lua_type(co, i) != LUA_TNUMBER) continue;
-    const double d = lua_tonumber(co, i);
-    if (!(d == std::floor(d)) || d < static_cast<double>(b.min) || d > static_cast<double>(b.max)) {
-      host_.fail(std::string(fn) + " returned " + b.name + " = " + lua_tostring(co, i) + " (expected an integer in [" +
+    const double d = std::floor(lua_tonumber(co, i));  // a fraction is cut off, as it always was
+    if (!(d >= static_cast<double>(b.min) && d <= static_cast<double>(b.max))) {  // NaN fails too
+      host_.fail(std::string(fn) + " returned " + b.name + " = " + lua_tostring(co, i) + " (expected a number in [" +
                  std::to_string(b.min) + ", " + std::to_string(b.max) + "])");
       continue;
     }
