@@ -479,8 +479,11 @@ class ByteSource {
 
 class FileSource final : public ByteSource {
  public:
-  explicit FileSource(std::FILE* file) : file_(file) {}
-  ~FileSource() override { std::fclose(file_); }
+  // `owned`: closed at the end (a file the reader opened; not stdin).
+  FileSource(std::FILE* file, bool owned) : file_(file), owned_(owned) {}
+  ~FileSource() override {
+    if (owned_) std::fclose(file_);
+  }
   Result<size_t> read(char* out, size_t size) override {
     const size_t n = std::fread(out, 1, size, file_);
     if (n == 0 && std::ferror(file_)) return Status::error(std::string("cannot read the history (") + std::strerror(errno) + ")");
@@ -489,6 +492,7 @@ class FileSource final : public ByteSource {
 
  private:
   std::FILE* file_;
+  bool owned_;
 };
 
 class TextSource final : public ByteSource {
@@ -583,10 +587,14 @@ Result<History> parse_guarded(ByteSource& input, const std::string& source) {
 }  // namespace
 
 Result<History> parse_history_file(const std::string& path) {
+  if (path == "-") {  // a pipe: read once, in pieces like any file
+    FileSource input(stdin, false);
+    return parse_guarded(input, "<stdin>");
+  }
   if (Status s = check_input_file(path, "the history"); !s.ok()) return s;
   std::FILE* file = std::fopen(path.c_str(), "rb");
   if (file == nullptr) return Status::error(path + ": cannot open the history (" + std::strerror(errno) + ")");
-  FileSource input(file);
+  FileSource input(file, true);
   return parse_guarded(input, path);
 }
 

@@ -26,7 +26,7 @@ constexpr int64_t kMaxHistoryTimeUs = int64_t{1} << 61;
 constexpr int64_t kMaxHistoryDurationMs = int64_t{1} << 42;
 constexpr int64_t kMaxHistoryLocalMs = int64_t{1} << 51;
 
-// Reads and parses the JSONL history at `path`.
+// Reads and parses the JSONL history at `path`; "-" reads standard input (named "<stdin>").
 Result<History> parse_history_file(const std::string& path);
 
 // Parses a history held in memory (e.g. what a recorder just wrote); `source` names it in errors.

@@ -85,7 +85,7 @@ void register_check(CLI::App& app, Action& action) {
   CLI::App* sub = app.add_subcommand(
       "check", "Check a history (JSONL, docs/history-format.md): mutual exclusion, linearizability, "
                "fairness, quorum, liveness, fencing, script invariants");
-  sub->add_option("HISTORY", args->history, "The history file")->required();
+  sub->add_option("HISTORY", args->history, "The history file (- for standard input)")->required();
   sub->add_option("--json", args->json_out, "Also write the result as JSON to this file");
   sub->add_option("--budget", args->budget, "Linearizability search budget: states per lock")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));

@@ -53,4 +53,10 @@ grep -q "long.jsonl:3002: line longer than 1 MiB" "$work/3.out" || fail "the lon
 head -3 "$work/big.jsonl" > "$work/small.jsonl"; echo '{"t": 3, "type": "end"}' >> "$work/small.jsonl"
 "$bin" check "$work/small.jsonl" --json /dev/null > "$work/4.out" 2>&1 || fail "check --json /dev/null: $(cat "$work/4.out")"
 [ -c /dev/null ] || fail "/dev/null is no longer a character device"
+# A history on standard input ("-"), read in pieces like a file: a converter can pipe into check.
+"$bin" check - < "$work/small.jsonl" > "$work/5.out" 2>&1 || fail "check - failed: $(cat "$work/5.out")"
+grep -q "mutual_exclusion" "$work/5.out" || fail "check -: no verdicts: $(cat "$work/5.out")"
+printf 'not json\n' | "$bin" check - > "$work/6.out" 2>&1
+[ $? -eq 2 ] || fail "check - on garbage: expected exit 2"
+grep -q "<stdin>:1: " "$work/6.out" || fail "check - on garbage: the line is not named: $(cat "$work/6.out")"
 echo "ok"
