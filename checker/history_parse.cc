@@ -3,6 +3,8 @@
 // matched with completes by id and hold_begin with hold_end by (thread, lock).
 #include "checker/history_parse.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -10,6 +12,7 @@
 #include <cstring>
 #include <memory>
 #include <new>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
@@ -475,6 +478,8 @@ class ByteSource {
   virtual ~ByteSource() = default;
   // Reads up to `size` bytes into `out`; returns how many (0 at the end), or an error.
   virtual Result<size_t> read(char* out, size_t size) = 0;
+  // The number of bytes there are to read, when known (a regular file, a string).
+  virtual std::optional<size_t> size_hint() const = 0;
 };
 
 class FileSource final : public ByteSource {
@@ -483,6 +488,11 @@ class FileSource final : public ByteSource {
   FileSource(std::FILE* file, bool owned) : file_(file), owned_(owned) {}
   ~FileSource() override {
     if (owned_) std::fclose(file_);
+  }
+  std::optional<size_t> size_hint() const override {
+    struct stat st {};
+    if (::fstat(::fileno(file_), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+    return static_cast<size_t>(st.st_size);
   }
   Result<size_t> read(char* out, size_t size) override {
     const size_t n = std::fread(out, 1, size, file_);
@@ -498,6 +508,7 @@ class FileSource final : public ByteSource {
 class TextSource final : public ByteSource {
  public:
   explicit TextSource(std::string_view text) : rest_(text) {}
+  std::optional<size_t> size_hint() const override { return rest_.size(); }
   Result<size_t> read(char* out, size_t size) override {
     const size_t n = std::min(size, rest_.size());
     std::memcpy(out, rest_.data(), n);
@@ -519,9 +530,13 @@ Result<History> parse_source(ByteSource& input, std::string source) {
   LineParser parser;
   LineFields fields;
   bool have_header = false;
-  const size_t data_capacity = kReadBytes + kMaxHistoryLineBytes + 1;
+  // A small input gets a buffer of its own size (a fuzzer parses millions of tiny ones); the
+  // buffer grows to the full size if the input turns out larger (a file still being written).
+  constexpr size_t kFullCapacity = kReadBytes + kMaxHistoryLineBytes + 1;
+  const std::optional<size_t> hint = input.size_hint();
+  size_t data_capacity = hint.has_value() ? std::min(kFullCapacity, *hint + 1) : kFullCapacity;
   std::unique_ptr<char[]> buffer(new char[data_capacity + simdjson::SIMDJSON_PADDING]);
-  char* const data = buffer.get();
+  char* data = buffer.get();
   std::memset(data + data_capacity, 0, simdjson::SIMDJSON_PADDING);
   size_t begin = 0, end = 0;  // the unread bytes: [begin, end)
   bool at_end = false;
@@ -565,6 +580,14 @@ Result<History> parse_source(ByteSource& input, std::string source) {
     std::memmove(data, data + begin, end - begin);
     end -= begin;
     begin = 0;
+    if (end == data_capacity) {  // sized from a hint, and the input is larger after all
+      std::unique_ptr<char[]> larger(new char[kFullCapacity + simdjson::SIMDJSON_PADDING]);
+      std::memcpy(larger.get(), data, end);
+      buffer = std::move(larger);
+      data = buffer.get();
+      data_capacity = kFullCapacity;
+      std::memset(data + data_capacity, 0, simdjson::SIMDJSON_PADDING);
+    }
     Result<size_t> n = input.read(data + end, data_capacity - end);
     if (!n.ok()) return Status::error(source + ": " + n.status().message());
     if (n.value() == 0) at_end = true;
