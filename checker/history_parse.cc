@@ -3,8 +3,6 @@
 // matched with completes by id and hold_begin with hold_end by (thread, lock).
 #include "checker/history_parse.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -17,6 +15,7 @@
 #include <unordered_map>
 
 #include "checker/history_line.h"
+#include "sim/core/assert.h"
 #include "sim/core/files.h"
 
 namespace lockstep::checker {
@@ -478,7 +477,7 @@ class ByteSource {
   virtual ~ByteSource() = default;
   // Reads up to `size` bytes into `out`; returns how many (0 at the end), or an error.
   virtual Result<size_t> read(char* out, size_t size) = 0;
-  // The number of bytes there are to read, when known (a regular file, a string).
+  // The number of bytes there are to read, when known for certain (a string).
   virtual std::optional<size_t> size_hint() const = 0;
 };
 
@@ -489,11 +488,8 @@ class FileSource final : public ByteSource {
   ~FileSource() override {
     if (owned_) std::fclose(file_);
   }
-  std::optional<size_t> size_hint() const override {
-    struct stat st {};
-    if (::fstat(::fileno(file_), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
-    return static_cast<size_t>(st.st_size);
-  }
+  // A file may still be growing (or be a pipe): not known.
+  std::optional<size_t> size_hint() const override { return std::nullopt; }
   Result<size_t> read(char* out, size_t size) override {
     const size_t n = std::fread(out, 1, size, file_);
     if (n == 0 && std::ferror(file_)) return Status::error(std::string("cannot read the history (") + std::strerror(errno) + ")");
@@ -530,13 +526,13 @@ Result<History> parse_source(ByteSource& input, std::string source) {
   LineParser parser;
   LineFields fields;
   bool have_header = false;
-  // A small input gets a buffer of its own size (a fuzzer parses millions of tiny ones); the
-  // buffer grows to the full size if the input turns out larger (a file still being written).
-  constexpr size_t kFullCapacity = kReadBytes + kMaxHistoryLineBytes + 1;
+  // A small input of known size gets a buffer of its own size (a fuzzer parses hundreds of
+  // thousands of tiny ones): the whole input fits, with one byte left to see its end.
   const std::optional<size_t> hint = input.size_hint();
-  size_t data_capacity = hint.has_value() ? std::min(kFullCapacity, *hint + 1) : kFullCapacity;
+  const size_t full = kReadBytes + kMaxHistoryLineBytes + 1;
+  const size_t data_capacity = hint.has_value() ? std::min(full, *hint + 1) : full;
   std::unique_ptr<char[]> buffer(new char[data_capacity + simdjson::SIMDJSON_PADDING]);
-  char* data = buffer.get();
+  char* const data = buffer.get();
   std::memset(data + data_capacity, 0, simdjson::SIMDJSON_PADDING);
   size_t begin = 0, end = 0;  // the unread bytes: [begin, end)
   bool at_end = false;
@@ -580,14 +576,7 @@ Result<History> parse_source(ByteSource& input, std::string source) {
     std::memmove(data, data + begin, end - begin);
     end -= begin;
     begin = 0;
-    if (end == data_capacity) {  // sized from a hint, and the input is larger after all
-      std::unique_ptr<char[]> larger(new char[kFullCapacity + simdjson::SIMDJSON_PADDING]);
-      std::memcpy(larger.get(), data, end);
-      buffer = std::move(larger);
-      data = buffer.get();
-      data_capacity = kFullCapacity;
-      std::memset(data + data_capacity, 0, simdjson::SIMDJSON_PADDING);
-    }
+    LS_ASSERT(end < data_capacity);  // room to read, or to see the end (an exact hint leaves one byte)
     Result<size_t> n = input.read(data + end, data_capacity - end);
     if (!n.ok()) return Status::error(source + ": " + n.status().message());
     if (n.value() == 0) at_end = true;
