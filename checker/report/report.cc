@@ -109,6 +109,9 @@ Status write_report_from_result(const std::string& result_path, const std::strin
     if (named.empty()) {
       return Status::error(result_path + ": names no history (no \"history\" or \"source\"); give it with --history");
     }
+    if (named == "<stdin>") {  // `lockstep check - --json`: the history came through a pipe
+      return Status::error(result_path + ": the history was read from standard input; give it with --history PATH");
+    }
     Result<std::string> beside = history_beside(result_path, key, named);
     if (!beside.ok()) return beside.status();
     hist = beside.value();

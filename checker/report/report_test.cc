@@ -168,6 +168,13 @@ TEST_F(ReportFilesTest, BadInputsGetClearErrors) {
   EXPECT_NE(err("other.json", "").find("not a lockstep result"), std::string::npos);
   put("nohist.json", result().dump());
   EXPECT_NE(err("nohist.json", "").find("history.jsonl: cannot open the history (named by"), std::string::npos);
+  // A `check - --json` result: the history came from standard input, so there is no file to open.
+  json piped = result();
+  piped.erase("history");
+  piped["source"] = "<stdin>";
+  put("piped.json", piped.dump());
+  EXPECT_NE(err("piped.json", "").find("piped.json: the history was read from standard input; give it with --history PATH"),
+            std::string::npos) << err("piped.json", "");
   put("badhist.jsonl", "{\"lockstep_history\": 1}\nnot json\n");
   EXPECT_NE(err("nohist.json", path("badhist.jsonl")).find("badhist.jsonl:2: not a JSON object"), std::string::npos);
 }
