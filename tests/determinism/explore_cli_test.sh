@@ -20,11 +20,7 @@ rc=$?
 [ $rc -le 1 ] || fail "the uninterrupted exploration failed ($rc): $(cat "$work/u.txt")"
 
 # Interrupt once some seeds have finished (the progress line says how many).
-(cd "$work/i" && exec "$bin" explore ../heavy.json --seeds 200 -j 1 --out ex > ../i.txt 2> ../i.err) &
-pid=$!
-sleep 0.4
-kill -INT $pid
-wait $pid
+interrupted_after 0.4 "$work/i" "$work/i.txt" "$work/i.err" explore ../heavy.json --seeds 200 -j 1 --out ex
 rc=$?
 [ $rc -eq 130 ] || fail "expected exit 130 after SIGINT, got $rc: $(cat "$work/i.txt" "$work/i.err")"
 grep -q '"interrupted": true' "$work/i/ex/explore.json" || fail "explore.json is not marked interrupted"
@@ -80,11 +76,7 @@ grep -q '"name": "set-nx-px"' "$work/mx/profile.json" || fail "profile.json is n
 
 # `lockstep sweep` interrupted (issue 14): Ctrl-C stops its workers, the files hold the runs that
 # finished (marked interrupted), no temporary file is left, exit 130.
-(cd "$work" && exec "$bin" sweep heavy.json --param /clients/count=2..8:2 --seeds 100 -j 1 --out sw > sw.txt 2> sw.err) &
-pid=$!
-sleep 0.5
-kill -INT $pid
-wait $pid
+interrupted_after 0.5 "$work" "$work/sw.txt" "$work/sw.err" sweep heavy.json --param /clients/count=2..8:2 --seeds 100 -j 1 --out sw
 rc=$?
 [ $rc -eq 130 ] || fail "sweep: expected exit 130 after SIGINT, got $rc: $(cat "$work/sw.txt" "$work/sw.err")"
 grep -q "interrupted: [0-9]* of 400 runs finished" "$work/sw.txt" || fail "sweep: no count of finished runs: $(cat "$work/sw.txt")"
