@@ -20,19 +20,19 @@ bool Server::can_block(const Client& client) const {
 
 void Server::block_for_pop(Client& client, std::vector<std::string> keys, bool head, int64_t deadline_ms) {
   LS_ASSERT(can_block(client));
-  LS_ASSERT(!client.blocked.has_value());
+  LS_ASSERT(!client.blocked);
   LS_ASSERT(!keys.empty());
   for (const std::string& key : keys) {
     std::deque<ConnectionId>& waiting = blocked_on_[{client.db, key}];
     // BLPOP k k blocks once on k, as Redis's blockForKeys skips a key it already added.
     if (waiting.empty() || waiting.back() != client.id) waiting.push_back(client.id);
   }
-  client.blocked = Client::BlockedPop{std::move(keys), head, deadline_ms};
+  client.blocked = std::make_unique<Client::BlockedPop>(Client::BlockedPop{std::move(keys), head, deadline_ms});
   config_.hooks.on_block(client.id, deadline_ms);
 }
 
 void Server::forget_blocked(Client& client) {
-  if (!client.blocked.has_value()) return;
+  if (!client.blocked) return;
   for (const std::string& key : client.blocked->keys) {
     auto it = blocked_on_.find({client.db, key});
     if (it == blocked_on_.end()) continue;  // a repeated key, already forgotten
@@ -59,7 +59,7 @@ void Server::serve_blocked_clients() {
       if (list == nullptr) break;
       LS_ASSERT(!list->empty());
       Client* client = this->client(it->second.front());
-      LS_ASSERT(client != nullptr && client->blocked.has_value());
+      LS_ASSERT(client != nullptr && client->blocked);
       const bool head = client->blocked->head;
       std::string element = list_pop(*list, head);
       if (list->empty()) {
@@ -83,7 +83,7 @@ size_t Server::time_out_blocked() {
   const int64_t now = mstime();
   std::vector<ConnectionId> due;
   for (auto& [id, client] : clients_) {
-    if (client.blocked.has_value() && client.blocked->deadline_ms != 0 && now > client.blocked->deadline_ms) {
+    if (client.blocked && client.blocked->deadline_ms != 0 && now > client.blocked->deadline_ms) {
       due.push_back(id);
     }
   }
@@ -100,7 +100,7 @@ void Server::unblock_all_with_error(std::string_view error) {
   if (blocked_on_.empty()) return;
   std::vector<ConnectionId> blocked;
   for (auto& [id, client] : clients_) {
-    if (client.blocked.has_value()) blocked.push_back(id);
+    if (client.blocked) blocked.push_back(id);
   }
   for (ConnectionId id : blocked) {
     forget_blocked(*this->client(id));

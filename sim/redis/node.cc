@@ -179,7 +179,10 @@ ConnectionId Node::connect(ConnectionInfo info) {
   ConnectionId id = s.next_client_id++;
   Client client;
   client.id = id;
-  client.info = std::move(info);
+  const ConnectionInfo kDefault;
+  if (info.addr != kDefault.addr || info.laddr != kDefault.laddr || info.fd != kDefault.fd) {
+    client.info = std::make_unique<const ConnectionInfo>(std::move(info));
+  }
   client.created_ms = s.mstime();
   client.last_interaction_ms = client.created_ms;
   bool inserted = s.clients().emplace(id, std::move(client)).second;

@@ -26,55 +26,67 @@ bool PubSub::remove(Subscribers& subs, std::string_view name, ConnectionId id) {
   return true;
 }
 
+bool NameSet::insert(std::string_view name) {
+  auto it = std::lower_bound(names_.begin(), names_.end(), name);
+  if (it != names_.end() && *it == name) return false;
+  names_.emplace(it, name);
+  return true;
+}
+
+bool NameSet::erase(std::string_view name) {
+  auto it = std::lower_bound(names_.begin(), names_.end(), name);
+  if (it == names_.end() || *it != name) return false;
+  names_.erase(it);
+  return true;
+}
+
+const Subscriptions& Subscriptions::none() {
+  static const Subscriptions kNone;
+  return kNone;
+}
+
 bool PubSub::subscribe(Client& client, std::string_view channel) {
-  if (!client.channels.emplace(channel).second) return false;
+  if (!client.subscriptions_for_write().channels.insert(channel)) return false;
   return add(channels_, channel, client.id);
 }
 
 bool PubSub::psubscribe(Client& client, std::string_view pattern) {
-  if (!client.patterns.emplace(pattern).second) return false;
+  if (!client.subscriptions_for_write().patterns.insert(pattern)) return false;
   return add(patterns_, pattern, client.id);
 }
 
 bool PubSub::ssubscribe(Client& client, std::string_view channel) {
-  if (!client.shard_channels.emplace(channel).second) return false;
+  if (!client.subscriptions_for_write().shard_channels.insert(channel)) return false;
   return add(shard_channels_, channel, client.id);
 }
 
 bool PubSub::sunsubscribe(Client& client, std::string_view channel) {
-  auto it = client.shard_channels.find(channel);
-  if (it == client.shard_channels.end()) return false;
-  client.shard_channels.erase(it);
+  if (!client.subs || !client.subs->shard_channels.erase(channel)) return false;
   bool removed = remove(shard_channels_, channel, client.id);
   LS_ASSERT(removed);
   return true;
 }
 
 bool PubSub::unsubscribe(Client& client, std::string_view channel) {
-  auto it = client.channels.find(channel);
-  if (it == client.channels.end()) return false;
-  client.channels.erase(it);
+  if (!client.subs || !client.subs->channels.erase(channel)) return false;
   bool removed = remove(channels_, channel, client.id);
   LS_ASSERT(removed);
   return true;
 }
 
 bool PubSub::punsubscribe(Client& client, std::string_view pattern) {
-  auto it = client.patterns.find(pattern);
-  if (it == client.patterns.end()) return false;
-  client.patterns.erase(it);
+  if (!client.subs || !client.subs->patterns.erase(pattern)) return false;
   bool removed = remove(patterns_, pattern, client.id);
   LS_ASSERT(removed);
   return true;
 }
 
 void PubSub::drop(Client& client) {
-  for (const std::string& ch : client.channels) remove(channels_, ch, client.id);
-  for (const std::string& p : client.patterns) remove(patterns_, p, client.id);
-  for (const std::string& ch : client.shard_channels) remove(shard_channels_, ch, client.id);
-  client.channels.clear();
-  client.patterns.clear();
-  client.shard_channels.clear();
+  if (!client.subs) return;
+  for (const std::string& ch : client.subs->channels) remove(channels_, ch, client.id);
+  for (const std::string& p : client.subs->patterns) remove(patterns_, p, client.id);
+  for (const std::string& ch : client.subs->shard_channels) remove(shard_channels_, ch, client.id);
+  client.subs.reset();
   LS_ASSERT(client.total_subscription_count() == 0);
 }
 
@@ -176,9 +188,10 @@ void cmd_psubscribe(Call& c) {
 
 void cmd_unsubscribe(Call& c) {
   if (c.argv.size() == 1) {
-    if (c.client.channels.empty()) return c.reply(notice_nil("unsubscribe", c.client.subscription_count()));
+    const NameSet& mine = c.client.subscriptions().channels;
+    if (mine.empty()) return c.reply(notice_nil("unsubscribe", c.client.subscription_count()));
     // Redis's order here is its dict's; the model's is sorted.
-    std::vector<std::string> all(c.client.channels.begin(), c.client.channels.end());
+    std::vector<std::string> all(mine.begin(), mine.end());
     for (const std::string& ch : all) {
       c.srv.pubsub().unsubscribe(c.client, ch);
       c.reply(notice("unsubscribe", ch, c.client.subscription_count()));
@@ -193,8 +206,9 @@ void cmd_unsubscribe(Call& c) {
 
 void cmd_punsubscribe(Call& c) {
   if (c.argv.size() == 1) {
-    if (c.client.patterns.empty()) return c.reply(notice_nil("punsubscribe", c.client.subscription_count()));
-    std::vector<std::string> all(c.client.patterns.begin(), c.client.patterns.end());
+    const NameSet& mine = c.client.subscriptions().patterns;
+    if (mine.empty()) return c.reply(notice_nil("punsubscribe", c.client.subscription_count()));
+    std::vector<std::string> all(mine.begin(), mine.end());
     for (const std::string& p : all) {
       c.srv.pubsub().punsubscribe(c.client, p);
       c.reply(notice("punsubscribe", p, c.client.subscription_count()));
@@ -220,23 +234,24 @@ void cmd_ssubscribe(Call& c) {
   if (c.client.multi) return c.error("ERR SSUBSCRIBE isn't allowed for a DENY BLOCKING client");
   for (size_t j = 1; j < c.argv.size(); j++) {
     c.srv.pubsub().ssubscribe(c.client, c.argv[j]);
-    c.reply(notice("ssubscribe", c.argv[j], c.client.shard_channels.size()));
+    c.reply(notice("ssubscribe", c.argv[j], c.client.subscriptions().shard_channels.size()));
   }
 }
 
 void cmd_sunsubscribe(Call& c) {
   if (c.argv.size() == 1) {
-    if (c.client.shard_channels.empty()) return c.reply(notice_nil("sunsubscribe", 0));
-    std::vector<std::string> all(c.client.shard_channels.begin(), c.client.shard_channels.end());
+    const NameSet& mine = c.client.subscriptions().shard_channels;
+    if (mine.empty()) return c.reply(notice_nil("sunsubscribe", 0));
+    std::vector<std::string> all(mine.begin(), mine.end());
     for (const std::string& ch : all) {
       c.srv.pubsub().sunsubscribe(c.client, ch);
-      c.reply(notice("sunsubscribe", ch, c.client.shard_channels.size()));
+      c.reply(notice("sunsubscribe", ch, c.client.subscriptions().shard_channels.size()));
     }
     return;
   }
   for (size_t j = 1; j < c.argv.size(); j++) {
     c.srv.pubsub().sunsubscribe(c.client, c.argv[j]);
-    c.reply(notice("sunsubscribe", c.argv[j], c.client.shard_channels.size()));
+    c.reply(notice("sunsubscribe", c.argv[j], c.client.subscriptions().shard_channels.size()));
   }
 }
 

@@ -36,13 +36,43 @@ struct Subcommand;
 inline constexpr int kDatabases = 16;
 using Args = std::span<const std::string_view>;
 
+// A set of names kept sorted in one vector: a connection subscribes to a few channels, and a
+// std::set spent a 64-byte node on each besides the name. Iterates in bytewise order, as
+// UNSUBSCRIBE without arguments replies.
+class NameSet {
+ public:
+  using const_iterator = std::vector<std::string>::const_iterator;
+  // Adds `name`. True if it was not there.
+  bool insert(std::string_view name);
+  // Removes `name`. True if it was there.
+  bool erase(std::string_view name);
+  size_t size() const { return names_.size(); }
+  bool empty() const { return names_.empty(); }
+  const_iterator begin() const { return names_.begin(); }
+  const_iterator end() const { return names_.end(); }
+
+ private:
+  std::vector<std::string> names_;
+};
+
+struct Subscriptions {
+  NameSet channels;
+  NameSet patterns;
+  NameSet shard_channels;  // SSUBSCRIBE
+  static const Subscriptions& none();
+};
+
 // One connection's state.
 struct Client {
   ConnectionId id = 0;
   int db = 0;
   std::string name;
-  // For CLIENT LIST / CLIENT INFO.
-  ConnectionInfo info;
+  // For CLIENT LIST / CLIENT INFO; null while it is the default (simulated connections).
+  std::unique_ptr<const ConnectionInfo> info;
+  const ConnectionInfo& connection_info() const {
+    static const ConnectionInfo kDefault;
+    return info ? *info : kDefault;
+  }
   int64_t created_ms = 0;           // node clock at connect
   int64_t last_interaction_ms = 0;  // node clock at the last request
   const Command* last_command = nullptr;        // the last command looked up (nullptr: unknown)
@@ -53,14 +83,17 @@ struct Client {
   // subscribed). A script's client starts at 2 and redis.setresp() changes it.
   int resp = 2;
   bool resp3() const { return resp == 3; }
-  // Ordered sets: UNSUBSCRIBE without arguments replies in this (sorted) order.
-  std::set<std::string, std::less<>> channels;
-  std::set<std::string, std::less<>> patterns;
-  std::set<std::string, std::less<>> shard_channels;  // SSUBSCRIBE
+  // Subscriptions, allocated by the first (P|S)SUBSCRIBE: most connections never subscribe.
+  std::unique_ptr<Subscriptions> subs;
+  const Subscriptions& subscriptions() const { return subs ? *subs : Subscriptions::none(); }
+  Subscriptions& subscriptions_for_write() {
+    if (!subs) subs = std::make_unique<Subscriptions>();
+    return *subs;
+  }
   // What (P)SUBSCRIBE notices count: channels and patterns (SSUBSCRIBE's count shard channels).
-  size_t subscription_count() const { return channels.size() + patterns.size(); }
+  size_t subscription_count() const { return subs ? subs->channels.size() + subs->patterns.size() : 0; }
   // All three kinds: a client with any is in subscribed mode (Redis's CLIENT_PUBSUB flag).
-  size_t total_subscription_count() const { return subscription_count() + shard_channels.size(); }
+  size_t total_subscription_count() const { return subs ? subscription_count() + subs->shard_channels.size() : 0; }
 
   // ---- MULTI/EXEC and WATCH (multi.cc) ----
   bool multi = false;       // between MULTI and EXEC/DISCARD: commands are queued
@@ -83,7 +116,7 @@ struct Client {
     bool head = true;  // BLPOP pops the head, BRPOP the tail
     int64_t deadline_ms = 0;
   };
-  std::optional<BlockedPop> blocked;
+  std::unique_ptr<BlockedPop> blocked;  // null: not blocked
 };
 
 // One command being executed: who runs it, its arguments, where replies go, what it changed.

@@ -32,7 +32,7 @@ std::string client_info_line(const Call& c, const Client& cl) {
   std::string flags;
   if (cl.total_subscription_count() > 0) flags += 'P';
   if (cl.multi) flags += 'x';
-  if (cl.blocked.has_value()) flags += 'b';
+  if (cl.blocked) flags += 'b';
   if (cl.dirty_cas) flags += 'd';
   if (cl.no_evict) flags += 'e';
   if (flags.empty()) flags = "N";
@@ -47,10 +47,12 @@ std::string client_info_line(const Call& c, const Client& cl) {
       cl.last_command != nullptr ? full_command_name(*cl.last_command, cl.last_subcommand) : std::string("NULL");
   const int64_t now_s = c.srv.mstime() / 1000;
   auto n = [](auto v) { return std::to_string(v); };
-  return "id=" + n(cl.id) + " addr=" + cl.info.addr + " laddr=" + cl.info.laddr + " fd=" + n(cl.info.fd) +
+  return "id=" + n(cl.id) + " addr=" + cl.connection_info().addr + " laddr=" + cl.connection_info().laddr +
+         " fd=" + n(cl.connection_info().fd) +
          " name=" + cl.name + " age=" + n(now_s - cl.created_ms / 1000) +
          " idle=" + n(now_s - cl.last_interaction_ms / 1000) + " flags=" + flags + " db=" + n(cl.db) +
-         " sub=" + n(cl.channels.size()) + " psub=" + n(cl.patterns.size()) + " ssub=" + n(cl.shard_channels.size()) + " multi=" +
+         " sub=" + n(cl.subscriptions().channels.size()) + " psub=" + n(cl.subscriptions().patterns.size()) +
+         " ssub=" + n(cl.subscriptions().shard_channels.size()) + " multi=" +
          (cl.multi ? n(cl.queued.size()) : std::string("-1")) + " qbuf=0 qbuf-free=0 argv-mem=" + n(argv_mem) +
          " multi-mem=" + n(multi_mem) + " rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=" + n(argv_mem + multi_mem) +
          " events=r cmd=" + cmd + " user=default redir=-1 resp=" + n(cl.resp) + "\n";
