@@ -26,7 +26,7 @@ Script make_script(const char* name, std::string_view body) {
 std::string Runtime::owner_name(const Thread& thread) const { return owner_name(thread.id); }
 
 std::string Runtime::owner_name(int64_t thread_id) const {
-  std::string out = uuid();
+  std::string out(uuid());
   out += ':';
   out += std::to_string(thread_id);
   return out;

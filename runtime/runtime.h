@@ -178,7 +178,7 @@ class Runtime {
 
   virtual const std::string& client_name() const = 0;
   // A UUID derived from the run seed and the client's name (stable across runs).
-  virtual const std::string& uuid() const = 0;
+  virtual std::string_view uuid() const = 0;
   virtual const ClientOptions& options() const = 0;
   // "<uuid>:<thread id>", Redisson's lock owner name.
   std::string owner_name(const Thread& thread) const;

@@ -442,7 +442,7 @@ int api_no_randomseed(lua_State* L) {
 }
 
 int api_uuid(lua_State* L) {
-  const std::string& u = client(L, "uuid").uuid();
+  const std::string_view u = client(L, "uuid").uuid();
   lua_pushlstring(L, u.data(), u.size());
   return 1;
 }

@@ -92,7 +92,7 @@ TEST(RLockTest, UnlockByAnotherThreadThrowsIllegalMonitorState) {
   EXPECT_EQ(o.error,
             "IllegalMonitorStateException: attempt to unlock lock, not locked by current thread "
             "by node id: " +
-                w.client(0).uuid() + " thread-id: 1");
+                std::string(w.client(0).uuid()) + " thread-id: 1");
   EXPECT_EQ(hash(w.key(0, "L")), (std::map<std::string, std::string>{{w.owner(0, 0), "1"}}));
 }
 

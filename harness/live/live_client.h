@@ -86,7 +86,7 @@ class LiveClient : public kernel::AppClient, public runtime::RootListener {
 
   // --- runtime::Runtime ---
   const std::string& client_name() const override { return name_; }
-  const std::string& uuid() const override { return uuid_; }
+  std::string_view uuid() const override { return uuid_; }
   const runtime::ClientOptions& options() const override { return options_; }
   int64_t now_ms() const override { return us_to_ms_floor(now_us()); }
   int64_t now_us() const override { return clock_.local_us(loop_.now_us()); }

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "sim/core/assert.h"
+
 namespace lockstep::kernel {
 
 std::string make_uuid(Rng rng) {
@@ -14,7 +16,9 @@ std::string make_uuid(Rng rng) {
                 static_cast<unsigned>(hi & 0x0fff),
                 static_cast<unsigned>(0x8000 | ((lo >> 48) & 0x3fff)),
                 static_cast<unsigned long long>(lo & 0xffffffffffffULL));
-  return buf;
+  const std::string out = buf;
+  LS_ASSERT(out.size() == kUuidChars);
+  return out;
 }
 
 }  // namespace lockstep::kernel

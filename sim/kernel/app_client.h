@@ -18,7 +18,8 @@
 namespace lockstep::kernel {
 
 // A client's UUID from its named stream of the run's seed, printed as java.util.UUID prints a
-// random (version 4) UUID.
+// random (version 4) UUID: kUuidChars characters.
+inline constexpr size_t kUuidChars = 36;
 std::string make_uuid(Rng rng);
 
 class AppClient : public runtime::Runtime {

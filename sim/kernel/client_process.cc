@@ -13,6 +13,13 @@
 namespace lockstep::kernel {
 namespace {
 
+std::array<char, kUuidChars> uuid_chars(const std::string& uuid) {
+  LS_ASSERT(uuid.size() == kUuidChars);
+  std::array<char, kUuidChars> out;
+  std::copy(uuid.begin(), uuid.end(), out.begin());
+  return out;
+}
+
 // Local work (not a network message): re-subscribe the channels of a shard's endpoint.
 constexpr uint64_t kResubscribeBit = uint64_t{1} << 44;
 
@@ -111,7 +118,7 @@ ClientProcess::ClientProcess(SimContext& ctx, ProcessId id, std::string name, Lo
     : CoroProcess(*ctx.loop, id, std::move(name), clock),
       ctx_(ctx),
       options_(options),
-      uuid_(make_uuid(ctx.rng->stream("client-uuid/" + this->name()))),
+      uuid_(uuid_chars(make_uuid(ctx.rng->stream("client-uuid/" + this->name())))),
       rng_(ctx.rng->stream("client/" + this->name())),
       holds_(*ctx.rec) {
   LS_ASSERT(ctx_.cluster != nullptr && ctx_.cluster->shards() > 0);

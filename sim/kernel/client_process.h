@@ -17,6 +17,7 @@
 #ifndef LOCKSTEP_SIM_KERNEL_CLIENT_PROCESS_H_
 #define LOCKSTEP_SIM_KERNEL_CLIENT_PROCESS_H_
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -46,7 +47,7 @@ class ClientProcess : public CoroProcess, public AppClient, public TopologyListe
 
   // --- runtime::Runtime ---
   const std::string& client_name() const override { return name(); }
-  const std::string& uuid() const override { return uuid_; }
+  std::string_view uuid() const override { return {uuid_.data(), uuid_.size()}; }
   const runtime::ClientOptions& options() const override { return options_; }
   int64_t now_ms() const override { return local_ms(); }
   int64_t now_us() const override { return local_us(); }
@@ -155,7 +156,7 @@ class ClientProcess : public CoroProcess, public AppClient, public TopologyListe
 
   SimContext& ctx_;
   runtime::ClientOptions options_;
-  std::string uuid_;
+  std::array<char, kUuidChars> uuid_;  // in place: a 36-byte string would be one more allocation
   Rng rng_;
   std::vector<std::unique_ptr<runtime::Thread>> threads_;  // stable addresses
   std::vector<Endpoint> endpoints_;

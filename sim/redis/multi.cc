@@ -23,19 +23,22 @@
 namespace lockstep::redis {
 
 void Server::unwatch_all(Client& client) {
-  for (const Client::WatchedKey& w : client.watched) {
+  if (!client.tx) return;
+  for (const Client::WatchedKey& w : client.tx->watched) {
     auto it = watchers_.find({w.db, w.key});
     LS_ASSERT(it != watchers_.end());
     std::vector<ConnectionId>& ids = it->second;
     ids.erase(std::find(ids.begin(), ids.end(), client.id));
     if (ids.empty()) watchers_.erase(it);
   }
-  client.watched.clear();
+  client.tx->watched.clear();
 }
 
 void Server::discard_transaction(Client& client) {
-  client.queued.clear();
-  client.queued_flags = 0;
+  if (client.tx) {
+    client.tx->queued.clear();
+    client.tx->queued_flags = 0;
+  }
   client.multi = false;
   client.dirty_exec = false;
   client.dirty_cas = false;
@@ -50,9 +53,11 @@ void Server::touch_key(int db_index, std::string_view key) {
   for (ConnectionId id : ids) {
     Client* c = client(id);
     LS_ASSERT(c != nullptr);
-    auto w = std::find_if(c->watched.begin(), c->watched.end(),
+    LS_ASSERT(c->tx != nullptr);
+    std::vector<Client::WatchedKey>& watched = c->tx->watched;
+    auto w = std::find_if(watched.begin(), watched.end(),
                           [&](const Client::WatchedKey& k) { return k.db == db_index && k.key == key; });
-    LS_ASSERT(w != c->watched.end());
+    LS_ASSERT(w != watched.end());
     if (w->expired) {
       // Watched while already expired: its deletion is no logical change. Redis stops at the
       // first such watcher of a key that still exists, leaving the later watchers untouched.
@@ -73,7 +78,8 @@ void Server::touch_all_in_db(int db_index) {
     for (ConnectionId id : ids) {
       Client* c = client(id);
       LS_ASSERT(c != nullptr);
-      for (Client::WatchedKey& w : c->watched) {
+      LS_ASSERT(c->tx != nullptr);
+      for (Client::WatchedKey& w : c->tx->watched) {
         if (w.db != db_index || w.key != where.second) continue;
         if (w.expired) {
           w.expired = false;  // an expired key deleted: no logical change
@@ -103,7 +109,7 @@ void cmd_watch(Call& c) {
   Keyspace& db = c.db();
   for (size_t j = 1; j < c.argv.size(); j++) {
     const std::string_view key = c.argv[j];
-    auto& mine = c.client.watched;
+    auto& mine = c.client.transaction_for_write().watched;
     if (std::any_of(mine.begin(), mine.end(),
                     [&](const Client::WatchedKey& w) { return w.db == c.client.db && w.key == key; })) {
       continue;
@@ -124,7 +130,7 @@ void cmd_unwatch(Call& c) {
 void cmd_exec(Call& c) {
   Client& client = c.client;
   if (!client.multi) return c.error("ERR EXEC without MULTI");
-  for (const Client::WatchedKey& w : client.watched) {
+  for (const Client::WatchedKey& w : client.transaction().watched) {
     if (w.expired) continue;
     const Entry* e = c.srv.db(w.db).find(w.key);
     if (e != nullptr && c.srv.logically_expired(*e)) client.dirty_cas = true;
@@ -138,8 +144,11 @@ void cmd_exec(Call& c) {
     return c.reply(Reply::nil_array());
   }
   c.srv.unwatch_all(client);
-  std::vector<std::vector<std::string>> queue = std::move(client.queued);
-  client.queued.clear();
+  std::vector<std::vector<std::string>> queue;
+  if (client.tx) {
+    queue = std::move(client.tx->queued);
+    client.tx->queued.clear();
+  }
   std::vector<Reply> replies;
   std::vector<std::string_view> argv;
   for (const std::vector<std::string>& command : queue) {

@@ -249,7 +249,7 @@ void dispatch(Server& s, Client& client, Args argv, std::vector<Reply>& out) {
   // inside MULTI: not computed on the common path.
   if (s.replica()) {
     const bool writes = (command_flags(*cmd, s, argv) & kCmdWrite) ||
-                        (cmd->handler == cmd_exec && (client.queued_flags & kCmdWrite));
+                        (cmd->handler == cmd_exec && (client.transaction().queued_flags & kCmdWrite));
     if (writes) return reject(s, client, cmd, kReadOnlyError, out);
   }
   // RESP3 connections may run any command while subscribed (their messages are pushes).
@@ -261,8 +261,9 @@ void dispatch(Server& s, Client& client, Args argv, std::vector<Reply>& out) {
                   out);
   }
   if (client.multi && !runs_inside_multi(*cmd)) {
-    client.queued.emplace_back(argv.begin(), argv.end());
-    client.queued_flags |= command_flags(*cmd, s, argv);
+    Client::Transaction& tx = client.transaction_for_write();
+    tx.queued.emplace_back(argv.begin(), argv.end());
+    tx.queued_flags |= command_flags(*cmd, s, argv);
     out.push_back(Reply::status("QUEUED"));
     return;
   }

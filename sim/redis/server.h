@@ -99,14 +99,27 @@ struct Client {
   bool multi = false;       // between MULTI and EXEC/DISCARD: commands are queued
   bool dirty_exec = false;  // a command was refused while queuing: EXEC aborts (EXECABORT)
   bool dirty_cas = false;   // a watched key was touched: EXEC fails with a null array
-  std::vector<std::vector<std::string>> queued;
-  uint32_t queued_flags = 0;  // the union of the queued commands' flags
   struct WatchedKey {
     int db;
     std::string key;
     bool expired;  // already logically expired when WATCH ran
   };
-  std::vector<WatchedKey> watched;
+  struct Transaction {
+    std::vector<std::vector<std::string>> queued;
+    uint32_t queued_flags = 0;  // the union of the queued commands' flags
+    std::vector<WatchedKey> watched;
+  };
+  // Queued commands and watched keys, allocated by the first command queued or key watched:
+  // most connections never use MULTI.
+  std::unique_ptr<Transaction> tx;
+  const Transaction& transaction() const {
+    static const Transaction kNone;
+    return tx ? *tx : kNone;
+  }
+  Transaction& transaction_for_write() {
+    if (!tx) tx = std::make_unique<Transaction>();
+    return *tx;
+  }
 
   // ---- Blocking pops (blocked.cc) ----
   // Inside BLPOP/BRPOP: waiting for a push to one of `keys` (in `db`) or for the node clock to

@@ -40,7 +40,7 @@ std::string client_info_line(const Call& c, const Client& cl) {
   if (&cl == &c.client) {
     for (std::string_view a : c.argv) argv_mem += a.size();
   }
-  for (const std::vector<std::string>& q : cl.queued) {
+  for (const std::vector<std::string>& q : cl.transaction().queued) {
     for (const std::string& a : q) multi_mem += a.size();
   }
   const std::string cmd =
@@ -53,7 +53,7 @@ std::string client_info_line(const Call& c, const Client& cl) {
          " idle=" + n(now_s - cl.last_interaction_ms / 1000) + " flags=" + flags + " db=" + n(cl.db) +
          " sub=" + n(cl.subscriptions().channels.size()) + " psub=" + n(cl.subscriptions().patterns.size()) +
          " ssub=" + n(cl.subscriptions().shard_channels.size()) + " multi=" +
-         (cl.multi ? n(cl.queued.size()) : std::string("-1")) + " qbuf=0 qbuf-free=0 argv-mem=" + n(argv_mem) +
+         (cl.multi ? n(cl.transaction().queued.size()) : std::string("-1")) + " qbuf=0 qbuf-free=0 argv-mem=" + n(argv_mem) +
          " multi-mem=" + n(multi_mem) + " rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=" + n(argv_mem + multi_mem) +
          " events=r cmd=" + cmd + " user=default redir=-1 resp=" + n(cl.resp) + "\n";
 }
