@@ -82,11 +82,11 @@ size_t Server::time_out_blocked() {
   if (blocked_on_.empty()) return 0;
   const int64_t now = mstime();
   std::vector<ConnectionId> due;
-  for (auto& [id, client] : clients_) {
+  clients_.for_each([&](const Client& client) {
     if (client.blocked && client.blocked->deadline_ms != 0 && now > client.blocked->deadline_ms) {
-      due.push_back(id);
+      due.push_back(client.id);
     }
-  }
+  });
   for (ConnectionId id : due) {
     Client* client = this->client(id);
     LS_ASSERT(client != nullptr);
@@ -99,9 +99,9 @@ size_t Server::time_out_blocked() {
 void Server::unblock_all_with_error(std::string_view error) {
   if (blocked_on_.empty()) return;
   std::vector<ConnectionId> blocked;
-  for (auto& [id, client] : clients_) {
-    if (client.blocked) blocked.push_back(id);
-  }
+  clients_.for_each([&](const Client& client) {
+    if (client.blocked) blocked.push_back(client.id);
+  });
   for (ConnectionId id : blocked) {
     forget_blocked(*this->client(id));
     config_.hooks.on_unblock(id, Reply::error(error));

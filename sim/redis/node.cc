@@ -44,10 +44,39 @@ const Keyspace& Server::db(int index) const {
   return dbs_[static_cast<size_t>(index)];
 }
 
-Client* Server::client(ConnectionId id) {
-  auto it = clients_.find(id);
-  return it == clients_.end() ? nullptr : &it->second;
+Client* ClientTable::find(ConnectionId id) {
+  if (id < base_ || id - base_ >= slots_.size()) return nullptr;
+  return slots_[id - base_].get();
 }
+
+Client& ClientTable::add(Client client) {
+  if (slots_.empty()) base_ = client.id;
+  LS_ASSERT(client.id >= base_ + slots_.size());
+  while (base_ + slots_.size() < client.id) slots_.emplace_back();
+  slots_.push_back(std::make_unique<Client>(std::move(client)));
+  size_++;
+  return *slots_.back();
+}
+
+void ClientTable::erase(ConnectionId id) {
+  if (find(id) == nullptr) return;
+  slots_[id - base_].reset();
+  size_--;
+  while (!slots_.empty() && slots_.front() == nullptr) {
+    slots_.pop_front();
+    base_++;
+  }
+  while (!slots_.empty() && slots_.back() == nullptr) slots_.pop_back();
+  LS_ASSERT(size_ <= slots_.size());
+}
+
+void ClientTable::clear() {
+  slots_.clear();
+  base_ = 0;
+  size_ = 0;
+}
+
+Client* Server::client(ConnectionId id) { return clients_.find(id); }
 
 void Server::begin_top_level() {
   LS_ASSERT(!script_running_);
@@ -129,7 +158,7 @@ void Server::flush_all() {
 }
 
 void Server::drop_clients() {
-  for (auto& [id, client] : clients_) pubsub_->drop(client);
+  clients_.for_each([&](Client& client) { pubsub_->drop(client); });
   watchers_.clear();
   blocked_on_.clear();
   clients_.clear();
@@ -185,15 +214,15 @@ ConnectionId Node::connect(ConnectionInfo info) {
   }
   client.created_ms = s.mstime();
   client.last_interaction_ms = client.created_ms;
-  bool inserted = s.clients().emplace(id, std::move(client)).second;
-  LS_ASSERT(inserted);
+  LS_ASSERT(s.clients().find(id) == nullptr);
+  s.clients().add(std::move(client));
   return id;
 }
 
 int Node::protocol(ConnectionId id) const {
-  auto it = impl_->server.clients().find(id);
-  LS_ASSERT(it != impl_->server.clients().end());
-  return it->second.resp;
+  const Client* client = impl_->server.clients().find(id);
+  LS_ASSERT(client != nullptr);
+  return client->resp;
 }
 
 void Node::disconnect(ConnectionId id) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include "sim/redis/server.h"
 #include "sim/redis/test_node.h"
 
 namespace lockstep::redis::testing {
@@ -221,6 +222,86 @@ RC_GTEST_PROP(ReplicationTest, RandomWritesReplicateExactly, (std::vector<std::p
   for (const std::string& k : p.master.node->keys_sorted()) {
     RC_ASSERT(p.master.node->inspect(k)->strings == p.replica.node->inspect(k)->strings);
   }
+}
+
+std::vector<ConnectionId> ids_in_order(const ClientTable& table) {
+  std::vector<ConnectionId> ids;
+  table.for_each([&](const Client& c) { ids.push_back(c.id); });
+  return ids;
+}
+
+Client client_with_id(ConnectionId id) {
+  Client c;
+  c.id = id;
+  return c;
+}
+
+TEST(ClientTableTest, FindsAddsAndErasesInIdOrder) {
+  ClientTable table;
+  EXPECT_EQ(table.find(1), nullptr);
+  for (ConnectionId id : {5, 6, 7, 9}) table.add(client_with_id(id));
+  EXPECT_EQ(table.size(), 4u);
+  EXPECT_EQ(ids_in_order(table), (std::vector<ConnectionId>{5, 6, 7, 9}));
+  EXPECT_EQ(table.find(8), nullptr);  // a gap
+  EXPECT_EQ(table.find(4), nullptr);  // before the first
+  EXPECT_EQ(table.find(10), nullptr);  // after the last
+  ASSERT_NE(table.find(7), nullptr);
+  EXPECT_EQ(table.find(7)->id, 7u);
+
+  table.erase(6);  // a hole in the middle
+  table.erase(6);  // absent: nothing happens
+  EXPECT_EQ(table.size(), 3u);
+  EXPECT_EQ(table.find(6), nullptr);
+  table.erase(5);  // the front: its slots are given back
+  table.erase(9);  // the back
+  EXPECT_EQ(ids_in_order(table), (std::vector<ConnectionId>{7}));
+  table.add(client_with_id(12));
+  EXPECT_EQ(ids_in_order(table), (std::vector<ConnectionId>{7, 12}));
+  table.erase(7);
+  table.erase(12);
+  EXPECT_EQ(table.size(), 0u);
+  // Empty again: numbering may start anywhere, as after clear().
+  table.add(client_with_id(2));
+  table.clear();
+  EXPECT_EQ(table.size(), 0u);
+  EXPECT_EQ(table.find(2), nullptr);
+  table.add(client_with_id(1));
+  EXPECT_EQ(ids_in_order(table), (std::vector<ConnectionId>{1}));
+}
+
+TEST(ClientTableTest, ClientListStaysInIdOrderAcrossDisconnects) {
+  TestNode t;
+  const ConnectionId a = t.node->connect();
+  const ConnectionId b = t.node->connect();
+  t.node->disconnect(t.conn);  // the first connection goes: the front slot is given back
+  const ConnectionId c = t.node->connect();
+  std::vector<Reply> out;
+  std::string_view argv[] = {"client", "list"};
+  t.node->execute(b, argv, out);
+  ASSERT_EQ(out.size(), 1u);
+  const std::string& text = out[0].str;
+  const size_t pa = text.find("id=" + std::to_string(a) + " ");
+  const size_t pb = text.find("id=" + std::to_string(b) + " ");
+  const size_t pc = text.find("id=" + std::to_string(c) + " ");
+  ASSERT_NE(pa, std::string::npos);
+  ASSERT_NE(pb, std::string::npos);
+  ASSERT_NE(pc, std::string::npos);
+  EXPECT_LT(pa, pb);
+  EXPECT_LT(pb, pc);
+  EXPECT_EQ(text.find("id=" + std::to_string(t.conn) + " "), std::string::npos);
+}
+
+TEST(NameSetTest, KeepsNamesSortedAndUnique) {
+  NameSet set;
+  EXPECT_TRUE(set.insert("b"));
+  EXPECT_TRUE(set.insert("a"));
+  EXPECT_TRUE(set.insert("c"));
+  EXPECT_FALSE(set.insert("b"));
+  EXPECT_EQ(std::vector<std::string>(set.begin(), set.end()), (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_TRUE(set.erase("b"));
+  EXPECT_FALSE(set.erase("b"));
+  EXPECT_EQ(set.size(), 2u);
+  EXPECT_EQ(std::vector<std::string>(set.begin(), set.end()), (std::vector<std::string>{"a", "c"}));
 }
 
 }  // namespace

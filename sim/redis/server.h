@@ -132,6 +132,32 @@ struct Client {
   std::unique_ptr<BlockedPop> blocked;  // null: not blocked
 };
 
+// A node's connections by id. Ids are handed out in increasing order, so slots indexed by
+// `id - base_` keep them in id order (CLIENT LIST's) at 8 bytes a slot, where a std::map spent
+// a 48-byte tree node on each. Closed connections at either end give their slots back.
+class ClientTable {
+ public:
+  Client* find(ConnectionId id);
+  // REQUIRES: client.id is greater than every id added before (since the last clear()).
+  Client& add(Client client);
+  // Removes the connection `id`, if present.
+  void erase(ConnectionId id);
+  size_t size() const { return size_; }
+  void clear();
+  // Calls fn(Client&) for every connection, in id order. fn must not add or erase.
+  template <typename Fn>
+  void for_each(Fn&& fn) const {
+    for (const std::unique_ptr<Client>& c : slots_) {
+      if (c) fn(*c);
+    }
+  }
+
+ private:
+  std::deque<std::unique_ptr<Client>> slots_;
+  ConnectionId base_ = 0;  // the id of slots_.front()
+  size_t size_ = 0;
+};
+
 // One command being executed: who runs it, its arguments, where replies go, what it changed.
 struct Call {
   Call(Server& server, Client& c, Args args, std::vector<Reply>& replies, const Command* command,
@@ -261,7 +287,7 @@ class Server {
   Reply outgoing(Reply reply) const;
   Keyspace& db(int index);
   const Keyspace& db(int index) const;
-  std::map<ConnectionId, Client>& clients() { return clients_; }
+  ClientTable& clients() { return clients_; }
   Client* client(ConnectionId id);
   PubSub& pubsub() { return *pubsub_; }
   Scripting& scripting() { return *scripting_; }
@@ -297,7 +323,7 @@ class Server {
  private:
   NodeConfig config_;
   std::array<Keyspace, kDatabases> dbs_;
-  std::map<ConnectionId, Client> clients_;
+  ClientTable clients_;
   std::unique_ptr<PubSub> pubsub_;
   std::unique_ptr<Scripting> scripting_;
   Rng random_{hash_bytes("redis random commands")};

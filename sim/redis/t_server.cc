@@ -248,12 +248,13 @@ void cmd_client(Call& c) {
   } else if (iequals(sub, "list")) {
     std::string text;
     if (c.argv.size() == 4 && iequals(c.argv[2], "type")) {
-      for (const auto& [id, cl] : c.srv.clients()) {
-        bool known = false;
-        const bool match = client_type_matches(cl, c.argv[3], &known);
-        if (!known) return c.error("ERR Unknown client type '" + std::string(c.argv[3]) + "'");
-        if (match) text += client_info_line(c, cl);
-      }
+      bool known = false;
+      client_type_matches(c.client, c.argv[3], &known);
+      if (!known) return c.error("ERR Unknown client type '" + std::string(c.argv[3]) + "'");
+      c.srv.clients().for_each([&](const Client& cl) {
+        bool unused = false;
+        if (client_type_matches(cl, c.argv[3], &unused)) text += client_info_line(c, cl);
+      });
     } else if (c.argv.size() > 3 && iequals(c.argv[2], "id")) {
       for (size_t j = 3; j < c.argv.size(); j++) {
         int64_t wanted = 0;
@@ -265,7 +266,7 @@ void cmd_client(Call& c) {
     } else if (c.argv.size() != 2) {
       return c.syntax_error();
     }  else {
-      for (const auto& [id, cl] : c.srv.clients()) text += client_info_line(c, cl);
+      c.srv.clients().for_each([&](const Client& cl) { text += client_info_line(c, cl); });
     }
     c.reply(Reply::verbatim("txt", text));
   } else {
