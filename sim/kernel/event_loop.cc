@@ -10,8 +10,7 @@ namespace lockstep::kernel {
 void EventLoop::at(TimeUs t, EventHandler* handler, uint64_t arg) {
   LS_ASSERT(handler != nullptr);
   LS_ASSERT(t >= now_);
-  heap_.push_back(Event{t, next_seq_++, handler, arg});
-  std::push_heap(heap_.begin(), heap_.end(), later);
+  event_push(Event{t, next_seq_++, handler, arg});
   peak_pending_ = std::max(peak_pending_, heap_.size());
 }
 
@@ -88,6 +87,42 @@ void EventLoop::timer_remove(uint32_t i) {
   }
 }
 
+void EventLoop::event_push(const Event& e) {
+  size_t i = heap_.size();
+  heap_.push_back(e);
+  while (i > 0) {
+    const size_t parent = (i - 1) / kArity;
+    if (!later(heap_[parent], e)) break;
+    heap_[i] = heap_[parent];
+    i = parent;
+  }
+  heap_[i] = e;
+}
+
+EventLoop::Event EventLoop::event_pop() {
+  LS_ASSERT(!heap_.empty());
+  const Event top = heap_.front();
+  const Event last = heap_.back();
+  heap_.pop_back();
+  const size_t n = heap_.size();
+  if (n == 0) return top;
+  size_t i = 0;
+  for (;;) {
+    const size_t first = i * kArity + 1;
+    if (first >= n) break;
+    size_t best = first;
+    const size_t end = std::min(first + kArity, n);
+    for (size_t c = first + 1; c < end; ++c) {
+      if (later(heap_[best], heap_[c])) best = c;
+    }
+    if (!later(last, heap_[best])) break;
+    heap_[i] = heap_[best];
+    i = best;
+  }
+  heap_[i] = last;
+  return top;
+}
+
 bool EventLoop::timer_first() const {
   if (timers_.empty()) return false;
   if (heap_.empty()) return true;
@@ -118,9 +153,7 @@ Status EventLoop::run_until(TimeUs end, uint64_t max_events) {
       arg = lt->arg;
       timer_remove(0);  // the handler may re-arm it
     } else {
-      std::pop_heap(heap_.begin(), heap_.end(), later);
-      const Event e = heap_.back();
-      heap_.pop_back();
+      const Event e = event_pop();
       t = e.t;
       handler = e.handler;
       arg = e.arg;

@@ -89,6 +89,12 @@ class EventLoop {
     return a.t != b.t ? a.t > b.t : a.seq > b.seq;
   }
 
+  // The event queue is a 4-ary min-heap: half the levels of a binary heap, and a node's children
+  // share cache lines, which matters once the queue outgrows the cache (B7's 10,000 clients).
+  // (t, seq) is a total order, so the events come out in the same order as from any heap.
+  static constexpr size_t kArity = 4;
+  void event_push(const Event& e);
+  Event event_pop();
   bool timer_first() const;
   void timer_swap(uint32_t a, uint32_t b);
   void timer_sift_up(uint32_t i);

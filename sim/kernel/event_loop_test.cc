@@ -4,6 +4,8 @@
 #include <rapidcheck/gtest.h>
 
 #include <algorithm>
+#include <set>
+#include <tuple>
 #include <vector>
 
 namespace lockstep::kernel {
@@ -122,6 +124,51 @@ RC_GTEST_PROP(EventLoopProp, OrderIsByTimeThenInsertion, (std::vector<uint8_t> t
     RC_ASSERT(a.first <= b.first);
     if (a.first == b.first) RC_ASSERT(a.second < b.second);
   }
+}
+
+// Events that schedule more events as they run, against a reference queue (a std::set ordered by
+// time, then scheduling order): the heap must pop the same sequence however pushes and pops mix.
+RC_GTEST_PROP(EventLoopProp, InterleavedSchedulingMatchesASortedQueue, (std::vector<uint8_t> plan)) {
+  struct Spawner : EventHandler {
+    EventLoop* loop = nullptr;
+    const std::vector<uint8_t>* plan = nullptr;
+    size_t cursor = 0;
+    uint64_t next_id = 0;
+    std::vector<std::pair<TimeUs, uint64_t>> seen;
+    void on_event(uint64_t arg) override {
+      seen.emplace_back(loop->now(), arg);
+      // Each byte of the plan is one child (delay = byte / 4) until a byte divisible by 4.
+      while (cursor < plan->size()) {
+        const uint8_t b = (*plan)[cursor++];
+        if (b % 4 == 0) break;
+        loop->after(b / 4, this, next_id++);
+      }
+    }
+  };
+  EventLoop loop;
+  Spawner sp;
+  sp.loop = &loop;
+  sp.plan = &plan;
+  for (int i = 0; i < 3; ++i) loop.at(i, &sp, sp.next_id++);
+  RC_ASSERT(loop.run_until(100000, 1000000).ok());
+
+  // The reference: the same plan run on a sorted set of (time, seq, id).
+  std::set<std::tuple<TimeUs, uint64_t, uint64_t>> queue;
+  uint64_t seq = 0, next_id = 0;
+  for (int i = 0; i < 3; ++i) queue.emplace(i, seq++, next_id++);
+  size_t cursor = 0;
+  std::vector<std::pair<TimeUs, uint64_t>> expected;
+  while (!queue.empty()) {
+    const auto [t, unused_seq, id] = *queue.begin();
+    queue.erase(queue.begin());
+    expected.emplace_back(t, id);
+    while (cursor < plan.size()) {
+      const uint8_t b = plan[cursor++];
+      if (b % 4 == 0) break;
+      queue.emplace(t + b / 4, seq++, next_id++);
+    }
+  }
+  RC_ASSERT(sp.seen == expected);
 }
 
 }  // namespace
