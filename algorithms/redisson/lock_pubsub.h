@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "algorithms/algorithm.h"
 
@@ -57,7 +58,7 @@ class LockEntry : public MessageListener {
   int64_t subscribe_failures_ = 0;
   std::unique_ptr<Semaphore> latch_;
   int64_t latch_waiters_ = 0;
-  std::unique_ptr<Semaphore> phase_changed_;
+  std::unique_ptr<Semaphore> phase_changed_;  // made by the first wait for a phase change
   int64_t phase_waiters_ = 0;
 };
 
@@ -89,7 +90,8 @@ class LockPubSub {
 
   Runtime& rt_;
   size_t endpoint_;
-  std::map<std::string, std::shared_ptr<LockEntry>> entries_;
+  // Keyed by a view of the entry's own channel name: the map keeps its entry alive.
+  std::map<std::string_view, std::shared_ptr<LockEntry>> entries_;
 };
 
 }  // namespace lockstep::algorithms::redisson
