@@ -29,6 +29,8 @@ void Network::add_process(Process* process) {
   LS_ASSERT(process != nullptr);
   LS_ASSERT(process->id() == processes_.size());
   processes_.push_back(process);
+  epochs_.push_back(0);
+  process->mirror_epoch_to(&epochs_.back());
 }
 
 void Network::set_default_link(const LinkSpec& spec) {
@@ -128,7 +130,7 @@ bool Network::send(ConnId conn, bool up, uint32_t slot) {
   Message& m = pool_[slot];
   m.conn = conn;
   m.channel = up ? connections_[conn].up : connections_[conn].down;
-  m.to_epoch = processes_[ch.to]->epoch();
+  m.to_epoch = epochs_[ch.to];
   ++sent_;
   const bool force = m.kind == MsgKind::kClose;
   const int64_t latency = ch.latency->draw(ch.rng);  // drawn even if lost: stable streams
@@ -154,6 +156,7 @@ void Network::on_event(uint64_t slot64) {
     release(slot);
     return;
   }
+  LS_ASSERT(epochs_[ch.to] == processes_[ch.to]->epoch());
   processes_[ch.to]->deliver(slot, m.to_epoch);
 }
 

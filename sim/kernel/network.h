@@ -167,6 +167,9 @@ class Network : public EventHandler {
   EventLoop& loop_;
   const Rng rng_;
   std::vector<Process*> processes_;
+  // Each process's epoch, mirrored by the process (Process::mirror_epoch_to): a send reads it
+  // here rather than from a process object that is not in the cache. A deque: slots never move.
+  std::deque<uint32_t> epochs_;
   LinkSpec default_link_;
   std::map<std::pair<ProcessId, ProcessId>, LinkSpec> links_;
   // Deques: they grow in blocks, without the copy-and-double peaks of a vector (B5 memory).

@@ -146,6 +146,7 @@ void Process::crash() {
   LS_ASSERT(up());
   crashed_ = true;
   ++epoch_;
+  if (epoch_mirror_ != nullptr) *epoch_mirror_ = epoch_;
   timers_.clear();
   std::vector<uint64_t> queued;
   queued.swap(inbox_);

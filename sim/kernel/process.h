@@ -81,6 +81,12 @@ class Process : public EventHandler {
   void restart();
   // Incremented by every crash: a message or event from an older epoch is stale.
   uint32_t epoch() const { return epoch_; }
+  // A copy of epoch() that crash() keeps up to date (the network's dense array of incarnations,
+  // read for every message sent without touching the destination process). May be null.
+  void mirror_epoch_to(uint32_t* slot) {
+    epoch_mirror_ = slot;
+    if (slot != nullptr) *slot = epoch_;
+  }
 
   // Clock faults, effective now. Pending timers are re-timed.
   void clock_jump(int64_t delta_us);
@@ -129,6 +135,7 @@ class Process : public EventHandler {
   TimeUs wake_at_ = kTimeNever;  // when that wake event fires (kTimeNever: none armed)
   uint32_t pause_depth_ = 0;
   uint32_t epoch_ = 0;
+  uint32_t* epoch_mirror_ = nullptr;
   bool crashed_ = false;
 };
 
