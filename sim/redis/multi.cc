@@ -53,7 +53,7 @@ void Server::touch_key(int db_index, std::string_view key) {
   for (ConnectionId id : ids) {
     Client* c = client(id);
     LS_ASSERT(c != nullptr);
-    LS_ASSERT(c->tx != nullptr);
+    LS_ASSERT(c->tx);
     std::vector<Client::WatchedKey>& watched = c->tx->watched;
     auto w = std::find_if(watched.begin(), watched.end(),
                           [&](const Client::WatchedKey& k) { return k.db == db_index && k.key == key; });
@@ -78,7 +78,7 @@ void Server::touch_all_in_db(int db_index) {
     for (ConnectionId id : ids) {
       Client* c = client(id);
       LS_ASSERT(c != nullptr);
-      LS_ASSERT(c->tx != nullptr);
+      LS_ASSERT(c->tx);
       for (Client::WatchedKey& w : c->tx->watched) {
         if (w.db != db_index || w.key != where.second) continue;
         if (w.expired) {
@@ -109,7 +109,7 @@ void cmd_watch(Call& c) {
   Keyspace& db = c.db();
   for (size_t j = 1; j < c.argv.size(); j++) {
     const std::string_view key = c.argv[j];
-    auto& mine = c.client.transaction_for_write().watched;
+    auto& mine = c.client.tx.for_write().watched;
     if (std::any_of(mine.begin(), mine.end(),
                     [&](const Client::WatchedKey& w) { return w.db == c.client.db && w.key == key; })) {
       continue;
@@ -130,7 +130,7 @@ void cmd_unwatch(Call& c) {
 void cmd_exec(Call& c) {
   Client& client = c.client;
   if (!client.multi) return c.error("ERR EXEC without MULTI");
-  for (const Client::WatchedKey& w : client.transaction().watched) {
+  for (const Client::WatchedKey& w : client.tx.get().watched) {
     if (w.expired) continue;
     const Entry* e = c.srv.db(w.db).find(w.key);
     if (e != nullptr && c.srv.logically_expired(*e)) client.dirty_cas = true;

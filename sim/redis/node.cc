@@ -210,7 +210,7 @@ ConnectionId Node::connect(ConnectionInfo info) {
   client.id = id;
   const ConnectionInfo kDefault;
   if (info.addr != kDefault.addr || info.laddr != kDefault.laddr || info.fd != kDefault.fd) {
-    client.info = std::make_unique<const ConnectionInfo>(std::move(info));
+    client.info.for_write() = std::move(info);
   }
   client.created_ms = s.mstime();
   client.last_interaction_ms = client.created_ms;
@@ -278,7 +278,7 @@ void dispatch(Server& s, Client& client, Args argv, std::vector<Reply>& out) {
   // inside MULTI: not computed on the common path.
   if (s.replica()) {
     const bool writes = (command_flags(*cmd, s, argv) & kCmdWrite) ||
-                        (cmd->handler == cmd_exec && (client.transaction().queued_flags & kCmdWrite));
+                        (cmd->handler == cmd_exec && (client.tx.get().queued_flags & kCmdWrite));
     if (writes) return reject(s, client, cmd, kReadOnlyError, out);
   }
   // RESP3 connections may run any command while subscribed (their messages are pushes).
@@ -290,7 +290,7 @@ void dispatch(Server& s, Client& client, Args argv, std::vector<Reply>& out) {
                   out);
   }
   if (client.multi && !runs_inside_multi(*cmd)) {
-    Client::Transaction& tx = client.transaction_for_write();
+    Client::Transaction& tx = client.tx.for_write();
     tx.queued.emplace_back(argv.begin(), argv.end());
     tx.queued_flags |= command_flags(*cmd, s, argv);
     out.push_back(Reply::status("QUEUED"));

@@ -40,23 +40,18 @@ bool NameSet::erase(std::string_view name) {
   return true;
 }
 
-const Subscriptions& Subscriptions::none() {
-  static const Subscriptions kNone;
-  return kNone;
-}
-
 bool PubSub::subscribe(Client& client, std::string_view channel) {
-  if (!client.subscriptions_for_write().channels.insert(channel)) return false;
+  if (!client.subs.for_write().channels.insert(channel)) return false;
   return add(channels_, channel, client.id);
 }
 
 bool PubSub::psubscribe(Client& client, std::string_view pattern) {
-  if (!client.subscriptions_for_write().patterns.insert(pattern)) return false;
+  if (!client.subs.for_write().patterns.insert(pattern)) return false;
   return add(patterns_, pattern, client.id);
 }
 
 bool PubSub::ssubscribe(Client& client, std::string_view channel) {
-  if (!client.subscriptions_for_write().shard_channels.insert(channel)) return false;
+  if (!client.subs.for_write().shard_channels.insert(channel)) return false;
   return add(shard_channels_, channel, client.id);
 }
 
@@ -188,7 +183,7 @@ void cmd_psubscribe(Call& c) {
 
 void cmd_unsubscribe(Call& c) {
   if (c.argv.size() == 1) {
-    const NameSet& mine = c.client.subscriptions().channels;
+    const NameSet& mine = c.client.subs.get().channels;
     if (mine.empty()) return c.reply(notice_nil("unsubscribe", c.client.subscription_count()));
     // Redis's order here is its dict's; the model's is sorted.
     std::vector<std::string> all(mine.begin(), mine.end());
@@ -206,7 +201,7 @@ void cmd_unsubscribe(Call& c) {
 
 void cmd_punsubscribe(Call& c) {
   if (c.argv.size() == 1) {
-    const NameSet& mine = c.client.subscriptions().patterns;
+    const NameSet& mine = c.client.subs.get().patterns;
     if (mine.empty()) return c.reply(notice_nil("punsubscribe", c.client.subscription_count()));
     std::vector<std::string> all(mine.begin(), mine.end());
     for (const std::string& p : all) {
@@ -234,24 +229,24 @@ void cmd_ssubscribe(Call& c) {
   if (c.client.multi) return c.error("ERR SSUBSCRIBE isn't allowed for a DENY BLOCKING client");
   for (size_t j = 1; j < c.argv.size(); j++) {
     c.srv.pubsub().ssubscribe(c.client, c.argv[j]);
-    c.reply(notice("ssubscribe", c.argv[j], c.client.subscriptions().shard_channels.size()));
+    c.reply(notice("ssubscribe", c.argv[j], c.client.subs.get().shard_channels.size()));
   }
 }
 
 void cmd_sunsubscribe(Call& c) {
   if (c.argv.size() == 1) {
-    const NameSet& mine = c.client.subscriptions().shard_channels;
+    const NameSet& mine = c.client.subs.get().shard_channels;
     if (mine.empty()) return c.reply(notice_nil("sunsubscribe", 0));
     std::vector<std::string> all(mine.begin(), mine.end());
     for (const std::string& ch : all) {
       c.srv.pubsub().sunsubscribe(c.client, ch);
-      c.reply(notice("sunsubscribe", ch, c.client.subscriptions().shard_channels.size()));
+      c.reply(notice("sunsubscribe", ch, c.client.subs.get().shard_channels.size()));
     }
     return;
   }
   for (size_t j = 1; j < c.argv.size(); j++) {
     c.srv.pubsub().sunsubscribe(c.client, c.argv[j]);
-    c.reply(notice("sunsubscribe", c.argv[j], c.client.subscriptions().shard_channels.size()));
+    c.reply(notice("sunsubscribe", c.argv[j], c.client.subs.get().shard_channels.size()));
   }
 }
 

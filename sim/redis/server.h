@@ -13,13 +13,12 @@
 #include <map>
 #include <deque>
 #include <memory>
-#include <optional>
-#include <set>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "sim/core/on_demand.h"
 #include "sim/core/rng.h"
 #include "sim/redis/db.h"
 #include "sim/redis/node.h"
@@ -59,7 +58,6 @@ struct Subscriptions {
   NameSet channels;
   NameSet patterns;
   NameSet shard_channels;  // SSUBSCRIBE
-  static const Subscriptions& none();
 };
 
 // One connection's state.
@@ -67,12 +65,8 @@ struct Client {
   ConnectionId id = 0;
   int db = 0;
   std::string name;
-  // For CLIENT LIST / CLIENT INFO; null while it is the default (simulated connections).
-  std::unique_ptr<const ConnectionInfo> info;
-  const ConnectionInfo& connection_info() const {
-    static const ConnectionInfo kDefault;
-    return info ? *info : kDefault;
-  }
+  // For CLIENT LIST / CLIENT INFO; absent while it is the default (simulated connections).
+  OnDemand<ConnectionInfo> info;
   int64_t created_ms = 0;           // node clock at connect
   int64_t last_interaction_ms = 0;  // node clock at the last request
   const Command* last_command = nullptr;        // the last command looked up (nullptr: unknown)
@@ -84,12 +78,7 @@ struct Client {
   int resp = 2;
   bool resp3() const { return resp == 3; }
   // Subscriptions, allocated by the first (P|S)SUBSCRIBE: most connections never subscribe.
-  std::unique_ptr<Subscriptions> subs;
-  const Subscriptions& subscriptions() const { return subs ? *subs : Subscriptions::none(); }
-  Subscriptions& subscriptions_for_write() {
-    if (!subs) subs = std::make_unique<Subscriptions>();
-    return *subs;
-  }
+  OnDemand<Subscriptions> subs;
   // What (P)SUBSCRIBE notices count: channels and patterns (SSUBSCRIBE's count shard channels).
   size_t subscription_count() const { return subs ? subs->channels.size() + subs->patterns.size() : 0; }
   // All three kinds: a client with any is in subscribed mode (Redis's CLIENT_PUBSUB flag).
@@ -111,15 +100,7 @@ struct Client {
   };
   // Queued commands and watched keys, allocated by the first command queued or key watched:
   // most connections never use MULTI.
-  std::unique_ptr<Transaction> tx;
-  const Transaction& transaction() const {
-    static const Transaction kNone;
-    return tx ? *tx : kNone;
-  }
-  Transaction& transaction_for_write() {
-    if (!tx) tx = std::make_unique<Transaction>();
-    return *tx;
-  }
+  OnDemand<Transaction> tx;
 
   // ---- Blocking pops (blocked.cc) ----
   // Inside BLPOP/BRPOP: waiting for a push to one of `keys` (in `db`) or for the node clock to

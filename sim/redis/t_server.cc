@@ -40,20 +40,20 @@ std::string client_info_line(const Call& c, const Client& cl) {
   if (&cl == &c.client) {
     for (std::string_view a : c.argv) argv_mem += a.size();
   }
-  for (const std::vector<std::string>& q : cl.transaction().queued) {
+  for (const std::vector<std::string>& q : cl.tx.get().queued) {
     for (const std::string& a : q) multi_mem += a.size();
   }
   const std::string cmd =
       cl.last_command != nullptr ? full_command_name(*cl.last_command, cl.last_subcommand) : std::string("NULL");
   const int64_t now_s = c.srv.mstime() / 1000;
   auto n = [](auto v) { return std::to_string(v); };
-  return "id=" + n(cl.id) + " addr=" + cl.connection_info().addr + " laddr=" + cl.connection_info().laddr +
-         " fd=" + n(cl.connection_info().fd) +
+  return "id=" + n(cl.id) + " addr=" + cl.info.get().addr + " laddr=" + cl.info.get().laddr +
+         " fd=" + n(cl.info.get().fd) +
          " name=" + cl.name + " age=" + n(now_s - cl.created_ms / 1000) +
          " idle=" + n(now_s - cl.last_interaction_ms / 1000) + " flags=" + flags + " db=" + n(cl.db) +
-         " sub=" + n(cl.subscriptions().channels.size()) + " psub=" + n(cl.subscriptions().patterns.size()) +
-         " ssub=" + n(cl.subscriptions().shard_channels.size()) + " multi=" +
-         (cl.multi ? n(cl.transaction().queued.size()) : std::string("-1")) + " qbuf=0 qbuf-free=0 argv-mem=" + n(argv_mem) +
+         " sub=" + n(cl.subs.get().channels.size()) + " psub=" + n(cl.subs.get().patterns.size()) +
+         " ssub=" + n(cl.subs.get().shard_channels.size()) + " multi=" +
+         (cl.multi ? n(cl.tx.get().queued.size()) : std::string("-1")) + " qbuf=0 qbuf-free=0 argv-mem=" + n(argv_mem) +
          " multi-mem=" + n(multi_mem) + " rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=" + n(argv_mem + multi_mem) +
          " events=r cmd=" + cmd + " user=default redir=-1 resp=" + n(cl.resp) + "\n";
 }
