@@ -115,7 +115,7 @@ class Scripting {
   Rand48 rand_;
   std::unique_ptr<LuaHost> lua_;
   // Keys are 40 hex digits of a SHA-1, already uniformly spread: their first 8 bytes are the hash
-  // (hashing all 40 bytes twice per EVALSHA was ~3% of a script run).
+  // (hashing all 40 bytes on every EVALSHA was ~3% of a script run).
   struct ShaHash {
     using is_transparent = void;
     size_t operator()(std::string_view sha) const {
