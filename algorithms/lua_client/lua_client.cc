@@ -32,11 +32,6 @@ const Script* Definition::script(std::string_view name) const {
 
 namespace {
 
-// The largest duration a history may hold (docs/history-format.md, "Limits"; the checker's reader
-// refuses more).
-constexpr int64_t kMaxHistoryDurationMs = int64_t{1} << 42;
-
-
 constexpr int kHookPeriod = 1000;  // instructions between two budget checks
 constexpr int kMaxReplyDepth = 1000;
 constexpr const char* kTimeoutText = "timeout";
@@ -499,7 +494,7 @@ int api_begin_op(lua_State* L) {
   lua_getfield(L, 1, "mode");
   const history::LockMode mode = mode_arg(L, -1, "begin_op");
   lua_getfield(L, 1, "lease_ms");
-  const int64_t lease = lua_isnil(L, -1) ? history::kAbsent : integer_arg(L, -1, "begin_op", "lease_ms", 0, kMaxHistoryDurationMs);
+  const int64_t lease = lua_isnil(L, -1) ? history::kAbsent : integer_arg(L, -1, "begin_op", "lease_ms", 0, history::kMaxDurationMs);
   OpRecord rec;
   rec.thread = &t;
   rec.lock = lock;
@@ -1124,7 +1119,7 @@ LockOutcome LuaLockClient::outcome_of(lua_State* co, int results, const char* fn
   };
   for (const Bounded& b : {Bounded{"count", &out.count, 0, INT32_MAX},
                            Bounded{"token", &out.token, -(int64_t{1} << 53), int64_t{1} << 53},
-                           Bounded{"validity_ms", &out.validity_ms, -kMaxHistoryDurationMs, kMaxHistoryDurationMs}}) {
+                           Bounded{"validity_ms", &out.validity_ms, -history::kMaxDurationMs, history::kMaxDurationMs}}) {
     const int i = field(b.name);
     if (lua_type(co, i) != LUA_TNUMBER) continue;
     const double d = std::floor(lua_tonumber(co, i));  // a fraction is cut off, as it always was

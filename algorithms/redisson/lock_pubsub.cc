@@ -25,9 +25,11 @@ class WaiterGuard {
 }  // namespace
 
 LockEntry::LockEntry(Runtime& rt, std::string channel)
-    : channel_(std::move(channel)), latch_(rt.new_semaphore(0)) {
+    : channel_(std::move(channel)),
+      latch_(rt.new_semaphore(0)),
+      phase_changed_(rt.new_semaphore(0)) {
   LS_ASSERT(!channel_.empty());
-  LS_ASSERT(latch_ != nullptr);
+  LS_ASSERT(latch_ != nullptr && phase_changed_ != nullptr);
 }
 
 Task<bool> LockEntry::wait_latch(int64_t timeout_ms) {
@@ -39,7 +41,6 @@ Task<bool> LockEntry::wait_latch(int64_t timeout_ms) {
 
 Task<bool> LockEntry::wait_phase_change(int64_t timeout_ms) {
   LS_ASSERT(timeout_ms >= -1);
-  LS_ASSERT(phase_changed_ != nullptr);
   WaiterGuard guard(phase_waiters_);
   const bool changed = co_await phase_changed_->try_acquire(timeout_ms);
   co_return changed;
@@ -48,10 +49,7 @@ Task<bool> LockEntry::wait_phase_change(int64_t timeout_ms) {
 void LockEntry::set_phase(Phase phase) {
   LS_ASSERT(phase != phase_);
   phase_ = phase;
-  if (phase_waiters_ > 0) {
-    LS_ASSERT(phase_changed_ != nullptr);
-    phase_changed_->release(phase_waiters_);
-  }
+  if (phase_waiters_ > 0) phase_changed_->release(phase_waiters_);
 }
 
 void LockEntry::on_message(std::string_view channel, std::string_view message) {
@@ -89,7 +87,6 @@ Task<bool> LockPubSub::await_subscribed(std::shared_ptr<LockEntry> entry, int64_
     if (entry->subscribe_failures_ != failures) co_return false;
     const int64_t remaining_ms = timeout_ms < 0 ? -1 : deadline_ms - rt_.now_ms();
     if (timeout_ms >= 0 && remaining_ms <= 0) co_return false;
-    if (entry->phase_changed_ == nullptr) entry->phase_changed_ = rt_.new_semaphore(0);
     co_await entry->wait_phase_change(remaining_ms);
   }
   co_return false;

@@ -58,7 +58,7 @@ class LockEntry : public MessageListener {
   int64_t subscribe_failures_ = 0;
   std::unique_ptr<Semaphore> latch_;
   int64_t latch_waiters_ = 0;
-  std::unique_ptr<Semaphore> phase_changed_;  // made by the first wait for a phase change
+  std::unique_ptr<Semaphore> phase_changed_;
   int64_t phase_waiters_ = 0;
 };
 

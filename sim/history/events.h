@@ -23,6 +23,10 @@ std::string_view to_string(HoldEnd r);
 // A field that may be absent from a line.
 constexpr int64_t kAbsent = INT64_MIN;
 
+// The largest duration (a lease, a wait, a validity) a history may hold: docs/history-format.md,
+// "Limits". The checker's reader (checker/history_parse.h) refuses more.
+constexpr int64_t kMaxDurationMs = int64_t{1} << 42;
+
 }  // namespace lockstep::history
 
 #endif  // LOCKSTEP_SIM_HISTORY_EVENTS_H_

@@ -208,10 +208,7 @@ ConnectionId Node::connect(ConnectionInfo info) {
   ConnectionId id = s.next_client_id++;
   Client client;
   client.id = id;
-  const ConnectionInfo kDefault;
-  if (info.addr != kDefault.addr || info.laddr != kDefault.laddr || info.fd != kDefault.fd) {
-    client.info.for_write() = std::move(info);
-  }
+  if (info != ConnectionInfo{}) client.info.for_write() = std::move(info);
   client.created_ms = s.mstime();
   client.last_interaction_ms = client.created_ms;
   LS_ASSERT(s.clients().find(id) == nullptr);

@@ -91,6 +91,7 @@ struct ConnectionInfo {
   std::string addr = "?:0";
   std::string laddr = "?:0";
   int fd = -1;
+  bool operator==(const ConnectionInfo&) const = default;
 };
 
 // A copy of a node's data: what an RDB snapshot or a restart with persistence keeps.
