@@ -20,7 +20,7 @@ uint64_t payload_of(uint64_t arg) { return arg & Process::kMaxPayload; }
 }  // namespace
 
 Process::Process(EventLoop& loop, ProcessId id, std::string name, LocalClock clock)
-    : loop_(loop), id_(id), name_(std::move(name)), clock_(clock) {
+    : loop_(loop), name_(std::move(name)), clock_(clock), id_(id) {
   LS_ASSERT(!name_.empty());
   LS_ASSERT(timers_.empty());
 }
@@ -36,6 +36,7 @@ uint64_t Process::encode(uint64_t kind, uint64_t payload) const {
 void Process::add_timer(int64_t deadline_local_us, uint64_t tag) {
   LS_ASSERT(up());
   LS_ASSERT(tag <= kMaxPayload);
+  if (timers_.size() == timers_.capacity()) compact_timers();
   timers_.push_back(Timer{deadline_local_us, timer_seq_++, tag});
   std::push_heap(timers_.begin(), timers_.end(), timer_later);
   // Only a new earliest timer can move the wake-up earlier.
@@ -48,6 +49,16 @@ void Process::drop_dead_timers() {
     std::pop_heap(timers_.begin(), timers_.end(), timer_later);
     timers_.pop_back();
   }
+}
+
+// A dead timer leaves the heap only when it reaches the front, so a process whose waits end
+// early (a reply before its timeout) would keep growing the heap with them. Before the heap
+// grows, the dead are dropped; if at least half are live it grows anyway, so each timer is
+// moved O(1) times on average. (deadline, seq) is a total order: the pops are the same.
+void Process::compact_timers() {
+  std::erase_if(timers_, [this](const Timer& t) { return !timer_live(t.tag); });
+  std::make_heap(timers_.begin(), timers_.end(), timer_later);
+  if (timers_.size() > timers_.capacity() / 2) timers_.reserve(std::max<size_t>(2, timers_.capacity() * 2));
 }
 
 void Process::arm_wake() {

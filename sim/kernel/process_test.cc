@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,7 @@ class RecordingProcess : public Process {
   };
   std::vector<Entry> log;
   std::vector<uint64_t> dropped;
+  std::set<uint64_t> dead_timers;  // timers whose wait ended already
 
  protected:
   void handle_work(uint64_t p) override { log.push_back({now(), "work" + std::to_string(p)}); }
@@ -27,6 +29,7 @@ class RecordingProcess : public Process {
     log.push_back({now(), "timer" + std::to_string(tag)});
   }
   void drop_work(uint64_t p) override { dropped.push_back(p); }
+  bool timer_live(uint64_t tag) const override { return !dead_timers.contains(tag); }
 };
 
 // Runs a callback at a given true time (faults in these tests).
@@ -49,6 +52,23 @@ TEST(ProcessTest, TimersFireByTheLocalClockInDeadlineOrder) {
   p.add_timer(12'000, 3);
   ASSERT_TRUE(loop.run_until(1'000'000, 100).ok());
   EXPECT_EQ(p.log, (std::vector<E>{{3'000, "timer2"}, {10'000, "timer1"}, {10'000, "timer3"}}));
+}
+
+// A call's timeout timer outlives the call when the reply comes first: the heap must not keep
+// every such timer until its deadline (B5: a waiting client's heap), and the live ones must still
+// fire in deadline order.
+TEST(ProcessTest, DeadTimersDoNotAccumulateAndLiveOnesStillFireInOrder) {
+  EventLoop loop;
+  RecordingProcess p(loop, 0, "c1", LocalClock());
+  p.add_timer(50'000, 1'000'001);
+  p.add_timer(40'000, 1'000'002);
+  for (uint64_t tag = 1; tag <= 10'000; ++tag) {
+    p.add_timer(3'000'000 + static_cast<int64_t>(tag), tag);  // a 3 s command timeout...
+    p.dead_timers.insert(tag);                                 // ...whose reply came at once
+    ASSERT_LE(p.timers_pending(), 8u) << "after timer " << tag;
+  }
+  ASSERT_TRUE(loop.run_until(10'000'000, 100).ok());
+  EXPECT_EQ(p.log, (std::vector<E>{{40'000, "timer1000002"}, {50'000, "timer1000001"}}));
 }
 
 TEST(ProcessTest, AForwardJumpFiresPendingTimersAtOnce) {
