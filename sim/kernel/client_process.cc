@@ -172,11 +172,11 @@ const runtime::Thread& ClientProcess::add_thread() {
 
 void ClientProcess::override_script(std::string replaces, const runtime::Script* with) {
   LS_ASSERT(with != nullptr);
-  script_overrides_.emplace_back(std::move(replaces), with);
+  script_overrides_.for_write().emplace_back(std::move(replaces), with);
 }
 
 const runtime::Script& ClientProcess::script(const runtime::Script& script) const {
-  for (const auto& [replaces, with] : script_overrides_) {
+  for (const auto& [replaces, with] : script_overrides_.get()) {
     if (replaces == script.name) return *with;
   }
   return script;
@@ -266,14 +266,16 @@ ConnId ClientProcess::connection_to(ProcessId node, bool pubsub) {
 ConnId ClientProcess::open_own_connection(ProcessId node) {
   const std::string label = name() + "/blocking@" + ctx_.net->process(node).name() + "#" + std::to_string(++conn_serial_);
   const ConnId conn = ctx_.net->connect(this->id(), node, label, name(), 0);
-  own_conns_.push_back(conn);
+  own_conns_.for_write().push_back(conn);
   return conn;
 }
 
 void ClientProcess::close_own_connection(ConnId conn) {
-  auto it = std::find(own_conns_.begin(), own_conns_.end(), conn);
-  if (it == own_conns_.end()) return;  // closed already (a crash)
-  own_conns_.erase(it);
+  if (!own_conns_) return;  // closed already (a crash)
+  std::vector<ConnId>& own = own_conns_.for_write();
+  auto it = std::find(own.begin(), own.end(), conn);
+  if (it == own.end()) return;  // closed already (a crash)
+  own.erase(it);
   const uint32_t slot = ctx_.net->alloc();
   ctx_.net->msg(slot).kind = MsgKind::kClose;
   ctx_.net->send(conn, /*up=*/true, slot);
@@ -468,7 +470,7 @@ void ClientProcess::crash_client() { crash(); }
 void ClientProcess::after_crash() {
   LS_ASSERT(pending_.empty());  // every ReplyAwaiter removed itself with its frame
   while (!conns_.empty()) close_connections_to(conns_.back().node);
-  while (!own_conns_.empty()) close_own_connection(own_conns_.back());
+  while (!own_conns_.get().empty()) close_own_connection(own_conns_.get().back());
   for (Endpoint& ep : endpoints_) ep.pubsub->subs.clear();
   holds_.end_all(now(), history::HoldEnd::kCrash);
   interrupts_.clear();  // the threads are gone, and their interrupt status with them

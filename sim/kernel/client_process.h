@@ -28,6 +28,7 @@
 
 #include "runtime/lock_client.h"
 #include "runtime/runtime.h"
+#include "sim/core/on_demand.h"
 #include "sim/kernel/app_client.h"
 #include "sim/kernel/cluster.h"
 #include "sim/kernel/coro_process.h"
@@ -157,17 +158,19 @@ class ClientProcess : public CoroProcess, public AppClient, public TopologyListe
   SimContext& ctx_;
   runtime::ClientOptions options_;
   std::array<char, kUuidChars> uuid_;  // in place: a 36-byte string would be one more allocation
+  uint32_t conn_serial_ = 0;           // beside uuid_: no padding
   Rng rng_;
   std::vector<std::unique_ptr<runtime::Thread>> threads_;  // stable addresses
   std::vector<Endpoint> endpoints_;
   std::vector<NodeConns> conns_;
-  std::vector<ConnId> own_conns_;  // open connections of blocking calls in flight
-  uint32_t conn_serial_ = 0;
+  // Open connections of blocking calls in flight; a mutant's scripts. Allocated on first use:
+  // most clients never have either (B5 counts bytes per client).
+  OnDemand<std::vector<ConnId>> own_conns_;
   std::vector<PendingCall> pending_;
   uint64_t next_request_ = 1;
   HoldBook holds_;
   std::unique_ptr<runtime::LockClient> lock_client_;
-  std::vector<std::pair<std::string, const runtime::Script*>> script_overrides_;
+  OnDemand<std::vector<std::pair<std::string, const runtime::Script*>>> script_overrides_;
   ThreadInterrupts<ClientProcess> interrupts_{*this};
 };
 
