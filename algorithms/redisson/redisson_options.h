@@ -74,12 +74,20 @@ enum class WatchdogAfterFailure : uint8_t {
 };
 
 struct RedissonOptions {
-  Profile profile = Profile::kClassic;
-  // Command retry policy. retry_attempts < 0: the client's retry_attempts.
-  int32_t retry_attempts = -1;
-  RetryDelay retry_delay = RetryDelay::kFixed;
+  // The 8-byte fields first, then the 1-byte ones: every client keeps a copy (64 bytes, not 88).
+  // Command retry policy: the delay between attempts.
   int64_t retry_delay_base_ms = 1000;
   int64_t retry_delay_max_ms = 2000;
+  // Replica synchronisation (below): the WAIT's timeout.
+  int64_t slaves_sync_timeout_ms = 1000;
+  // Fair lock (below): how long a queued thread's turn waits for it.
+  int64_t fair_thread_wait_ms = 5000;
+  // RedLock (redisson-redlock): Redisson's lower bound of the per-lock wait (2.11.3+: 1 ms).
+  int64_t redlock_min_lock_wait_ms = 1;
+  // Command retry policy. retry_attempts < 0: the client's retry_attempts.
+  int32_t retry_attempts = -1;
+  Profile profile = Profile::kClassic;
+  RetryDelay retry_delay = RetryDelay::kFixed;
   // RLock scripts.
   bool merged_acquire = false;  // the single `exists == 0 or hexists == 1` test (same semantics)
   UnlockScript unlock_script = UnlockScript::kExistsCheck;
@@ -88,7 +96,6 @@ struct RedissonOptions {
   // Replica synchronisation after lock scripts (3.12.5+).
   bool sync_replicas = false;
   bool check_lock_synced_slaves = true;
-  int64_t slaves_sync_timeout_ms = 1000;
   // lockstep's own instrumentation, not a Redisson behaviour: RLock and fenced lock scripts
   // record the lock key's `state` after they run (its hash and TTL), as the fair and read-write
   // locks always do.
@@ -99,16 +106,14 @@ struct RedissonOptions {
   WatchdogAfterFailure watchdog_after_failure = WatchdogAfterFailure::kStop;
   InterruptedGrant interrupted_grant = InterruptedGrant::kRenews;
   // Fair lock.
-  int64_t fair_thread_wait_ms = 5000;
   FairScript fair_script = FairScript::kSeed;
   bool fair_acquire_failed_on_timeout = false;
   // Read-write lock.
   bool read_lease_max = true;
   ReadRenew read_renew = ReadRenew::kAllFields;
-  // RedLock (redisson-redlock): Redisson's lower bound of the per-lock wait (2.11.3+: 1 ms),
-  // and how the sub-locks' lease is derived.
-  int64_t redlock_min_lock_wait_ms = 1;
+  // RedLock: how the sub-locks' lease is derived.
   RedlockLease redlock_lease = RedlockLease::kWaitTimesTwo;
+  bool retry_attempts_given = false;  // the scenario's algorithm options set retry_attempts
 
   // The retry attempts to use given the client's setting.
   // Which retry count wins: the algorithm option given in the scenario, then the client option
@@ -118,7 +123,6 @@ struct RedissonOptions {
     if (retry_attempts >= 0 && (retry_attempts_given || !client_given)) return retry_attempts;
     return client_retry_attempts;
   }
-  bool retry_attempts_given = false;  // the scenario's algorithm options set retry_attempts
 };
 
 // The defaults of a profile.
