@@ -58,15 +58,18 @@ Task<CallResult> Executor::eval(size_t endpoint, ScriptCall call) {
   // A run may send another text in its place (a mutant, algorithms/mutants).
   call.script = &rt_.script(*call.script);
   const bool by_sha = options_.profile == Profile::kCurrent;
-  CallOptions opts = call.options;
-  opts.script = call.script->name;
-  opts.retry_attempts = 0;
+  call.options.script = call.script->name;
+  call.options.retry_attempts = 0;
   CallResult r;
   const int32_t attempts = retry_attempts();
   for (int32_t attempt = 0; attempt <= attempts; ++attempt) {
-    r = co_await rt_.conn(endpoint).call(script_argv(call, attempt, by_sha), opts);
-    if (r.ok() && by_sha && r.reply.is_error() && r.reply.str.rfind("NOSCRIPT", 0) == 0) {
-      r = co_await rt_.conn(endpoint).call(script_argv(call, attempt, false), opts);
+    // One await site (a coroutine frame keeps each site's temporaries): an EVALSHA the server
+    // answers NOSCRIPT is sent again at once as an EVAL.
+    bool send_sha = by_sha;
+    for (;;) {
+      r = co_await rt_.conn(endpoint).call(script_argv(call, attempt, send_sha), call.options);
+      if (!(r.ok() && send_sha && r.reply.is_error() && r.reply.str.rfind("NOSCRIPT", 0) == 0)) break;
+      send_sha = false;
     }
     r.attempts = attempt + 1;
     if (r.ok()) co_return r;

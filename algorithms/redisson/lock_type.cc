@@ -53,14 +53,21 @@ LockPubSub& ClientContext::pubsub(size_t endpoint) {
   return *pubsub_[endpoint];
 }
 
+// Not a coroutine: without the WAIT a run is the executor's eval, and a thread waiting for it
+// keeps no frame of its own (a herd of retrying waiters has one such call each).
 Task<CallResult> ClientContext::run_script(size_t endpoint, ScriptCall call, bool synced,
                                            bool* no_sync) {
   LS_ASSERT(no_sync != nullptr);
-  *no_sync = false;
-  const int64_t op = call.options.op;
   LS_ASSERT(call.script != nullptr);
+  *no_sync = false;
+  if (!synced || !options.sync_replicas) return exec.eval(endpoint, std::move(call));
+  return synced_eval(endpoint, std::move(call), no_sync);
+}
+
+Task<CallResult> ClientContext::synced_eval(size_t endpoint, ScriptCall call, bool* no_sync) {
+  const int64_t op = call.options.op;
   CallResult r = co_await exec.eval(endpoint, std::move(call));
-  if (!synced || !options.sync_replicas || !r.ok()) co_return r;
+  if (!r.ok()) co_return r;
   // syncedEval: WAIT for the replicas the client knows; none acknowledging is an error when
   // checkLockSyncedSlaves is on and there were replicas to wait for.
   const int64_t available = exec.replicas(endpoint);

@@ -71,6 +71,8 @@ class ClientContext {
   Task<CallResult> run_script(size_t endpoint, ScriptCall call, bool synced, bool* no_sync);
 
  private:
+  Task<CallResult> synced_eval(size_t endpoint, ScriptCall call, bool* no_sync);
+
   std::vector<std::unique_ptr<LockPubSub>> pubsub_;
 };
 

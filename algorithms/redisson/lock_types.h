@@ -33,6 +33,10 @@ class RLockType : public LockType {
                          std::vector<const Thread*> threads, int64_t lease_ms,
                          int64_t op) override;
   LockMode renew_mode() const override { return LockMode::kExclusive; }
+
+ private:
+  ScriptCall acquire_call(const std::string& lock, const Thread* thread, int64_t lease_ms,
+                          int64_t op) const;
 };
 
 class FencedType : public RLockType {

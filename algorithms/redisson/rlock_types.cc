@@ -12,7 +12,16 @@ Task<AcquireReply> RLockType::try_acquire(size_t endpoint, std::string lock,
                                           int64_t wait_ms, bool once, int64_t op) {
   LS_ASSERT(thread != nullptr);
   LS_ASSERT(lease_ms != -1);
-  // GCC 12 miscompiles braced lists inside co_await expressions: arguments are built first.
+  bool no_sync = false;
+  // The call is built outside the frame: a waiter's frame is small (issue 14, B5).
+  co_return acquire_reply(
+      co_await ctx_.run_script(endpoint, acquire_call(lock, thread, lease_ms, op), true, &no_sync),
+      no_sync);
+}
+
+// GCC 12 miscompiles braced lists inside co_await expressions: arguments are built here.
+ScriptCall RLockType::acquire_call(const std::string& lock, const Thread* thread,
+                                   int64_t lease_ms, int64_t op) const {
   ScriptCall call;
   call.script = ctx_.options.merged_acquire ? &scripts::rlock_acquire_merged()
                                             : &scripts::rlock_acquire();
@@ -20,9 +29,7 @@ Task<AcquireReply> RLockType::try_acquire(size_t endpoint, std::string lock,
   call.args = {std::to_string(lease_ms), lock_name(*thread)};
   call.options.op = op;
   if (ctx_.options.record_states) call.options.state_keys = {lock};
-  bool no_sync = false;
-  CallResult r = co_await ctx_.run_script(endpoint, std::move(call), true, &no_sync);
-  co_return acquire_reply(r, no_sync);
+  return call;
 }
 
 Task<UnlockReply> RLockType::unlock(size_t endpoint, std::string lock, const Thread* thread,
