@@ -222,16 +222,15 @@ Task<LockOutcome> lock(LockType& type, size_t endpoint, const Thread* thread, Lo
     }
     if (entry == nullptr) {
       entry = pubsub.acquire_entry(type.channel(call.lock, *thread));
-      const int64_t sub_timeout_ms = ctx.rt.options().subscription_timeout_ms;
       // commandExecutor.get() / getInterrupted(): an interrupt ends lock() here either way.
       Interrupt interrupted = Interrupt::kNone;
-      const bool subscribed =
-          co_await ctx.rt.interruptible(*thread, pubsub.await_subscribed(entry, sub_timeout_ms), &interrupted);
+      const bool subscribed = co_await ctx.rt.interruptible(
+          *thread, pubsub.await_subscribed(entry, ctx.rt.options().subscription_timeout_ms), &interrupted);
       if (!subscribed) {
         pubsub.release_entry(entry);
         if (interrupted != Interrupt::kNone) co_return interrupted_outcome(interrupted, !call.interruptibly);
         ctx.rt.cover(coverage::kSubscribeFailed);
-        co_return subscribe_timeout(sub_timeout_ms);
+        co_return subscribe_timeout(ctx.rt.options().subscription_timeout_ms);
       }
       ctx.rt.cover(coverage::kWaitForUnlock);
       continue;

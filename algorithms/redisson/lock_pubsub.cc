@@ -78,7 +78,7 @@ std::shared_ptr<LockEntry> LockPubSub::acquire_entry(const std::string& channel)
   return entry;
 }
 
-Task<bool> LockPubSub::await_subscribed(std::shared_ptr<LockEntry> entry, int64_t timeout_ms) {
+Task<bool> LockPubSub::await_subscribed(const std::shared_ptr<LockEntry>& entry, int64_t timeout_ms) {
   LS_ASSERT(entry != nullptr && entry->refs_ > 0);
   const int64_t deadline_ms = timeout_ms < 0 ? INT64_MAX : rt_.now_ms() + timeout_ms;
   const int64_t failures = entry->subscribe_failures_;

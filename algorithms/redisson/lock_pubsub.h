@@ -74,8 +74,9 @@ class LockPubSub {
   // release_entry().
   std::shared_ptr<LockEntry> acquire_entry(const std::string& channel);
   // Waits up to timeout_ms (-1: forever) for the entry's subscription to be confirmed. False if
-  // the time ran out or the SUBSCRIBE failed (Redisson's subscription timeout).
-  Task<bool> await_subscribed(std::shared_ptr<LockEntry> entry, int64_t timeout_ms);
+  // the time ran out or the SUBSCRIBE failed (Redisson's subscription timeout). REQUIRES: the
+  // caller's `entry` lives while the wait can run (a reference: no copy in the caller's frame).
+  Task<bool> await_subscribed(const std::shared_ptr<LockEntry>& entry, int64_t timeout_ms);
   // Leaves the entry; the last one out unsubscribes.
   void release_entry(const std::shared_ptr<LockEntry>& entry);
 

@@ -34,16 +34,17 @@ inline constexpr std::string_view kNoSyncError =
 std::string illegal_monitor_state(std::string_view uuid, int64_t thread_id);
 
 // What one acquire script run returned.
+// The 8-byte fields first: a waiting thread's lock() frame keeps one (56 bytes, not 64).
 struct AcquireReply {
-  Outcome outcome = Outcome::kOk;  // kUnknown: no reply in time; kFail: an error reply
-  bool acquired = false;
   int64_t ttl_ms = -1;              // not acquired: the wait hint (may be negative)
   int64_t token = history::kAbsent;  // fenced lock
+  std::string error;
+  Outcome outcome = Outcome::kOk;  // kUnknown: no reply in time; kFail: an error reply
+  bool acquired = false;
   bool no_sync = false;             // sync_replicas: no replica acknowledged (check enabled)
   // The caller was interrupted or cancelled while the command was in flight (outcome kUnknown:
   // it got an exception and cannot know whether the script ran).
   Interrupt interrupted = Interrupt::kNone;
-  std::string error;
 };
 
 // What one unlock (or forceUnlock) script run returned.
