@@ -110,7 +110,7 @@ runtime::Task<void> Workload::raw(ThreadState* t, const Step& st) {
 
 // Coroutine frames keep every local that lives across a co_await, so the history bookkeeping
 // happens in plain functions around the one suspension (B5: memory per waiting client).
-runtime::LockRequest Workload::invoke(ThreadState* t, OpKind op, const std::string& lock,
+runtime::LockRequest Workload::invoke(ThreadState* t, OpKind op, std::string_view lock,
                                          LockMode mode, int64_t wait_ms, int64_t lease_ms) {
   kernel::AppClient& c = *t->client;
   const std::string owner = c.owner_name(*t->thread);
@@ -195,14 +195,34 @@ void Workload::released(ThreadState* t, OpKind op, const runtime::LockRequest& r
   recorder().complete(t->client->history_now(), req.op, done);
 }
 
+// Not a coroutine: the call's arguments wait in the thread's state, and run_acquire() records
+// the invocation when it starts, as a coroutine here would.
 runtime::Task<bool> Workload::acquire(ThreadState* t, OpKind op, const std::string& lock,
                                      LockMode mode, int64_t wait_ms, int64_t lease_ms,
                                      std::string_view object, bool interruptibly) {
-  runtime::LockRequest req = invoke(t, op, lock, mode, wait_ms, lease_ms);
-  req.object = object;
-  req.interruptibly = interruptibly;
-  t->client->call_started(t->thread->index, op == OpKind::kTryLock);
-  co_return acquired(t, req, co_await t->client->lock_client().acquire(*t->thread, req));
+  t->acquire_op = op;
+  t->acquiring = runtime::LockRequest{};
+  t->acquiring.lock = lock;
+  t->acquiring.mode = mode;
+  t->acquiring.wait_ms = wait_ms;
+  t->acquiring.lease_ms = lease_ms;
+  t->acquiring.object = object;
+  t->acquiring.interruptibly = interruptibly;
+  return run_acquire(t);
+}
+
+runtime::Task<bool> Workload::run_acquire(ThreadState* t) {
+  start_acquire(t);
+  co_return acquired(t, t->acquiring, co_await t->client->lock_client().acquire(*t->thread, t->acquiring));
+}
+
+void Workload::start_acquire(ThreadState* t) {
+  runtime::LockRequest& req = t->acquiring;
+  const runtime::LockRequest inv = invoke(t, t->acquire_op, req.lock, req.mode, req.wait_ms, req.lease_ms);
+  req.wait_ms = inv.wait_ms;
+  req.lease_ms = inv.lease_ms;
+  req.op = inv.op;
+  t->client->call_started(t->thread->index, t->acquire_op == OpKind::kTryLock);
 }
 
 runtime::Task<void> Workload::release(ThreadState* t, const std::string& lock, LockMode mode,

@@ -52,12 +52,16 @@ class Workload {
     const runtime::Thread* thread = nullptr;
     std::string last_lock;  // the lock a write without "lock" refers to
     Rng rng{0};
+    // The acquisition in flight (a thread makes one call at a time), kept here rather than in
+    // the coroutine frame that every waiting thread keeps (B5: bytes per client).
+    history::OpKind acquire_op = history::OpKind::kLock;
+    runtime::LockRequest acquiring;
   };
 
   runtime::Task<void> run_script(ThreadState* t, const std::vector<const ScriptEntry*> entries);
   runtime::Task<void> run_steps(ThreadState* t, const std::vector<Step>& steps);
   runtime::Task<void> run_step(ThreadState* t, const Step& step);
-  runtime::LockRequest invoke(ThreadState* t, history::OpKind op, const std::string& lock,
+  runtime::LockRequest invoke(ThreadState* t, history::OpKind op, std::string_view lock,
                                  history::LockMode mode, int64_t wait_ms, int64_t lease_ms);
   bool acquired(ThreadState* t, const runtime::LockRequest& req,
                 const runtime::LockOutcome& out);
@@ -67,6 +71,8 @@ class Workload {
   runtime::Task<bool> acquire(ThreadState* t, history::OpKind op, const std::string& lock,
                              history::LockMode mode, int64_t wait_ms, int64_t lease_ms,
                              std::string_view object = {}, bool interruptibly = false);
+  runtime::Task<bool> run_acquire(ThreadState* t);
+  void start_acquire(ThreadState* t);
   // Thread.sleep(ms): a hold or think time, which an interrupt ends early (the application
   // catches the InterruptedException and goes on with its next step).
   runtime::Task<void> sleep(ThreadState* t, int64_t ms);
