@@ -47,11 +47,13 @@ Task<bool> SimSemaphore::try_acquire(int64_t timeout_ms) {
   }
   if (timeout_ms == 0) co_return false;
   drop_stale_waiters();
-  const int64_t deadline = timeout_ms < 0 ? CoroProcess::kNoDeadline
-                                          : process_.local_us() + ms_to_us(timeout_ms);
-  const int32_t r =
-      co_await WaitFor(process_, deadline, [this](WaitRef ref) { waiters_.push_back(ref); });
-  co_return r == kWaitSignalled;
+  // No locals across the wait: every waiting thread keeps this frame (B5).
+  co_return co_await WaitFor(process_, deadline_us(timeout_ms),
+                             [this](WaitRef ref) { waiters_.push_back(ref); }) == kWaitSignalled;
+}
+
+int64_t SimSemaphore::deadline_us(int64_t timeout_ms) const {
+  return timeout_ms < 0 ? CoroProcess::kNoDeadline : process_.local_us() + ms_to_us(timeout_ms);
 }
 
 }  // namespace lockstep::kernel

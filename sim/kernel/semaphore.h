@@ -27,6 +27,7 @@ class SimSemaphore : public runtime::Semaphore {
 
  private:
   void drop_stale_waiters();
+  int64_t deadline_us(int64_t timeout_ms) const;  // on the process's local clock
 
   CoroProcess& process_;
   int64_t permits_;
