@@ -340,7 +340,13 @@ Task<runtime::CallResult> ClientProcess::call(size_t endpoint, bool pubsub,
     m.id = request;
     m.op = options.op;
     m.script = options.script;
-    m.set_args(argv);
+    // The last attempt gives the message the arguments instead of a copy: a herd of callers
+    // would otherwise hold every argument twice while their calls are in flight.
+    if (attempt == retries) {
+      m.take_args(std::move(argv));
+    } else {
+      m.set_args(argv);
+    }
     m.state_keys = options.state_keys;
     ctx_.net->send(conn, /*up=*/true, slot);
     result.attempts = attempt + 1;

@@ -14,6 +14,12 @@ void Message::set_args(const std::string* argv, size_t n) {
 
 void Message::set_args(const std::vector<std::string>& argv) { set_args(argv.data(), argv.size()); }
 
+void Message::take_args(std::vector<std::string> argv) {
+  LS_ASSERT(argv.size() < (1u << 20));
+  args.swap(argv);
+  argc = static_cast<uint32_t>(args.size());
+}
+
 void Message::push_arg(std::string_view a) {
   LS_ASSERT(argc <= args.size());
   if (args.size() == argc) args.emplace_back();

@@ -46,6 +46,8 @@ struct Message {
 
   void set_args(const std::vector<std::string>& argv);
   void set_args(const std::string* argv, size_t n);
+  // Takes the strings themselves (this message's spare buffers are freed instead of reused).
+  void take_args(std::vector<std::string> argv);
   void push_arg(std::string_view arg);
   std::string_view arg(size_t i) const { return args[i]; }
   // Resets everything but buffer capacity.
