@@ -12,6 +12,7 @@ using history::OpKind;
 
 Workload::Workload(WorkloadWorld world) : world_(std::move(world)) {
   LS_ASSERT(world_.scenario != nullptr && world_.recorder != nullptr);
+  threads_.reserve(static_cast<size_t>(scenario().total_threads()));  // no doubling's slack
   for (kernel::AppClient* c : world_.clients) {
     for (size_t i = 0; i < c->thread_count(); ++i) {
       ThreadState t;
