@@ -60,23 +60,28 @@ struct Subscriptions {
   NameSet shard_channels;  // SSUBSCRIBE
 };
 
-// One connection's state.
+// One connection's state. A node keeps two per simulated client (B5 counts bytes per client):
+// what few connections use is allocated on first use, and the small fields sit together.
 struct Client {
   ConnectionId id = 0;
   int db = 0;
-  std::string name;
+  // The protocol (HELLO): 2 or 3. Decides what handlers build where Redis's replies differ in
+  // structure, not just in type (ZRANGE WITHSCORES pairs, PING and the commands allowed while
+  // subscribed). A script's client starts at 2 and redis.setresp() changes it.
+  int resp = 2;
+  bool resp3() const { return resp == 3; }
+  bool no_evict = false;  // CLIENT NO-EVICT ON
+  // ---- MULTI/EXEC and WATCH (multi.cc) ----
+  bool multi = false;       // between MULTI and EXEC/DISCARD: commands are queued
+  bool dirty_exec = false;  // a command was refused while queuing: EXEC aborts (EXECABORT)
+  bool dirty_cas = false;   // a watched key was touched: EXEC fails with a null array
+  OnDemand<std::string> name;  // CLIENT SETNAME
   // For CLIENT LIST / CLIENT INFO; absent while it is the default (simulated connections).
   OnDemand<ConnectionInfo> info;
   int64_t created_ms = 0;           // node clock at connect
   int64_t last_interaction_ms = 0;  // node clock at the last request
   const Command* last_command = nullptr;        // the last command looked up (nullptr: unknown)
   const Subcommand* last_subcommand = nullptr;  // and its subcommand, for containers
-  bool no_evict = false;                  // CLIENT NO-EVICT ON
-  // The protocol (HELLO): 2 or 3. Decides what handlers build where Redis's replies differ in
-  // structure, not just in type (ZRANGE WITHSCORES pairs, PING and the commands allowed while
-  // subscribed). A script's client starts at 2 and redis.setresp() changes it.
-  int resp = 2;
-  bool resp3() const { return resp == 3; }
   // Subscriptions, allocated by the first (P|S)SUBSCRIBE: most connections never subscribe.
   OnDemand<Subscriptions> subs;
   // What (P)SUBSCRIBE notices count: channels and patterns (SSUBSCRIBE's count shard channels).
@@ -84,10 +89,7 @@ struct Client {
   // All three kinds: a client with any is in subscribed mode (Redis's CLIENT_PUBSUB flag).
   size_t total_subscription_count() const { return subs ? subscription_count() + subs->shard_channels.size() : 0; }
 
-  // ---- MULTI/EXEC and WATCH (multi.cc) ----
-  bool multi = false;       // between MULTI and EXEC/DISCARD: commands are queued
-  bool dirty_exec = false;  // a command was refused while queuing: EXEC aborts (EXECABORT)
-  bool dirty_cas = false;   // a watched key was touched: EXEC fails with a null array
+  // MULTI/EXEC and WATCH (the flags are above).
   struct WatchedKey {
     int db;
     std::string key;

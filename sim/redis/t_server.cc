@@ -49,7 +49,7 @@ std::string client_info_line(const Call& c, const Client& cl) {
   auto n = [](auto v) { return std::to_string(v); };
   return "id=" + n(cl.id) + " addr=" + cl.info.get().addr + " laddr=" + cl.info.get().laddr +
          " fd=" + n(cl.info.get().fd) +
-         " name=" + cl.name + " age=" + n(now_s - cl.created_ms / 1000) +
+         " name=" + cl.name.get() + " age=" + n(now_s - cl.created_ms / 1000) +
          " idle=" + n(now_s - cl.last_interaction_ms / 1000) + " flags=" + flags + " db=" + n(cl.db) +
          " sub=" + n(cl.subs.get().channels.size()) + " psub=" + n(cl.subs.get().patterns.size()) +
          " ssub=" + n(cl.subs.get().shard_channels.size()) + " multi=" +
@@ -201,7 +201,7 @@ bool hello_option(Call& c, size_t* j) {
       c.error(kBadClientName);
       return false;
     }
-    c.client.name = std::string(name);
+    c.client.name.for_write() = std::string(name);
     *j += 1;
   } else {
     c.error(sanitize_error("ERR Syntax error in HELLO option '" + std::string(opt) + "'"));
@@ -234,10 +234,10 @@ void cmd_client(Call& c) {
     c.reply(Reply::integer_of(static_cast<int64_t>(c.client.id)));
   } else if (iequals(sub, "setname")) {
     if (!valid_client_name(c.argv[2])) return c.error(kBadClientName);
-    c.client.name = std::string(c.argv[2]);
+    c.client.name.for_write() = std::string(c.argv[2]);
     c.reply(Reply::ok());
   } else if (iequals(sub, "getname")) {
-    c.reply(c.client.name.empty() ? Reply::nil() : Reply::bulk(c.client.name));
+    c.reply(c.client.name.get().empty() ? Reply::nil() : Reply::bulk(c.client.name.get()));
   } else if (iequals(sub, "no-evict")) {
     // The model evicts nothing; the flag is kept for CLIENT LIST, as Redis 7.0 keeps it.
     if (!iequals(c.argv[2], "on") && !iequals(c.argv[2], "off")) return c.syntax_error();
@@ -381,7 +381,7 @@ void cmd_reset(Call& c) {
   c.srv.discard_transaction(c.client);
   c.srv.pubsub().drop(c.client);
   c.client.db = 0;
-  c.client.name.clear();
+  c.client.name.reset();
   c.client.resp = 2;
   c.reply(Reply::status("RESET"));
 }
