@@ -57,7 +57,8 @@ ChannelId Network::open_channel(ProcessId from, ProcessId to, std::string_view l
   const LinkSpec* spec = link_spec(from, to);
   const LatencyDist* latency = replication_lag != nullptr ? replication_lag : &spec->latency;
   LS_ASSERT(latency->valid());
-  channels_.push_back(Channel{from, to, 0, spec, latency, replication_lag != nullptr,
+  LS_ASSERT(replication_lag != &spec->latency);
+  channels_.push_back(Channel{from, to, 0, spec, latency,
                               rng_.stream(std::string("net/") + std::string(label))});
   return static_cast<ChannelId>(channels_.size() - 1);
 }
@@ -100,7 +101,7 @@ void Network::release(uint32_t slot) {
 }
 
 bool Network::lost_at_send(Channel& ch) {
-  if (ch.replication) return false;
+  if (ch.replication()) return false;
   bool lost = false;
   if (ch.spec->loss_ppm > 0) lost = ch.rng.chance_ppm(ch.spec->loss_ppm);
   for (const Window& w : windows_) {
@@ -116,7 +117,7 @@ int64_t Network::extra_delay(const Channel& ch) const {
   int64_t extra = 0;
   for (const Window& w : windows_) {
     const bool delay = w.kind == Window::Kind::kDelay && w.filter.matches(ch.from, ch.to);
-    const bool lag = w.kind == Window::Kind::kReplicationLag && ch.replication && ch.to == w.filter.a;
+    const bool lag = w.kind == Window::Kind::kReplicationLag && ch.replication() && ch.to == w.filter.a;
     if (delay || lag) extra += w.extra_us;
   }
   LS_ASSERT(extra >= 0);
@@ -134,7 +135,7 @@ bool Network::send(ConnId conn, bool up, uint32_t slot) {
   ++sent_;
   const bool force = m.kind == MsgKind::kClose;
   const int64_t latency = ch.latency->draw(ch.rng);  // drawn even if lost: stable streams
-  if (!force && (lost_at_send(ch) || (!ch.replication && blocked(ch.from, ch.to)))) {
+  if (!force && (lost_at_send(ch) || (!ch.replication() && blocked(ch.from, ch.to)))) {
     ++lost_;
     release(slot);
     return false;
@@ -151,7 +152,7 @@ void Network::on_event(uint64_t slot64) {
   Message& m = pool_[slot];
   const Channel& ch = channels_[m.channel];
   const bool force = m.kind == MsgKind::kClose;
-  if (!force && !ch.replication && blocked(ch.from, ch.to)) {
+  if (!force && !ch.replication() && blocked(ch.from, ch.to)) {
     ++lost_;
     release(slot);
     return;
