@@ -57,7 +57,7 @@ LockCall RedissonLock::to_call(const LockRequest& request) {
   // Without a name, each call goes through a fresh object, as redissonClient.getLock(name).lock()
   // does (seed 001's MONITOR trace: tryLock(600000, ...) then an unlock re-arming 30000).
   if (request.object.empty()) return call;
-  auto [it, fresh] = objects_.try_emplace(std::string(request.object));
+  auto [it, fresh] = objects_.for_write().try_emplace(std::string(request.object));
   if (fresh) it->second.internal_lease_ms = ctx_.rt.options().lock_watchdog_timeout_ms;
   call.object = &it->second;
   return call;
@@ -90,7 +90,7 @@ Task<LockOutcome> RedissonLock::acquire_read(LockType& type, const Thread& threa
   LS_ASSERT(request.mode == LockMode::kRead);
   LockOutcome out = co_await redisson::acquire(type, 0, &thread, to_call(request));
   if (out.outcome == Outcome::kOk && out.acquired) {
-    out.count = ++read_holds_[{thread.index, std::string(request.lock)}];
+    out.count = ++read_holds_.for_write()[{thread.index, std::string(request.lock)}];
   }
   co_return out;
 }
@@ -103,9 +103,10 @@ Task<LockOutcome> RedissonLock::release(const Thread& thread, const LockRequest&
     // The thread gave up one read hold when it called unlock, whatever the answer (its hold in
     // the history ended then too): an unlock that failed or timed out must not leave a count
     // the next read acquisition would build on.
-    auto it = read_holds_.find({thread.index, std::string(request.lock)});
-    const int64_t left = it == read_holds_.end() ? 0 : std::max<int64_t>(0, it->second - 1);
-    if (it != read_holds_.end() && left == 0) read_holds_.erase(it);
+    auto& holds = read_holds_.for_write();
+    auto it = holds.find({thread.index, std::string(request.lock)});
+    const int64_t left = it == holds.end() ? 0 : std::max<int64_t>(0, it->second - 1);
+    if (it != holds.end() && left == 0) holds.erase(it);
     if (left > 0) it->second = left;
     if (out.outcome == Outcome::kOk) {
       out.released = out.released || left == 0;

@@ -16,6 +16,7 @@
 #include "algorithms/algorithm.h"
 #include "algorithms/redisson/lock_flows.h"
 #include "algorithms/redisson/lock_types.h"
+#include "sim/core/on_demand.h"
 
 namespace lockstep::algorithms::redisson {
 
@@ -58,10 +59,11 @@ class RedissonLock : public LockClient {
   ClientContext ctx_;
   // Read holds per (thread index, lock), counted client-side: the read unlock script answers 0
   // while *any* reader remains, so whether this thread's own count reached zero (the history's
-  // `released`) comes from here.
-  std::map<std::pair<uint32_t, std::string>, int64_t> read_holds_;
+  // `released`) comes from here. Allocated on first use, as the objects below: every client
+  // has a RedissonLock, few take read locks or name their lock objects (B5: bytes per client).
+  OnDemand<std::map<std::pair<uint32_t, std::string>, int64_t>> read_holds_;
   // The named lock objects of this client process (a map: calls keep pointers to them).
-  std::map<std::string, LockObject> objects_;
+  OnDemand<std::map<std::string, LockObject>> objects_;
   std::unique_ptr<LockType> exclusive_;
   std::unique_ptr<LockType> read_;
   std::unique_ptr<LockType> write_;

@@ -9,14 +9,14 @@ namespace lockstep::algorithms::redisson {
 
 Watchdog::Watchdog(Runtime& rt, const RedissonOptions& options) : rt_(rt), options_(options) {
   LS_ASSERT(rt_.options().lock_watchdog_timeout_ms >= 3);
-  LS_ASSERT(entries_.empty());
+  LS_ASSERT(!entries_);
 }
 
 void Watchdog::schedule(size_t endpoint, const std::string& lock, const Thread& thread,
                         Renewer* renewer) {
   LS_ASSERT(renewer != nullptr);
   LS_ASSERT(endpoint < rt_.endpoints());
-  std::shared_ptr<Entry>& slot = entries_[Key{endpoint, lock}];
+  std::shared_ptr<Entry>& slot = entries_.for_write()[Key{endpoint, lock}];
   if (slot == nullptr) {
     slot = std::make_shared<Entry>();
     slot->endpoint = endpoint;
@@ -36,8 +36,9 @@ void Watchdog::schedule(size_t endpoint, const std::string& lock, const Thread& 
 }
 
 void Watchdog::cancel(size_t endpoint, const std::string& lock, const Thread* thread) {
-  auto found = entries_.find(Key{endpoint, lock});
-  if (found == entries_.end()) return;
+  if (!entries_) return;
+  auto found = entries_->find(Key{endpoint, lock});
+  if (found == entries_->end()) return;
   std::shared_ptr<Entry> entry = found->second;
   if (thread != nullptr) {
     auto it = std::find_if(entry->threads.begin(), entry->threads.end(),
@@ -50,21 +51,23 @@ void Watchdog::cancel(size_t endpoint, const std::string& lock, const Thread* th
 
 void Watchdog::drop(const std::shared_ptr<Entry>& entry) {
   LS_ASSERT(entry != nullptr);
-  auto found = entries_.find(Key{entry->endpoint, entry->lock});
-  if (found == entries_.end() || found->second != entry) return;  // already replaced
-  entries_.erase(found);
+  if (!entries_) return;
+  auto found = entries_->find(Key{entry->endpoint, entry->lock});
+  if (found == entries_->end() || found->second != entry) return;  // already replaced
+  entries_->erase(found);
   entry->cancelled = true;
   // A sleeping task is stopped at once; one waiting for a renewal's reply stops after it.
   if (!entry->in_flight) rt_.cancel(entry->task);
 }
 
 bool Watchdog::active(size_t endpoint, const std::string& lock) const {
-  return entries_.count(Key{endpoint, lock}) > 0;
+  return entries_.get().count(Key{endpoint, lock}) > 0;
 }
 
 int64_t Watchdog::count(size_t endpoint, const std::string& lock, const Thread& thread) const {
-  auto found = entries_.find(Key{endpoint, lock});
-  if (found == entries_.end()) return 0;
+  const auto& entries = entries_.get();
+  auto found = entries.find(Key{endpoint, lock});
+  if (found == entries.end()) return 0;
   for (const auto& [t, n] : found->second->threads) {
     if (t == &thread) return n;
   }

@@ -28,6 +28,7 @@
 
 #include "algorithms/algorithm.h"
 #include "algorithms/redisson/redisson_options.h"
+#include "sim/core/on_demand.h"
 
 namespace lockstep::algorithms::redisson {
 
@@ -67,7 +68,7 @@ class Watchdog {
   // For tests: whether the lock has an entry, and its thread count for `thread`.
   bool active(size_t endpoint, const std::string& lock) const;
   int64_t count(size_t endpoint, const std::string& lock, const Thread& thread) const;
-  size_t entries() const { return entries_.size(); }
+  size_t entries() const { return entries_.get().size(); }
 
  private:
   struct Entry {
@@ -86,7 +87,8 @@ class Watchdog {
 
   Runtime& rt_;
   const RedissonOptions& options_;
-  std::map<Key, std::shared_ptr<Entry>> entries_;
+  // Allocated by the first schedule(): most clients in a crowd never hold a lock.
+  OnDemand<std::map<Key, std::shared_ptr<Entry>>> entries_;
 };
 
 }  // namespace lockstep::algorithms::redisson
