@@ -49,7 +49,8 @@ Step with_mode(Step step, LockMode mode) {
   return step;
 }
 
-SimWorld::SimWorld(const Options& o) : rec_(o.history ? &writer_ : nullptr), rng_(o.seed) {
+SimWorld::SimWorld(const Options& o)
+    : client_options_(o.client), rec_(o.history ? &writer_ : nullptr), rng_(o.seed) {
   info_ = find_algorithm(o.algorithm);
   LS_ASSERT(info_ != nullptr);
   Status valid = info_->validate(o.algorithm_options, "/algorithm/options");
@@ -81,7 +82,7 @@ SimWorld::SimWorld(const Options& o) : rec_(o.history ? &writer_ : nullptr), rng
   }
   for (size_t i = 0; i < o.clients; ++i) {
     clients_.push_back(std::make_unique<kernel::ClientProcess>(
-        ctx_, next++, "c" + std::to_string(i + 1), kernel::LocalClock(), o.client));
+        ctx_, next++, "c" + std::to_string(i + 1), kernel::LocalClock(), client_options_));
     kernel::ClientProcess& p = *clients_.back();
     net_->add_process(&p);
     cluster_->add_listener(&p);

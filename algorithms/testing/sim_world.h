@@ -112,6 +112,7 @@ class SimWorld : public kernel::EventHandler {
   Task<LockOutcome> run_step(kernel::ClientProcess& p, const Thread& thread, const Step& step);
 
   kernel::EventLoop loop_;
+  runtime::ClientOptions client_options_;  // the clients keep a reference
   history::Writer writer_;
   history::Recorder rec_;
   Rng rng_;

@@ -172,11 +172,11 @@ const runtime::Thread& ClientProcess::add_thread() {
 
 void ClientProcess::override_script(std::string replaces, const runtime::Script* with) {
   LS_ASSERT(with != nullptr);
-  script_overrides_.for_write().emplace_back(std::move(replaces), with);
+  rare_.for_write().script_overrides.emplace_back(std::move(replaces), with);
 }
 
 const runtime::Script& ClientProcess::script(const runtime::Script& script) const {
-  for (const auto& [replaces, with] : script_overrides_.get()) {
+  for (const auto& [replaces, with] : rare_.get().script_overrides) {
     if (replaces == script.name) return *with;
   }
   return script;
@@ -258,21 +258,21 @@ ConnId ClientProcess::connection_to(ProcessId node, bool pubsub) {
     const std::string kind = pubsub ? "/pubsub" : "/cmd";
     const std::string label =
         name() + kind + "@" + node_name + "#" + std::to_string(++conn_serial_);
-    id = ctx_.net->connect(this->id(), node, label, pubsub ? name() + "/pubsub" : name(), 0);
+    id = ctx_.net->connect(this->id(), node, label, pubsub ? ConnName::kPubSub : ConnName::kClient, 0);
   }
   return id;
 }
 
 ConnId ClientProcess::open_own_connection(ProcessId node) {
   const std::string label = name() + "/blocking@" + ctx_.net->process(node).name() + "#" + std::to_string(++conn_serial_);
-  const ConnId conn = ctx_.net->connect(this->id(), node, label, name(), 0);
-  own_conns_.for_write().push_back(conn);
+  const ConnId conn = ctx_.net->connect(this->id(), node, label, ConnName::kClient, 0);
+  rare_.for_write().own_conns.push_back(conn);
   return conn;
 }
 
 void ClientProcess::close_own_connection(ConnId conn) {
-  if (!own_conns_) return;  // closed already (a crash)
-  std::vector<ConnId>& own = own_conns_.for_write();
+  if (!rare_) return;  // closed already (a crash)
+  std::vector<ConnId>& own = rare_.for_write().own_conns;
   auto it = std::find(own.begin(), own.end(), conn);
   if (it == own.end()) return;  // closed already (a crash)
   own.erase(it);
@@ -476,7 +476,7 @@ void ClientProcess::crash_client() { crash(); }
 void ClientProcess::after_crash() {
   LS_ASSERT(pending_.empty());  // every ReplyAwaiter removed itself with its frame
   while (!conns_.empty()) close_connections_to(conns_.back().node);
-  while (!own_conns_.get().empty()) close_own_connection(own_conns_.get().back());
+  while (!rare_.get().own_conns.empty()) close_own_connection(rare_.get().own_conns.back());
   for (Endpoint& ep : endpoints_) ep.pubsub->subs.clear();
   holds_.end_all(now(), history::HoldEnd::kCrash);
   interrupts_.clear();  // the threads are gone, and their interrupt status with them

@@ -42,6 +42,8 @@ class ClientProcess : public CoroProcess, public AppClient, public TopologyListe
   static constexpr uint32_t kMaxThreads = 4096;
   static constexpr size_t kMaxPendingCalls = 100'000;
 
+  // REQUIRES: `options` outlives the client (a scenario's client spec; not copied: B5 counts
+  // bytes per client).
   ClientProcess(SimContext& ctx, ProcessId id, std::string name, LocalClock clock,
                 const runtime::ClientOptions& options);
   ~ClientProcess() override;
@@ -156,21 +158,24 @@ class ClientProcess : public CoroProcess, public AppClient, public TopologyListe
   void remove_pending(uint64_t request);
 
   SimContext& ctx_;
-  runtime::ClientOptions options_;
+  const runtime::ClientOptions& options_;
   std::array<char, kUuidChars> uuid_;  // in place: a 36-byte string would be one more allocation
   uint32_t conn_serial_ = 0;           // beside uuid_: no padding
   Rng rng_;
   std::vector<std::unique_ptr<runtime::Thread>> threads_;  // stable addresses
   std::vector<Endpoint> endpoints_;
   std::vector<NodeConns> conns_;
-  // Open connections of blocking calls in flight; a mutant's scripts. Allocated on first use:
-  // most clients never have either (B5 counts bytes per client).
-  OnDemand<std::vector<ConnId>> own_conns_;
+  // What few clients use, allocated on first use: the open connections of blocking calls in
+  // flight, and a mutant's scripts (B5 counts bytes per client).
+  struct Rare {
+    std::vector<ConnId> own_conns;
+    std::vector<std::pair<std::string, const runtime::Script*>> script_overrides;
+  };
+  OnDemand<Rare> rare_;
   std::vector<PendingCall> pending_;
   uint64_t next_request_ = 1;
   HoldBook holds_;
   std::unique_ptr<runtime::LockClient> lock_client_;
-  OnDemand<std::vector<std::pair<std::string, const runtime::Script*>>> script_overrides_;
   ThreadInterrupts<ClientProcess> interrupts_{*this};
 };
 

@@ -132,8 +132,8 @@ class CoroProcess : public Process, public RootListener {
   std::vector<Root> roots_;
   std::vector<uint32_t> free_roots_;
   std::vector<RootId> to_reap_;
-  size_t waits_open_ = 0;
-  size_t roots_alive_ = 0;
+  uint32_t waits_open_ = 0;   // <= kMaxWaits
+  uint32_t roots_alive_ = 0;  // <= kMaxRoots
   uint32_t resume_depth_ = 0;
 };
 

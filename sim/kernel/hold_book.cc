@@ -6,12 +6,12 @@ namespace lockstep::kernel {
 
 HoldBook::Map::iterator HoldBook::find(const runtime::Thread& thread, std::string_view lock,
                                        history::LockMode mode) {
-  return holds_.find(Key{thread.index, std::string(lock), static_cast<uint8_t>(mode)});
+  return map().find(Key{thread.index, std::string(lock), static_cast<uint8_t>(mode)});
 }
 
 void HoldBook::acquired(TimeUs now, const runtime::Runtime& client, const runtime::Thread& thread,
                         std::string_view lock, history::LockMode mode, int64_t op, int64_t token) {
-  Hold& h = holds_[Key{thread.index, std::string(lock), static_cast<uint8_t>(mode)}];
+  Hold& h = map()[Key{thread.index, std::string(lock), static_cast<uint8_t>(mode)}];
   LS_ASSERT(h.count >= 0 && h.count < INT32_MAX);
   if (h.count++ != 0) return;
   h.thread = &thread;
@@ -37,24 +37,25 @@ void HoldBook::end(TimeUs now, Map::iterator it, history::HoldEnd reason) {
 void HoldBook::unlocking(TimeUs now, const runtime::Thread& thread, std::string_view lock,
                          history::LockMode mode) {
   auto it = find(thread, lock, mode);
-  if (it == holds_.end()) return;
+  if (it == map().end()) return;
   LS_ASSERT(it->second.count > 0);
   if (--it->second.count > 0) return;
   end(now, it, history::HoldEnd::kUnlock);
-  holds_.erase(it);
+  map().erase(it);
 }
 
 void HoldBook::lost(TimeUs now, const runtime::Thread& thread, std::string_view lock,
                     history::LockMode mode) {
   auto it = find(thread, lock, mode);
-  if (it == holds_.end()) return;
+  if (it == map().end()) return;
   end(now, it, history::HoldEnd::kLost);
-  holds_.erase(it);
+  map().erase(it);
 }
 
 void HoldBook::end_all(TimeUs now, history::HoldEnd reason) {
-  for (auto it = holds_.begin(); it != holds_.end(); ++it) end(now, it, reason);
-  holds_.clear();
+  if (!holds_) return;
+  for (auto it = map().begin(); it != map().end(); ++it) end(now, it, reason);
+  map().clear();
 }
 
 int64_t HoldBook::begin_op(TimeUs now, std::string_view owner, const runtime::OpRecord& record) {
@@ -79,14 +80,14 @@ void HoldBook::end_op(TimeUs now, int64_t op, const runtime::OpResult& result) {
 
 int64_t HoldBook::count(const runtime::Thread& thread, std::string_view lock,
                         history::LockMode mode) const {
-  auto it = holds_.find(Key{thread.index, std::string(lock), static_cast<uint8_t>(mode)});
-  return it == holds_.end() ? 0 : it->second.count;
+  auto it = map().find(Key{thread.index, std::string(lock), static_cast<uint8_t>(mode)});
+  return it == map().end() ? 0 : it->second.count;
 }
 
 int64_t HoldBook::token(const runtime::Thread& thread, std::string_view lock) const {
   for (uint8_t mode = 0; mode < 3; ++mode) {
-    auto it = holds_.find(Key{thread.index, std::string(lock), mode});
-    if (it != holds_.end()) return it->second.token;
+    auto it = map().find(Key{thread.index, std::string(lock), mode});
+    if (it != map().end()) return it->second.token;
   }
   return history::kAbsent;
 }

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "runtime/runtime.h"
+#include "sim/core/on_demand.h"
 #include "sim/core/time.h"
 #include "sim/history/recorder.h"
 
@@ -61,7 +62,7 @@ class HoldBook {
   int64_t count(const runtime::Thread& thread, std::string_view lock, history::LockMode mode) const;
   // The fencing token of the thread's current hold (kAbsent if none or no token).
   int64_t token(const runtime::Thread& thread, std::string_view lock) const;
-  size_t open() const { return holds_.size(); }
+  size_t open() const { return map().size(); }
 
  private:
   struct Hold {
@@ -77,7 +78,10 @@ class HoldBook {
 
   history::Recorder& rec_;
   std::vector<Belief>* beliefs_ = nullptr;
-  Map holds_;
+  // Allocated by the first hold: most clients of a crowd wait (B5 counts bytes per client).
+  OnDemand<Map> holds_;
+  Map& map() { return holds_.for_write(); }
+  const Map& map() const { return holds_.get(); }
 };
 
 }  // namespace lockstep::kernel

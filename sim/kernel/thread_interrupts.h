@@ -22,6 +22,7 @@
 
 #include "runtime/runtime.h"
 #include "sim/core/assert.h"
+#include "sim/core/on_demand.h"
 #include "sim/kernel/coro_process.h"
 
 namespace lockstep::kernel {
@@ -76,7 +77,7 @@ class ThreadInterrupts {
   }
 
   // The threads are gone (a crash), and their interrupt status with them.
-  void clear() { states_.clear(); }
+  void clear() { states_.reset(); }
 
  private:
   static constexpr uint32_t kMaxThreads = 1u << 20;
@@ -94,8 +95,9 @@ class ThreadInterrupts {
 
   State& state(uint32_t index) {
     LS_ASSERT(index < kMaxThreads);
-    if (states_.size() <= index) states_.resize(index + 1);
-    return states_[index];
+    std::vector<State>& states = states_.for_write();
+    if (states.size() <= index) states.resize(index + 1);
+    return states[index];
   }
 
   static runtime::Task<void> run_wait(Host* host, runtime::Task<bool> wait, std::shared_ptr<Shared> shared) {
@@ -131,7 +133,8 @@ class ThreadInterrupts {
 
   Host& host_;
   bool possible_ = false;
-  std::vector<State> states_;  // by thread index, grown on first use
+  // By thread index, grown on first use; allocated only in runs with interrupts.
+  OnDemand<std::vector<State>> states_;
 };
 
 }  // namespace lockstep::kernel

@@ -6,7 +6,7 @@
 
 namespace lockstep::kernel::testing {
 
-TestWorld::TestWorld(const Options& o) : rng(o.seed) {
+TestWorld::TestWorld(const Options& o) : client_options(o.client), rng(o.seed) {
   net = std::make_unique<Network>(loop, rng);
   net->set_default_link(o.link);
   ctx.loop = &loop;
@@ -30,7 +30,7 @@ TestWorld::TestWorld(const Options& o) : rng(o.seed) {
   }
   for (size_t i = 0; i < o.clients; ++i) {
     clients.push_back(std::make_unique<ClientProcess>(ctx, next++, "c" + std::to_string(i + 1),
-                                                      LocalClock(), o.client));
+                                                      LocalClock(), client_options));
     net->add_process(clients.back().get());
     cluster->add_listener(clients.back().get());
   }

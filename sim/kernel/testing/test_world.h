@@ -37,6 +37,8 @@ class TestWorld : public EventHandler {
   explicit TestWorld(const Options& options);
   ~TestWorld() override;
 
+  const runtime::ClientOptions client_options;  // the clients keep a reference
+
   EventLoop loop;
   history::Writer writer;
   history::Recorder rec{&writer};
