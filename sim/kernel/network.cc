@@ -64,19 +64,33 @@ ChannelId Network::open_channel(ProcessId from, ProcessId to, std::string_view l
 }
 
 ConnId Network::connect(ProcessId client, ProcessId server, std::string_view label,
-                        std::string_view name, uint32_t client_tag,
-                        const LatencyDist* replication_lag) {
+                        ConnName naming, uint32_t client_tag, const LatencyDist* replication_lag) {
   LS_ASSERT(connections_.size() < kMaxConnections);
   LS_ASSERT(client != server);
   Connection c;
   c.client = client;
   c.server = server;
   c.client_tag = client_tag;
+  c.naming = naming;
   c.up = open_channel(client, server, std::string(label) + "/up", replication_lag);
   c.down = open_channel(server, client, std::string(label) + "/down", nullptr);
   connections_.push_back(c);
-  names_.emplace_back(name);
   return static_cast<ConnId>(connections_.size() - 1);
+}
+
+std::string Network::name(ConnId id) const {
+  const Connection& c = connections_[id];
+  const std::string& client = processes_[c.client]->name();
+  switch (c.naming) {
+    case ConnName::kClient:
+      return client;
+    case ConnName::kPubSub:
+      return client + "/pubsub";
+    case ConnName::kToServer:
+      return client + "->" + processes_[c.server]->name();
+  }
+  LS_ASSERT(false);
+  return client;
 }
 
 uint32_t Network::alloc() {

@@ -55,6 +55,14 @@ struct LinkFilter {
 using WindowId = uint32_t;
 
 // One side of a duplex connection and the server's per-connection state.
+// How histories name a connection, from its two processes' names: built when an exec record
+// needs it rather than kept per connection (B5 counts bytes per client).
+enum class ConnName : uint8_t {
+  kClient,    // the client's name: "c1"
+  kPubSub,    // "c1/pubsub"
+  kToServer,  // "node0->node1" (a replication stream)
+};
+
 struct Connection {
   ProcessId client = 0;  // the side that opened it
   ProcessId server = 0;
@@ -65,6 +73,7 @@ struct Connection {
   uint64_t server_conn = 0;
   uint32_t server_epoch = UINT32_MAX;
   bool server_open = false;
+  ConnName naming = ConnName::kClient;
   uint32_t client_tag = 0;  // the client's own index for this connection
 };
 
@@ -88,14 +97,15 @@ class Network : public EventHandler {
   void set_link(ProcessId from, ProcessId to, const LinkSpec& spec);
 
   // Opens a connection. `label` names its channels' Rng streams ("c1/cmd@node0") and must be
-  // unique; `name` is how histories name it ("c1/cmd"). A replication connection is opened by the master (the "client" side); its up
-  // channel carries the write stream with latency `replication_lag` (caller-owned, must outlive
-  // the network) and is subject to replication_lag faults, never to loss or drop faults.
-  ConnId connect(ProcessId client, ProcessId server, std::string_view label,
-                 std::string_view name, uint32_t client_tag,
-                 const LatencyDist* replication_lag = nullptr);
+  // unique; `naming` says how histories name it (ConnName). A replication connection is opened
+  // by the master (the "client" side); its up channel carries the write stream with latency
+  // `replication_lag` (caller-owned, must outlive the network) and is subject to
+  // replication_lag faults, never to loss or drop faults.
+  ConnId connect(ProcessId client, ProcessId server, std::string_view label, ConnName naming,
+                 uint32_t client_tag, const LatencyDist* replication_lag = nullptr);
   Connection& connection(ConnId id) { return connections_[id]; }
-  const std::string& name(ConnId id) const { return names_[id]; }
+  // How histories name connection `id` ("c1", "c1/pubsub", "node0->node1").
+  std::string name(ConnId id) const;
   const Connection& connection(ConnId id) const { return connections_[id]; }
 
   // The message pool. alloc() returns a cleared message's slot.
@@ -177,7 +187,6 @@ class Network : public EventHandler {
   // Deques: they grow in blocks, without the copy-and-double peaks of a vector (B5 memory).
   std::deque<Channel> channels_;
   std::deque<Connection> connections_;
-  std::deque<std::string> names_;
   std::deque<Message> pool_;  // a deque: growing it never moves a message in use
   std::vector<uint32_t> free_;
   std::vector<Window> windows_;

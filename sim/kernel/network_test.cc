@@ -56,10 +56,20 @@ struct World {
   }
 };
 
+TEST(NetworkTest, ConnectionsAreNamedFromTheirProcesses) {
+  World w;
+  const ConnId cmd = w.net.connect(0, 1, "p0/cmd@p1", ConnName::kClient, 0);
+  const ConnId pubsub = w.net.connect(0, 1, "p0/pubsub@p1", ConnName::kPubSub, 0);
+  const ConnId stream = w.net.connect(1, 2, "p1->p2", ConnName::kToServer, 0);
+  EXPECT_EQ(w.net.name(cmd), "p0");
+  EXPECT_EQ(w.net.name(pubsub), "p0/pubsub");
+  EXPECT_EQ(w.net.name(stream), "p1->p2");
+}
+
 TEST(NetworkTest, FixedLatencyDeliversAfterExactlyThatLong) {
   World w;
   w.net.set_default_link(LinkSpec{LatencyDist::fixed(300), 0});
-  ConnId c = w.net.connect(0, 1, "a->b", "a->b", 0);
+  ConnId c = w.net.connect(0, 1, "a->b", ConnName::kToServer, 0);
   w.at.schedule(w.loop, 1000, [&] { w.send(c, true, 1); });
   w.at.schedule(w.loop, 1000, [&] { w.send(c, false, 2); });
   ASSERT_TRUE(w.loop.run_until(10'000, 100).ok());
@@ -71,7 +81,7 @@ TEST(NetworkTest, FixedLatencyDeliversAfterExactlyThatLong) {
 TEST(NetworkTest, AChannelNeverReordersEvenWithRandomLatency) {
   World w;
   w.net.set_default_link(LinkSpec{LatencyDist::uniform(0, 10'000), 0});
-  ConnId c = w.net.connect(0, 1, "a->b", "a->b", 0);
+  ConnId c = w.net.connect(0, 1, "a->b", ConnName::kToServer, 0);
   for (uint64_t i = 0; i < 200; ++i) {
     w.at.schedule(w.loop, static_cast<TimeUs>(i * 100), [&w, c, i] { w.send(c, true, i); });
   }
@@ -83,7 +93,7 @@ TEST(NetworkTest, AChannelNeverReordersEvenWithRandomLatency) {
 TEST(NetworkTest, LossRateOfOneMillionPpmLosesEverythingButCloses) {
   World w;
   w.net.set_default_link(LinkSpec{LatencyDist::fixed(100), 1'000'000});
-  ConnId c = w.net.connect(0, 1, "a->b", "a->b", 0);
+  ConnId c = w.net.connect(0, 1, "a->b", ConnName::kToServer, 0);
   EXPECT_FALSE(w.send(c, true, 1));
   EXPECT_TRUE(w.send(c, true, 2, MsgKind::kClose));
   ASSERT_TRUE(w.loop.run_until(10'000, 100).ok());
@@ -94,8 +104,8 @@ TEST(NetworkTest, LossRateOfOneMillionPpmLosesEverythingButCloses) {
 TEST(NetworkTest, PartitionsBlockAcrossGroupsOneWayOnlyOneDirectionAndHeal) {
   World w;
   w.net.set_default_link(LinkSpec{LatencyDist::fixed(100), 0});
-  ConnId ab = w.net.connect(0, 1, "a->b", "a->b", 0);
-  ConnId ac = w.net.connect(0, 2, "a->c", "a->c", 0);
+  ConnId ab = w.net.connect(0, 1, "a->b", ConnName::kToServer, 0);
+  ConnId ac = w.net.connect(0, 2, "a->c", ConnName::kToServer, 0);
   WindowId p = w.net.add_partition({{0}, {1}}, false);  // c is in no group: unaffected
   EXPECT_FALSE(w.send(ab, true, 1));
   EXPECT_FALSE(w.send(ab, false, 2));
@@ -115,7 +125,7 @@ TEST(NetworkTest, PartitionsBlockAcrossGroupsOneWayOnlyOneDirectionAndHeal) {
 TEST(NetworkTest, AMessageInFlightWhenAPartitionStartsIsLost) {
   World w;
   w.net.set_default_link(LinkSpec{LatencyDist::fixed(1000), 0});
-  ConnId ab = w.net.connect(0, 1, "a->b", "a->b", 0);
+  ConnId ab = w.net.connect(0, 1, "a->b", ConnName::kToServer, 0);
   EXPECT_TRUE(w.send(ab, true, 1));
   w.at.schedule(w.loop, 500, [&] { w.net.add_partition({{0}, {1}}, false); });
   ASSERT_TRUE(w.loop.run_until(10'000, 100).ok());
@@ -125,7 +135,7 @@ TEST(NetworkTest, AMessageInFlightWhenAPartitionStartsIsLost) {
 TEST(NetworkTest, DelayWindowsAddLatencyWithoutReordering) {
   World w;
   w.net.set_default_link(LinkSpec{LatencyDist::fixed(100), 0});
-  ConnId ab = w.net.connect(0, 1, "a->b", "a->b", 0);
+  ConnId ab = w.net.connect(0, 1, "a->b", ConnName::kToServer, 0);
   WindowId d = w.net.add_delay(LinkFilter{LinkFilter::Kind::kDirected, 0, 1}, 90'000'000);
   EXPECT_TRUE(w.send(ab, true, 1));  // arrives after 90 s
   w.net.remove(d);
@@ -139,7 +149,7 @@ TEST(NetworkTest, DelayWindowsAddLatencyWithoutReordering) {
 TEST(NetworkTest, MessagesToACrashedOrRestartedProcessAreDropped) {
   World w;
   w.net.set_default_link(LinkSpec{LatencyDist::fixed(1000), 0});
-  ConnId ab = w.net.connect(0, 1, "a->b", "a->b", 0);
+  ConnId ab = w.net.connect(0, 1, "a->b", ConnName::kToServer, 0);
   EXPECT_TRUE(w.send(ab, true, 1));
   w.at.schedule(w.loop, 100, [&] { w.b.crash(); });
   w.at.schedule(w.loop, 200, [&] { w.b.restart(); });
@@ -153,7 +163,7 @@ RC_GTEST_PROP(NetworkProp, EveryChannelIsFifoUnderRandomDelaysAndLoss,
               (uint64_t seed, std::vector<std::pair<uint8_t, uint16_t>> sends)) {
   World w;
   w.net.set_default_link(LinkSpec{LatencyDist::uniform(0, 5000), 100'000});
-  ConnId ab = w.net.connect(0, 1, "a->b", "a->b", 0);
+  ConnId ab = w.net.connect(0, 1, "a->b", ConnName::kToServer, 0);
   Rng r(seed);
   uint64_t id = 0;
   TimeUs t = 0;

@@ -148,7 +148,7 @@ ConnId NodeProcess::open_replication(NodeProcess* replica) {
   ++link_serial_;
   const std::string label =
       name() + "->" + replica->name() + "/repl#" + std::to_string(link_serial_);
-  return ctx_.net->connect(id(), replica->id(), label, name() + "->" + replica->name(), 0,
+  return ctx_.net->connect(id(), replica->id(), label, ConnName::kToServer, 0,
                            ctx_.cluster->replication_lag());
 }
 
