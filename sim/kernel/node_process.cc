@@ -84,13 +84,38 @@ std::vector<NodeProcess*> NodeProcess::replicas() const {
   return out;
 }
 
+void NodeProcess::ConnIndex::add(uint64_t sconn, ConnId conn) {
+  LS_ASSERT(conn != kNone);
+  if (conns_.empty()) first_ = sconn;
+  LS_ASSERT(sconn >= first_ + conns_.size());
+  LS_ASSERT(sconn - first_ < size_t{Network::kMaxConnections} * 4);
+  conns_.resize(static_cast<size_t>(sconn - first_), kNone);
+  conns_.push_back(conn);
+}
+
+void NodeProcess::ConnIndex::erase(uint64_t sconn) {
+  if (sconn < first_ || sconn - first_ >= conns_.size()) return;
+  conns_[static_cast<size_t>(sconn - first_)] = kNone;
+}
+
+const ConnId* NodeProcess::ConnIndex::find(uint64_t sconn) const {
+  if (sconn < first_ || sconn - first_ >= conns_.size()) return nullptr;
+  const ConnId& conn = conns_[static_cast<size_t>(sconn - first_)];
+  return conn == kNone ? nullptr : &conn;
+}
+
+void NodeProcess::ConnIndex::clear() {
+  conns_.clear();
+  first_ = 0;
+}
+
 uint64_t& NodeProcess::server_conn(ConnId conn) {
   Connection& c = ctx_.net->connection(conn);
   if (!c.server_open || c.server_epoch != epoch()) {
     c.server_conn = model_->connect();
     c.server_epoch = epoch();
     c.server_open = true;
-    conn_of_server_[c.server_conn] = conn;
+    conn_of_server_.add(c.server_conn, conn);
   }
   return c.server_conn;
 }
@@ -212,9 +237,9 @@ void NodeProcess::answer_unblocked() {
   while (!unblocked_.empty()) {
     auto [sconn, r] = std::move(unblocked_.front());
     unblocked_.pop_front();
-    auto found = conn_of_server_.find(sconn);
-    LS_ASSERT(found != conn_of_server_.end());
-    const ConnId conn = found->second;
+    const ConnId* found = conn_of_server_.find(sconn);
+    LS_ASSERT(found != nullptr);
+    const ConnId conn = *found;
     auto pop = pops_.find(conn);
     LS_ASSERT(pop != pops_.end());
     const uint32_t slot = pop->second;
@@ -283,13 +308,13 @@ void NodeProcess::on_message_hook(uint64_t sconn, const redis::Reply& message) {
     }
   }
   if (!found) publishes_.push_back(Publish{channel, payload, 1});
-  auto it = conn_of_server_.find(sconn);
-  if (it == conn_of_server_.end()) return;  // a connection from an older incarnation
+  const ConnId* to = conn_of_server_.find(sconn);
+  if (to == nullptr) return;  // a connection from an older incarnation
   const uint32_t out = ctx_.net->alloc();
   Message& m = ctx_.net->msg(out);
   m.kind = MsgKind::kPush;
   m.reply = message;
-  ctx_.net->send(it->second, /*up=*/false, out);
+  ctx_.net->send(*to, /*up=*/false, out);
 }
 
 void NodeProcess::on_propagate_hook(std::span<const std::string> effect) {
