@@ -1,5 +1,6 @@
 #include "algorithms/redisson/lock_pubsub.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "sim/core/assert.h"
@@ -65,13 +66,17 @@ LockPubSub::LockPubSub(Runtime& rt, size_t endpoint) : rt_(rt), endpoint_(endpoi
   LS_ASSERT(endpoint_ < rt_.endpoints());
 }
 
+std::vector<std::shared_ptr<LockEntry>>::iterator LockPubSub::find(std::string_view channel) {
+  return std::lower_bound(entries_.begin(), entries_.end(), channel,
+                          [](const std::shared_ptr<LockEntry>& e, std::string_view c) { return e->channel_ < c; });
+}
+
 std::shared_ptr<LockEntry> LockPubSub::acquire_entry(const std::string& channel) {
-  auto it = entries_.find(channel);
-  if (it == entries_.end()) {
-    auto made = std::make_shared<LockEntry>(rt_, channel);
-    it = entries_.emplace(std::string_view(made->channel_), std::move(made)).first;
+  auto it = find(channel);
+  if (it == entries_.end() || (*it)->channel_ != channel) {
+    it = entries_.insert(it, std::make_shared<LockEntry>(rt_, channel));
   }
-  std::shared_ptr<LockEntry> entry = it->second;
+  std::shared_ptr<LockEntry> entry = *it;
   ++entry->refs_;
   if (entry->phase_ == LockEntry::Phase::kIdle) start_subscribe(entry);
   LS_ASSERT(entry->refs_ > 0);
@@ -146,8 +151,8 @@ Task<void> LockPubSub::unsubscribe_task(std::shared_ptr<LockEntry> entry, Task<C
 void LockPubSub::forget_if_idle(const std::shared_ptr<LockEntry>& entry) {
   if (entry->phase_ != LockEntry::Phase::kIdle || entry->refs_ > 0) return;
   if (entry->latch_waiters_ > 0 || entry->phase_waiters_ > 0) return;
-  auto it = entries_.find(entry->channel_);
-  if (it != entries_.end() && it->second == entry) entries_.erase(it);
+  auto it = find(entry->channel_);
+  if (it != entries_.end() && *it == entry) entries_.erase(it);
 }
 
 }  // namespace lockstep::algorithms::redisson

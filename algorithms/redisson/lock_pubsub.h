@@ -14,10 +14,10 @@
 #define LOCKSTEP_ALGORITHMS_REDISSON_LOCK_PUBSUB_H_
 
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "algorithms/algorithm.h"
 
@@ -91,8 +91,10 @@ class LockPubSub {
 
   Runtime& rt_;
   size_t endpoint_;
-  // Keyed by a view of the entry's own channel name: the map keeps its entry alive.
-  std::map<std::string_view, std::shared_ptr<LockEntry>> entries_;
+  // Sorted by channel name; keeps its entries alive. A vector, not a map: a client waits on a
+  // channel or two (B5 counts bytes per client).
+  std::vector<std::shared_ptr<LockEntry>> entries_;
+  std::vector<std::shared_ptr<LockEntry>>::iterator find(std::string_view channel);
 };
 
 }  // namespace lockstep::algorithms::redisson

@@ -93,6 +93,13 @@ class ClientProcess::SimPubSub : public runtime::PubSub {
   size_t endpoint_;
 };
 
+struct ClientProcess::Endpoint {
+  Endpoint(ClientProcess& p, size_t shard) : shard(shard), cmd(p, shard), pubsub(p, shard) {}
+  size_t shard;
+  SimConnection cmd;
+  SimPubSub pubsub;
+};
+
 // Waits for the reply to one request, or the local deadline. Files itself in pending_ and
 // removes itself however the wait ends (reply, timeout, or the coroutine being destroyed).
 class ClientProcess::ReplyAwaiter {
@@ -142,14 +149,12 @@ ClientProcess::ClientProcess(SimContext& ctx, ProcessId id, std::string name, Lo
       holds_(*ctx.rec) {
   LS_ASSERT(ctx_.cluster != nullptr && ctx_.cluster->shards() > 0);
   LS_ASSERT(options_.timeout_ms >= 0 && options_.retry_attempts >= 0);
-  for (size_t e = 0; e < ctx_.cluster->shards(); ++e) {
-    Endpoint ep;
-    ep.shard = e;
-    ep.cmd = std::make_unique<SimConnection>(*this, e);
-    ep.pubsub = std::make_unique<SimPubSub>(*this, e);
-    endpoints_.push_back(std::move(ep));
-  }
+  // Reserved: conn() and pubsub() hand out references into it.
+  endpoints_.reserve(ctx_.cluster->shards());
+  for (size_t e = 0; e < ctx_.cluster->shards(); ++e) endpoints_.emplace_back(*this, e);
 }
+
+size_t ClientProcess::endpoints() const { return endpoints_.size(); }
 
 ClientProcess::~ClientProcess() {
   // Coroutine frames reference pending_ and the lock client: destroy them first.
@@ -159,12 +164,12 @@ ClientProcess::~ClientProcess() {
 
 runtime::Connection& ClientProcess::conn(size_t endpoint) {
   LS_ASSERT(endpoint < endpoints_.size());
-  return *endpoints_[endpoint].cmd;
+  return endpoints_[endpoint].cmd;
 }
 
 runtime::PubSub& ClientProcess::pubsub(size_t endpoint) {
   LS_ASSERT(endpoint < endpoints_.size());
-  return *endpoints_[endpoint].pubsub;
+  return endpoints_[endpoint].pubsub;
 }
 
 int64_t ClientProcess::replicas(size_t endpoint) const {
@@ -434,7 +439,7 @@ void ClientProcess::on_push(uint32_t slot) {
     if (c.pubsub != m.conn) continue;
     const size_t shard = ctx_.cluster->shard_of(
         static_cast<const NodeProcess*>(&ctx_.net->process(c.node)));
-    target = endpoints_[shard].pubsub.get();
+    target = &endpoints_[shard].pubsub;
   }
   if (!message || target == nullptr) {
     ctx_.net->release(slot);
@@ -460,7 +465,7 @@ void ClientProcess::resubscribe(size_t shard) {
   for (NodeProcess* n : ctx_.cluster->nodes(shard)) {
     if (n->id() != master) close_connections_to(n->id());
   }
-  const SimPubSub& ps = *endpoints_[shard].pubsub;
+  const SimPubSub& ps = endpoints_[shard].pubsub;
   if (ps.subs.empty()) return;
   const ConnId conn = connection_to(master, true);
   for (const auto& [channel, listener] : ps.subs) {
@@ -495,7 +500,7 @@ void ClientProcess::after_crash() {
   LS_ASSERT(pending_.empty());  // every ReplyAwaiter removed itself with its frame
   while (!conns_.empty()) close_connections_to(conns_.back().node);
   while (!rare_.get().own_conns.empty()) close_own_connection(rare_.get().own_conns.back());
-  for (Endpoint& ep : endpoints_) ep.pubsub->subs.clear();
+  for (Endpoint& ep : endpoints_) ep.pubsub.subs.clear();
   holds_.end_all(now(), history::HoldEnd::kCrash);
   interrupts_.clear();  // the threads are gone, and their interrupt status with them
 }

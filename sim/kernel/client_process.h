@@ -55,7 +55,7 @@ class ClientProcess : public CoroProcess, public AppClient, public TopologyListe
   int64_t now_ms() const override { return local_ms(); }
   int64_t now_us() const override { return local_us(); }
   Task<void> sleep_ms(int64_t ms) override;
-  size_t endpoints() const override { return endpoints_.size(); }
+  size_t endpoints() const override;
   runtime::Connection& conn(size_t endpoint) override;
   runtime::PubSub& pubsub(size_t endpoint) override;
   int64_t replicas(size_t endpoint) const override;
@@ -133,11 +133,7 @@ class ClientProcess : public CoroProcess, public AppClient, public TopologyListe
     ConnId cmd = UINT32_MAX;
     ConnId pubsub = UINT32_MAX;
   };
-  struct Endpoint {
-    size_t shard;
-    std::unique_ptr<SimConnection> cmd;
-    std::unique_ptr<SimPubSub> pubsub;
-  };
+  struct Endpoint;  // its connections in place (client_process.cc)
   struct PendingCall {
     ConnId conn;
     uint64_t request;
@@ -163,7 +159,7 @@ class ClientProcess : public CoroProcess, public AppClient, public TopologyListe
   uint32_t conn_serial_ = 0;           // beside uuid_: no padding
   Rng rng_;
   std::vector<std::unique_ptr<runtime::Thread>> threads_;  // stable addresses
-  std::vector<Endpoint> endpoints_;
+  std::vector<Endpoint> endpoints_;  // one per shard, never resized after construction
   std::vector<NodeConns> conns_;
   // What few clients use, allocated on first use: the open connections of blocking calls in
   // flight, and a mutant's scripts (B5 counts bytes per client).
