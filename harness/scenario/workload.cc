@@ -268,30 +268,39 @@ void Workload::write(ThreadState* t, const std::string& resource, const std::str
                           token, fenced, accepted);
 }
 
-runtime::Task<void> Workload::run_generator(ThreadState* t) {
-  const GeneratorSpec& g = *scenario().workload.generator;
-  kernel::AppClient& c = *t->client;
+// One operation's draws, in the order the generator has always made them (a seed's stream).
+Workload::GeneratedOp Workload::next_generated(ThreadState* t) const {
+  const GeneratorSpec& g = generator();
   Rng& r = t->rng;
-  co_await c.sleep_ms(r.between(g.start_min_ms, g.start_max_ms));
-  for (int64_t i = 0; i < g.ops_per_thread; ++i) {
-    const std::string& lock = g.locks[r.below(g.locks.size())];
-    const int64_t lease_ms = (*leases_)[r.below(leases_->size())];
-    const int64_t wait_ms = g.wait_ms[r.below(g.wait_ms.size())];
-    const bool try_lock = g.acquire == GeneratorSpec::Acquire::kTryLock ||
-                          (g.acquire == GeneratorSpec::Acquire::kMixed && r.below(2) == 1);
-    LockMode mode = LockMode::kExclusive;
-    if (g.modes) mode = static_cast<int64_t>(r.below(100)) < g.read_percent ? LockMode::kRead : LockMode::kWrite;
-    const bool got = co_await acquire(t, try_lock ? OpKind::kTryLock : OpKind::kLock, lock, mode,
-                                      try_lock ? wait_ms : -1, lease_ms);
+  GeneratedOp op;
+  op.lock = &g.locks[r.below(g.locks.size())];
+  op.lease_ms = (*leases_)[r.below(leases_->size())];
+  const int64_t wait_ms = g.wait_ms[r.below(g.wait_ms.size())];
+  op.try_lock = g.acquire == GeneratorSpec::Acquire::kTryLock ||
+                (g.acquire == GeneratorSpec::Acquire::kMixed && r.below(2) == 1);
+  op.wait_ms = op.try_lock ? wait_ms : -1;
+  op.mode = LockMode::kExclusive;
+  if (g.modes) op.mode = static_cast<int64_t>(r.below(100)) < g.read_percent ? LockMode::kRead : LockMode::kWrite;
+  return op;
+}
+
+// Every client thread keeps this frame for the whole run (B5: bytes per client): the spec and
+// the client are reached through `this` and `t` rather than references of their own.
+runtime::Task<void> Workload::run_generator(ThreadState* t) {
+  co_await t->client->sleep_ms(t->rng.between(generator().start_min_ms, generator().start_max_ms));
+  for (int64_t i = 0; i < generator().ops_per_thread; ++i) {
+    const GeneratedOp op = next_generated(t);
+    const bool got = co_await acquire(t, op.try_lock ? OpKind::kTryLock : OpKind::kLock, *op.lock,
+                                      op.mode, op.wait_ms, op.lease_ms);
     if (got) {
-      if (!g.resource.empty() && !g.write_at_end) write(t, g.resource, lock, g.fenced);
-      co_await c.sleep_ms(r.between(g.hold_min_ms, g.hold_max_ms));
+      if (!generator().resource.empty() && !generator().write_at_end) write(t, generator().resource, *op.lock, generator().fenced);
+      co_await t->client->sleep_ms(t->rng.between(generator().hold_min_ms, generator().hold_max_ms));
       // At the end of the hold the write comes after whatever the hold lived through (a pause,
       // a lapse): the stale write a fenced resource must refuse.
-      if (!g.resource.empty() && g.write_at_end) write(t, g.resource, lock, g.fenced);
-      co_await release(t, lock, mode);
+      if (!generator().resource.empty() && generator().write_at_end) write(t, generator().resource, *op.lock, generator().fenced);
+      co_await release(t, *op.lock, op.mode);
     }
-    co_await c.sleep_ms(r.between(g.think_min_ms, g.think_max_ms));
+    co_await t->client->sleep_ms(t->rng.between(generator().think_min_ms, generator().think_max_ms));
   }
 }
 

@@ -70,20 +70,38 @@ class Workload {
   // `object`: the lock object called through (a step's "object", owned by the scenario), or "".
   runtime::Task<bool> acquire(ThreadState* t, history::OpKind op, const std::string& lock,
                              history::LockMode mode, int64_t wait_ms, int64_t lease_ms,
-                             std::string_view object = {}, bool interruptibly = false);
+                             std::string_view object, bool interruptibly);
+  // Without an object (the generator's calls): overloads rather than default arguments, whose
+  // temporaries the calling coroutine's frame would keep.
+  runtime::Task<bool> acquire(ThreadState* t, history::OpKind op, const std::string& lock,
+                             history::LockMode mode, int64_t wait_ms, int64_t lease_ms) {
+    return acquire(t, op, lock, mode, wait_ms, lease_ms, {}, false);
+  }
   runtime::Task<bool> run_acquire(ThreadState* t);
   void start_acquire(ThreadState* t);
   // Thread.sleep(ms): a hold or think time, which an interrupt ends early (the application
   // catches the InterruptedException and goes on with its next step).
   runtime::Task<void> sleep(ThreadState* t, int64_t ms);
   runtime::Task<void> release(ThreadState* t, const std::string& lock, history::LockMode mode,
-                             std::string_view object = {});
+                             std::string_view object);
+  runtime::Task<void> release(ThreadState* t, const std::string& lock, history::LockMode mode) {
+    return release(t, lock, mode, {});
+  }
   runtime::Task<void> force_release(ThreadState* t, const std::string& lock);
   // A raw step (command or eval): sent on the client's command connection to the step's
   // endpoint, retried as the client's options say; the node records it, the reply is dropped.
   runtime::Task<void> raw(ThreadState* t, const Step& step);
   void write(ThreadState* t, const std::string& resource, const std::string& lock, bool fenced);
   runtime::Task<void> run_generator(ThreadState* t);
+  struct GeneratedOp {
+    const std::string* lock = nullptr;
+    int64_t lease_ms = -1;
+    int64_t wait_ms = -1;  // -1 for lock()
+    bool try_lock = false;
+    history::LockMode mode = history::LockMode::kExclusive;
+  };
+  GeneratedOp next_generated(ThreadState* t) const;
+  const GeneratorSpec& generator() const { return *scenario().workload.generator; }
 
   const Scenario& scenario() const { return *world_.scenario; }
   history::Recorder& recorder() { return *world_.recorder; }
