@@ -24,9 +24,9 @@ using history::LockMode;
 using history::Outcome;
 
 // One lock call.
+// The one-byte fields last: a waiting thread keeps one (64 bytes, not 72).
 struct LockRequest {
   std::string_view lock;                // the lock's name (the Redis key or its base)
-  LockMode mode = LockMode::kExclusive;
   int64_t wait_ms = -1;                 // acquire: -1 lock() (wait forever); >= 0 tryLock(wait)
   int64_t lease_ms = -1;                // acquire: -1 no lease, the watchdog keeps it; 0 none at all
                                         // (AlgorithmInfo::default_lease_ms); else the lease
@@ -35,6 +35,7 @@ struct LockRequest {
   // scenario step's "object"); empty: a fresh object for this call, as getLock(name).lock()
   // makes. Only algorithms whose objects carry state (Redisson's internalLockLeaseTime) use it.
   std::string_view object;
+  LockMode mode = LockMode::kExclusive;
   // lock(): lockInterruptibly() — an interrupt ends the wait for the lock (lock() ignores one
   // that lands while it waits for a wake-up; docs/algorithms.md "Interrupts").
   bool interruptibly = false;

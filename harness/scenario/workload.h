@@ -54,8 +54,8 @@ class Workload {
     Rng rng{0};
     // The acquisition in flight (a thread makes one call at a time), kept here rather than in
     // the coroutine frame that every waiting thread keeps (B5: bytes per client).
-    history::OpKind acquire_op = history::OpKind::kLock;
     runtime::LockRequest acquiring;
+    history::OpKind acquire_op = history::OpKind::kLock;
   };
 
   runtime::Task<void> run_script(ThreadState* t, const std::vector<const ScriptEntry*> entries);
