@@ -88,7 +88,6 @@ class ClientProcess::SimPubSub : public runtime::PubSub {
   std::vector<Sub> subs;
 
  private:
-
   ClientProcess& p_;
   size_t endpoint_;
 };

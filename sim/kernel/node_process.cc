@@ -88,6 +88,8 @@ void NodeProcess::ConnIndex::add(uint64_t sconn, ConnId conn) {
   LS_ASSERT(conn != kNone);
   if (conns_.empty()) first_ = sconn;
   LS_ASSERT(sconn >= first_ + conns_.size());
+  // A network connection opens one model connection per node incarnation (clear() starts a new
+  // one), and a late message after a close at most one more: the slots stay bounded.
   LS_ASSERT(sconn - first_ < size_t{Network::kMaxConnections} * 4);
   conns_.resize(static_cast<size_t>(sconn - first_), kNone);
   conns_.push_back(conn);
