@@ -68,7 +68,9 @@ LockPubSub::LockPubSub(Runtime& rt, size_t endpoint) : rt_(rt), endpoint_(endpoi
 
 std::vector<std::shared_ptr<LockEntry>>::iterator LockPubSub::find(std::string_view channel) {
   return std::lower_bound(entries_.begin(), entries_.end(), channel,
-                          [](const std::shared_ptr<LockEntry>& e, std::string_view c) { return e->channel_ < c; });
+                          [](const std::shared_ptr<LockEntry>& e, std::string_view c) {
+                            return std::string_view(e->channel_) < c;
+                          });
 }
 
 std::shared_ptr<LockEntry> LockPubSub::acquire_entry(const std::string& channel) {

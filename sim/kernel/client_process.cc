@@ -45,7 +45,7 @@ class ClientProcess::SimPubSub : public runtime::PubSub {
   template <typename Subs>  // const or not
   static auto lower_bound(Subs& subs, std::string_view channel) {
     return std::lower_bound(subs.begin(), subs.end(), channel,
-                            [](const Sub& s, std::string_view c) { return s.first < c; });
+                            [](const Sub& s, std::string_view c) { return std::string_view(s.first) < c; });
   }
 
  public:
