@@ -284,6 +284,12 @@ Workload::GeneratedOp Workload::next_generated(ThreadState* t) const {
   return op;
 }
 
+// The generator's resource write, if it has a resource and writes at this end of the hold.
+void Workload::write_in_hold(ThreadState* t, const std::string& lock, bool at_end) {
+  const GeneratorSpec& g = generator();
+  if (!g.resource.empty() && g.write_at_end == at_end) write(t, g.resource, lock, g.fenced);
+}
+
 // Every client thread keeps this frame for the whole run (B5: bytes per client): the spec and
 // the client are reached through `this` and `t` rather than references of their own.
 runtime::Task<void> Workload::run_generator(ThreadState* t) {
@@ -293,11 +299,11 @@ runtime::Task<void> Workload::run_generator(ThreadState* t) {
     const bool got = co_await acquire(t, op.try_lock ? OpKind::kTryLock : OpKind::kLock, *op.lock,
                                       op.mode, op.wait_ms, op.lease_ms);
     if (got) {
-      if (!generator().resource.empty() && !generator().write_at_end) write(t, generator().resource, *op.lock, generator().fenced);
+      write_in_hold(t, *op.lock, /*at_end=*/false);
       co_await t->client->sleep_ms(t->rng.between(generator().hold_min_ms, generator().hold_max_ms));
       // At the end of the hold the write comes after whatever the hold lived through (a pause,
       // a lapse): the stale write a fenced resource must refuse.
-      if (!generator().resource.empty() && generator().write_at_end) write(t, generator().resource, *op.lock, generator().fenced);
+      write_in_hold(t, *op.lock, /*at_end=*/true);
       co_await release(t, *op.lock, op.mode);
     }
     co_await t->client->sleep_ms(t->rng.between(generator().think_min_ms, generator().think_max_ms));

@@ -101,6 +101,7 @@ class Workload {
     history::LockMode mode = history::LockMode::kExclusive;
   };
   GeneratedOp next_generated(ThreadState* t) const;
+  void write_in_hold(ThreadState* t, const std::string& lock, bool at_end);
   const GeneratorSpec& generator() const { return *scenario().workload.generator; }
 
   const Scenario& scenario() const { return *world_.scenario; }
