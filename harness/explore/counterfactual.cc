@@ -85,6 +85,7 @@ class Prover {
     scenario::RunOptions options;
     options.seed = seed_;
     options.mutant = mutant_;
+    options.history_text = false;
     Result<scenario::RunReport> r = scenario::run_scenario(s.value(), options);
     if (!r.ok()) {
       error_ = r.status();

@@ -2,11 +2,13 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 
 #include "algorithms/mutants/mutants.h"
 #include "checker/check.h"
 #include "checker/report/files.h"
 #include "checker/report/report.h"
+#include "harness/scenario/direct_history.h"
 #include "harness/scenario/coverage_report.h"
 #include "harness/scenario/faults.h"
 #include "sim/core/assert.h"
@@ -122,8 +124,11 @@ Result<RunReport> run_scenario(const Scenario& s, const RunOptions& options) {
   if (!factory) return Status::error("lockstep run: this build has no Redis node model (sim/redis/node.cc)");
 
   std::unique_ptr<history::Writer> writer;
+  std::unique_ptr<DirectHistory> direct;
   const std::string history_path = options.out_dir.empty() ? "" : options.out_dir + "/history.jsonl";
-  if (!options.out_dir.empty()) {
+  if (options.out_dir.empty() && options.source == nullptr && !options.history_text && options.check) {
+    direct = std::make_unique<DirectHistory>("history.jsonl");
+  } else if (!options.out_dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(options.out_dir, ec);
     if (ec) return Status::error(options.out_dir + ": cannot create the output directory: " + ec.message());
@@ -138,7 +143,13 @@ Result<RunReport> run_scenario(const Scenario& s, const RunOptions& options) {
   } else {
     writer = std::make_unique<history::Writer>(history::Writer::Mode::kMemory, s.max_history_bytes);
   }
-  history::Recorder rec(writer.get());
+  std::optional<history::Recorder> recorder;
+  if (direct != nullptr) {
+    recorder.emplace(direct.get());
+  } else {
+    recorder.emplace(writer.get());
+  }
+  history::Recorder& rec = *recorder;
   std::unique_ptr<World> world;
   Status st;
   if (options.source != nullptr) {
@@ -154,26 +165,35 @@ Result<RunReport> run_scenario(const Scenario& s, const RunOptions& options) {
     st = world->run(progress);
   }
   if (!st.ok()) {
-    writer->abandon();
+    if (writer != nullptr) writer->abandon();
     return st;
+  }
+  if (direct != nullptr && direct->bytes_bound() > s.max_history_bytes) {
+    // The text might have passed the limit: the same run again, with text, finds out.
+    RunOptions with_text = options;
+    with_text.history_text = true;
+    if (with_text.beliefs != nullptr) with_text.beliefs->clear();
+    return run_scenario(s, with_text);
   }
   report.stats = world != nullptr ? world->stats() : options.source->stats();
   report.coverage = world != nullptr ? world->coverage() : options.source->coverage();
   const std::vector<FaultSpec>& run_faults = world != nullptr ? world->faults() : options.source->faults();
-  if (options.out_dir.empty()) report.history = writer->text();
+  if (writer != nullptr && options.out_dir.empty()) report.history = writer->text();
   // Until result.json and report.html are written too, the history alone is a partial output:
   // an error, Ctrl-C or running out of memory from here on removes it (docs/cli.md). Listed
   // before the rename that creates it, so no signal finds it unlisted.
   interrupt::PartialOutputs partial;
   if (!options.out_dir.empty()) partial.add(history_path);
-  st = writer->finish();
-  if (!st.ok()) return Status::error(s.file + ": " + st.message());
+  if (writer != nullptr) {
+    st = writer->finish();
+    if (!st.ok()) return Status::error(s.file + ": " + st.message());
+  }
 
   if (options.check) {
     if (options.progress) options.progress("checking", report.stats.virtual_ms, report.stats.events);
-    Result<checker::History> h = options.out_dir.empty()
-                                     ? checker::parse_history_text(report.history, "history.jsonl")
-                                     : checker::parse_history_file(history_path);
+    Result<checker::History> h = direct != nullptr           ? direct->finish()
+                                 : options.out_dir.empty() ? checker::parse_history_text(report.history, "history.jsonl")
+                                                           : checker::parse_history_file(history_path);
     if (!h.ok()) {
       // The reader's allocation failures are the machine's limit, not a malformed history.
       if (h.status().message().find("out of memory") != std::string::npos) {

@@ -62,6 +62,10 @@ struct RunOptions {
   // When set, the history comes from here instead of the simulator (factory, coverage and
   // beliefs are then unused).
   HistorySource* source = nullptr;
+  // Without an output directory: keep the history's text in RunReport::history. False hands the
+  // events to the checkers as they are recorded (direct_history.h): the same verdicts, faster,
+  // and no text to read back. Ignored with out_dir or a source.
+  bool history_text = true;
 };
 
 struct RunReport {
@@ -74,7 +78,7 @@ struct RunReport {
   std::string replay;      // "lockstep run FILE --seed N [--mutant NAME]"
   std::string mutant;      // the mutant that ran, if any
   nlohmann::json result;   // result.json
-  std::string history;     // the history text (in-memory runs only)
+  std::string history;     // the history text (in-memory runs with history_text only)
   nlohmann::json causes;   // per violated property, its cause proven by replay (annotate), or null
   RunStats stats;
   kernel::Coverage coverage;  // what the run exercised (result.json's "coverage")

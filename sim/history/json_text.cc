@@ -113,6 +113,40 @@ void append_json_string(std::string& out, std::string_view s) {
   out += '"';
 }
 
+bool json_read_back(std::string_view s, std::string& out) {
+  size_t i = 0;
+  // ASCII reads back as itself: eight bytes at a time while no high bit is set.
+  constexpr uint64_t kHighBits = 0x8080808080808080ull;
+  for (uint64_t word = 0; i + sizeof(word) <= s.size(); i += sizeof(word)) {
+    std::memcpy(&word, s.data() + i, sizeof(word));
+    if ((word & kHighBits) != 0) break;
+  }
+  while (i < s.size()) {  // ASCII and valid UTF-8 read back as themselves
+    if (static_cast<unsigned char>(s[i]) < 0x80) {
+      ++i;
+      continue;
+    }
+    const size_t n = utf8_length(s, i);
+    if (n == 0) break;
+    i += n;
+  }
+  if (i == s.size()) return false;
+  out.assign(s.data(), i);
+  while (i < s.size()) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    const size_t n = c < 0x80 ? 1 : utf8_length(s, i);
+    if (n > 0) {
+      out.append(s.data() + i, n);
+      i += n;
+      continue;
+    }
+    out += static_cast<char>(0xc0 | (c >> 6));  // U+0080..U+00FF in two bytes
+    out += static_cast<char>(0x80 | (c & 0x3f));
+    ++i;
+  }
+  return true;
+}
+
 void append_json_int(std::string& out, int64_t v) {
   char buf[24];
   auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v);

@@ -18,6 +18,10 @@ void append_json_string(std::string& out, std::string_view s);
 // True if append_json_string copies every byte of `s` unchanged (printable ASCII other than
 // '"' and '\\'), so that `"` + s + `"` is its JSON text.
 bool json_plain(std::string_view s);
+// What a JSON reader gets back from append_json_string(s): `s` itself unless `s` has bytes that
+// are not valid UTF-8, each of which comes back as the UTF-8 encoding of U+00XX. Returns false
+// and leaves `out` alone when that is `s` itself (the usual case).
+bool json_read_back(std::string_view s, std::string& out);
 // Appends a decimal integer.
 void append_json_int(std::string& out, int64_t v);
 

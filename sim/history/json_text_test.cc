@@ -62,6 +62,30 @@ RC_GTEST_PROP(JsonTextProp, AnyBytesGiveParseableJsonAndValidUtf8RoundTrips,
   if (ascii) RC_ASSERT(parsed.get<std::string>() == bytes);
 }
 
+// json_read_back says what a JSON reader gets back from any bytes: mixed valid UTF-8, lone high
+// bytes, truncated sequences and surrogates included.
+RC_GTEST_PROP(JsonTextProp, ReadBackIsWhatAReaderGets, ()) {
+  const auto piece = rc::gen::element<std::string>("a", "\"", "\x01", "\xc3\xa9", "\xe2\x82\xac",
+                                                   "\xf0\x9f\x98\x80", "\xff", "\x80", "\xc3",
+                                                   "\xed\xa0\x80", "\xe2\x82", "\x7f");
+  const auto pieces = *rc::gen::container<std::vector<std::string>>(piece);
+  std::string bytes;
+  for (const std::string& p : pieces) bytes += p;
+  const std::string parsed = nlohmann::json::parse(as_json(bytes)).get<std::string>();
+  std::string read_back;
+  const bool changed = json_read_back(bytes, read_back);
+  RC_ASSERT((changed ? read_back : bytes) == parsed);
+  RC_ASSERT(changed == (parsed != bytes));
+}
+
+TEST(JsonTextTest, ReadBackOfLoneHighBytes) {
+  std::string out;
+  EXPECT_FALSE(json_read_back("caf\xc3\xa9 plain", out));
+  EXPECT_TRUE(out.empty());
+  ASSERT_TRUE(json_read_back("a\xff" "b", out));
+  EXPECT_EQ(out, "a\xc3\xbf" "b");
+}
+
 // json_plain agrees with a byte-by-byte reading of its definition, whatever the length and
 // wherever the odd byte sits (the blocks of eight and the tail).
 RC_GTEST_PROP(JsonTextProp, PlainMatchesItsDefinition, ()) {

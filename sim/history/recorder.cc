@@ -28,12 +28,6 @@ bool is_script_command(std::string_view cmd) {
   return eq("EVAL") || eq("EVALSHA");
 }
 
-std::string upper(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return out;
-}
-
 // numkeys of an EVAL/EVALSHA argv, clamped to what is there (bad input gets Redis's error reply
 // from the node; the history still records what was sent).
 size_t script_numkeys(std::span<const std::string> argv) {
@@ -45,6 +39,28 @@ size_t script_numkeys(std::span<const std::string> argv) {
 }
 
 }  // namespace
+
+ExecArgs split_exec_args(std::span<const std::string> argv) {
+  LS_ASSERT(!argv.empty());
+  ExecArgs out;
+  out.script = is_script_command(argv[0]);
+  if (!out.script) {
+    out.args = argv.subspan(1);
+    return out;
+  }
+  const size_t n = script_numkeys(argv);
+  out.keys = argv.subspan(std::min<size_t>(3, argv.size()), n);
+  out.args = argv.subspan(std::min<size_t>(3 + n, argv.size()));
+  return out;
+}
+
+void exec_command(std::span<const std::string> argv, std::string& out) {
+  LS_ASSERT(!argv.empty());
+  out.assign(argv[0]);
+  for (char& c : out) {
+    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');  // std::toupper in the C locale
+  }
+}
 
 void append_reply_json(std::string& out, const redis::Reply& r) {
   using T = redis::Reply::Type;
@@ -109,10 +125,33 @@ void append_key_json(std::string& out, const std::optional<redis::KeyDump>& valu
   out += '}';
 }
 
+Recorder::Recorder(EventSink* sink) : sink_(sink) { LS_ASSERT(sink != nullptr); }
+Recorder::~Recorder() = default;
+
+Writer* Recorder::line_writer() {
+  if (writer_ != nullptr) return writer_;
+  if (sink_ == nullptr) return nullptr;
+  if (scratch_ == nullptr) scratch_ = std::make_unique<Writer>(Writer::Mode::kMemory);
+  return scratch_.get();
+}
+
+void Recorder::line_done(TimeUs t) {
+  if (sink_ == nullptr) return;
+  std::string_view text = scratch_->text();
+  LS_ASSERT(!text.empty() && text.back() == '\n');
+  text.remove_suffix(1);
+  sink_->line(t, text);
+  scratch_->clear();
+}
+
 int64_t Recorder::invoke(TimeUs t, const Invoke& e) {
   const int64_t id = next_op_++;
   LS_ASSERT(id > 0);
   if (listener_ != nullptr) listener_->op_invoked(id, e);
+  if (sink_ != nullptr) {
+    sink_->invoke(t, id, e);
+    return id;
+  }
   if (writer_ == nullptr) return id;
   Writer& w = writer_->begin(t, "invoke");
   w.num("id", id).str("thread", e.thread).str("owner", e.owner).str("lock", e.lock);
@@ -131,6 +170,7 @@ int64_t Recorder::invoke(TimeUs t, const Invoke& e) {
 void Recorder::complete(TimeUs t, int64_t id, const Completion& c) {
   LS_ASSERT(id > 0 && id < next_op_);
   if (listener_ != nullptr) listener_->op_completed(id, c);
+  if (sink_ != nullptr) return sink_->complete(t, id, c);
   if (writer_ == nullptr) return;
   Writer& w = writer_->begin(t, "complete");
   w.num("id", id).str("outcome", to_string(c.outcome));
@@ -146,6 +186,7 @@ void Recorder::complete(TimeUs t, int64_t id, const Completion& c) {
 
 void Recorder::hold_begin(TimeUs t, std::string_view thread, std::string_view owner,
                           std::string_view lock, LockMode mode, int64_t op, int64_t token) {
+  if (sink_ != nullptr) return sink_->hold_begin(t, thread, owner, lock, mode, op, token);
   if (writer_ == nullptr) return;
   Writer& w = writer_->begin(t, "hold_begin");
   w.str("thread", thread).str("owner", owner).str("lock", lock).str("mode", to_string(mode));
@@ -156,6 +197,7 @@ void Recorder::hold_begin(TimeUs t, std::string_view thread, std::string_view ow
 
 void Recorder::hold_end(TimeUs t, std::string_view thread, std::string_view lock,
                         HoldEnd reason, LockMode mode) {
+  if (sink_ != nullptr) return sink_->hold_end(t, thread, lock, reason, mode);
   if (writer_ == nullptr) return;
   Writer& w = writer_->begin(t, "hold_end");
   w.str("thread", thread).str("lock", lock);
@@ -166,6 +208,7 @@ void Recorder::hold_end(TimeUs t, std::string_view thread, std::string_view lock
 void Recorder::write(TimeUs t, std::string_view thread, std::string_view owner,
                      std::string_view lock, std::string_view resource, int64_t token,
                      bool fenced, bool accepted) {
+  if (sink_ != nullptr) return sink_->write(t, thread, owner, lock, resource, token, fenced, accepted);
   if (writer_ == nullptr) return;
   Writer& w = writer_->begin(t, "write");
   w.str("thread", thread).str("owner", owner).str("lock", lock).str("resource", resource);
@@ -175,20 +218,18 @@ void Recorder::write(TimeUs t, std::string_view thread, std::string_view owner,
 
 void Recorder::exec(TimeUs t, const Exec& e) {
   LS_ASSERT(!e.argv.empty());
+  if (sink_ != nullptr) return sink_->exec(t, e);
   if (writer_ == nullptr) return;
   Writer& w = writer_->begin(t, "exec");
   w.str("node", e.node).num("seq", static_cast<int64_t>(e.seq)).num("local_ms", e.local_ms);
-  w.str("conn", e.conn).str("command", upper(e.argv[0]));
-  if (is_script_command(e.argv[0])) {
-    if (e.script != nullptr) w.str("script", e.script);
-    if (e.op > 0) w.num("op", e.op);
-    const size_t n = script_numkeys(e.argv);
-    w.strings("keys", e.argv.subspan(std::min<size_t>(3, e.argv.size()), n));
-    w.strings("args", e.argv.subspan(std::min<size_t>(3 + n, e.argv.size())));
-  } else {
-    if (e.op > 0) w.num("op", e.op);
-    w.strings("args", e.argv.subspan(1));
-  }
+  std::string command;
+  exec_command(e.argv, command);
+  w.str("conn", e.conn).str("command", command);
+  const ExecArgs split = split_exec_args(e.argv);
+  if (split.script && e.script != nullptr) w.str("script", e.script);
+  if (e.op > 0) w.num("op", e.op);
+  if (split.script) w.strings("keys", split.keys);
+  w.strings("args", split.args);
   std::string& out = w.value("reply");
   if (e.reply != nullptr) {
     append_reply_json(out, *e.reply);
@@ -199,18 +240,22 @@ void Recorder::exec(TimeUs t, const Exec& e) {
 }
 
 void Recorder::expire(TimeUs t, std::string_view node, std::string_view key, int64_t local_ms) {
+  if (sink_ != nullptr) return sink_->expire(t, node, key, local_ms);
   if (writer_ == nullptr) return;
   writer_->begin(t, "expire").str("node", node).str("key", key).num("local_ms", local_ms).end();
 }
 
 void Recorder::data_loss(TimeUs t, std::string_view node, std::string_view reason,
                          std::span<const std::string> keys) {
-  if (writer_ == nullptr) return;
-  writer_->begin(t, "data_loss").str("node", node).str("reason", reason).strings("keys", keys).end();
+  Writer* w = line_writer();
+  if (w == nullptr) return;
+  w->begin(t, "data_loss").str("node", node).str("reason", reason).strings("keys", keys).end();
+  line_done(t);
 }
 
 void Recorder::publish(TimeUs t, std::string_view node, std::string_view channel,
                        std::string_view message, int64_t receivers) {
+  if (sink_ != nullptr) return sink_->publish(t, node, channel, message, receivers);
   if (writer_ == nullptr) return;
   writer_->begin(t, "publish")
       .str("node", node)
@@ -222,12 +267,14 @@ void Recorder::publish(TimeUs t, std::string_view node, std::string_view channel
 
 void Recorder::deliver(TimeUs t, std::string_view thread, std::string_view channel,
                        std::string_view message) {
+  if (sink_ != nullptr) return sink_->deliver(t, thread, channel, message);
   if (writer_ == nullptr) return;
   writer_->begin(t, "deliver").str("thread", thread).str("channel", channel).str("message", message).end();
 }
 
 void Recorder::state(TimeUs t, std::string_view node, uint64_t seq, std::string_view key,
                      const std::optional<redis::KeyDump>& value) {
+  if (sink_ != nullptr) return sink_->state(t, node, seq, key, value);
   if (writer_ == nullptr) return;
   Writer& w = writer_->begin(t, "state");
   w.str("node", node).num("seq", static_cast<int64_t>(seq)).str("key", key);
@@ -236,23 +283,29 @@ void Recorder::state(TimeUs t, std::string_view node, uint64_t seq, std::string_
 }
 
 void Recorder::node_event(TimeUs t, std::string_view node, std::string_view event) {
-  if (writer_ == nullptr) return;
-  writer_->begin(t, "node").str("node", node).str("event", event).end();
+  Writer* w = line_writer();
+  if (w == nullptr) return;
+  w->begin(t, "node").str("node", node).str("event", event).end();
+  line_done(t);
 }
 
 void Recorder::fault(TimeUs t, int64_t fault_id, std::string_view kind, std::string_view target,
                      std::string_view phase, std::string_view params_json) {
   LS_ASSERT(fault_id >= 0);
-  if (writer_ == nullptr) return;
-  Writer& w = writer_->begin(t, "fault");
+  Writer* line = line_writer();
+  if (line == nullptr) return;
+  Writer& w = line->begin(t, "fault");
   w.num("fault", fault_id).str("kind", kind).str("target", target).str("phase", phase);
   if (!params_json.empty()) w.value("params") += params_json;
   w.end();
+  line_done(t);
 }
 
 void Recorder::end(TimeUs t, bool complete) {
-  if (writer_ == nullptr) return;
-  writer_->begin(t, "end").boolean("complete", complete).end();
+  Writer* w = line_writer();
+  if (w == nullptr) return;
+  w->begin(t, "end").boolean("complete", complete).end();
+  line_done(t);
 }
 
 }  // namespace lockstep::history

@@ -7,6 +7,7 @@
 #define LOCKSTEP_SIM_HISTORY_RECORDER_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -54,6 +55,18 @@ struct Exec {
   const redis::Reply* reply = nullptr;  // null while a reply is pending (not recorded then)
 };
 
+// How an exec event writes a command's argv: EVAL and EVALSHA as `keys` (numkeys of them, as far
+// as they go) and `args` (ARGV); any other command as `args` (everything after its name).
+struct ExecArgs {
+  bool script = false;
+  std::span<const std::string> keys;  // script commands only
+  std::span<const std::string> args;
+};
+ExecArgs split_exec_args(std::span<const std::string> argv);
+// The command's name as an exec event writes it (ASCII letters upper-cased), into `out`.
+// REQUIRES: !argv.empty().
+void exec_command(std::span<const std::string> argv, std::string& out);
+
 // Told of every operation as it is invoked and completed, recorded or not (event-triggered
 // faults watch them).
 class OpListener {
@@ -63,13 +76,48 @@ class OpListener {
   virtual void op_completed(int64_t id, const Completion& c) = 0;
 };
 
+// Where a recorder's events go instead of a Writer's text: a run that checks its own history
+// hands them to the checkers as they happen (harness/scenario/direct_history.h), with nothing
+// written or parsed. The frequent events come typed, exactly as the recorder was given them; the
+// header and the rare events (data_loss, node, fault, end) come as the JSON line a Writer would
+// have written. Either way the receiver must read them as the text's reader would.
+class EventSink {
+ public:
+  virtual ~EventSink() = default;
+  virtual void header(std::string_view json) = 0;
+  virtual void line(TimeUs t, std::string_view json) = 0;
+  virtual void invoke(TimeUs t, int64_t id, const Invoke& e) = 0;
+  virtual void complete(TimeUs t, int64_t id, const Completion& c) = 0;
+  virtual void hold_begin(TimeUs t, std::string_view thread, std::string_view owner,
+                          std::string_view lock, LockMode mode, int64_t op, int64_t token) = 0;
+  virtual void hold_end(TimeUs t, std::string_view thread, std::string_view lock, HoldEnd reason,
+                        LockMode mode) = 0;
+  virtual void write(TimeUs t, std::string_view thread, std::string_view owner,
+                     std::string_view lock, std::string_view resource, int64_t token, bool fenced,
+                     bool accepted) = 0;
+  virtual void exec(TimeUs t, const Exec& e) = 0;
+  virtual void expire(TimeUs t, std::string_view node, std::string_view key, int64_t local_ms) = 0;
+  virtual void publish(TimeUs t, std::string_view node, std::string_view channel,
+                       std::string_view message, int64_t receivers) = 0;
+  virtual void deliver(TimeUs t, std::string_view thread, std::string_view channel,
+                       std::string_view message) = 0;
+  virtual void state(TimeUs t, std::string_view node, uint64_t seq, std::string_view key,
+                     const std::optional<redis::KeyDump>& value) = 0;
+};
+
 class Recorder {
  public:
   explicit Recorder(Writer* writer) : writer_(writer) {}
+  explicit Recorder(EventSink* sink);
+  ~Recorder();
+  Recorder(const Recorder&) = delete;
+  Recorder& operator=(const Recorder&) = delete;
   void set_listener(OpListener* listener) { listener_ = listener; }
 
-  bool enabled() const { return writer_ != nullptr; }
+  bool enabled() const { return writer_ != nullptr || sink_ != nullptr; }
+  // The text's writer; null when recording to a sink (or not at all).
   Writer* writer() const { return writer_; }
+  EventSink* sink() const { return sink_; }
 
   // Returns the new operation's id (ids count from 1 even when not recording).
   int64_t invoke(TimeUs t, const Invoke& e);
@@ -101,7 +149,14 @@ class Recorder {
   int64_t ops_invoked() const { return next_op_ - 1; }
 
  private:
-  Writer* writer_;
+  // The writer for a rare event's line: the text's, or with a sink a scratch one whose line
+  // line_done() then hands over. Null when not recording.
+  Writer* line_writer();
+  void line_done(TimeUs t);
+
+  Writer* writer_ = nullptr;
+  EventSink* sink_ = nullptr;
+  std::unique_ptr<Writer> scratch_;
   OpListener* listener_ = nullptr;
   int64_t next_op_ = 1;
 };

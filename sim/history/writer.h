@@ -15,6 +15,7 @@
 #include <string>
 #include <string_view>
 
+#include "sim/core/assert.h"
 #include "sim/core/status.h"
 #include "sim/core/time.h"
 
@@ -67,6 +68,11 @@ class Writer {
   TimeUs last_t() const { return last_t_; }
   // Memory mode: everything written so far.
   const std::string& text() const { return buf_; }
+  // Memory mode: forgets the text written so far (the counts and the time order stay).
+  void clear() {
+    LS_ASSERT(mode_ == Mode::kMemory && !in_line_);
+    buf_.clear();
+  }
 
  private:
   void key(std::string_view k);
