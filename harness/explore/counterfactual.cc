@@ -86,6 +86,7 @@ class Prover {
     options.seed = seed_;
     options.mutant = mutant_;
     options.history_text = false;
+    options.result_json = false;
     Result<scenario::RunReport> r = scenario::run_scenario(s.value(), options);
     if (!r.ok()) {
       error_ = r.status();

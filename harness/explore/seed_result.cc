@@ -85,6 +85,7 @@ SeedResult run_seed(const scenario::Scenario& s, uint64_t seed, scenario::Histor
   options.seed = seed;
   options.source = source;
   options.history_text = false;  // the verdicts are all a seed keeps
+  options.result_json = false;
   Result<scenario::RunReport> run = scenario::run_scenario(s, options);
   if (!run.ok()) {
     r.kind = SeedResult::Kind::kError;

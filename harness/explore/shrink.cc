@@ -300,6 +300,7 @@ class Shrinker {
         ro.seed = seed_;
         ro.coverage = false;
         ro.history_text = false;
+        ro.result_json = false;
         Result<scenario::RunReport> r = scenario::run_scenario(x, ro);
         if (!r.ok()) return false;
         if (ran_ops != nullptr) *ran_ops = static_cast<int64_t>(r.value().stats.ops);

@@ -214,7 +214,7 @@ Result<RunReport> run_scenario(const Scenario& s, const RunOptions& options) {
     report.verdict = "unchecked";
     report.outcome = "not checked (--no-check)";
   }
-  report.result = make_result(s, run_faults, report);
+  if (options.result_json || !options.out_dir.empty()) report.result = make_result(s, run_faults, report);
   if (!options.out_dir.empty()) {
     st = lockstep::report::write_file_atomically(options.out_dir + "/result.json", report.result.dump(2) + "\n");
     if (!st.ok()) return st;

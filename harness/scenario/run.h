@@ -66,6 +66,9 @@ struct RunOptions {
   // events to the checkers as they are recorded (direct_history.h): the same verdicts, faster,
   // and no text to read back. Ignored with out_dir or a source.
   bool history_text = true;
+  // Without an output directory: build RunReport::result (result.json's content). False leaves
+  // it null, for callers that keep only the verdicts.
+  bool result_json = true;
 };
 
 struct RunReport {
