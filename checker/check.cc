@@ -1,7 +1,11 @@
 #include "checker/check.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
+#include <exception>
+#include <mutex>
+#include <thread>
 
 #include "sim/core/assert.h"
 
@@ -76,16 +80,48 @@ CheckResult check_history(const History& history, const CheckOptions& options) {
   for (const std::string& n : options.properties) {
     LS_ASSERT(std::find(names.begin(), names.end(), n) != names.end());
   }
+  std::vector<size_t> chosen;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (options.properties.empty() ||
+        std::find(options.properties.begin(), options.properties.end(), names[i]) != options.properties.end()) {
+      chosen.push_back(i);
+    }
+  }
   CheckResult result;
   result.source = history.source;
-  for (size_t i = 0; i < names.size(); ++i) {
-    const bool chosen = options.properties.empty() ||
-                        std::find(options.properties.begin(), options.properties.end(), names[i]) !=
-                            options.properties.end();
-    if (!chosen) continue;
-    result.properties.push_back(fns[i](history, options));
-    LS_ASSERT(result.properties.back().name == names[i]);
-  }
+  result.properties.resize(chosen.size());
+  // Workers take the properties in this order, the usually longest first (linearizability's
+  // search, liveness's spans), so the last one to start is a short one. Each result goes to its
+  // property's place: the order of the results never depends on the threads.
+  std::vector<size_t> order(chosen.size());
+  for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+  auto cost_rank = [&](size_t k) {
+    const std::string& n = names[chosen[k]];
+    return n == "linearizability" ? 0 : n == "liveness" ? 1 : n == "mutual_exclusion" ? 2 : 3;
+  };
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return cost_rank(a) < cost_rank(b); });
+  std::atomic<size_t> next{0};
+  std::mutex failed_mutex;
+  std::exception_ptr failed;
+  auto work = [&] {
+    for (size_t n = next++; n < order.size(); n = next++) {
+      const size_t k = order[n];
+      try {
+        result.properties[k] = fns[chosen[k]](history, options);
+      } catch (...) {  // out of memory: raised again on the calling thread
+        std::lock_guard<std::mutex> lock(failed_mutex);
+        if (!failed) failed = std::current_exception();
+        next = order.size();
+      }
+    }
+  };
+  const size_t threads = std::min<size_t>(static_cast<size_t>(std::max(1, options.threads)), order.size());
+  std::vector<std::thread> helpers;
+  for (size_t t = 1; t < threads; ++t) helpers.emplace_back(work);
+  work();
+  for (std::thread& t : helpers) t.join();
+  if (failed) std::rethrow_exception(failed);
+  for (size_t k = 0; k < chosen.size(); ++k) LS_ASSERT(result.properties[k].name == names[chosen[k]]);
   return result;
 }
 

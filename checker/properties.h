@@ -24,6 +24,10 @@ struct CheckOptions {
   // unbounded (the format's rule: a request may be delivered arbitrarily late). A bound makes the
   // check stronger for systems whose connections are known to give up (e.g. closed on timeout).
   int64_t unknown_window_ms = -1;
+  // Properties checked at once, each on a thread of its own (they only read the history). The
+  // result is the same whatever the number; more threads finish sooner and use more memory at
+  // the peak (each property's own working set at the same time).
+  int threads = 1;
 };
 
 PropertyResult check_mutual_exclusion(const History& history, const CheckOptions& options);

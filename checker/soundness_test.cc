@@ -309,5 +309,27 @@ TEST(InjectedRegression, EarlyLapseWaitsForTheLastRenewal) {
   EXPECT_EQ(check_history(h).property("linearizability").verdict, Verdict::kViolation);
 }
 
+// Properties checked on threads give the result they give one after another, byte for byte:
+// legal histories and each kind of injected violation, with a few thread counts.
+RC_GTEST_PROP(Threads, DoNotChangeTheResult, ()) {
+  GenOptions o = busy_options(*rc::gen::element(LockKind::kReentrant, LockKind::kSimple, LockKind::kRwlock));
+  o.inject = *rc::gen::element(Inject::kNone, Inject::kOverlap, Inject::kStuckLock, Inject::kEarlyLapse);
+  const uint64_t seed = *rc::gen::arbitrary<uint64_t>();
+  RC_LOG() << describe(o, seed);
+  const History h = parse_or_die(testing::generate_history(o, seed));
+  CheckOptions one;
+  const std::string expected = check_history(h, one).to_json().dump();
+  for (int threads : {2, 3, 8}) {
+    CheckOptions many;
+    many.threads = threads;
+    RC_ASSERT(check_history(h, many).to_json().dump() == expected);
+  }
+  CheckOptions some;  // fewer properties than threads
+  some.threads = 4;
+  some.properties = {"liveness", "mutual_exclusion"};
+  one.properties = some.properties;
+  RC_ASSERT(check_history(h, some).to_json().dump() == check_history(h, one).to_json().dump());
+}
+
 }  // namespace
 }  // namespace lockstep::checker

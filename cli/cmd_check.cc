@@ -14,6 +14,7 @@
 #include "checker/check.h"
 #include "checker/report/files.h"
 #include "cli/commands.h"
+#include "harness/explore/worker_pool.h"
 #include "sim/core/interrupt.h"
 #include "cli/terminal.h"
 
@@ -28,6 +29,7 @@ struct CheckArgs {
   bool no_exec_order = false;
   int64_t unknown_window_ms = -1;
   std::string model;  // empty: the header's lock_kind
+  int jobs = 0;       // 0: one per CPU
 };
 
 // The sequential models `--model` accepts, as the header's lock_kind spells them.
@@ -67,6 +69,7 @@ int run_check(const CheckArgs& args) {
   options.properties = args.properties;
   options.use_exec_order = !args.no_exec_order;
   options.unknown_window_ms = args.unknown_window_ms;
+  options.threads = args.jobs > 0 ? args.jobs : explore::available_cpus();
   const checker::CheckResult result = checker::check_history(history.value(), options);
   // Lock and client names in the explanations come from the history: escaped field by field.
   std::fputs(printable_lines(printable_copy(result).to_text()).c_str(), stdout);
@@ -99,6 +102,9 @@ void register_check(CLI::App& app, Action& action) {
   sub->add_option("--model", args->model,
                   "The sequential model for linearizability, overriding the header's lock_kind")
       ->check(CLI::IsMember(models));
+  sub->add_option("-j,--jobs", args->jobs,
+                  "Properties checked at once, on threads (default: one per CPU; 1 uses the least memory)")
+      ->check(CLI::Range(1, 256));
   sub->add_flag("--no-exec-order", args->no_exec_order,
                 "Ignore the logged execution order: no witness, unknown outcomes not pinned to their runs; "
                 "always search (the client's view alone, as other checkers see a history)");

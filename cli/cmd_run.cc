@@ -16,6 +16,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "harness/explore/worker_pool.h"
 #include "cli/explore_common.h"
 #include "cli/terminal.h"
 #include "harness/explore/counterfactual.h"
@@ -101,6 +102,7 @@ int run_command(const RunArgs& args) {
   options.out_dir = args.out;
   options.check = !args.no_check;
   options.mutant = args.mutant;
+  options.check_threads = explore::available_cpus();
   const int replays = args.replays;
   options.annotate = [replays, &doc](const scenario::Scenario& sc, scenario::RunReport& rep) {
     prove_causes(doc, sc, rep, replays);

@@ -204,6 +204,7 @@ Result<RunReport> run_scenario(const Scenario& s, const RunOptions& options) {
     }
     checker::CheckOptions copts;
     copts.properties = s.checks.properties;
+    copts.threads = options.check_threads;
     report.check = checker::check_history(h.value(), copts);
     report.check.source = "history.jsonl";
   }

@@ -69,6 +69,8 @@ struct RunOptions {
   // Without an output directory: build RunReport::result (result.json's content). False leaves
   // it null, for callers that keep only the verdicts.
   bool result_json = true;
+  // Properties checked at once (checker::CheckOptions::threads).
+  int check_threads = 1;
 };
 
 struct RunReport {
