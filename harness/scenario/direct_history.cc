@@ -19,32 +19,16 @@ constexpr uint64_t kEventBytes = 512;
 constexpr uint64_t kStringBytes = 8;
 constexpr uint64_t kEscapedBytes = 6;
 
-bool typed(Reply::Type type) {
-  switch (type) {
-    case Reply::Type::kNil:
-    case Reply::Type::kNilArray:
-    case Reply::Type::kInteger:
-    case Reply::Type::kBulk:
-    case Reply::Type::kStatus:
-    case Reply::Type::kError:
-    case Reply::Type::kArray:
-      return false;
-    default:
-      return true;
-  }
-}
-
-// At least the length of history::append_reply_json(r).
+// At least the length of history::append_reply_json(r). REQUIRES: redis::is_resp2(r).
 uint64_t reply_bytes(const Reply& r) {
-  if (typed(r.type)) return reply_bytes(redis::to_resp2(r));
   uint64_t n = kStringBytes + 24 + kEscapedBytes * r.str.size();
   for (const Reply& e : r.elements) n += reply_bytes(e) + 2;
   return n;
 }
 
 // What the reader makes of the reply's JSON (checker/history_line.cc, get_reply).
+// REQUIRES: redis::is_resp2(r).
 void reply_fields(const Reply& r, F::LineFields& f) {
-  if (typed(r.type)) return reply_fields(redis::to_resp2(r), f);
   f.reply_int = 0;
   switch (r.type) {
     case Reply::Type::kNil:
@@ -65,20 +49,11 @@ void reply_fields(const Reply& r, F::LineFields& f) {
       // Reading back changes no ASCII prefix.
       f.reply = r.str.starts_with("NOSCRIPT") ? ReplyKind::kNoScript : ReplyKind::kError;
       return;
-    case Reply::Type::kArray: {
+    case Reply::Type::kArray:
       // The first element, when an integer, is kept (a fenced lock's {-1, token}).
       f.reply = ReplyKind::kArray;
-      if (!r.elements.empty()) {
-        const Reply& first = r.elements[0];
-        if (typed(first.type)) {
-          const Reply plain = redis::to_resp2(first);
-          if (plain.type == Reply::Type::kInteger) f.reply_int = plain.integer;
-        } else if (first.type == Reply::Type::kInteger) {
-          f.reply_int = first.integer;
-        }
-      }
+      if (!r.elements.empty() && r.elements[0].type == Reply::Type::kInteger) f.reply_int = r.elements[0].integer;
       return;
-    }
     default:
       LS_ASSERT(false);
   }
@@ -137,8 +112,10 @@ void DirectHistory::done() {
   if (Status s = builder_.event(fields_); !s.ok()) fail(s);
 }
 
+void DirectHistory::count(std::string_view text) { bytes_bound_ += kStringBytes + kEscapedBytes * text.size(); }
+
 std::string_view DirectHistory::str(std::string_view text) {
-  bytes_bound_ += kStringBytes + kEscapedBytes * text.size();
+  count(text);
   std::string read_back;
   if (!history::json_read_back(text, read_back)) return text;
   scratch_.push_back(std::move(read_back));
@@ -262,12 +239,16 @@ void DirectHistory::exec(TimeUs t, const history::Exec& e) {
   if (!split.args.empty()) {
     f.present |= F::kFirstArg;
     f.first_arg = str(split.args[0]);
-    for (const std::string& arg : split.args.subspan(1)) bytes_bound_ += kStringBytes + kEscapedBytes * arg.size();
+    for (const std::string& arg : split.args.subspan(1)) count(arg);
   }
   f.present |= F::kReply;
   if (e.reply != nullptr) {
-    bytes_bound_ += reply_bytes(*e.reply);
-    reply_fields(*e.reply, f);
+    // The history writes a RESP3 reply as a RESP2 client reads it (append_reply_json).
+    std::optional<Reply> resp2;
+    if (!redis::is_resp2(*e.reply)) resp2 = redis::to_resp2(*e.reply);
+    const Reply& reply = resp2.has_value() ? *resp2 : *e.reply;
+    bytes_bound_ += reply_bytes(reply);
+    reply_fields(reply, f);
   } else {
     f.reply = ReplyKind::kNil;  // "reply": null
     f.reply_int = 0;

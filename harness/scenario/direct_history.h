@@ -63,6 +63,8 @@ class DirectHistory final : public history::EventSink {
   bool begin(TimeUs t, std::string_view type);
   // Hands the event to the builder.
   void done();
+  // Counts a string the text would hold into the bound.
+  void count(std::string_view text);
   // `text` as the reader would get it back, counted into the bound; valid until done().
   std::string_view str(std::string_view text);
   void str(uint64_t bit, std::string_view& field, std::string_view text);

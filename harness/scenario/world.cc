@@ -135,14 +135,9 @@ kernel::Process* World::process(const std::string& name) {
 }
 
 void World::write_header() {
-  if (rec_.writer() != nullptr) write_history_header(*rec_.writer(), scenario_, seed_);
-  if (rec_.sink() != nullptr) {
-    history::Writer text;
-    write_history_header(text, scenario_, seed_);
-    std::string_view line = text.text();
-    LS_ASSERT(line.ends_with('\n'));
-    line.remove_suffix(1);
-    rec_.sink()->header(line);
+  if (history::Writer* w = rec_.header_writer()) {
+    write_history_header(*w, scenario_, seed_);
+    rec_.header_done();
   }
 }
 

@@ -135,12 +135,22 @@ Writer* Recorder::line_writer() {
   return scratch_.get();
 }
 
-void Recorder::line_done(TimeUs t) {
-  if (sink_ == nullptr) return;
+std::string_view Recorder::scratch_line() {
   std::string_view text = scratch_->text();
   LS_ASSERT(!text.empty() && text.back() == '\n');
   text.remove_suffix(1);
-  sink_->line(t, text);
+  return text;
+}
+
+void Recorder::line_done(TimeUs t) {
+  if (sink_ == nullptr) return;
+  sink_->line(t, scratch_line());
+  scratch_->clear();
+}
+
+void Recorder::header_done() {
+  if (sink_ == nullptr) return;
+  sink_->header(scratch_line());
   scratch_->clear();
 }
 

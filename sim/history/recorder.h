@@ -115,9 +115,12 @@ class Recorder {
   void set_listener(OpListener* listener) { listener_ = listener; }
 
   bool enabled() const { return writer_ != nullptr || sink_ != nullptr; }
+  // Where the header line goes: the text's writer, or one whose line header_done() hands to the
+  // sink. Null when not recording. The header comes before any event.
+  Writer* header_writer() { return line_writer(); }
+  void header_done();
   // The text's writer; null when recording to a sink (or not at all).
   Writer* writer() const { return writer_; }
-  EventSink* sink() const { return sink_; }
 
   // Returns the new operation's id (ids count from 1 even when not recording).
   int64_t invoke(TimeUs t, const Invoke& e);
@@ -153,6 +156,8 @@ class Recorder {
   // line_done() then hands over. Null when not recording.
   Writer* line_writer();
   void line_done(TimeUs t);
+  // The scratch writer's one line, without its newline; cleared by the next line_writer() use.
+  std::string_view scratch_line();
 
   Writer* writer_ = nullptr;
   EventSink* sink_ = nullptr;
