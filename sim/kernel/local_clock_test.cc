@@ -59,5 +59,27 @@ RC_GTEST_PROP(LocalClockProp, TrueTimeAtIsTheFirstInstantReachingTheDeadline,
   if (t > static_cast<TimeUs>(start)) RC_ASSERT(c.local_us(t - 1) < deadline);
 }
 
+// local_us computes in 64 bits while ppm * elapsed fits and in 128 bits beyond: both agree with
+// the formula floor((1e6 + ppm) * elapsed / 1e6), on either side of the switch.
+RC_GTEST_PROP(LocalClockProp, LocalTimeFollowsTheFormulaAtEveryScale, (int32_t drift, uint64_t raw, uint8_t shift)) {
+  const int64_t drift_ppm = drift % (LocalClock::kMaxDriftPpm + 1);
+  const int64_t elapsed = static_cast<int64_t>((raw >> (shift % 64)) & ((uint64_t{1} << 61) - 1));
+  const LocalClock c(0, drift_ppm);
+  const __int128 want = (static_cast<__int128>(1'000'000 + drift_ppm) * elapsed) / 1'000'000;
+  RC_ASSERT(static_cast<__int128>(c.local_us(elapsed)) == want);
+}
+
+TEST(LocalClockTest, NegativeDriftRoundsDownAroundTheSwitchTo128Bits) {
+  // The largest elapsed whose product with the largest drift still fits in 64 bits, and the next.
+  const int64_t edge = INT64_MAX / LocalClock::kMaxDriftPpm;
+  for (int64_t drift : {-LocalClock::kMaxDriftPpm, -1L, 1L, LocalClock::kMaxDriftPpm}) {
+    const LocalClock c(0, drift);
+    for (int64_t e : {int64_t{1}, int64_t{999'999}, edge - 1, edge, edge + 1, edge * 2}) {
+      const __int128 want = (static_cast<__int128>(1'000'000 + drift) * e) / 1'000'000;
+      EXPECT_EQ(static_cast<__int128>(c.local_us(e)), want) << "drift " << drift << " elapsed " << e;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace lockstep::kernel
