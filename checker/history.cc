@@ -5,45 +5,13 @@
 #include <cstring>
 
 #include "sim/core/assert.h"
+#include "sim/core/hash.h"
 
 namespace lockstep::checker {
 
 bool HistoryHeader::quorum_lock() const {
   return quorum != kAbsent || lock_kind == LockKind::kRedlock || algorithm.rfind("redlock", 0) == 0;
 }
-
-namespace {
-// Eight bytes at a time, the last up-to-eight as two overlapping loads, then murmur3's
-// finalizer for well-mixed low bits (the slot is hash & mask). The names a history repeats
-// millions of times are short; std::hash's byte loop cost three times as much. Only where a name
-// sits in the table depends on it, never its id or any output.
-uint64_t hash_text(std::string_view text) {
-  const char* p = text.data();
-  size_t n = text.size();
-  uint64_t h = 0x9e3779b97f4a7c15ull * (n + 1);
-  for (; n > 8; p += 8, n -= 8) {
-    uint64_t w;
-    std::memcpy(&w, p, 8);
-    h = (h ^ w) * 0xbf58476d1ce4e5b9ull;
-    h ^= h >> 31;
-  }
-  uint64_t w = 0;
-  if (n >= 4) {
-    uint32_t lo, hi;
-    std::memcpy(&lo, p, 4);
-    std::memcpy(&hi, p + n - 4, 4);
-    w = (static_cast<uint64_t>(hi) << 32) | lo;
-  } else if (n > 0) {
-    const auto byte = [p](size_t i) { return static_cast<uint64_t>(static_cast<unsigned char>(p[i])); };
-    w = (byte(0) << 16) | (byte(n / 2) << 8) | byte(n - 1);
-  }
-  h = (h ^ w) * 0x94d049bb133111ebull;
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdull;
-  h ^= h >> 33;
-  return h | 1;
-}
-}  // namespace
 
 SymbolTable::SymbolTable() {
   names_.emplace_back();
@@ -74,7 +42,7 @@ void SymbolTable::grow() {
 
 Sym SymbolTable::intern(std::string_view text) {
   if (text.empty()) return kNoSym;
-  const uint64_t hash = hash_text(text);
+  const uint64_t hash = hash_bytes(text);
   size_t slot = slot_of(text, hash);
   if (slots_[slot] != kNoSym) return slots_[slot];
   LS_ASSERT(names_.size() < UINT32_MAX);
@@ -89,7 +57,7 @@ Sym SymbolTable::intern(std::string_view text) {
 
 Sym SymbolTable::find(std::string_view text) const {
   if (text.empty()) return kNoSym;
-  return slots_[slot_of(text, hash_text(text))];
+  return slots_[slot_of(text, hash_bytes(text))];
 }
 
 std::string_view SymbolTable::name(Sym sym) const {
