@@ -691,14 +691,9 @@ void LuaHost::check_arg_table(ArgTable& t) {
   lua_State* L = L_;
   LS_ASSERT(t.ref != LUA_NOREF);
   lua_rawgeti(L, LUA_REGISTRYINDEX, t.ref);
-  bool intact = !arg_dirty_ && lua_objlen(L, -1) == static_cast<size_t>(t.size);
-  if (intact && lua_getmetatable(L, -1)) {
-    lua_rawgeti(L, LUA_REGISTRYINDEX, arg_mt_ref_);
-    intact = lua_rawequal(L, -1, -2) != 0;
-    lua_pop(L, 2);
-  } else {
-    intact = false;
-  }
+  // Changing the metatable (setmetatable) or adding a key (__newindex, rawset) set arg_dirty_;
+  // table.insert and table.remove show in the length.
+  const bool intact = !arg_dirty_ && lua_objlen(L, -1) == static_cast<size_t>(t.size);
   lua_pop(L, 1);
   if (!intact) {
     // The script changed the table beyond its elements: the next run gets a new one.

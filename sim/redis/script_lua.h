@@ -137,8 +137,8 @@ class LuaHost {
   void kill_running(lua_State* current);
   // KEYS and ARGV: reused from run to run while no script changed them beyond their elements
   // (fresh tables per run, as Redis makes, cost more than the script itself). A metatable marks
-  // them; additions through __newindex or rawset set arg_dirty_, and any other change shows in
-  // the length or the metatable, checked after each run. getmetatable() hides the marker.
+  // them; additions through __newindex or rawset, and setmetatable, set arg_dirty_; any other
+  // change shows in the length, checked after each run. getmetatable() hides the marker.
   struct ArgTable {
     int ref = -2;  // LUA_NOREF until first use
     int size = 0;

@@ -246,6 +246,10 @@ TEST(ScriptSandboxTest, KeysAndArgvAreFreshEveryRun) {
   EXPECT_EQ(t.run({"eval", "setmetatable(KEYS, {__index = function() return 'm' end}); return KEYS[9]", "0"}), B("m"));
   EXPECT_EQ(t.run({"eval", "return KEYS[9]", "0"}), N());
   EXPECT_EQ(t.run({"eval", "return getmetatable(KEYS) == nil", "0"}), I(1));
+  // Without its marker the table misses additions that bypass __newindex: it must not be reused.
+  EXPECT_EQ(t.run({"eval", "setmetatable(ARGV, nil); ARGV.x = 1; ARGV[1] = 'y'; return 1", "0", "a"}), I(1));
+  EXPECT_EQ(t.run({"eval", "return {#ARGV, ARGV.x == nil and 1 or 0, ARGV[1]}", "0", "b"}), A({I(1), I(1), B("b")}));
+  EXPECT_EQ(t.run({"eval", "return ARGV", "0", "c"}), A({B("c")}));
   EXPECT_EQ(t.run({"eval", "return #KEYS", "0"}), I(0));
   EXPECT_EQ(t.run({"eval", "return {#KEYS, #ARGV}", "3", "a", "b", "c"}), A({I(3), I(0)}));
   EXPECT_EQ(t.run({"eval", "return {#KEYS, #ARGV}", "1", "a", "b", "c"}), A({I(1), I(2)}));

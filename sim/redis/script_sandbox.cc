@@ -115,6 +115,8 @@ int LuaHost::Internal::setmetatable(lua_State* L) {
     return lua_error(L);
   }
   if (luaL_getmetafield(L, 1, "__metatable")) return luaL_error(L, "cannot change a protected metatable");
+  // KEYS or ARGV with another metatable is no longer the table the next run may reuse.
+  if (is_arg_table(L, 1)) host(L).arg_dirty_ = true;
   lua_settop(L, 2);
   lua_setmetatable(L, 1);
   return 1;
