@@ -14,6 +14,7 @@
 #include <cctype>
 #include <map>
 #include <string_view>
+#include <unordered_map>
 
 #include "checker/check.h"
 #include "checker/explain.h"
@@ -186,6 +187,9 @@ PropertyResult check_quorum(const History& h, const CheckOptions&) {
   }
   const int64_t nodes = static_cast<int64_t>(h.header.nodes.size());
   const int64_t quorum = h.header.quorum != kAbsent ? h.header.quorum : nodes / 2 + 1;
+  // The end of each acquisition's hold, by op id (the last hold of an id, as the holds list them).
+  std::unordered_map<int64_t, TimeUs> hold_end_of;
+  for (const Hold& x : h.holds) hold_end_of[x.op_id] = x.end_t == kTimeNever ? h.end_t : x.end_t;
   int64_t checked = 0;
   int64_t unjudged = 0;
   std::vector<Finding> findings;
@@ -214,35 +218,43 @@ PropertyResult check_quorum(const History& h, const CheckOptions&) {
     }
     std::sort(live.begin(), live.end(), [](const Death& a, const Death& b) { return a.t < b.t; });
     const int64_t n_live = static_cast<int64_t>(live.size());
-    const std::string who = std::string(h.str(op.thread)) + "'s acquisition #" + std::to_string(op.id) + " of " +
-                            std::string(h.str(op.lock)) + " declared at " + format_time(declared);
-    nlohmann::json facts = {{"op", op.id}, {"thread", h.str(op.thread)}, {"declared_us", declared},
-                            {"grants", grants}, {"live_at_declare", n_live}, {"quorum", quorum}};
     if (n_live < quorum && unreadable) {
       ++unjudged;  // the missing grants may be in replies the history cannot read
       continue;
     }
+    // Most acquisitions are fine: their words and facts are made only for a finding.
+    const auto who = [&] {
+      return std::string(h.str(op.thread)) + "'s acquisition #" + std::to_string(op.id) + " of " +
+             std::string(h.str(op.lock)) + " declared at " + format_time(declared);
+    };
+    const auto facts = [&] {
+      return nlohmann::json{{"op", op.id}, {"thread", h.str(op.thread)}, {"declared_us", declared},
+                            {"grants", grants}, {"live_at_declare", n_live}, {"quorum", quorum}};
+    };
     if (n_live < quorum) {
-      findings.push_back({"invalid_when_declared", who + " had " + std::to_string(n_live) + " live grant(s) of " +
-                          std::to_string(grants) + " (quorum " + std::to_string(quorum) + ")", facts});
+      findings.push_back({"invalid_when_declared", who() + " had " + std::to_string(n_live) + " live grant(s) of " +
+                          std::to_string(grants) + " (quorum " + std::to_string(quorum) + ")", facts()});
       continue;
     }
     // The quorum is lost when the (n_live - quorum + 1)-th key dies.
     const Death& lost = live[n_live - quorum];
-    facts["quorum_lost_us"] = lost.t == kTimeNever ? nlohmann::json(nullptr) : nlohmann::json(lost.t);
+    const auto facts_lost = [&] {
+      nlohmann::json f = facts();
+      f["quorum_lost_us"] = lost.t == kTimeNever ? nlohmann::json(nullptr) : nlohmann::json(lost.t);
+      return f;
+    };
     if (op.validity_ms != kAbsent && lost.t < declared + op.validity_ms * kUsPerMs) {
-      facts["validity_ms"] = op.validity_ms;
-      findings.push_back({"validity_outlasted_quorum", who + " with validity " + std::to_string(op.validity_ms) +
-                          " ms lost its quorum at " + format_time(lost.t) + ": " + lost.cause, facts});
+      nlohmann::json f = facts_lost();
+      f["validity_ms"] = op.validity_ms;
+      findings.push_back({"validity_outlasted_quorum", who() + " with validity " + std::to_string(op.validity_ms) +
+                          " ms lost its quorum at " + format_time(lost.t) + ": " + lost.cause, std::move(f)});
       continue;
     }
-    TimeUs hold_end = declared;
-    for (const Hold& x : h.holds) {
-      if (x.op_id == op.id) hold_end = x.end_t == kTimeNever ? h.end_t : x.end_t;
-    }
+    const auto held = hold_end_of.find(op.id);
+    const TimeUs hold_end = held == hold_end_of.end() ? declared : held->second;
     if (lost.abnormal && lost.t < hold_end) {
-      findings.push_back({"lost_during_hold", who + " lost its quorum during the hold at " + format_time(lost.t) +
-                          ": " + lost.cause, facts});
+      findings.push_back({"lost_during_hold", who() + " lost its quorum during the hold at " + format_time(lost.t) +
+                          ": " + lost.cause, facts_lost()});
     }
   }
   if (findings.empty() && unjudged > 0) {
