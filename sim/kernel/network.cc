@@ -79,18 +79,26 @@ ConnId Network::connect(ProcessId client, ProcessId server, std::string_view lab
 }
 
 std::string Network::name(ConnId id) const {
+  std::string out;
+  name_into(id, out);
+  return out;
+}
+
+void Network::name_into(ConnId id, std::string& out) const {
   const Connection& c = connections_[id];
-  const std::string& client = processes_[c.client]->name();
+  out.assign(processes_[c.client]->name());
   switch (c.naming) {
     case ConnName::kClient:
-      return client;
+      return;
     case ConnName::kPubSub:
-      return client + "/pubsub";
+      out += "/pubsub";
+      return;
     case ConnName::kToServer:
-      return client + "->" + processes_[c.server]->name();
+      out += "->";
+      out += processes_[c.server]->name();
+      return;
   }
   LS_ASSERT(false);
-  return client;
 }
 
 uint32_t Network::alloc() {

@@ -106,6 +106,8 @@ class Network : public EventHandler {
   Connection& connection(ConnId id) { return connections_[id]; }
   // How histories name connection `id` ("c1", "c1/pubsub", "node0->node1").
   std::string name(ConnId id) const;
+  // The same name, written into `out` (whose capacity a caller may reuse).
+  void name_into(ConnId id, std::string& out) const;
   const Connection& connection(ConnId id) const { return connections_[id]; }
 
   // The message pool. alloc() returns a cleared message's slot.

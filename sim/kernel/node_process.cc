@@ -268,8 +268,8 @@ void NodeProcess::record_exec(uint32_t slot, const redis::Reply* r) {
   e.node = name();
   e.seq = seq_;
   e.local_ms = local_ms();
-  const std::string conn_name = ctx_.net->name(m.conn);
-  e.conn = conn_name;
+  ctx_.net->name_into(m.conn, conn_name_);
+  e.conn = conn_name_;
   e.argv = std::span<const std::string>(m.args.data(), m.argc);
   e.script = m.script;
   e.op = m.op;

@@ -159,6 +159,7 @@ class NodeProcess : public Process {
   redis::LineCounts line_counts_;  // coverage: where the script being run counts its lines
   std::vector<Publish> publishes_;
   std::vector<std::string> pending_effects_;  // flat: count, args..., count, args...
+  std::string conn_name_;  // record_exec's scratch: the connection's name, capacity reused
   // The network connection of each model connection id. The model hands out increasing ids,
   // so slots indexed by id - first_ take 4 bytes a connection where a hash map took about 38
   // (B5: a node serves two connections per client).
