@@ -1,5 +1,6 @@
 // The redis table of the sandbox: redis.call/pcall (with scriptCall's checks and their exact
 // error texts), error_reply/status_reply, sha1hex, log, setresp, set_repl and the rest.
+#include <cstring>
 #include <string>
 
 #include "sim/core/assert.h"
@@ -77,7 +78,7 @@ int LuaHost::Internal::generic_call(lua_State* L, bool raise) {
     return raise ? lua_error(L) : 1;
   }
   Args argv(h.call_args_);
-  const Command* cmd = lookup_command(argv[0]);
+  const Command* cmd = h.script_command(argv[0]);
   if (std::string_view why = refusal(h, cmd, argv); !why.empty()) {
     push_error_table(L, why);
     mark_ignore_stats(L);
@@ -96,6 +97,20 @@ int LuaHost::Internal::generic_call(lua_State* L, bool raise) {
   push_reply(L, reply, h.script_client_.resp3(), 0);
   if (raise && reply.is_error()) return lua_error(L);
   return 1;
+}
+
+const Command* LuaHost::script_command(std::string_view name) {
+  CommandMemo& m = command_memo_[(reinterpret_cast<uintptr_t>(name.data()) >> 4) % command_memo_.size()];
+  if (m.cmd != nullptr && m.size == name.size() && std::memcmp(m.bytes.data(), name.data(), name.size()) == 0) {
+    return m.cmd;
+  }
+  const Command* cmd = lookup_command(name);
+  if (cmd != nullptr && name.size() <= m.bytes.size()) {
+    m.cmd = cmd;
+    m.size = static_cast<uint8_t>(name.size());
+    std::memcpy(m.bytes.data(), name.data(), name.size());
+  }
+  return cmd;
 }
 
 int LuaHost::Internal::redis_call(lua_State* L) { return generic_call(L, true); }

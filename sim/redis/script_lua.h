@@ -169,6 +169,16 @@ class LuaHost {
   std::vector<Reply> call_replies_;
   std::vector<std::string_view> call_args_;
   std::vector<std::array<char, 32>> number_buffers_;
+  // redis.call's command lookups: a script names its commands with the same few interned Lua
+  // strings, so a small table indexed by the name's address answers most of them. An entry is
+  // used only when its bytes equal the name's, so a reused address never gives a wrong command.
+  struct CommandMemo {
+    const Command* cmd = nullptr;
+    uint8_t size = 0;
+    std::array<char, 23> bytes{};
+  };
+  std::array<CommandMemo, 16> command_memo_{};
+  const Command* script_command(std::string_view name);
 };
 
 }  // namespace lockstep::redis

@@ -469,6 +469,27 @@ TEST(ScriptApiTest, RedisTableFunctions) {
   check("return redis.acl_check_cmd()", "ERR Please specify at least one argument for this redis lib call");
 }
 
+// redis.call remembers commands by the address of their name: names built at run time, collected
+// and rebuilt (so that an address is reused for another name), in any case, still run the
+// command they name, and an unknown name is refused after a known one of the same length.
+TEST(ScriptApiTest, CommandNamesBuiltAtRunTimeRunTheCommandTheyName) {
+  TestNode t;
+  const std::string body =
+      "local names = {'in', 'IN', 'de', 'De'}\n"
+      "local out = {}\n"
+      "for i = 1, 400 do\n"
+      "  local name = names[i % 4 + 1] .. 'cr'\n"
+      "  out[#out + 1] = redis.call(name, 'k')\n"
+      "  if i % 7 == 0 then collectgarbage() end\n"
+      "end\n"
+      "return {out[1], out[2], out[3], out[4], out[400], redis.call('GET', 'k')}";
+  // i % 4 + 1: 2 (INcr), 3 (decr), 4 (Decr), 1 (incr), ... : +1 -1 -1 +1 over each four.
+  EXPECT_EQ(eval(t, body), A({I(1), I(0), I(-1), I(0), I(0), B("0")}));
+  const Reply unknown = eval(t, "redis.call('incr', 'k'); return redis.pcall('incx', 'k')['err']");
+  EXPECT_NE(unknown.str.find("Unknown Redis command called from script"), std::string::npos) << unknown.str;
+  EXPECT_EQ(eval(t, "return redis.call('get', 'k')"), B("1"));
+}
+
 }  // namespace
 }  // namespace lockstep::redis::testing
 
