@@ -134,16 +134,18 @@ Death death_of(const History& h, const DeathIndex& index, Sym node, Sym key, Tim
   Death d;
   auto it = index.by_key.find({node, key});
   if (it != index.by_key.end()) {
-    for (const DeathIndex::Entry& e : it->second) {
-      if (e.t <= after) continue;
-      if (e.t >= until) break;
+    // The first death after `after`: a binary search, as the index is in time order.
+    const std::vector<DeathIndex::Entry>& deaths = it->second;
+    const auto first = std::upper_bound(deaths.begin(), deaths.end(), after,
+                                        [](TimeUs t, const DeathIndex::Entry& e) { return t < e.t; });
+    if (first != deaths.end() && first->t < until) {
+      const DeathIndex::Entry& e = *first;
       if (e.loss) {
         d = {e.t, std::string(h.str(node)) + " lost its key at " + format_time(e.t) + " (" + std::string(h.str(e.reason)) + ")", true};
       } else {
         const std::string jumps = node_clock_jumps(h, node, after, e.t);
         d = {e.t, "its key expired on " + std::string(h.str(node)) + " at " + format_time(e.t) + jumps, !jumps.empty()};
       }
-      break;
     }
   }
   auto c = index.crashes.find(node);
