@@ -12,6 +12,7 @@
 // A budget of states per lock, shared by both, turns a blow-up into `unknown`.
 #include <algorithm>
 #include <map>
+#include <set>
 #include <tuple>
 #include <unordered_set>
 
@@ -499,15 +500,18 @@ bool verify_exec_order(const History& h, const Model& model, const std::vector<L
   struct Point {
     TimeUs t;
     int64_t seq;
-    uint32_t lin;
+    uint32_t lin;  // kExpiry: the lock's key expired on its node
   };
+  constexpr uint32_t kExpiry = UINT32_MAX;
   std::vector<Point> points;
   points.reserve(ops.size());
+  std::set<Sym> nodes;  // where the points' scripts ran
   for (uint32_t i = 0; i < ops.size(); ++i) {
     const Operation& op = h.ops[ops[i].op];
     if (ops[i].phantom) {
       const Exec& e = h.execs[ops[i].exec];
       points.push_back({e.t, e.seq, i});
+      nodes.insert(e.node);
       continue;
     }
     const std::span<const uint32_t> ex = execs_of[ops[i].op];
@@ -524,6 +528,18 @@ bool verify_exec_order(const History& h, const Model& model, const std::vector<L
     const std::vector<uint32_t> grants = op.is_acquire() ? granting_execs(h, ex) : std::vector<uint32_t>{};
     const Exec& e = h.execs[grants.empty() ? ex.back() : grants.back()];
     points.push_back({e.t, e.seq, i});
+    nodes.insert(e.node);
+  }
+  // A lock that lived on one node (not a quorum lock): the node's expiries of the lock's key end
+  // every hold the model lets lapse by then. A grant its owner never saw and its client never
+  // renewed is gone at the expiry, so a later acquisition by the same owner is a fresh grant,
+  // not a reentry. Before an exec of the same instant: Redis expires a key as a command finds it.
+  const Sym lock = ops.empty() ? kNoSym : h.ops[ops.front().op].lock;
+  if (nodes.size() == 1 && !h.header.quorum_lock()) {
+    const Sym node = *nodes.begin();
+    for (const Expire& x : h.expires) {
+      if (x.node == node && x.key == lock) points.push_back({x.t, INT64_MIN, kExpiry});
+    }
   }
   std::stable_sort(points.begin(), points.end(), [](const Point& a, const Point& b) {
     return a.t != b.t ? a.t < b.t : a.seq < b.seq;
@@ -531,6 +547,10 @@ bool verify_exec_order(const History& h, const Model& model, const std::vector<L
   LockState state = model.init();
   LockState next;
   for (const Point& p : points) {
+    if (p.lin == kExpiry) {
+      model.key_expired(state, lock, p.t);  // a hold that may not lapse yet stays (the ops judge it)
+      continue;
+    }
     const LinOp& x = ops[p.lin];
     const Operation& op = h.ops[x.op];
     TimeUs at = p.t;

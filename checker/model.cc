@@ -270,6 +270,11 @@ int Model::variants(const LockState& state, const Operation& op) const {
   return 1;
 }
 
+bool Model::key_expired(LockState& state, Sym lock, TimeUs t) const {
+  TimeUs at = t;
+  return lapse(state, [](const Holder&) { return true; }, lock, t, &at, nullptr);
+}
+
 bool Model::step(const LockState& state, const Operation& op, Effect effect, TimeUs limit_us,
                  TimeUs* at_us, LockState* next, std::string* why, const StepHints& hints) const {
   LS_ASSERT(next != nullptr && at_us != nullptr);

@@ -124,6 +124,10 @@ class Model {
   // already holds may be a reentry (variant 0) or, when its earlier hold has lapsed unseen (an
   // unknown acquisition that took effect, a lost unlock), a fresh grant (variant 1).
   int variants(const LockState& state, const Operation& op) const;
+  // The lock's key expired on its node at `t`: every hold of `lock` ends then, if the model lets
+  // each of them lapse by `t` (its lease, and its owner's belief). Returns false, and changes
+  // nothing, when some hold may not lapse yet.
+  bool key_expired(LockState& state, Sym lock, TimeUs t) const;
   static bool equal(const LockState& a, const LockState& b);
   static uint64_t hash(const LockState& state);
   std::string describe(const LockState& state, const SymbolTable& syms) const;
