@@ -496,7 +496,7 @@ Search::Answer Search::run() {
 // The execution-order witness: each op at the time its script ran on a node. Returns true when
 // that order is a legal linearization; otherwise `*why` says why it could not be used.
 bool verify_exec_order(const History& h, const Model& model, const std::vector<LinOp>& ops,
-                       const ExecsOf& execs_of, std::string* why) {
+                       const ExecsOf& execs_of, const std::vector<uint32_t>& key_expiries, std::string* why) {
   struct Point {
     TimeUs t;
     int64_t seq;
@@ -537,8 +537,9 @@ bool verify_exec_order(const History& h, const Model& model, const std::vector<L
   const Sym lock = ops.empty() ? kNoSym : h.ops[ops.front().op].lock;
   if (nodes.size() == 1 && !h.header.quorum_lock()) {
     const Sym node = *nodes.begin();
-    for (const Expire& x : h.expires) {
-      if (x.node == node && x.key == lock) points.push_back({x.t, INT64_MIN, kExpiry});
+    for (uint32_t i : key_expiries) {
+      const Expire& x = h.expires[i];
+      if (x.node == node) points.push_back({x.t, INT64_MIN, kExpiry});
     }
   }
   std::stable_sort(points.begin(), points.end(), [](const Point& a, const Point& b) {
@@ -687,6 +688,10 @@ PropertyResult check_linearizability(const History& h, const CheckOptions& optio
   const ExecsOf execs_of = h.execs.empty() ? ExecsOf{} : execs_by_op(h);
   const Beliefs beliefs = beliefs_of(h, execs_of);
   model.set_beliefs(&beliefs);
+  // The expiries of each lock's key (a key named like its lock), for the witness.
+  std::map<Sym, std::vector<uint32_t>> expiries_of_key;
+  for (uint32_t i = 0; i < h.expires.size(); ++i) expiries_of_key[h.expires[i].key].push_back(i);
+  const std::vector<uint32_t> no_expiries;
   int64_t by_order = 0, by_search = 0, states = 0;
   std::string budget_lock;
   int64_t budget_unbounded = 0;  // unknown-outcome ops of that lock with no deadline
@@ -694,7 +699,9 @@ PropertyResult check_linearizability(const History& h, const CheckOptions& optio
   for (const auto& [lock, indices] : group_by_lock(h.ops)) {
     std::vector<LinOp> ops = lin_ops(h, indices, options.unknown_window_ms, execs_of, beliefs, options.use_exec_order);
     std::string order_why = options.use_exec_order ? "no exec events with op ids" : "not asked for (--no-exec-order)";
-    if (options.use_exec_order && !execs_of.empty() && verify_exec_order(h, model, ops, execs_of, &order_why)) {
+    const auto expiries = expiries_of_key.find(lock);
+    const std::vector<uint32_t>& key_expiries = expiries == expiries_of_key.end() ? no_expiries : expiries->second;
+    if (options.use_exec_order && !execs_of.empty() && verify_exec_order(h, model, ops, execs_of, key_expiries, &order_why)) {
       ++by_order;
       continue;
     }
