@@ -496,11 +496,15 @@ void Generator::lapse(int32_t lock, int32_t thread, int64_t serial) {
     push(h->deadline, Act::kLapse, thread, serial, lock);  // a renewal in flight extended it
     return;
   }
-  out_.begin(now_, "expire");
-  out_.str("node", "node0");
-  out_.str("key", "L" + std::to_string(lock));
-  out_.end();
   std::erase_if(s.holders, [&](const ServerHolder& x) { return x.thread == thread; });
+  // The key lives until its last holder's lease ends (the scripts reply that TTL): one reader's
+  // lapse, with others still holding, expires nothing.
+  if (s.holders.empty()) {
+    out_.begin(now_, "expire");
+    out_.str("node", "node0");
+    out_.str("key", "L" + std::to_string(lock));
+    out_.end();
+  }
   wake(s);
 }
 
