@@ -12,7 +12,6 @@
 // A budget of states per lock, shared by both, turns a blow-up into `unknown`.
 #include <algorithm>
 #include <map>
-#include <set>
 #include <tuple>
 #include <unordered_set>
 
@@ -505,13 +504,19 @@ bool verify_exec_order(const History& h, const Model& model, const std::vector<L
   constexpr uint32_t kExpiry = UINT32_MAX;
   std::vector<Point> points;
   points.reserve(ops.size());
-  std::set<Sym> nodes;  // where the points' scripts ran
+  // Where the points' scripts ran: whether all on one node, and which.
+  Sym node = kNoSym;
+  bool one_node = true;
+  const auto ran_on = [&](Sym n) {
+    if (node == kNoSym) node = n;
+    one_node = one_node && n == node;
+  };
   for (uint32_t i = 0; i < ops.size(); ++i) {
     const Operation& op = h.ops[ops[i].op];
     if (ops[i].phantom) {
       const Exec& e = h.execs[ops[i].exec];
       points.push_back({e.t, e.seq, i});
-      nodes.insert(e.node);
+      ran_on(e.node);
       continue;
     }
     const std::span<const uint32_t> ex = execs_of[ops[i].op];
@@ -528,15 +533,14 @@ bool verify_exec_order(const History& h, const Model& model, const std::vector<L
     const std::vector<uint32_t> grants = op.is_acquire() ? granting_execs(h, ex) : std::vector<uint32_t>{};
     const Exec& e = h.execs[grants.empty() ? ex.back() : grants.back()];
     points.push_back({e.t, e.seq, i});
-    nodes.insert(e.node);
+    ran_on(e.node);
   }
   // A lock that lived on one node (not a quorum lock): the node's expiries of the lock's key end
   // every hold the model lets lapse by then. A grant its owner never saw and its client never
   // renewed is gone at the expiry, so a later acquisition by the same owner is a fresh grant,
   // not a reentry. Before an exec of the same instant: Redis expires a key as a command finds it.
   const Sym lock = ops.empty() ? kNoSym : h.ops[ops.front().op].lock;
-  if (nodes.size() == 1 && !h.header.quorum_lock()) {
-    const Sym node = *nodes.begin();
+  if (node != kNoSym && one_node && !h.header.quorum_lock()) {
     for (uint32_t i : key_expiries) {
       const Expire& x = h.expires[i];
       if (x.node == node) points.push_back({x.t, INT64_MIN, kExpiry});

@@ -16,10 +16,10 @@
 #include <string>
 
 #include "cli/commands.h"
-#include "harness/explore/worker_pool.h"
 #include "cli/explore_common.h"
 #include "cli/terminal.h"
 #include "harness/explore/counterfactual.h"
+#include "harness/explore/worker_pool.h"
 #include "harness/live/live_run.h"
 #include "harness/scenario/parse.h"
 #include "harness/scenario/run.h"
