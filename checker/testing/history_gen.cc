@@ -82,6 +82,7 @@ struct ThreadState {
   bool lose_lock = false;  // inject kEarlyLapse on this hold
   bool renew_ok = false;   // the server's answer to the pending renewal
   bool renewing = false;   // a renewal is in flight (one at a time, as Redisson's watchdog)
+  int32_t renew_lock = 0;  // the lock of that renewal (the thread may have moved on)
   bool in_flight = false;  // an acquisition attempt is on its way to the server
   // Fair lock: when this waiter's queue entry becomes stale (its score: the replied ttl +
   // threadWaitTime after its last attempt). Past it, the fair script may evict it, so overtaking
@@ -121,7 +122,10 @@ class Generator {
   // Writes an invoke and returns its id (also stored in th.op unless it is a renewal).
   int64_t invoke(ThreadState& th, const char* op, int64_t lease_ms);
   void complete_line(int64_t id, const char* outcome);
-  void exec(const ThreadState& th, int node, const char* script, const char* reply, int64_t op = -1);
+  // An exec of `th`'s call `op` (default: its current one) on the key of `lock` (default: the
+  // thread's current lock).
+  void exec(const ThreadState& th, int node, const char* script, const char* reply, int64_t op = -1,
+            int32_t lock = -1);
   void server_acquire(ThreadState& th, int32_t i);
   bool can_grant(const LockServer& s, int32_t i, Mode mode) const;
   void grant(LockServer& s, int32_t i, Mode mode);
@@ -198,7 +202,8 @@ void Generator::complete_line(int64_t id, const char* outcome) {
   out_.str("outcome", outcome);
 }
 
-void Generator::exec(const ThreadState& th, int node, const char* script, const char* reply, int64_t op) {
+void Generator::exec(const ThreadState& th, int node, const char* script, const char* reply, int64_t op,
+                     int32_t lock) {
   if (!o_.execs) return;
   out_.begin(now_, "exec");
   out_.str("node", "node" + std::to_string(node));
@@ -207,7 +212,7 @@ void Generator::exec(const ThreadState& th, int node, const char* script, const 
   out_.str("command", "EVALSHA");
   out_.str("script", script);
   out_.num("op", op >= 0 ? op : th.op);
-  out_.raw("keys", "[\"L" + std::to_string(th.lock) + "\"]");
+  out_.raw("keys", "[\"L" + std::to_string(lock >= 0 ? lock : th.lock) + "\"]");
   out_.raw("reply", reply);
   out_.end();
 }
@@ -537,14 +542,17 @@ void Generator::handle(const Event& e) {
         return;
       }
       th.renewing = true;
+      th.renew_lock = th.lock;
       th.renew_op = invoke(th, "renew", kAbsent);
       push(now_ + net(), Act::kServerRenew, e.thread, e.arg);
       return;
     case Act::kServerRenew: {
-      ServerHolder* h = holder(locks_[th.lock], e.thread);
-      th.renew_ok = !th.lose_lock && h != nullptr;
+      // The renewal of the lock it was sent for: by now the thread may have released it and
+      // moved on to another.
+      ServerHolder* h = holder(locks_[th.renew_lock], e.thread);
+      th.renew_ok = !(th.lose_lock && static_cast<uint64_t>(e.arg) == th.renew_gen) && h != nullptr;
       if (th.renew_ok) h->deadline = now_ + lease_us();
-      for (int n = 0; n < o_.nodes; ++n) exec(th, n, "renew", th.renew_ok ? "1" : "0", th.renew_op);
+      for (int n = 0; n < o_.nodes; ++n) exec(th, n, "renew", th.renew_ok ? "1" : "0", th.renew_op, th.renew_lock);
       push(now_ + net(), Act::kCompleteRenew, e.thread, e.arg);
       return;
     }
