@@ -735,6 +735,61 @@ TEST(Model, ReentrantOwnerAwareWithLeases) {
   EXPECT_FALSE(Model::equal(s2, s3));
 }
 
+// A holder without a lease is described as having none, never by a lapse time 2^52 µs away.
+TEST(Model, AHolderWithoutALeaseIsDescribedAsHavingNone) {
+  SymbolTable syms;
+  const Sym a = syms.intern("a"), b = syms.intern("b");
+  Model model(LockKind::kSimple, 1000, false, false, &syms);
+  Operation lock;
+  lock.kind = OpKind::kLock;
+  lock.outcome = Outcome::kOk;
+  lock.acquired = Tri::kTrue;
+  lock.owner = a;
+  lock.lease_ms = kNoLeaseMs;
+  LockState s0 = model.init(), s1, s2;
+  TimeUs at = 0;
+  ASSERT_TRUE(model.step(s0, lock, Effect::kObserved, kTimeNever, &at, &s1, nullptr));
+  EXPECT_EQ(model.describe(s1, syms), "held by a (count 1, no lease)");
+  Operation other = lock;
+  other.owner = b;
+  std::string why;
+  at = 5'000'000;
+  EXPECT_FALSE(model.step(s1, other, Effect::kObserved, 6'000'000, &at, &s2, &why));
+  EXPECT_EQ(why, "held by a, whose grant has no lease: it never lapses by itself");
+}
+
+// Which observed calls can only take effect while their owner holds the lock.
+TEST(Model, NeedsOwnHold) {
+  SymbolTable syms;
+  const Sym a = syms.intern("a");
+  Operation op;
+  op.outcome = Outcome::kOk;
+  op.owner = a;
+  const Model exclusive(LockKind::kReentrant, 0, false, false, &syms);
+  const Model rw(LockKind::kRwlock, 0, false, false, &syms);
+  const Model quorum(LockKind::kReentrant, 0, false, true, &syms);
+  op.kind = OpKind::kUnlock;
+  op.released = Tri::kTrue;
+  EXPECT_TRUE(exclusive.needs_own_hold(op, {}));
+  EXPECT_TRUE(rw.needs_own_hold(op, {}));
+  op.released = Tri::kFalse;  // the key was gone: legal without a hold, except on a rwlock
+  EXPECT_FALSE(exclusive.needs_own_hold(op, {}));
+  EXPECT_TRUE(rw.needs_own_hold(op, {}));
+  op.kind = OpKind::kRenew;
+  op.renewed = Tri::kTrue;
+  EXPECT_TRUE(exclusive.needs_own_hold(op, {}));
+  EXPECT_FALSE(quorum.needs_own_hold(op, {}));  // a quorum lock renews sub-locks while acquiring
+  op.renewed = Tri::kFalse;
+  EXPECT_FALSE(exclusive.needs_own_hold(op, {}));
+  op.kind = OpKind::kLock;
+  op.acquired = Tri::kTrue;
+  EXPECT_FALSE(exclusive.needs_own_hold(op, {}));
+  op.kind = OpKind::kUnlock;
+  op.released = Tri::kTrue;
+  op.outcome = Outcome::kUnknown;  // results unknown: nothing is needed
+  EXPECT_FALSE(exclusive.needs_own_hold(op, {}));
+}
+
 TEST(Model, ReadWriteRulesOfSeed004) {
   SymbolTable syms;
   const Sym a = syms.intern("a"), b = syms.intern("b");

@@ -109,7 +109,12 @@ TEST(LinearizabilityRegression, AHolderWithoutALeaseIsDescribedAsHavingNone) {
 {"t": 5001000, "type": "complete", "id": 2, "outcome": "ok", "acquired": true}
 )");
   ASSERT_EQ(r.verdict, Verdict::kViolation) << r.reason;
-  EXPECT_NE(r.explanation.text.find("held by c1/t0 (owner u1:0) (count 1, no lease)"), std::string::npos) << r.explanation.text;
+  // Refuted without a search: c1's hold certainly lasts (no lease, no later call).
+  EXPECT_NE(r.explanation.text.find("was granted while c1/t0 (owner u1:0) held it in every order of the operations"),
+            std::string::npos) << r.explanation.text;
+  EXPECT_NE(r.explanation.text.find("its grant has no lease, so it never lapses by itself"), std::string::npos)
+      << r.explanation.text;
+  EXPECT_NE(r.explanation.text.find("c1/t0 held L from 0.002 s (no lease)"), std::string::npos) << r.explanation.text;
   EXPECT_EQ(r.explanation.text.find("may lapse"), std::string::npos) << r.explanation.text;
 }
 
@@ -297,7 +302,9 @@ TEST(LinearizabilityRegression, ANullLeaseNeverLapses) {
   const PropertyResult none = lin(kSingle, never_released("null"));
   EXPECT_EQ(none.verdict, Verdict::kViolation);
   // Said as such, not as a lapse time 142 years on (the stand-in lease of a grant without one).
-  EXPECT_NE(none.reason.find("held by c1/t0 (owner u1), whose grant has no lease: it never lapses by itself"), std::string::npos) << none.reason;
+  EXPECT_NE(none.reason.find("c2/t0's lock (#2, 40.000 s → 40.000 s) was granted while c1/t0 (owner u1) held it"),
+            std::string::npos) << none.reason;
+  EXPECT_NE(none.reason.find("its grant has no lease, so it never lapses by itself"), std::string::npos) << none.reason;
   // -1 is the watchdog's default lease (30 s): the takeover at 40 s is legal.
   EXPECT_EQ(lin(kSingle, never_released("-1")).verdict, Verdict::kOk);
   // -2 is no marker: it is refused like any other negative duration.
@@ -643,6 +650,114 @@ TEST(QuorumRegression, AFailedExtensionAndAMinorityLateRenewalAreNotViolations) 
   EXPECT_EQ(lin.verdict, Verdict::kOk) << lin.reason;
   const PropertyResult live = check_liveness(h.value(), CheckOptions{});
   EXPECT_EQ(live.verdict, Verdict::kOk) << live.reason;
+}
+
+}  // namespace
+}  // namespace lockstep::checker
+
+namespace lockstep::checker {
+namespace {
+
+// Refutations without a search: a hold the history proves lasted, and another owner's grant
+// inside it. c1 takes the write lock with a 2 ms lease; c2's read is granted at 5–6 ms, after that
+// lease could have run out; but c1's unlock at 10 ms still released the write hold, and no
+// acquisition of c1 came between, so the hold was there all along.
+const char* kRw = R"({"lockstep_history": 1, "lock_kind": "rwlock", "nodes": ["node0"], "drift_tolerance_us": 0})";
+std::string write_read_unlock(const std::string& between) {
+  return R"({"t": 0, "type": "invoke", "id": 1, "thread": "c1/t0", "owner": "u1", "lock": "L", "op": "lock", "mode": "write", "lease_ms": 2}
+{"t": 1000, "type": "complete", "id": 1, "outcome": "ok", "acquired": true}
+{"t": 5000, "type": "invoke", "id": 2, "thread": "c2/t0", "owner": "u2", "lock": "L", "op": "lock", "mode": "read", "lease_ms": 1}
+{"t": 6000, "type": "complete", "id": 2, "outcome": "ok", "acquired": true}
+)" + between + R"({"t": 10000, "type": "invoke", "id": 3, "thread": "c1/t0", "owner": "u1", "lock": "L", "op": "unlock", "mode": "write"}
+{"t": 11000, "type": "complete", "id": 3, "outcome": "ok", "released": true}
+)";
+}
+
+TEST(CertainHolds, AGrantInsideAHoldItsOwnersUnlockStillReleasedIsRefuted) {
+  const PropertyResult r = lin(kRw, write_read_unlock(""));
+  ASSERT_EQ(r.verdict, Verdict::kViolation) << r.reason;
+  EXPECT_EQ(r.reason,
+            "lock L is not linearizable: c2/t0's lock (#2, 0.005 s → 0.006 s) was granted while c1/t0 (owner u1) held it (write) in "
+            "every order of the operations: its lock (#1) returned at 0.001 s, and its next call, the unlock (#3) "
+            "invoked at 0.010 s, still released that hold");
+  EXPECT_EQ(r.counterexample.at("holder_op").at("id"), 1);
+  EXPECT_EQ(r.explanation.facts.at("held_until_us"), 10000);
+}
+
+// The same, but c1 made a call of unknown outcome in between: its hold may have lapsed (2 ms), the
+// read been granted, and the lost lock (granted once c2's 1 ms lease ran out) made the hold its
+// unlock released. Legal: no certainty, and the search finds that order.
+TEST(CertainHolds, AnUnknownAcquisitionOfTheHolderInBetweenLeavesItToTheSearch) {
+  const PropertyResult r = lin(kRw, write_read_unlock(
+      R"({"t": 7000, "type": "invoke", "id": 4, "thread": "c1/t0", "owner": "u1", "lock": "L", "op": "lock", "mode": "write", "lease_ms": 2}
+{"t": 8000, "type": "complete", "id": 4, "outcome": "unknown"}
+)"));
+  EXPECT_EQ(r.verdict, Verdict::kOk) << r.reason;
+}
+
+// A force_unlock may end any hold, lease or not: c1's hold without a lease is then not certain,
+// and c2's later grant is legal.
+TEST(CertainHolds, AForceUnlockEndsTheCertainty) {
+  const std::string lines = R"({"t": 0, "type": "invoke", "id": 1, "thread": "c1/t0", "owner": "u1", "lock": "L", "op": "lock", "lease_ms": null}
+{"t": 1000, "type": "complete", "id": 1, "outcome": "ok", "acquired": true}
+{"t": 3000, "type": "invoke", "id": 2, "thread": "c3/t0", "owner": "u3", "lock": "L", "op": "force_unlock"}
+{"t": 4000, "type": "complete", "id": 2, "outcome": "ok", "released": true}
+{"t": 5000, "type": "invoke", "id": 3, "thread": "c2/t0", "owner": "u2", "lock": "L", "op": "lock", "lease_ms": 10000}
+{"t": 6000, "type": "complete", "id": 3, "outcome": "ok", "acquired": true}
+)";
+  EXPECT_EQ(lin(kSingle, lines).verdict, Verdict::kOk);
+  // Without the force_unlock, c2's grant is refuted by c1's hold, which has no lease.
+  const std::string without = lines.substr(0, lines.find("{\"t\": 3000")) + lines.substr(lines.find("{\"t\": 5000"));
+  const PropertyResult r = lin(kSingle, without);
+  ASSERT_EQ(r.verdict, Verdict::kViolation) << r.reason;
+  EXPECT_NE(r.reason.find("its grant has no lease, so it never lapses by itself"), std::string::npos) << r.reason;
+}
+
+// The holder's own renewal that found nothing, while its lease and belief protected the hold.
+TEST(CertainHolds, ARenewalThatFoundTheHoldGoneInsideItsLeaseIsRefuted) {
+  const std::string lines = R"({"t": 0, "type": "invoke", "id": 1, "thread": "c1/t0", "owner": "u1", "lock": "L", "op": "lock", "lease_ms": 30000}
+{"t": 1000, "type": "complete", "id": 1, "outcome": "ok", "acquired": true}
+{"t": 1000, "type": "hold_begin", "thread": "c1/t0", "owner": "u1", "lock": "L", "op": 1}
+{"t": 2000, "type": "invoke", "id": 2, "thread": "c1/watchdog", "owner": "u1", "lock": "L", "op": "renew", "lease_ms": 30000}
+{"t": 3000, "type": "complete", "id": 2, "outcome": "ok", "renewed": false}
+{"t": 3000, "type": "hold_end", "thread": "c1/t0", "lock": "L", "reason": "lost"}
+)";
+  const PropertyResult r = lin(kSingle, lines);
+  ASSERT_EQ(r.verdict, Verdict::kViolation) << r.reason;
+  EXPECT_NE(r.reason.find("c1/watchdog's renew (#2, 0.002 s → 0.003 s) found its hold gone while it still held it"),
+            std::string::npos) << r.reason;
+  EXPECT_NE(r.reason.find("nothing could end that hold before 0.003 s"), std::string::npos) << r.reason;
+}
+
+}  // namespace
+}  // namespace lockstep::checker
+
+namespace lockstep::checker {
+namespace {
+
+// c1's lock ran twice at the same instant (its first reply lost, the re-sent script re-entered);
+// c2 is granted at 5 ms, inside c1's 10 s lease. The search used to place the first run (a
+// phantom: a grant nobody saw) after the call's own run, as a fresh grant after an unseen lapse,
+// whose hold protects nobody, and accept c2's grant. A call's earlier runs come before its own.
+TEST(LinearizabilityRegression, ACallsEarlierRunsComeBeforeItsOwnRunAtTheSameInstant) {
+  const std::string text = std::string(kSingle) + "\n" +
+      R"({"t": 0, "type": "invoke", "id": 1, "thread": "c1/t0", "owner": "u1", "lock": "L", "op": "lock", "lease_ms": 10000}
+{"t": 1000, "type": "exec", "node": "node0", "seq": 1, "conn": "c1", "command": "EVALSHA", "script": "acquire", "op": 1, "keys": ["L"], "reply": null}
+{"t": 1000, "type": "exec", "node": "node0", "seq": 2, "conn": "c1", "command": "EVALSHA", "script": "acquire", "op": 1, "keys": ["L"], "reply": null}
+{"t": 2000, "type": "complete", "id": 1, "outcome": "ok", "acquired": true, "count": 1}
+{"t": 2000, "type": "hold_begin", "thread": "c1/t0", "owner": "u1", "lock": "L", "op": 1}
+{"t": 5000, "type": "invoke", "id": 2, "thread": "c2/t0", "owner": "u2", "lock": "L", "op": "lock", "lease_ms": 10000}
+{"t": 5500, "type": "exec", "node": "node0", "seq": 3, "conn": "c2", "command": "EVALSHA", "script": "acquire", "op": 2, "keys": ["L"], "reply": null}
+{"t": 6000, "type": "complete", "id": 2, "outcome": "ok", "acquired": true, "count": 1}
+{"t": 900000000, "type": "end", "complete": true}
+)";
+  Result<History> h = parse_history_text(text, "<test>");
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  CheckOptions options;
+  options.certain_holds = false;  // the search's own verdict
+  const PropertyResult r = check_linearizability(h.value(), options);
+  ASSERT_EQ(r.verdict, Verdict::kViolation) << r.reason;
+  EXPECT_NE(r.reason.find("held by c1/t0 (owner u1), whose lease cannot lapse before 10.001 s"), std::string::npos) << r.reason;
 }
 
 }  // namespace

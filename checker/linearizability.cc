@@ -12,7 +12,9 @@
 // A budget of states per lock, shared by both, turns a blow-up into `unknown`.
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <tuple>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "checker/check.h"
@@ -183,6 +185,164 @@ std::vector<LinOp> lin_ops(const History& h, const std::vector<uint32_t>& indice
   return out;
 }
 
+// A hold the history proves existed throughout an interval, whatever the order of the
+// operations: owner `owner` held `mode` on (from, until) in every legal linearization.
+struct CertainHold {
+  Sym owner = kNoSym;
+  Mode mode = Mode::kExclusive;
+  TimeUs from = 0, until = 0;
+  uint32_t acquire = 0;  // index into the lin ops: the observed grant that began it
+  int64_t proof = -1;    // the owner's next call, which needed the hold still there; -1: its lease
+};
+
+// An observed operation that no order can explain: inside `hold`, another owner's grant that the
+// hold blocks, or the holder's own renewal that found nothing.
+struct CertainConflict {
+  CertainHold hold;
+  uint32_t blocked = 0;  // index into the lin ops
+};
+
+// The hold that began with the observed grant ops[a] lasted at least until `until` (> the grant's
+// return) in every legal order when either
+//  - need: the owner's next call is an observed unlock or renewal that needed its own hold
+//    (Model::needs_own_hold) and no acquisition of the owner can come between: an owner holding
+//    nothing gets a hold only from its own acquisitions;
+//  - lease: before `until` nothing may end it: the lease (from the earliest time the grant or a
+//    renewal of the owner can take effect) and the owner's belief protect it, no call of the
+//    owner can take effect in between, nor any force_unlock.
+// Both need every earlier call of the owner to have taken effect before this grant could.
+std::vector<CertainHold> certain_holds(const History& h, const Model& model, const std::vector<LinOp>& ops,
+                                       const Beliefs& beliefs) {
+  struct Group {  // one operation of the owner: its own lin op and its phantoms
+    TimeUs lo = kTimeNever, hi = 0;
+    int64_t main = -1;
+  };
+  struct OwnerCalls {
+    std::vector<Group> groups;
+    std::map<uint32_t, size_t> group_of;  // History::ops index -> groups index
+    std::vector<uint32_t> renewals;       // lin op indices, in invoke order
+  };
+  std::map<Sym, OwnerCalls> owners;
+  std::vector<uint32_t> forces;  // force_unlocks, of anyone: they end every hold
+  for (uint32_t i = 0; i < ops.size(); ++i) {
+    const Operation& op = h.ops[ops[i].op];
+    OwnerCalls& mine = owners[op.owner];
+    if (op.kind == OpKind::kRenew) {
+      if (!ops[i].phantom) mine.renewals.push_back(i);
+      continue;
+    }
+    if (op.kind == OpKind::kForceUnlock) forces.push_back(i);
+    const auto [it, fresh] = mine.group_of.emplace(ops[i].op, mine.groups.size());
+    if (fresh) mine.groups.emplace_back();
+    Group& g = mine.groups[it->second];
+    g.lo = std::min(g.lo, ops[i].invoke_t);
+    g.hi = std::max(g.hi, ops[i].deadline_t);
+    if (!ops[i].phantom) g.main = i;
+  }
+  std::vector<CertainHold> out;
+  for (auto& [owner, mine] : owners) {
+    std::vector<Group>& groups = mine.groups;
+    std::stable_sort(groups.begin(), groups.end(), [](const Group& a, const Group& b) { return a.lo < b.lo; });
+    TimeUs earlier_hi = INT64_MIN;  // the latest any earlier call of the owner may take effect
+    for (size_t k = 0; k < groups.size(); earlier_hi = std::max(earlier_hi, groups[k].hi), ++k) {
+      if (groups[k].main < 0) continue;
+      const uint32_t a = static_cast<uint32_t>(groups[k].main);
+      const LinOp& grant = ops[a];
+      const Operation& op = h.ops[grant.op];
+      if (!grant.required || !op.is_acquire() || op.acquired != Tri::kTrue || earlier_hi >= grant.invoke_t) continue;
+      const TimeUs from = grant.deadline_t;
+      const Group* next = k + 1 < groups.size() ? &groups[k + 1] : nullptr;
+      CertainHold hold{owner, model.mode_of(op), from, from, a, -1};
+      if (next != nullptr && next->main >= 0) {
+        const LinOp& call = ops[static_cast<size_t>(next->main)];
+        const bool alone = k + 2 >= groups.size() || groups[k + 2].lo > call.deadline_t;
+        if (call.required && !call.phantom && alone && model.needs_own_hold(h.ops[call.op], call.hints(0))) {
+          hold.until = next->lo;
+          hold.proof = next->main;
+        }
+      }
+      // The lease: every grant, reentry or renewal restarts it from when it takes effect.
+      const int64_t lease_us = op.effective_lease_us();
+      TimeUs by_lease = lease_us >= kNoLeaseUs ? kTimeNever : std::max<TimeUs>(0, grant.invoke_t + lease_us - model.tolerance_us());
+      for (uint32_t r : mine.renewals) {
+        if (ops[r].invoke_t >= by_lease) break;
+        const Operation& renewal = h.ops[ops[r].op];
+        if (ops[r].deadline_t < grant.invoke_t || renewal.renewed == Tri::kFalse) continue;
+        const int64_t renew_us = renewal.effective_lease_us();
+        if (renew_us < kNoLeaseUs) by_lease = std::min(by_lease, std::max<TimeUs>(0, ops[r].invoke_t + renew_us - model.tolerance_us()));
+      }
+      by_lease = std::min(by_lease, beliefs.protected_until(owner, op.lock, from + 1));
+      if (next != nullptr) by_lease = std::min(by_lease, next->lo);
+      for (uint32_t f : forces) {
+        if (ops[f].deadline_t >= grant.invoke_t) by_lease = std::min(by_lease, ops[f].invoke_t);
+      }
+      if (by_lease > hold.until) {
+        hold.until = by_lease;
+        hold.proof = -1;
+      }
+      if (hold.until > from + 1) out.push_back(hold);
+    }
+  }
+  return out;
+}
+
+// The first observed operation (in invoke order) that a certain hold makes impossible.
+std::optional<CertainConflict> find_certain_conflict(const History& h, const Model& model, const std::vector<LinOp>& ops,
+                                                     const Beliefs& beliefs) {
+  if (h.header.quorum_lock()) return std::nullopt;  // a quorum lock's calls may have partial effects
+  std::vector<CertainHold> holds = certain_holds(h, model, ops, beliefs);
+  if (holds.empty()) return std::nullopt;
+  std::optional<CertainConflict> best;
+  const auto consider = [&](const CertainHold& hold, uint32_t blocked) {
+    if (!best || blocked < best->blocked) best = CertainConflict{hold, blocked};
+  };
+  // The holder's own renewal that found nothing: its lease and belief, or its later call, say the
+  // hold was there (of the renewal's mode, on a read-write lock).
+  std::map<Sym, std::vector<uint32_t>> lost_renewals;
+  for (uint32_t i = 0; i < ops.size(); ++i) {
+    const Operation& op = h.ops[ops[i].op];
+    if (op.kind == OpKind::kRenew && ops[i].required && !ops[i].phantom && op.renewed == Tri::kFalse) {
+      lost_renewals[op.owner].push_back(i);
+    }
+  }
+  for (const CertainHold& hold : holds) {
+    const auto it = lost_renewals.find(hold.owner);
+    if (it == lost_renewals.end()) continue;
+    for (uint32_t r : it->second) {
+      const Operation& op = h.ops[ops[r].op];
+      if (ops[r].invoke_t > hold.from && ops[r].deadline_t < hold.until && model.mode_of(op) == hold.mode) consider(hold, r);
+    }
+  }
+  // Another owner's grant inside a hold that blocks it. A sweep in invoke order over the holds
+  // begun by then, by their ends (holds of the write mode apart, for read grants).
+  std::vector<uint32_t> grants;
+  for (uint32_t i = 0; i < ops.size(); ++i) {
+    const Operation& op = h.ops[ops[i].op];
+    if (ops[i].required && !ops[i].phantom && op.is_acquire() && op.acquired == Tri::kTrue) grants.push_back(i);
+  }
+  std::stable_sort(holds.begin(), holds.end(), [](const CertainHold& a, const CertainHold& b) { return a.from < b.from; });
+  std::multimap<TimeUs, size_t> open_any, open_write;  // until -> holds index
+  size_t next_hold = 0;
+  for (uint32_t g : grants) {
+    const LinOp& x = ops[g];
+    const Operation& op = h.ops[x.op];
+    for (; next_hold < holds.size() && holds[next_hold].from < x.invoke_t; ++next_hold) {
+      open_any.emplace(holds[next_hold].until, next_hold);
+      if (holds[next_hold].mode == Mode::kWrite) open_write.emplace(holds[next_hold].until, next_hold);
+    }
+    const bool wants_write = model.kind() != LockKind::kRwlock || model.mode_of(op) == Mode::kWrite;
+    std::multimap<TimeUs, size_t>& open = wants_write ? open_any : open_write;
+    for (auto it = open.rbegin(); it != open.rend() && it->first > x.deadline_t; ++it) {
+      const CertainHold& hold = holds[it->second];
+      if (hold.owner != op.owner && model.blocks_other(hold.mode, op)) {
+        consider(hold, g);
+        break;
+      }
+    }
+  }
+  return best;
+}
+
 struct Fingerprint {
   uint64_t a, b;
   bool operator==(const Fingerprint& o) const { return a == o.a && b == o.b; }
@@ -246,7 +406,15 @@ class Search {
   void add_variants(Frame& f, size_t from);
   bool try_candidate(Frame& f, uint32_t c, Frame* child);
   bool enables(const Frame& f, uint32_t optional_code) const;
-  void note_deepest(const Frame& f);
+  void index_owners();
+  // Whether a step that took `from` to `to` at `at`, applying op `c`, leads nowhere: it ended
+  // the hold of an owner one of whose pending calls must still find its own hold (an unlock
+  // that released, a renewal that renewed) while none of its pending acquisitions can come
+  // first to make a new one. `*why` (if not null) says which.
+  bool ends_a_needed_hold(const LockState& from, const LockState& to, uint32_t c, TimeUs at, std::string* why) const;
+  // Records that the frame's most urgent op `x` could not take effect by `limit`, if no deeper
+  // point was recorded.
+  void note_stuck(const Frame& f, const LinOp& x, TimeUs limit, std::string why);
 
   const History& h_;
   const Model& model_;
@@ -261,6 +429,11 @@ class Search {
   std::vector<uint64_t> zob_a_, zob_b_;
   std::vector<uint32_t> by_deadline_;  // optional ops with a deadline, earliest first
   std::vector<bool> pending_;
+  // A phantom is an earlier run of its call: it takes effect before the call's own run, also at
+  // the same instant. Per phantom the index of its call's own lin op (-1: none, it failed); per
+  // call the number of its required phantoms still pending.
+  std::vector<int32_t> call_of_phantom_;
+  std::vector<uint32_t> phantoms_pending_;
   // Interchangeable optional ops share a class (-1: none): unknown calls of one owner that the
   // model cannot tell apart and that may take effect at any time after their invoke. Of those
   // invoked by now only the earliest is tried (applying another gives the same state and leaves
@@ -271,6 +444,16 @@ class Search {
   void classify();
   std::unordered_set<Fingerprint, FingerprintHash> visited_;
   Deepest deepest_;
+  // Per owner (by holder owner): its acquisitions, as indices into ops_ — those with a deadline
+  // in invoke order beside the running maximum of their deadlines, the others apart — and its
+  // calls that need its own hold (Model::needs_own_hold), by deadline. Looked up, never iterated.
+  struct OwnerOps {
+    std::vector<uint32_t> acquisitions;
+    std::vector<TimeUs> latest_deadline;  // of acquisitions[0..k]
+    std::vector<uint32_t> unbounded_acquisitions;
+    std::vector<uint32_t> needing_hold;
+  };
+  std::unordered_map<Sym, OwnerOps> owner_ops_;
 };
 
 void Search::link_all() {
@@ -296,6 +479,20 @@ void Search::link_all() {
   }
   std::stable_sort(by_deadline_.begin(), by_deadline_.end(),
                    [&](uint32_t a, uint32_t b) { return ops_[a].deadline_t < ops_[b].deadline_t; });
+  index_owners();
+  std::map<uint32_t, int32_t> call_index;  // History::ops index -> its own lin op
+  for (uint32_t i = 0; i < n; ++i) {
+    if (!ops_[i].phantom) call_index.emplace(ops_[i].op, static_cast<int32_t>(i));
+  }
+  call_of_phantom_.assign(n, -1);
+  phantoms_pending_.assign(n, 0);
+  for (uint32_t i = 0; i < n; ++i) {
+    if (!ops_[i].phantom) continue;
+    const auto it = call_index.find(ops_[i].op);
+    if (it == call_index.end()) continue;
+    call_of_phantom_[i] = it->second;
+    if (ops_[i].required) ++phantoms_pending_[it->second];
+  }
   zob_a_.resize(n);
   zob_b_.resize(n);
   for (uint32_t i = 0; i < n; ++i) {
@@ -307,11 +504,13 @@ void Search::link_all() {
 void Search::take(uint32_t i) {
   unlink(i);
   pending_[i] = false;
+  if (ops_[i].phantom && ops_[i].required && call_of_phantom_[i] >= 0) --phantoms_pending_[call_of_phantom_[i]];
 }
 
 void Search::restore(uint32_t i) {
   relink(i);
   pending_[i] = true;
+  if (ops_[i].phantom && ops_[i].required && call_of_phantom_[i] >= 0) ++phantoms_pending_[call_of_phantom_[i]];
 }
 
 void Search::unlink(uint32_t i) {
@@ -367,6 +566,66 @@ void Search::classify() {
   class_stamp_.assign(classes.size(), 0);
 }
 
+void Search::index_owners() {
+  owner_ops_.clear();
+  for (uint32_t i = 0; i < ops_.size(); ++i) {
+    const LinOp& x = ops_[i];
+    const Operation& op = h_.ops[x.op];
+    OwnerOps& mine = owner_ops_[op.owner];
+    if (op.is_acquire() && x.deadline_t == kTimeNever) {
+      mine.unbounded_acquisitions.push_back(i);
+    } else if (op.is_acquire()) {
+      mine.latest_deadline.push_back(std::max(x.deadline_t, mine.acquisitions.empty() ? 0 : mine.latest_deadline.back()));
+      mine.acquisitions.push_back(i);
+    } else if (x.required && !x.phantom && model_.needs_own_hold(op, x.hints(0))) {
+      mine.needing_hold.push_back(i);
+    }
+  }
+  for (auto& [owner, mine] : owner_ops_) {
+    std::stable_sort(mine.needing_hold.begin(), mine.needing_hold.end(),
+                     [&](uint32_t a, uint32_t b) { return ops_[a].deadline_t < ops_[b].deadline_t; });
+  }
+}
+
+bool Search::ends_a_needed_hold(const LockState& from, const LockState& to, uint32_t c, TimeUs at,
+                                std::string* why) const {
+  for (const Holder& gone : from.holders) {
+    if (std::any_of(to.holders.begin(), to.holders.end(), [&](const Holder& x) { return x.owner == gone.owner; })) {
+      continue;
+    }
+    const auto it = owner_ops_.find(gone.owner);
+    if (it == owner_ops_.end()) continue;
+    const OwnerOps& mine = it->second;
+    // The pending call that needs the hold soonest (one due before `at` fails by itself).
+    const auto first = std::partition_point(mine.needing_hold.begin(), mine.needing_hold.end(),
+                                            [&](uint32_t n) { return ops_[n].deadline_t < at; });
+    const auto need = std::find_if(first, mine.needing_hold.end(), [&](uint32_t n) { return n != c && pending_[n]; });
+    if (need == mine.needing_hold.end()) continue;
+    // Once an owner holds nothing only its own acquisitions give it a hold again (no other step
+    // adds a holder). One taking effect in [at, its deadline] may precede the call due by `due`
+    // (and then every later one).
+    const TimeUs due = ops_[*need].deadline_t;
+    const auto rescues = [&](uint32_t a) {
+      return a != c && pending_[a] && std::max(at, ops_[a].invoke_t) <= std::min(ops_[a].deadline_t, due);
+    };
+    if (std::any_of(mine.unbounded_acquisitions.begin(), mine.unbounded_acquisitions.end(), rescues)) continue;
+    size_t k = std::partition_point(mine.acquisitions.begin(), mine.acquisitions.end(),
+                                    [&](uint32_t a) { return ops_[a].invoke_t <= due; }) - mine.acquisitions.begin();
+    bool rescued = false;
+    while (k > 0 && mine.latest_deadline[k - 1] >= at && !rescued) rescued = rescues(mine.acquisitions[--k]);
+    if (rescued) continue;
+    if (why) {
+      const Operation& op = h_.ops[ops_[*need].op];
+      *why = "it would end the hold of " + model_.owner(gone.owner) + " by " + format_time(at) + ", whose " +
+             op_kind_name(op.kind) + " (#" + std::to_string(op.id) + ", " + format_time(op.invoke_t) + " → " +
+             format_time(op.complete_t) + ") still " + (op.kind == OpKind::kUnlock ? "released it" : "renewed it") +
+             " afterwards";
+    }
+    return true;
+  }
+  return false;
+}
+
 // Inserts, at the frame's cursor, the unknown-outcome ops that may take effect now, the most
 // recently invoked first.
 void Search::fill_optional(Frame& f) {
@@ -413,6 +672,16 @@ bool Search::enables(const Frame& f, uint32_t optional_code) const {
   return false;
 }
 
+void Search::note_stuck(const Frame& f, const LinOp& x, TimeUs limit, std::string why) {
+  if (f.done < deepest_.linearized) return;
+  deepest_.linearized = f.done;
+  deepest_.stuck_op = x.op;
+  deepest_.why = std::move(why);
+  deepest_.now = f.now;
+  deepest_.latest = limit;
+  deepest_.model_state = f.state;
+}
+
 bool Search::try_candidate(Frame& f, uint32_t code, Frame* child) {
   const uint32_t c = code >> 1;
   const LinOp& x = ops_[c];
@@ -422,16 +691,16 @@ bool Search::try_candidate(Frame& f, uint32_t code, Frame* child) {
   const bool urgent = x.required && (f.cands.front() >> 1) == c;
   const TimeUs limit = std::min(f.limit, x.deadline_t);
   if (at > limit) return false;
+  // A call's earlier runs come before its own run: not after it, nor it before a required one.
+  if (x.phantom ? call_of_phantom_[c] >= 0 && !pending_[call_of_phantom_[c]] : phantoms_pending_[c] > 0) return false;
   if (!model_.step(f.state, op, x.effect(), limit, &at, &child->state, urgent ? &why : nullptr,
                    x.hints(static_cast<int>(code & 1)))) {
-    if (urgent && f.done >= deepest_.linearized) {
-      deepest_.linearized = f.done;
-      deepest_.stuck_op = x.op;
-      deepest_.why = why;
-      deepest_.now = f.now;
-      deepest_.latest = limit;
-      deepest_.model_state = f.state;
-    }
+    if (urgent) note_stuck(f, x, limit, std::move(why));
+    return false;
+  }
+  if (child->state.holders.size() < f.state.holders.size() + 1 &&
+      ends_a_needed_hold(f.state, child->state, c, at, urgent ? &why : nullptr)) {
+    if (urgent) note_stuck(f, x, limit, std::move(why));
     return false;
   }
   child->now = at;
@@ -672,6 +941,68 @@ Explanation explain_search(const History& h, const Model& model, const Deepest& 
   return e;
 }
 
+// The violation a certain hold proves (find_certain_conflict), in words, with the story of the
+// holder in the way.
+PropertyResult certain_violation(const History& h, const Model& model, const std::vector<LinOp>& ops,
+                                 const CertainConflict& c) {
+  const Operation& blocked = h.ops[ops[c.blocked].op];
+  const Operation& grant = h.ops[ops[c.hold.acquire].op];
+  const std::string call = std::string(h.str(blocked.thread)) + "'s " + op_kind_name(blocked.kind) + " (#" +
+                           std::to_string(blocked.id) + ", " + format_time(blocked.invoke_t) + " → " +
+                           format_time(blocked.complete_t) + ")";
+  const std::string held = model.kind() == LockKind::kRwlock ? std::string(" (") + mode_name(c.hold.mode) + ")" : "";
+  std::string what = blocked.is_acquire()
+                         ? call + " was granted while " + model.owner(c.hold.owner) + " held it" + held
+                         : call + " found its hold" + held + " gone while it still held it";
+  what += " in every order of the operations: its " + std::string(op_kind_name(grant.kind)) + " (#" +
+          std::to_string(grant.id) + ") returned at " + format_time(c.hold.from) + ", and ";
+  if (c.hold.proof >= 0) {
+    const Operation& later = h.ops[ops[static_cast<size_t>(c.hold.proof)].op];
+    what += "its next call, the " + std::string(op_kind_name(later.kind)) + " (#" + std::to_string(later.id) +
+            ") invoked at " + format_time(c.hold.until) + ", still " +
+            (later.kind == OpKind::kUnlock ? "released" : "renewed") + " that hold";
+  } else if (c.hold.until == kTimeNever) {
+    what += "nothing could ever end that hold: its grant has no lease, so it never lapses by itself, and no call of "
+            "its owner or force_unlock came after";
+  } else {
+    what += "nothing could end that hold before " + format_time(c.hold.until) +
+            ": its lease and its owner's belief protected it until then, and no call of its owner or force_unlock "
+            "came between";
+  }
+  PropertyResult r =
+      make_result("linearizability", Verdict::kViolation, "lock " + std::string(h.str(blocked.lock)) + " is not linearizable: " + what);
+  r.counterexample = {{"lock", h.str(blocked.lock)}, {"stuck_op", op_json(h, blocked)}, {"holder_op", op_json(h, grant)}};
+  r.explanation.text = "no linearization: " + what;
+  r.explanation.facts = {{"stuck_op", op_json(h, blocked)},
+                         {"holder_op", op_json(h, grant)},
+                         {"held_from_us", c.hold.from},
+                         {"held_until_us", c.hold.until},
+                         {"proof", c.hold.proof >= 0 ? nlohmann::json(op_json(h, h.ops[ops[static_cast<size_t>(c.hold.proof)].op]))
+                                                     : nlohmann::json("lease")}};
+  Conflict story;
+  story.lock = blocked.lock;
+  story.first_thread = grant.thread;
+  story.first_begin = c.hold.from;
+  story.first_end = c.hold.until;
+  if (const Hold* hold = believed_hold(h, c.hold.owner, blocked.lock, c.hold.from)) {
+    story.first_begin = hold->begin_t;
+    story.first_end = hold->end_t;
+  }
+  story.lease_ms = grant.lease_ms == kNoLeaseMs ? kNoLeaseMs : grant.effective_lease_us() / kUsPerMs;
+  story.second_begin = blocked.complete_t;
+  if (blocked.is_acquire()) {
+    story.second_thread = blocked.thread;
+  } else {
+    story.loser_call = std::string(h.str(blocked.thread)) + "'s " + op_kind_name(blocked.kind) + " (#" + std::to_string(blocked.id) + ")";
+  }
+  if (story.first_begin <= story.second_begin) {
+    Explanation e = explain_conflict(h, story);
+    append_sentence(&r.explanation.text, e.text);
+    r.explanation.facts["story"] = e.facts;
+  }
+  return r;
+}
+
 }  // namespace
 
 PropertyResult check_linearizability(const History& h, const CheckOptions& options) {
@@ -708,6 +1039,21 @@ PropertyResult check_linearizability(const History& h, const CheckOptions& optio
     if (options.use_exec_order && !execs_of.empty() && verify_exec_order(h, model, ops, execs_of, key_expiries, &order_why)) {
       ++by_order;
       continue;
+    }
+    // A conflict the history proves without any order (a grant inside a hold that certainly
+    // lasted) refutes at once; the search would have to try every order first.
+    const std::optional<CertainConflict> c =
+        options.certain_holds ? find_certain_conflict(h, model, ops, beliefs) : std::nullopt;
+    if (c) {
+      ++by_search;
+      PropertyResult r = certain_violation(h, model, ops, *c);
+      if (!order_why.empty()) r.details["exec_order"] = "not usable: " + order_why;
+      if (order_why.find(") at its execution time ") != std::string::npos) {
+        append_sentence(&r.explanation.text, "In the order the nodes executed them: " + order_why);
+        r.explanation.facts["exec_order"] = order_why;
+      }
+      r.details["search_states"] = states;
+      return r;
     }
     const int64_t lazy_budget = options.search_budget / 10;
     Search lazy(h, model, ops, lazy_budget, /*lazy=*/true);

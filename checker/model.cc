@@ -270,6 +270,16 @@ int Model::variants(const LockState& state, const Operation& op) const {
   return 1;
 }
 
+bool Model::needs_own_hold(const Operation& op, const StepHints& hints) const {
+  if (op.kind != OpKind::kUnlock && op.kind != OpKind::kRenew) return false;
+  if (op.outcome != Outcome::kOk) return false;
+  // release() and renew() read and change the caller's own holder only, so the empty lock
+  // stands for every state without one.
+  LockState next;
+  TimeUs at = 0;
+  return !step(init(), op, Effect::kObserved, kTimeNever, &at, &next, nullptr, hints);
+}
+
 bool Model::key_expired(LockState& state, Sym lock, TimeUs t) const {
   TimeUs at = t;
   return lapse(state, [](const Holder&) { return true; }, lock, t, &at, nullptr);

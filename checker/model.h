@@ -113,6 +113,19 @@ class Model {
     return it == owner_threads_.end() ? kNoSym : it->second;
   }
 
+  // An owner as messages name it (set_owner_threads).
+  std::string owner(Sym sym) const;
+
+  LockKind kind() const { return kind_; }
+  int64_t tolerance_us() const { return tolerance_us_; }
+  // Whether a holder of `mode` by another owner certainly blocks a grant of `mode_wanted` (an
+  // exclusive kind: always; rwlock: unless both are reads).
+  bool blocks_other(Mode held, const Operation& wanted) const {
+    return kind_ != LockKind::kRwlock || held == Mode::kWrite || mode_of(wanted) == Mode::kWrite;
+  }
+  // The mode an operation takes or gives back (kExclusive except on a read-write lock).
+  Mode mode_of(const Operation& op) const;
+
   LockState init() const { return LockState{}; }
   // Applies `op` at the earliest time `*at_us` (updated if lapses push it later, never past
   // `limit_us`, the latest time the op may take effect). Returns false when the op's result is
@@ -128,6 +141,10 @@ class Model {
   // each of them lapse by `t` (its lease, and its owner's belief). Returns false, and changes
   // nothing, when some hold may not lapse yet.
   bool key_expired(LockState& state, Sym lock, TimeUs t) const;
+  // Whether `op` (an unlock or a renewal), with its observed result, can only take effect while
+  // its owner holds the lock: its step fails in every state where the owner holds nothing (such
+  // a step looks at the owner's own hold alone). False for other kinds of operation.
+  bool needs_own_hold(const Operation& op, const StepHints& hints) const;
   static bool equal(const LockState& a, const LockState& b);
   static uint64_t hash(const LockState& state);
   std::string describe(const LockState& state, const SymbolTable& syms) const;
@@ -142,7 +159,6 @@ class Model {
                      std::string* why) const;
   bool renew(LockState& s, const Operation& op, TimeUs limit_us, TimeUs* at_us,
              std::string* why) const;
-  Mode mode_of(const Operation& op) const;
   // Whether holder `h` blocks a grant of `mode` to `owner`.
   bool conflicts(const Holder& h, Sym owner, Mode mode) const;
   // Lets every holder matching `pred` lapse, moving *at_us to the latest lapse time; false (and
@@ -152,7 +168,6 @@ class Model {
   // the owner's belief just before, not by the belief the new grant starts.
   bool lapse(LockState& s, Pred pred, Sym lock, TimeUs limit_us, TimeUs* at_us, std::string* why,
              Sym self = kNoSym) const;
-  std::string owner(Sym sym) const;
   std::string owner(Sym sym, const SymbolTable& syms) const;
 
   LockKind kind_;

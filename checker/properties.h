@@ -24,6 +24,10 @@ struct CheckOptions {
   // unbounded (the format's rule: a request may be delivered arbitrarily late). A bound makes the
   // check stronger for systems whose connections are known to give up (e.g. closed on timeout).
   int64_t unknown_window_ms = -1;
+  // Refute a lock's history at once where a grant falls inside a hold the history proves lasted
+  // (docs/checker.md, "Certain holds"), before any search. Off only in tests that compare the
+  // search's verdict with it.
+  bool certain_holds = true;
   // Properties checked at once, each on a thread of its own (they only read the history). The
   // result is the same whatever the number; more threads finish sooner and use more memory at
   // the peak (each property's own working set at the same time).
