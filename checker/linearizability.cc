@@ -1040,48 +1040,41 @@ PropertyResult check_linearizability(const History& h, const CheckOptions& optio
       ++by_order;
       continue;
     }
+    ++by_search;
     // A conflict the history proves without any order (a grant inside a hold that certainly
     // lasted) refutes at once; the search would have to try every order first.
     const std::optional<CertainConflict> c =
         options.certain_holds ? find_certain_conflict(h, model, ops, beliefs) : std::nullopt;
+    PropertyResult r;
     if (c) {
-      ++by_search;
-      PropertyResult r = certain_violation(h, model, ops, *c);
-      if (!order_why.empty()) r.details["exec_order"] = "not usable: " + order_why;
-      if (order_why.find(") at its execution time ") != std::string::npos) {
-        append_sentence(&r.explanation.text, "In the order the nodes executed them: " + order_why);
-        r.explanation.facts["exec_order"] = order_why;
-      }
-      r.details["search_states"] = states;
-      return r;
-    }
-    const int64_t lazy_budget = options.search_budget / 10;
-    Search lazy(h, model, ops, lazy_budget, /*lazy=*/true);
-    Search search(h, model, ops, options.search_budget - lazy_budget, /*lazy=*/false);  // run only if needed
-    Search::Answer answer = lazy.run();
-    states += lazy.states();
-    if (answer != Search::Answer::kLinearizable) {
-      answer = search.run();  // the verdict and, for a violation, the deepest point are its own
-      states += search.states();
-    }
-    ++by_search;
-    if (answer == Search::Answer::kBudget && budget_lock.empty()) {
-      budget_lock = std::string(h.str(lock));
-      budget_unbounded = std::count_if(ops.begin(), ops.end(), [](const LinOp& x) {
-        return !x.required && x.deadline_t == kTimeNever;
-      });
-    }
-    if (answer != Search::Answer::kNotLinearizable) continue;
-    const Deepest& d = search.deepest();
-    PropertyResult r = make_result(name, Verdict::kViolation,
-                                   "lock " + std::string(h.str(lock)) + " is not linearizable: " + d.why);
-    if (d.stuck_op >= 0) {
-      r.counterexample = {{"lock", h.str(lock)}, {"stuck_op", op_json(h, h.ops[d.stuck_op])}};
-      r.explanation = explain_search(h, model, d);
+      r = certain_violation(h, model, ops, *c);
     } else {
-      r.reason = "lock " + std::string(h.str(lock)) + " is not linearizable";
-      r.counterexample = {{"lock", h.str(lock)}};
-      r.explanation.text = r.reason;
+      const int64_t lazy_budget = options.search_budget / 10;
+      Search lazy(h, model, ops, lazy_budget, /*lazy=*/true);
+      Search search(h, model, ops, options.search_budget - lazy_budget, /*lazy=*/false);  // run only if needed
+      Search::Answer answer = lazy.run();
+      states += lazy.states();
+      if (answer != Search::Answer::kLinearizable) {
+        answer = search.run();  // the verdict and, for a violation, the deepest point are its own
+        states += search.states();
+      }
+      if (answer == Search::Answer::kBudget && budget_lock.empty()) {
+        budget_lock = std::string(h.str(lock));
+        budget_unbounded = std::count_if(ops.begin(), ops.end(), [](const LinOp& x) {
+          return !x.required && x.deadline_t == kTimeNever;
+        });
+      }
+      if (answer != Search::Answer::kNotLinearizable) continue;
+      const Deepest& d = search.deepest();
+      r = make_result(name, Verdict::kViolation, "lock " + std::string(h.str(lock)) + " is not linearizable: " + d.why);
+      if (d.stuck_op >= 0) {
+        r.counterexample = {{"lock", h.str(lock)}, {"stuck_op", op_json(h, h.ops[d.stuck_op])}};
+        r.explanation = explain_search(h, model, d);
+      } else {
+        r.reason = "lock " + std::string(h.str(lock)) + " is not linearizable";
+        r.counterexample = {{"lock", h.str(lock)}};
+        r.explanation.text = r.reason;
+      }
     }
     if (!order_why.empty()) r.details["exec_order"] = "not usable: " + order_why;
     // The search reports the deepest order it tried, which need not be the telling one; the
