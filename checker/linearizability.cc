@@ -951,23 +951,34 @@ PropertyResult certain_violation(const History& h, const Model& model, const std
                            std::to_string(blocked.id) + ", " + format_time(blocked.invoke_t) + " → " +
                            format_time(blocked.complete_t) + ")";
   const std::string held = model.kind() == LockKind::kRwlock ? std::string(" (") + mode_name(c.hold.mode) + ")" : "";
-  std::string what = blocked.is_acquire()
-                         ? call + " was granted while " + model.owner(c.hold.owner) + " held it" + held
-                         : call + " found its hold" + held + " gone while it still held it";
-  what += " in every order of the operations: its " + std::string(op_kind_name(grant.kind)) + " (#" +
-          std::to_string(grant.id) + ") returned at " + format_time(c.hold.from) + ", and ";
+  const std::string holder = model.owner(c.hold.owner);
+  const std::string began = "its hold began with its " + std::string(op_kind_name(grant.kind)) + " (#" +
+                            std::to_string(grant.id) + "), returned at " + format_time(c.hold.from);
+  std::string what;
   if (c.hold.proof >= 0) {
+    // The later call says the hold was there; the blocked one says it was not. Either may be the
+    // wrong one (an unlock script that reports a release on a missing key), so both are named.
     const Operation& later = h.ops[ops[static_cast<size_t>(c.hold.proof)].op];
-    what += "its next call, the " + std::string(op_kind_name(later.kind)) + " (#" + std::to_string(later.id) +
-            ") invoked at " + format_time(c.hold.until) + ", still " +
-            (later.kind == OpKind::kUnlock ? "released" : "renewed") + " that hold";
-  } else if (c.hold.until == kTimeNever) {
-    what += "nothing could ever end that hold: its grant has no lease, so it never lapses by itself, and no call of "
-            "its owner or force_unlock came after";
+    const bool unlock = later.kind == OpKind::kUnlock;
+    what = call + " and " + std::string(h.str(later.thread)) + "'s " + op_kind_name(later.kind) + " (#" +
+           std::to_string(later.id) + ", invoked at " + format_time(c.hold.until) + ", " +
+           (unlock ? "released: true" : "renewed: true") + ") cannot both have taken effect: " +
+           (blocked.is_acquire() ? "the grant needs the hold" + held + " of " + holder + " gone"
+                                 : "the renewal found the hold" + held + " of " + holder + " gone") +
+           ", the " + (unlock ? "unlock" : "renewal") + " needs it still there, and " + std::string(h.str(grant.thread)) +
+           " made no acquisition in between (" + began + ")";
   } else {
-    what += "nothing could end that hold before " + format_time(c.hold.until) +
-            ": its lease and its owner's belief protected it until then, and no call of its owner or force_unlock "
-            "came between";
+    what = (blocked.is_acquire() ? call + " was granted while " + holder + " held it" + held
+                                 : call + " found its hold" + held + " gone while it still held it") +
+           " in every order of the operations: " + began + ", and ";
+    if (c.hold.until == kTimeNever) {
+      what += "no step the lock allows could ever end that hold: its grant has no lease, so it never lapses by itself, and no "
+              "call of its owner or force_unlock came after";
+    } else {
+      what += "no step the lock allows could end that hold before " + format_time(c.hold.until) +
+              ": its lease and its owner's belief protected it until then, and no call of its owner or "
+              "force_unlock came between";
+    }
   }
   PropertyResult r =
       make_result("linearizability", Verdict::kViolation, "lock " + std::string(h.str(blocked.lock)) + " is not linearizable: " + what);
