@@ -536,6 +536,16 @@ void Search::fill_required(Frame& f) {
   std::stable_sort(f.cands.begin(), f.cands.end(), [&](uint32_t a, uint32_t b) {
     return ops_[a].deadline_t < ops_[b].deadline_t;
   });
+  if (lazy_) {
+    // The lazy pass looks for a witness along one path: a holder's pending unlock taking effect
+    // first only frees the lock for the others, where granting them first would lapse the hold
+    // the unlock still needs (the full pass keeps the deadline order, which its report reads).
+    std::stable_partition(f.cands.begin(), f.cands.end(), [&](uint32_t i) {
+      const Operation& op = h_.ops[ops_[i].op];
+      return !ops_[i].phantom && op.kind == OpKind::kUnlock &&
+             std::any_of(f.state.holders.begin(), f.state.holders.end(), [&](const Holder& x) { return x.owner == op.owner; });
+    });
+  }
   add_variants(f, 0);
   f.limit = min_deadline;
 }

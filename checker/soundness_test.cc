@@ -338,7 +338,10 @@ TEST(SearchRegression, ReadWriteHistoriesOfManyThreadsAreDecidedFromTheClientsVi
   o.execs = false;
   CheckOptions options;
   options.properties = {"linearizability"};
-  for (const uint32_t unknown_ppm : {0u, 10000u}) {
+  // With 5 % lost replies (unbounded), the lazy pass's first path lets holders' unlocks take
+  // effect before other grants (it used to lapse a writer whose lost earlier lock could not come
+  // back in time, and ran out of its part of the budget).
+  for (const uint32_t unknown_ppm : {0u, 10000u, 50000u}) {
     o.unknown_ppm = unknown_ppm;
     const PropertyResult r = check_history(parse_or_die(testing::generate_history(o, 1)), options).property("linearizability");
     EXPECT_EQ(r.verdict, Verdict::kOk) << r.reason;
