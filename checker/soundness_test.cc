@@ -329,12 +329,18 @@ TEST(SearchRegression, RwlockHistoriesWithLostRepliesAreDecidedByTheExecutionOrd
 // (budget exhausted from 500 operations on). A lapse that a pending call of the holder refutes
 // (an unlock that released, a renewal that renewed, with no acquisition of its own in between)
 // now ends that branch at once.
-TEST(SearchRegression, ReadWriteHistoriesOfManyThreadsAreDecidedFromTheClientsView) {
+// 64 threads on one read-write lock, 2,000 operations.
+testing::GenOptions rwlock_crowd() {
   testing::GenOptions o;
   o.kind = LockKind::kRwlock;
   o.threads = 64;
   o.locks = 1;
   o.ops = 2000;
+  return o;
+}
+
+TEST(SearchRegression, ReadWriteHistoriesOfManyThreadsAreDecidedFromTheClientsView) {
+  testing::GenOptions o = rwlock_crowd();
   o.execs = false;
   CheckOptions options;
   options.properties = {"linearizability"};
@@ -353,11 +359,7 @@ TEST(SearchRegression, ReadWriteHistoriesOfManyThreadsAreDecidedFromTheClientsVi
 // by a hold the history proves lasted (its owner's unlock still released it, or its lease and
 // belief protected it), where the search alone exhausted its budget.
 TEST(SearchRegression, IllegalReadWriteHistoriesOfManyThreadsAreRefutedByCertainHolds) {
-  testing::GenOptions o;
-  o.kind = LockKind::kRwlock;
-  o.threads = 64;
-  o.locks = 1;
-  o.ops = 2000;
+  testing::GenOptions o = rwlock_crowd();
   CheckOptions options;
   options.properties = {"linearizability"};
   for (const bool execs : {true, false}) {
