@@ -118,8 +118,8 @@ class Model {
 
   LockKind kind() const { return kind_; }
   int64_t tolerance_us() const { return tolerance_us_; }
-  // Whether a holder of `mode` by another owner certainly blocks a grant of `mode_wanted` (an
-  // exclusive kind: always; rwlock: unless both are reads).
+  // Whether another owner's hold of mode `held` blocks the grant `wanted` (on an exclusive kind
+  // always; on a read-write lock unless both are reads).
   bool blocks_other(Mode held, const Operation& wanted) const {
     return kind_ != LockKind::kRwlock || held == Mode::kWrite || mode_of(wanted) == Mode::kWrite;
   }
