@@ -204,9 +204,9 @@ struct CertainConflict {
 
 // The hold that began with the observed grant ops[a] lasted at least until `until` (> the grant's
 // return) in every legal order when either
-//  - need: the owner's next call is an observed unlock or renewal that needed its own hold
-//    (Model::needs_own_hold) and no acquisition of the owner can come between: an owner holding
-//    nothing gets a hold only from its own acquisitions;
+//  - need: the owner's next call (renewals aside) is an observed unlock that needed its own hold
+//    (Model::needs_own_hold: one that released) and no acquisition of the owner can come
+//    between: an owner holding nothing gets a hold only from its own acquisitions;
 //  - lease: before `until` nothing may end it: the lease (from the earliest time the grant or a
 //    renewal of the owner can take effect) and the owner's belief protect it, no call of the
 //    owner can take effect in between, nor any force_unlock.
