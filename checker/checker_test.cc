@@ -689,16 +689,22 @@ TEST(Reader, IgnoresUnknownFieldsAndReadsStates) {
 
 // --- the model ---
 
-TEST(Model, ReentrantOwnerAwareWithLeases) {
-  SymbolTable syms;
-  const Sym a = syms.intern("a"), b = syms.intern("b");
-  Model model(LockKind::kReentrant, 1000, false, false, &syms);
+// An observed lock() by `owner` that acquired.
+Operation granted_lock(Sym owner, int64_t lease_ms) {
   Operation lock;
   lock.kind = OpKind::kLock;
   lock.outcome = Outcome::kOk;
   lock.acquired = Tri::kTrue;
-  lock.owner = a;
-  lock.lease_ms = 10000;
+  lock.owner = owner;
+  lock.lease_ms = lease_ms;
+  return lock;
+}
+
+TEST(Model, ReentrantOwnerAwareWithLeases) {
+  SymbolTable syms;
+  const Sym a = syms.intern("a"), b = syms.intern("b");
+  Model model(LockKind::kReentrant, 1000, false, false, &syms);
+  Operation lock = granted_lock(a, 10000);
   lock.count = 1;
   LockState s0 = model.init(), s1, s2;
   TimeUs at = 0;
@@ -740,12 +746,7 @@ TEST(Model, AHolderWithoutALeaseIsDescribedAsHavingNone) {
   SymbolTable syms;
   const Sym a = syms.intern("a"), b = syms.intern("b");
   Model model(LockKind::kSimple, 1000, false, false, &syms);
-  Operation lock;
-  lock.kind = OpKind::kLock;
-  lock.outcome = Outcome::kOk;
-  lock.acquired = Tri::kTrue;
-  lock.owner = a;
-  lock.lease_ms = kNoLeaseMs;
+  const Operation lock = granted_lock(a, kNoLeaseMs);
   LockState s0 = model.init(), s1, s2;
   TimeUs at = 0;
   ASSERT_TRUE(model.step(s0, lock, Effect::kObserved, kTimeNever, &at, &s1, nullptr));
@@ -795,13 +796,8 @@ TEST(Model, ReadWriteRulesOfSeed004) {
   const Sym a = syms.intern("a"), b = syms.intern("b");
   Model model(LockKind::kRwlock, 0, false, false, &syms);
   auto acquire = [&](Sym owner, Mode mode) {
-    Operation op;
-    op.kind = OpKind::kLock;
-    op.outcome = Outcome::kOk;
-    op.acquired = Tri::kTrue;
-    op.owner = owner;
+    Operation op = granted_lock(owner, 30000);
     op.mode = mode;
-    op.lease_ms = 30000;
     return op;
   };
   LockState s0 = model.init(), s1, s2;

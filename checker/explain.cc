@@ -69,8 +69,7 @@ std::string foreign_delete(const History& h, const Conflict& c, TimeUs from, Tim
     const bool resent = std::any_of(h.execs.begin(), h.execs.end(), [&](const Exec& x) {
       return x.op_id == e.op_id && x.t < e.t && x.command == e.command;
     });
-    return std::string(h.str(op.thread)) + "'s " + op_kind_name(op.kind) + " (#" + std::to_string(op.id) + ")" +
-           (resent ? ", re-sent," : "") + " deleted " + std::string(h.str(c.lock)) + " at " + format_time(e.t) + " with " +
+    return call_name(h, op) + (resent ? ", re-sent," : "") + " deleted " + std::string(h.str(c.lock)) + " at " + format_time(e.t) + " with " +
            (command_is(h, e, "DEL") ? "DEL" : "UNLINK") + ", which does not check the owner";
   }
   return "";
@@ -437,6 +436,18 @@ Explanation Story::build() {
 }
 
 }  // namespace
+
+bool append_story(const History& history, const Conflict& conflict, Explanation* explanation) {
+  if (conflict.first_thread == kNoSym || conflict.first_begin > conflict.second_begin) return false;
+  Explanation story = explain_conflict(history, conflict);
+  append_sentence(&explanation->text, story.text);
+  explanation->facts["story"] = std::move(story.facts);
+  return true;
+}
+
+std::string call_name(const History& history, const Operation& op) {
+  return std::string(history.str(op.thread)) + "'s " + op_kind_name(op.kind) + " (#" + std::to_string(op.id) + ")";
+}
 
 void append_sentence(std::string* text, std::string_view more) {
   while (!text->empty() && (text->back() == '.' || text->back() == ' ')) text->pop_back();

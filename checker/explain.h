@@ -39,6 +39,14 @@ struct Conflict {
 // hold_begin is part of it.
 Explanation explain_conflict(const History& history, const Conflict& conflict);
 
+// Appends the story of `conflict` to `explanation` (its text, and its facts as "story") when
+// there is one to tell: a first holder that began no later than the second acquisition. Returns
+// whether it did.
+bool append_story(const History& history, const Conflict& conflict, Explanation* explanation);
+
+// A call as explanations name it: "c1/t0's unlock (#5)".
+std::string call_name(const History& history, const Operation& op);
+
 // Appends sentence `more` to `text`, with exactly one full stop between them.
 void append_sentence(std::string* text, std::string_view more);
 

@@ -314,27 +314,24 @@ std::optional<CertainConflict> find_certain_conflict(const History& h, const Mod
     }
   }
   // Another owner's grant inside a hold that blocks it. A sweep in invoke order over the holds
-  // begun by then, by their ends (holds of the write mode apart, for read grants).
+  // begun by then, latest end first.
   std::vector<uint32_t> grants;
   for (uint32_t i = 0; i < ops.size(); ++i) {
     const Operation& op = h.ops[ops[i].op];
     if (ops[i].required && !ops[i].phantom && op.is_acquire() && op.acquired == Tri::kTrue) grants.push_back(i);
   }
   std::stable_sort(holds.begin(), holds.end(), [](const CertainHold& a, const CertainHold& b) { return a.from < b.from; });
-  std::multimap<TimeUs, size_t> open_any, open_write;  // until -> holds index
+  std::multimap<TimeUs, size_t> open;  // until -> holds index
   size_t next_hold = 0;
   for (uint32_t g : grants) {
     const LinOp& x = ops[g];
     const Operation& op = h.ops[x.op];
     for (; next_hold < holds.size() && holds[next_hold].from < x.invoke_t; ++next_hold) {
-      open_any.emplace(holds[next_hold].until, next_hold);
-      if (holds[next_hold].mode == Mode::kWrite) open_write.emplace(holds[next_hold].until, next_hold);
+      open.emplace(holds[next_hold].until, next_hold);
     }
-    const bool wants_write = model.kind() != LockKind::kRwlock || model.mode_of(op) == Mode::kWrite;
-    std::multimap<TimeUs, size_t>& open = wants_write ? open_any : open_write;
     for (auto it = open.rbegin(); it != open.rend() && it->first > x.deadline_t; ++it) {
       const CertainHold& hold = holds[it->second];
-      if (hold.owner != op.owner && model.blocks_other(hold.mode, op)) {
+      if (hold.owner != op.owner && model.blocks(hold.owner, hold.mode, op)) {
         consider(hold, g);
         break;
       }
@@ -842,8 +839,7 @@ bool verify_exec_order(const History& h, const Model& model, const std::vector<L
     if (model.step(state, op, x.effect(), p.t, &at, &next, &step_why, x.hints(0))) {
       state = std::move(next);
     } else if (x.required) {
-      *why = std::string(h.str(op.thread)) + "'s " + op_kind_name(op.kind) + " (#" + std::to_string(op.id) +
-             ") at its execution time " + format_time(p.t) + ": " + step_why;
+      *why = call_name(h, op) + " at its execution time " + format_time(p.t) + ": " + step_why;
       return false;
     }
     // An unknown op whose precondition failed when its script ran (an acquisition that found the
@@ -934,18 +930,14 @@ Explanation explain_search(const History& h, const Model& model, const Deepest& 
       c.first_thread = last->thread;
       c.first_begin = last->begin_t;
       c.first_end = last->end_t;
-      c.loser_call = std::string(h.str(op.thread)) + "'s " + op_kind_name(op.kind) + " (#" + std::to_string(op.id) + ")";
+      c.loser_call = call_name(h, op);
       const int64_t index = last->op_id == kAbsent ? -1 : h.op_index(last->op_id);
       if (index >= 0) {
         c.lease_ms = h.ops[index].lease_ms == kNoLeaseMs ? kNoLeaseMs : h.ops[index].effective_lease_us() / kUsPerMs;
       }
     }
   }
-  if (c.first_thread != kNoSym && c.first_begin <= c.second_begin) {
-    Explanation story = explain_conflict(h, c);
-    append_sentence(&e.text, story.text);
-    e.facts["story"] = story.facts;
-  } else if (op.token != kAbsent && d.why.find("fencing token") != std::string::npos) {
+  if (!append_story(h, c, &e) && op.token != kAbsent && d.why.find("fencing token") != std::string::npos) {
     append_sentence(&e.text, token_story(h, op));
   }
   return e;
@@ -957,9 +949,8 @@ PropertyResult certain_violation(const History& h, const Model& model, const std
                                  const CertainConflict& c) {
   const Operation& blocked = h.ops[ops[c.blocked].op];
   const Operation& grant = h.ops[ops[c.hold.acquire].op];
-  const std::string call = std::string(h.str(blocked.thread)) + "'s " + op_kind_name(blocked.kind) + " (#" +
-                           std::to_string(blocked.id) + ", " + format_time(blocked.invoke_t) + " → " +
-                           format_time(blocked.complete_t) + ")";
+  std::string call = call_name(h, blocked);
+  call.insert(call.size() - 1, ", " + format_time(blocked.invoke_t) + " → " + format_time(blocked.complete_t));
   const std::string held = model.kind() == LockKind::kRwlock ? std::string(" (") + mode_name(c.hold.mode) + ")" : "";
   const std::string holder = model.owner(c.hold.owner);
   const std::string began = "its hold began with its " + std::string(op_kind_name(grant.kind)) + " (#" +
@@ -970,9 +961,10 @@ PropertyResult certain_violation(const History& h, const Model& model, const std
     // wrong one (an unlock script that reports a release on a missing key), so both are named.
     const Operation& later = h.ops[ops[static_cast<size_t>(c.hold.proof)].op];
     const bool unlock = later.kind == OpKind::kUnlock;
-    what = call + " and " + std::string(h.str(later.thread)) + "'s " + op_kind_name(later.kind) + " (#" +
-           std::to_string(later.id) + ", invoked at " + format_time(c.hold.until) + ", " +
-           (unlock ? "released: true" : "renewed: true") + ") cannot both have taken effect: " +
+    std::string later_call = call_name(h, later);
+    later_call.insert(later_call.size() - 1, ", invoked at " + format_time(c.hold.until) + ", " +
+                                                 (unlock ? "released: true" : "renewed: true"));
+    what = call + " and " + later_call + " cannot both have taken effect: " +
            (blocked.is_acquire() ? "the grant needs the hold" + held + " of " + holder + " gone"
                                  : "the renewal found the hold" + held + " of " + holder + " gone") +
            ", the " + (unlock ? "unlock" : "renewal") + " needs it still there, and " + std::string(h.str(grant.thread)) +
@@ -1014,13 +1006,9 @@ PropertyResult certain_violation(const History& h, const Model& model, const std
   if (blocked.is_acquire()) {
     story.second_thread = blocked.thread;
   } else {
-    story.loser_call = std::string(h.str(blocked.thread)) + "'s " + op_kind_name(blocked.kind) + " (#" + std::to_string(blocked.id) + ")";
+    story.loser_call = call_name(h, blocked);
   }
-  if (story.first_begin <= story.second_begin) {
-    Explanation e = explain_conflict(h, story);
-    append_sentence(&r.explanation.text, e.text);
-    r.explanation.facts["story"] = e.facts;
-  }
+  append_story(h, story, &r.explanation);
   return r;
 }
 

@@ -97,6 +97,13 @@ bool Model::conflicts(const Holder& h, Sym owner, Mode mode) const {
   return mode == Mode::kWrite || h.count > 0;
 }
 
+bool Model::blocks(Sym owner, Mode held, const Operation& wanted) const {
+  Holder h;
+  h.owner = owner;
+  (held == Mode::kRead ? h.read_count : h.count) = 1;
+  return conflicts(h, wanted.owner, mode_of(wanted));
+}
+
 TimeUs Model::may_lapse_at(const Holder& h, Sym lock, TimeUs at) const {
   if (beliefs_ == nullptr || h.lapse_at_us <= at) return std::max(at, h.lapse_at_us);
   return std::max(at, std::min(h.lapse_at_us, beliefs_->protected_until(h.owner, lock, at)));

@@ -118,11 +118,8 @@ class Model {
 
   LockKind kind() const { return kind_; }
   int64_t tolerance_us() const { return tolerance_us_; }
-  // Whether another owner's hold of mode `held` blocks the grant `wanted` (on an exclusive kind
-  // always; on a read-write lock unless both are reads).
-  bool blocks_other(Mode held, const Operation& wanted) const {
-    return kind_ != LockKind::kRwlock || held == Mode::kWrite || mode_of(wanted) == Mode::kWrite;
-  }
+  // Whether a hold of mode `held` (at least one of it) by `owner` blocks the grant `wanted`.
+  bool blocks(Sym owner, Mode held, const Operation& wanted) const;
   // The mode an operation takes or gives back (kExclusive except on a read-write lock).
   Mode mode_of(const Operation& op) const;
 
