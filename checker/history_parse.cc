@@ -14,6 +14,7 @@
 #include "checker/history_line.h"
 #include "sim/core/assert.h"
 #include "sim/core/files.h"
+#include "sim/core/zstd_file.h"
 
 namespace lockstep::checker {
 namespace {
@@ -31,16 +32,39 @@ class ByteSource {
   virtual std::optional<size_t> size_hint() const = 0;
 };
 
+// A file or a pipe, its text as it is or compressed with zstd (`run --compress`): its first
+// bytes tell which.
 class FileSource final : public ByteSource {
  public:
   // `owned`: closed at the end (a file the reader opened; not stdin).
-  FileSource(std::FILE* file, bool owned) : file_(file), owned_(owned) {}
+  FileSource(std::FILE* file, bool owned) : file_(file), owned_(owned) {
+    char magic[4];
+    const size_t n = std::fread(magic, 1, sizeof magic, file_);
+    const std::string_view first(magic, n);
+    if (is_zstd(first)) {
+      zstd_ = std::make_unique<ZstdReader>(file_, first);
+    } else {
+      unread_.assign(first);
+    }
+  }
   ~FileSource() override {
+    zstd_.reset();
     if (owned_) std::fclose(file_);
   }
   // A file may still be growing (or be a pipe): not known.
   std::optional<size_t> size_hint() const override { return std::nullopt; }
   Result<size_t> read(char* out, size_t size) override {
+    if (zstd_ != nullptr) {
+      Result<size_t> n = zstd_->read(out, size);
+      if (!n.ok()) return Status::error("cannot read the compressed history: " + n.status().message());
+      return n;
+    }
+    if (!unread_.empty()) {  // the bytes read to look for the magic number
+      const size_t n = std::min(size, unread_.size());
+      std::memcpy(out, unread_.data(), n);
+      unread_.erase(0, n);
+      return n;
+    }
     const size_t n = std::fread(out, 1, size, file_);
     if (n == 0 && std::ferror(file_)) return Status::error(std::string("cannot read the history (") + std::strerror(errno) + ")");
     return n;
@@ -49,6 +73,8 @@ class FileSource final : public ByteSource {
  private:
   std::FILE* file_;
   bool owned_;
+  std::string unread_;
+  std::unique_ptr<ZstdReader> zstd_;
 };
 
 class TextSource final : public ByteSource {

@@ -5,7 +5,7 @@
 //
 // Prints the seed, the verdict per property with explanations, the outcome against the
 // scenario's `expect`, and a one-line replay command; writes DIR/history.jsonl and
-// DIR/result.json. Exit codes: 0 as expected, 1 an unexpected violation (or an expected one that
+// DIR/result.json (DIR/history.jsonl.zst with --compress). Exit codes: 0 as expected, 1 an unexpected violation (or an expected one that
 // did not happen), 2 bad usage or input, 3 a checker could not decide.
 #include <CLI/CLI.hpp>
 
@@ -39,6 +39,7 @@ struct RunArgs {
   std::string algorithm;
   bool live = false;
   bool compare = false;
+  bool compress = false;
 };
 
 // --live --compare: the simulated run's verdict per property beside the live run's. Returns the
@@ -100,6 +101,7 @@ int run_command(const RunArgs& args) {
   scenario::RunOptions options;
   options.seed = args.seed;
   options.out_dir = args.out;
+  options.compress_history = args.compress;
   options.check = !args.no_check;
   options.mutant = args.mutant;
   options.check_threads = explore::available_cpus();
@@ -181,6 +183,9 @@ void register_run(CLI::App& app, Action& action) {
   sub->add_option("--out", args->out, "Directory for history.jsonl and result.json")
       ->capture_default_str();
   sub->add_flag("--no-check", args->no_check, "Record the history only; skip the checkers");
+  sub->add_flag("--compress", args->compress,
+                "Write the history zstd-compressed, as history.jsonl.zst (about 20x smaller; "
+                "check and report read it as it is, zstdcat prints it)");
   sub->add_option("--replays", args->replays,
                   "Replays that may prove each violation's cause by removing faults (0: off)")
       ->default_val(16)

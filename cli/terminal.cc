@@ -32,6 +32,7 @@ scenario::RunReport printable_copy(const scenario::RunReport& r) {
   out.outcome = printable(r.outcome);
   out.replay = printable(r.replay);
   out.mutant = r.mutant;  // format_report prints only a known mutant's own texts
+  out.history_file = r.history_file;  // one of two fixed names
   if (r.causes.is_object()) {
     out.causes = nlohmann::json::object();
     for (const auto& [property, cause] : r.causes.items()) {

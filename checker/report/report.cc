@@ -7,6 +7,7 @@
 #include "checker/report/files.h"
 #include "checker/report/page.h"
 #include "sim/core/assert.h"
+#include "sim/core/zstd_file.h"
 
 namespace lockstep::report {
 namespace {
@@ -82,10 +83,24 @@ Result<std::string> render_report(const json& result, std::istream& history, con
   return page;
 }
 
+namespace {
+
+// The report of `result` from the history at `path` (compressed with zstd or not).
+Result<std::string> render_report_from(const json& result, const std::string& path, const std::string& cannot_open,
+                                       const ReportOptions& options) {
+  Result<std::unique_ptr<TextInput>> in = TextInput::open(path);
+  if (!in.ok()) return Status::error(path + ": " + cannot_open);
+  Result<std::string> page = render_report(result, in.value()->stream(), path, options);
+  // A history that ends early because it could not be read or decompressed is an error, not a
+  // shorter timeline.
+  if (Status st = in.value()->error(); !st.ok()) return st;
+  return page;
+}
+
+}  // namespace
+
 Status write_run_report(const json& result, const std::string& history_path, const std::string& out_path) {
-  std::ifstream in(history_path, std::ios::binary);
-  if (!in) return Status::error(history_path + ": cannot open the history for the report");
-  Result<std::string> page = render_report(result, in, history_path);
+  Result<std::string> page = render_report_from(result, history_path, "cannot open the history for the report", {});
   if (!page.ok()) return page.status();
   return write_file_atomically(out_path, page.value());
 }
@@ -117,9 +132,7 @@ Status write_report_from_result(const std::string& result_path, const std::strin
     hist = beside.value();
   }
   if (Status st = refuse_overwriting_input(out_path, hist, "the history"); !st.ok()) return st;
-  std::ifstream in(hist, std::ios::binary);
-  if (!in) return Status::error(hist + ": cannot open the history (named by " + result_path + ")");
-  Result<std::string> page = render_report(result, in, hist, options);
+  Result<std::string> page = render_report_from(result, hist, "cannot open the history (named by " + result_path + ")", options);
   if (!page.ok()) return page.status();
   return write_file_atomically(out_path, page.value());
 }

@@ -95,7 +95,7 @@ nlohmann::json make_result(const Scenario& s, const std::vector<FaultSpec>& run_
                 {"messages_lost", r.stats.messages_lost}, {"faults", r.stats.faults}};
   j["coverage"] = coverage_json(r.coverage, s);
   j["replay"] = r.replay;
-  j["history"] = "history.jsonl";
+  j["history"] = r.history_file;
   return j;
 }
 
@@ -125,7 +125,8 @@ Result<RunReport> run_scenario(const Scenario& s, const RunOptions& options) {
 
   std::unique_ptr<history::Writer> writer;
   std::unique_ptr<DirectHistory> direct;
-  const std::string history_path = options.out_dir.empty() ? "" : options.out_dir + "/history.jsonl";
+  if (!options.out_dir.empty() && options.compress_history) report.history_file = kCompressedHistoryFile;
+  const std::string history_path = options.out_dir.empty() ? "" : options.out_dir + "/" + report.history_file;
   if (options.out_dir.empty() && options.source == nullptr && !options.history_text && options.check) {
     direct = std::make_unique<DirectHistory>("history.jsonl");
   } else if (!options.out_dir.empty()) {
@@ -133,11 +134,13 @@ Result<RunReport> run_scenario(const Scenario& s, const RunOptions& options) {
     std::filesystem::create_directories(options.out_dir, ec);
     if (ec) return Status::error(options.out_dir + ": cannot create the output directory: " + ec.message());
     // A directory never mixes two runs: the previous run's outputs go before this one writes.
-    for (const char* name : {"history.jsonl", "result.json", "report.html"}) {
+    for (const char* name : {kHistoryFile, kCompressedHistoryFile, "result.json", "report.html"}) {
       std::filesystem::remove(std::filesystem::path(options.out_dir) / name, ec);
       if (ec) return Status::error(options.out_dir + "/" + name + ": cannot replace the previous run's output: " + ec.message());
     }
-    auto w = history::Writer::to_file(history_path, s.max_history_bytes);
+    auto w = history::Writer::to_file(history_path, s.max_history_bytes,
+                                      options.compress_history ? history::Writer::Compression::kZstd
+                                                               : history::Writer::Compression::kNone);
     if (!w.ok()) return w.status();
     writer = std::move(w.value());
   } else {
@@ -206,7 +209,7 @@ Result<RunReport> run_scenario(const Scenario& s, const RunOptions& options) {
     copts.properties = s.checks.properties;
     copts.threads = options.check_threads;
     report.check = checker::check_history(h.value(), copts);
-    report.check.source = "history.jsonl";
+    report.check.source = report.history_file;
   }
   if (options.check) {
     judge(s, report);
@@ -248,7 +251,9 @@ std::string format_report(const RunReport& r, const std::string& out_dir) {
   if (r.result.is_object() && r.result.contains("coverage")) out += coverage_totals(r.result["coverage"]);
   out += "outcome" + (m != nullptr ? " [mutant " + m->name + "]" : std::string()) + ": " +
          r.outcome + (r.expected ? " (as expected)" : " (NOT as expected)") + "\n";
-  if (!out_dir.empty()) out += "wrote: " + out_dir + "/history.jsonl, " + out_dir + "/result.json, " + out_dir + "/report.html\n";
+  if (!out_dir.empty()) {
+    out += "wrote: " + out_dir + "/" + r.history_file + ", " + out_dir + "/result.json, " + out_dir + "/report.html\n";
+  }
   out += "replay: " + r.replay + "\n";
   return out;
 }

@@ -43,6 +43,10 @@ class HistorySource {
   virtual kernel::Coverage coverage() const { return {}; }
 };
 
+// The names a run's history has in its output directory, plain and compressed.
+inline constexpr const char* kHistoryFile = "history.jsonl";
+inline constexpr const char* kCompressedHistoryFile = "history.jsonl.zst";
+
 struct RunOptions {
   std::optional<uint64_t> seed;       // default: the scenario's seed
   std::string out_dir;                // empty: keep outputs in memory
@@ -71,6 +75,8 @@ struct RunOptions {
   bool result_json = true;
   // Properties checked at once (checker::CheckOptions::threads).
   int check_threads = 1;
+  // With out_dir: write the history as one zstd frame, to history.jsonl.zst (`run --compress`).
+  bool compress_history = false;
 };
 
 struct RunReport {
@@ -84,6 +90,9 @@ struct RunReport {
   std::string mutant;      // the mutant that ran, if any
   nlohmann::json result;   // result.json
   std::string history;     // the history text (in-memory runs with history_text only)
+  // The history's file name in the output directory: history.jsonl, or history.jsonl.zst with
+  // RunOptions::compress_history.
+  std::string history_file = kHistoryFile;
   nlohmann::json causes;   // per violated property, its cause proven by replay (annotate), or null
   RunStats stats;
   kernel::Coverage coverage;  // what the run exercised (result.json's "coverage")

@@ -8,6 +8,7 @@
 
 #include "sim/core/assert.h"
 #include "sim/core/interrupt.h"
+#include "sim/core/zstd_file.h"
 #include "sim/history/json_text.h"
 
 namespace lockstep::history {
@@ -67,7 +68,8 @@ Writer::Writer(Mode mode, uint64_t max_bytes) : mode_(mode), max_bytes_(max_byte
   LS_ASSERT(max_bytes > 0);
 }
 
-Result<std::unique_ptr<Writer>> Writer::to_file(const std::string& path, uint64_t max_bytes) {
+Result<std::unique_ptr<Writer>> Writer::to_file(const std::string& path, uint64_t max_bytes,
+                                                Compression compression) {
   auto w = std::make_unique<Writer>(Mode::kFile, max_bytes);
   w->path_ = path;
   w->tmp_path_ = path + ".tmp";
@@ -80,6 +82,7 @@ Result<std::unique_ptr<Writer>> Writer::to_file(const std::string& path, uint64_
     return Status::error(w->tmp_path_ + ": cannot create the history file: " +
                          std::strerror(errno));
   }
+  if (compression == Compression::kZstd) w->zstd_ = std::make_unique<ZstdWriter>(w->file_);
   return w;
 }
 
@@ -240,7 +243,11 @@ void Writer::flush() {
   if (mode_ == Mode::kMemory) return;
   bytes_ += buf_.size();
   if (mode_ == Mode::kFile && !io_error_ && !over_limit()) {
-    if (std::fwrite(buf_.data(), 1, buf_.size(), file_) != buf_.size()) io_error_ = true;
+    if (zstd_ != nullptr) {
+      if (!zstd_->write(buf_).ok()) io_error_ = true;
+    } else if (std::fwrite(buf_.data(), 1, buf_.size(), file_) != buf_.size()) {
+      io_error_ = true;
+    }
   }
   buf_.clear();
 }
@@ -256,6 +263,8 @@ Status Writer::finish() {
   }
   if (mode_ != Mode::kFile) return Status::ok_status();
   LS_ASSERT(file_ != nullptr);
+  if (zstd_ != nullptr && !io_error_ && !zstd_->finish().ok()) io_error_ = true;
+  zstd_.reset();
   const bool close_failed = std::fclose(file_) != 0;
   file_ = nullptr;
   if (io_error_ || close_failed) {
@@ -273,6 +282,7 @@ Status Writer::finish() {
 }
 
 void Writer::abandon() {
+  zstd_.reset();
   if (file_ != nullptr) {
     std::fclose(file_);
     file_ = nullptr;

@@ -19,17 +19,25 @@
 #include "sim/core/status.h"
 #include "sim/core/time.h"
 
+namespace lockstep {
+class ZstdWriter;
+}
+
 namespace lockstep::history {
 
 class Writer {
  public:
   enum class Mode : uint8_t { kMemory, kDiscard, kFile };
+  // A file's bytes: the text itself, or one zstd frame of it (sim/core/zstd_file.h).
+  enum class Compression : uint8_t { kNone, kZstd };
   static constexpr uint64_t kDefaultMaxBytes = uint64_t{4} << 30;
 
   // A writer that keeps everything in memory (text()) or throws it away (counting bytes).
   explicit Writer(Mode mode = Mode::kMemory, uint64_t max_bytes = kDefaultMaxBytes);
-  // A writer to `path`, through `path`.tmp until finish().
-  static Result<std::unique_ptr<Writer>> to_file(const std::string& path, uint64_t max_bytes);
+  // A writer to `path`, through `path`.tmp until finish(). The size limit counts the text's
+  // bytes, compressed or not.
+  static Result<std::unique_ptr<Writer>> to_file(const std::string& path, uint64_t max_bytes,
+                                                 Compression compression = Compression::kNone);
   ~Writer();
   Writer(const Writer&) = delete;
   Writer& operator=(const Writer&) = delete;
@@ -82,6 +90,7 @@ class Writer {
   uint64_t max_bytes_;
   std::string buf_;
   std::FILE* file_ = nullptr;
+  std::unique_ptr<ZstdWriter> zstd_;  // set when the file is compressed
   std::string path_;
   std::string tmp_path_;
   uint64_t bytes_ = 0;

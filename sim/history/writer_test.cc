@@ -1,6 +1,7 @@
 #include "sim/history/writer.h"
 
 #include "sim/history/json_text.h"
+#include "sim/core/zstd_file.h"
 
 #include <gtest/gtest.h>
 
@@ -76,6 +77,52 @@ TEST(WriterTest, WritesThroughATemporaryNameAndRenamesOnFinish) {
   EXPECT_TRUE(std::filesystem::exists(path));
   EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
   EXPECT_EQ(slurp(path), "{\"lockstep_history\": 1}\n{\"t\": 5, \"type\": \"end\", \"complete\": true}\n");
+}
+
+// A compressed file holds, once decompressed, exactly the text a memory writer builds; the size
+// limit counts that text, not the compressed bytes.
+TEST(WriterTest, ACompressedFileIsTheSameTextInOneZstdFrame) {
+  const std::string dir = ::testing::TempDir() + "/writer_test_zstd";
+  std::filesystem::create_directories(dir);
+  const std::string path = dir + "/history.jsonl.zst";
+  auto fill = [](Writer& w, int lines) {
+    w.begin_header().str("scenario", "s").end();
+    for (int i = 0; i < lines; ++i) w.begin(i, "exec").str("node", "node0").num("seq", i * 7).end();
+  };
+  const int lines = 100'000;  // several flushes of the writer's 1 MiB buffer
+  Writer memory;
+  fill(memory, lines);
+  auto w = Writer::to_file(path, uint64_t{1} << 30, Writer::Compression::kZstd);
+  ASSERT_TRUE(w.ok());
+  fill(*w.value(), lines);
+  ASSERT_TRUE(w.value()->finish().ok());
+  EXPECT_EQ(w.value()->bytes(), memory.text().size());
+  const std::string bytes = slurp(path);
+  ASSERT_TRUE(is_zstd(bytes));
+  EXPECT_LT(bytes.size() * 10, memory.text().size());
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  ASSERT_NE(f, nullptr);
+  std::string text;
+  {
+    ZstdReader r(f, "");
+    char buf[65536];
+    for (;;) {
+      Result<size_t> n = r.read(buf, sizeof buf);
+      ASSERT_TRUE(n.ok()) << n.status().message();
+      if (n.value() == 0) break;
+      text.append(buf, n.value());
+    }
+  }
+  std::fclose(f);
+  EXPECT_EQ(text, memory.text());
+
+  auto small = Writer::to_file(path, 1000, Writer::Compression::kZstd);
+  ASSERT_TRUE(small.ok());
+  fill(*small.value(), 100);  // about 5 kB of text, a few hundred bytes compressed
+  Status s = small.value()->finish();
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("limit of 1000 bytes"), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
 }
 
 TEST(WriterTest, ExceedingTheLimitIsAnErrorAndLeavesNoFile) {

@@ -36,6 +36,35 @@ grep -q "broken.jsonl:$((lines + 1))" "$work/h4.txt" || fail "check: the message
 cmp -s "$work/a/history.jsonl" "$work/b/history.jsonl" || fail "histories differ between runs"
 cmp -s "$work/a/result.json" "$work/b/result.json" || fail "results differ between runs"
 
+# --compress: the same run, its history as history.jsonl.zst; check and report read it as it is.
+"$bin" run "$scenario" --out "$work/z" --compress > "$work/z.txt" 2>&1
+[ $? -eq 0 ] || fail "run --compress: expected exit 0: $(cat "$work/z.txt")"
+[ -f "$work/z/history.jsonl.zst" ] && [ ! -e "$work/z/history.jsonl" ] || fail "run --compress: expected history.jsonl.zst only"
+grep -q "wrote: $work/z/history.jsonl.zst, " "$work/z.txt" || fail "run --compress: the wrote line does not name the file: $(cat "$work/z.txt")"
+[ "$(head -c 4 "$work/z/history.jsonl.zst" | od -An -tx1 | tr -d ' ')" = "28b52ffd" ] || fail "run --compress: not a zstd frame"
+[ "$(stat -c %s "$work/z/history.jsonl.zst")" -lt "$(( $(stat -c %s "$work/a/history.jsonl") / 2 ))" ] || fail "run --compress: the history did not get smaller"
+grep -q '"history": "history.jsonl.zst"' "$work/z/result.json" || fail "run --compress: result.json does not name the compressed history"
+diff <(sed 's/history.jsonl.zst/history.jsonl/' "$work/z/result.json") "$work/a/result.json" > /dev/null || fail "run --compress: result.json differs from the plain run's"
+"$bin" check "$work/z/history.jsonl.zst" > "$work/zc.txt" 2>&1; zc=$?
+"$bin" check "$work/a/history.jsonl" > "$work/ac.txt" 2>&1; ac=$?
+[ $zc -eq $ac ] && cmp -s "$work/zc.txt" "$work/ac.txt" || fail "check of the compressed history differs: $(diff "$work/zc.txt" "$work/ac.txt")"
+cat "$work/z/history.jsonl.zst" | "$bin" check - > "$work/zs.txt" 2>&1
+cmp -s "$work/zs.txt" "$work/ac.txt" || fail "check - of the compressed history differs"
+"$bin" report "$work/z/result.json" -o "$work/z.html" > /dev/null 2>&1 || fail "report of a compressed run failed"
+diff <(sed 's/history.jsonl.zst/history.jsonl/g' "$work/z.html") "$work/a/report.html" > /dev/null || fail "report of the compressed run differs"
+# A damaged compressed history is an error naming the file, for check and for report.
+head -c 600 "$work/z/history.jsonl.zst" > "$work/cut.jsonl.zst"
+"$bin" check "$work/cut.jsonl.zst" > "$work/cut.txt" 2>&1
+[ $? -eq 2 ] && grep -q "cut.jsonl.zst: cannot read the compressed history: the zstd stream ends in the middle of a frame" "$work/cut.txt" \
+  || fail "check of a truncated compressed history: $(cat "$work/cut.txt")"
+cp "$work/cut.jsonl.zst" "$work/z/history.jsonl.zst"
+"$bin" report "$work/z/result.json" -o "$work/cut.html" > "$work/cutr.txt" 2>&1
+[ $? -eq 2 ] && grep -q "ends in the middle of a frame" "$work/cutr.txt" && [ ! -e "$work/cut.html" ] \
+  || fail "report of a truncated compressed history: $(cat "$work/cutr.txt")"
+# A directory never mixes two runs: a plain run into it removes the compressed history.
+"$bin" run "$scenario" --out "$work/z" > /dev/null 2>&1
+[ -f "$work/z/history.jsonl" ] && [ ! -e "$work/z/history.jsonl.zst" ] || fail "a plain run left the compressed history of the run before: $(ls "$work/z")"
+
 # Another seed: printed, and in the replay line.
 "$bin" run "$scenario" --seed 77 --out "$work/c" > "$work/c.txt" 2>&1
 grep -q "seed 77" "$work/c.txt" || fail "the seed is not printed"
