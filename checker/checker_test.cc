@@ -687,6 +687,26 @@ TEST(Reader, IgnoresUnknownFieldsAndReadsStates) {
   EXPECT_TRUE(h.value().complete);
 }
 
+// Pub/sub events are read and checked for their fields, then only counted: no property reads
+// them, and a herd of waiters logs millions.
+TEST(Reader, CountsPubSubEventsAndChecksTheirFields) {
+  Result<History> h = parse_history_text(header() +
+      "{\"t\": 1, \"type\": \"publish\", \"node\": \"n0\", \"channel\": \"c\", \"message\": \"0\", \"receivers\": 2}\n"
+      "{\"t\": 2, \"type\": \"deliver\", \"thread\": \"a\", \"channel\": \"c\", \"message\": \"0\"}\n"
+      "{\"t\": 2, \"type\": \"deliver\", \"thread\": \"b\", \"channel\": \"c\", \"message\": \"0\"}\n"
+      "{\"t\": 3, \"type\": \"end\"}\n");
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  EXPECT_EQ(h.value().publish_events, 1u);
+  EXPECT_EQ(h.value().deliver_events, 2u);
+  Result<History> bare = parse_history_text(header() + "{\"t\": 3, \"type\": \"end\"}\n");
+  ASSERT_TRUE(bare.ok());
+  EXPECT_EQ(h.value().syms.size(), bare.value().syms.size());  // their names were not interned
+  EXPECT_EQ(parse_error(header() + "{\"t\": 1, \"type\": \"deliver\", \"channel\": \"c\"}\n"),
+            "h.jsonl:2: event 'deliver': missing required field 'thread'");
+  EXPECT_EQ(parse_error(header() + "{\"t\": 1, \"type\": \"publish\", \"node\": \"n0\"}\n"),
+            "h.jsonl:2: event 'publish': missing required field 'channel'");
+}
+
 // --- the model ---
 
 // An observed lock() by `owner` that acquired.

@@ -397,12 +397,12 @@ Status HistoryBuilder::event(const LineFields& f) {
   }
   if (type == "publish") {
     if (Status s = require(f, {{F::kNode, "node"}, {F::kChannel, "channel"}}); !s.ok()) return s;
-    history_.publishes.push_back({f.t, sym(f.node), sym(f.channel), sym(f.message), f.has(F::kReceivers) ? f.receivers : kAbsent, line});
+    ++history_.publish_events;
     return Status();
   }
   if (type == "deliver") {
     if (Status s = require(f, {{F::kThread, "thread"}, {F::kChannel, "channel"}}); !s.ok()) return s;
-    history_.delivers.push_back({f.t, sym(f.thread), sym(f.channel), sym(f.message), line});
+    ++history_.deliver_events;
     return Status();
   }
   if (type == "node") {
