@@ -502,6 +502,80 @@ TEST(Linearizability, AnExpiryEndsAnUnseenGrantInTheExecutionOrderWitness) {
 
 // A grant's key dies at the first expiry on its node after the grant: earlier ones, and one at
 // the grant's own time, are another holder's (the deaths are found by binary search).
+// A failed acquisition that nothing blocked: the replica promoted by a failover had not seen the
+// release, so the key came back. The explanation names the run, the node's loss and the fault.
+TEST(Linearizability, AFailedAcquisitionOnAResurrectedKeyNamesTheFailover) {
+  auto history = [](bool with_loss) {
+    std::string h = R"({"lockstep_history": 1, "algorithm": "python-redis-lock", "lock_kind": "simple", "nodes": ["node0", "node1"]}
+{"t": 1000, "type": "invoke", "id": 1, "thread": "a", "owner": "a", "lock": "L", "op": "lock", "lease_ms": null}
+{"t": 1100, "type": "exec", "node": "node0", "seq": 1, "local_ms": 1, "conn": "a", "command": "SET", "op": 1, "args": ["L", "ta", "NX"], "reply": {"ok": "OK"}}
+{"t": 1200, "type": "complete", "id": 1, "outcome": "ok", "acquired": true}
+{"t": 1200, "type": "hold_begin", "thread": "a", "owner": "a", "lock": "L", "op": 1}
+{"t": 2000, "type": "fault", "fault": 1, "kind": "replication_lag", "target": "node1", "phase": "start", "params": {"duration_ms": 9000}}
+{"t": 3000, "type": "invoke", "id": 2, "thread": "a", "owner": "a", "lock": "L", "op": "unlock"}
+{"t": 3000, "type": "hold_end", "thread": "a", "lock": "L", "reason": "unlock"}
+{"t": 3100, "type": "exec", "node": "node0", "seq": 2, "local_ms": 3, "conn": "a", "command": "DEL", "op": 2, "args": ["L"], "reply": 1}
+{"t": 3200, "type": "complete", "id": 2, "outcome": "ok", "released": true}
+{"t": 5000, "type": "node", "node": "node1", "event": "promoted"}
+)";
+    if (with_loss) h += R"({"t": 5000, "type": "data_loss", "node": "node1", "reason": "failover", "keys": ["L"]}
+)";
+    h += R"({"t": 5000, "type": "fault", "fault": 2, "kind": "failover", "target": "node0", "phase": "instant", "params": {"promoted": "node1"}}
+{"t": 6000, "type": "invoke", "id": 3, "thread": "b", "owner": "b", "lock": "L", "op": "try_lock", "lease_ms": null, "wait_ms": 0}
+{"t": 6100, "type": "exec", "node": "node1", "seq": 1, "local_ms": 6, "conn": "b", "command": "SET", "op": 3, "args": ["L", "tb", "NX"], "reply": null}
+{"t": 6200, "type": "complete", "id": 3, "outcome": "ok", "acquired": false}
+{"t": 20000, "type": "end", "complete": true}
+)";
+    return h;
+  };
+  const PropertyResult with = property_of(history(true), "linearizability");
+  ASSERT_EQ(with.verdict, Verdict::kViolation) << with.reason;
+  const std::string& text = with.explanation.text;
+  EXPECT_NE(text.find("b's try_lock (#3) last ran on node1 at 0.006 s, where L was still set: node1 lost its latest "
+                      "writes to L at 0.005 s (failover), which brought back an older value; failover on node0 at "
+                      "0.005 s (fault #2), while replication to node1 lagged (fault #1, from 0.002 s). First "
+                      "inevitable event: failover on node0 at 0.005 s (fault #2)."),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(with.explanation.facts["stale_key"]["fault"], 2) << with.explanation.facts.dump();
+  // Without the recorded loss the same failure has no story to tell; nothing is made up.
+  const PropertyResult without = property_of(history(false), "linearizability");
+  ASSERT_EQ(without.verdict, Verdict::kViolation) << without.reason;
+  EXPECT_EQ(without.explanation.text.find("last ran on"), std::string::npos) << without.explanation.text;
+  EXPECT_FALSE(without.explanation.facts.contains("stale_key"));
+}
+
+// The same resurrected key seen by a waiter: liveness says where the key was and why.
+TEST(Liveness, AWaiterOnAResurrectedKeyNamesTheLoss) {
+  const std::string text = R"({"lockstep_history": 1, "algorithm": "python-redis-lock", "lock_kind": "simple", "nodes": ["node0", "node1"], "liveness_bound_ms": 1000}
+{"t": 1000, "type": "invoke", "id": 1, "thread": "a", "owner": "a", "lock": "L", "op": "lock", "lease_ms": null}
+{"t": 1100, "type": "exec", "node": "node0", "seq": 1, "local_ms": 1, "conn": "a", "command": "SET", "op": 1, "args": ["L", "ta", "NX"], "reply": {"ok": "OK"}}
+{"t": 1200, "type": "complete", "id": 1, "outcome": "ok", "acquired": true}
+{"t": 1200, "type": "hold_begin", "thread": "a", "owner": "a", "lock": "L", "op": 1}
+{"t": 3000, "type": "invoke", "id": 2, "thread": "a", "owner": "a", "lock": "L", "op": "unlock"}
+{"t": 3000, "type": "hold_end", "thread": "a", "lock": "L", "reason": "unlock"}
+{"t": 3100, "type": "exec", "node": "node0", "seq": 2, "local_ms": 3, "conn": "a", "command": "DEL", "op": 2, "args": ["L"], "reply": 1}
+{"t": 3200, "type": "complete", "id": 2, "outcome": "ok", "released": true}
+{"t": 5000, "type": "data_loss", "node": "node1", "reason": "failover", "keys": ["L"]}
+{"t": 5000, "type": "fault", "fault": 1, "kind": "failover", "target": "node0", "phase": "instant", "params": {"promoted": "node1"}}
+{"t": 6000, "type": "invoke", "id": 3, "thread": "b", "owner": "b", "lock": "L", "op": "lock", "lease_ms": null, "wait_ms": -1}
+{"t": 6100, "type": "exec", "node": "node1", "seq": 1, "local_ms": 6, "conn": "b", "command": "SET", "op": 3, "args": ["L", "tb", "NX"], "reply": null}
+{"t": 20000000, "type": "end", "complete": true}
+)";
+  const PropertyResult r = property_of(text, "liveness");
+  ASSERT_EQ(r.verdict, Verdict::kViolation) << r.reason;
+  EXPECT_NE(r.explanation.text.find("; the key L was still there on node1: node1 lost its latest writes to L at "
+                                    "0.005 s (failover), which brought back an older value"),
+            std::string::npos)
+      << r.explanation.text;
+  // Had the key expired on node1 since, the loss would explain nothing: no story.
+  std::string expired = text;
+  expired.insert(expired.find("{\"t\": 6000"), "{\"t\": 5500, \"type\": \"expire\", \"node\": \"node1\", \"key\": \"L\", \"local_ms\": 5}\n");
+  const PropertyResult e = property_of(expired, "liveness");
+  ASSERT_EQ(e.verdict, Verdict::kViolation) << e.reason;
+  EXPECT_EQ(e.explanation.text.find("was still there"), std::string::npos) << e.explanation.text;
+}
+
 TEST(Quorum, TheFirstDeathAfterTheGrantCounts) {
   const std::string text =
       R"({"lockstep_history": 1, "scenario": "spec", "algorithm": "redlock-spec", "lock_kind": "simple", "nodes": ["node0", "node1", "node2"]})" "\n"
@@ -777,6 +851,24 @@ TEST(Model, AHolderWithoutALeaseIsDescribedAsHavingNone) {
   at = 5'000'000;
   EXPECT_FALSE(model.step(s1, other, Effect::kObserved, 6'000'000, &at, &s2, &why));
   EXPECT_EQ(why, "held by a, whose grant has no lease: it never lapses by itself");
+}
+
+// A grant its owner never saw protects nobody: the state says it may lapse at any time, not
+// "from 0.000 s".
+TEST(Model, AnUnseenGrantIsDescribedAsLapsingAtAnyTime) {
+  SymbolTable syms;
+  const Sym a = syms.intern("a");
+  Model model(LockKind::kReentrant, 0, false, false, &syms);
+  Operation lock = granted_lock(a, 30'000);
+  lock.outcome = Outcome::kUnknown;
+  LockState s0 = model.init(), s1, s2;
+  TimeUs at = 2'000'000;
+  ASSERT_TRUE(model.step(s0, lock, Effect::kAssumedDone, kTimeNever, &at, &s1, nullptr));
+  EXPECT_EQ(model.describe(s1, syms), "held by a (count 1, may lapse at any time)");
+  lock.outcome = Outcome::kOk;
+  at = 2'000'000;
+  ASSERT_TRUE(model.step(s0, lock, Effect::kObserved, kTimeNever, &at, &s2, nullptr));
+  EXPECT_EQ(model.describe(s2, syms), "held by a (count 1, may lapse from 32.000 s)");
 }
 
 // Which observed calls can only take effect while their owner holds the lock.

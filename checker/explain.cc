@@ -445,6 +445,34 @@ bool append_story(const History& history, const Conflict& conflict, Explanation*
   return true;
 }
 
+const DataLoss* key_brought_back(const History& history, Sym node, Sym lock, TimeUs t) {
+  const DataLoss* loss = nullptr;
+  for (const DataLoss& d : history.data_losses) {
+    if (d.t > t) break;
+    if (d.node != node) continue;
+    for (uint32_t i = 0; i < d.keys_count; ++i) {
+      if (history.key_pool[d.keys_begin + i] == lock) loss = &d;
+    }
+  }
+  if (loss == nullptr) return nullptr;
+  for (const Expire& e : history.expires) {
+    if (e.t > t) break;
+    if (e.line > loss->line && e.node == node && e.key == lock) return nullptr;  // gone since
+  }
+  for (const Exec& x : history.execs) {
+    if (x.t > t) break;
+    if (x.line < loss->line || x.node != node || x.keys_count == 0 || history.key_pool[x.keys_begin] != lock) continue;
+    const bool deleted = x.reply == ReplyKind::kInt && x.reply_int == 1 && history.str(x.command) == "DEL";
+    if (exec_granted(history, x) || deleted) return nullptr;  // the node wrote the key again since
+  }
+  return loss;
+}
+
+std::string key_brought_back_text(const History& history, const DataLoss& loss, Sym lock) {
+  return std::string(history.str(loss.node)) + " lost its latest writes to " + std::string(history.str(lock)) + " at " +
+         format_time(loss.t) + " (" + std::string(history.str(loss.reason)) + "), which brought back an older value";
+}
+
 std::string call_name(const History& history, const Operation& op) {
   return std::string(history.str(op.thread)) + "'s " + op_kind_name(op.kind) + " (#" + std::to_string(op.id) + ")";
 }

@@ -887,6 +887,53 @@ std::string token_story(const History& h, const Operation& op) {
   return "The token counter started again: " + text + ".";
 }
 
+// Why an acquisition failed although nothing the operations did blocked it: the node where it last
+// ran still had the lock's key, because the node had lost its latest writes to it (a failover to
+// a replica that had not seen the release, a restart from an old snapshot). Appends the story and
+// its facts to `e`; returns false (and appends nothing) when the history records no such loss.
+bool append_stale_key_story(const History& h, const Operation& op, Explanation* e) {
+  const Exec* run = nullptr;  // the acquisition's last run
+  for (const Exec& x : h.execs) {
+    if (x.t > op.complete_t) break;
+    if (x.op_id == op.id) run = &x;
+  }
+  if (run == nullptr) return false;
+  const DataLoss* loss = key_brought_back(h, run->node, op.lock, run->t);
+  if (loss == nullptr) return false;
+  const std::string node(h.str(run->node));
+  const std::string loss_text = key_brought_back_text(h, *loss, op.lock);
+  std::string text = call_name(h, op) + " last ran on " + node + " at " + format_time(run->t) + ", where " +
+                     std::string(h.str(op.lock)) + " was still set: " + loss_text;
+  nlohmann::json facts = {{"node", node},
+                          {"key", h.str(op.lock)},
+                          {"run_t_us", run->t},
+                          {"data_loss_t_us", loss->t},
+                          {"reason", h.str(loss->reason)}};
+  std::string first_inevitable = loss_text.substr(0, loss_text.find(", which"));
+  for (const FaultEvent& f : h.faults) {
+    if (f.t != loss->t || f.phase == FaultPhase::kEnd) continue;
+    if (!f.is(FaultKind::kFailover) && !f.is(FaultKind::kRestart) && !f.is(FaultKind::kCrash)) continue;
+    first_inevitable = std::string(h.str(f.kind)) + " on " + std::string(h.str(f.target)) + " at " + format_time(f.t) +
+                       " (fault #" + std::to_string(f.fault) + ")";
+    text += "; " + first_inevitable;
+    facts["fault"] = f.fault;
+    break;
+  }
+  // A replica that lagged is why it had not seen the release.
+  for (const FaultEvent& f : h.faults) {
+    if (f.t > loss->t) break;
+    if (!f.is(FaultKind::kReplicationLag) || f.phase != FaultPhase::kStart || f.target != run->node) continue;
+    const int64_t duration_ms = f.param(h.syms, "duration_ms");
+    if (duration_ms != kAbsent && f.t + duration_ms * kUsPerMs < loss->t) continue;
+    text += ", while replication to " + node + " lagged (fault #" + std::to_string(f.fault) + ", from " + format_time(f.t) + ")";
+    facts["replication_lag_fault"] = f.fault;
+    break;
+  }
+  append_sentence(&e->text, text + ". First inevitable event: " + first_inevitable + ".");
+  e->facts["stale_key"] = std::move(facts);
+  return true;
+}
+
 // The explanation of a failed search: the op that could not take effect and why, with the causal
 // story of the holder in its way (an acquisition) or of the caller's own lost hold (an unlock or
 // renewal that found it gone).
@@ -937,8 +984,11 @@ Explanation explain_search(const History& h, const Model& model, const Deepest& 
       }
     }
   }
-  if (!append_story(h, c, &e) && op.token != kAbsent && d.why.find("fencing token") != std::string::npos) {
+  if (append_story(h, c, &e)) return e;
+  if (op.token != kAbsent && d.why.find("fencing token") != std::string::npos) {
     append_sentence(&e.text, token_story(h, op));
+  } else if (op.is_acquire() && op.acquired == Tri::kFalse && c.first_thread == kNoSym) {
+    append_stale_key_story(h, op, &e);
   }
   return e;
 }

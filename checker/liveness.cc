@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "checker/check.h"
+#include "checker/explain.h"
 #include "checker/properties.h"
 #include "sim/core/assert.h"
 
@@ -394,6 +395,19 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
         const std::string queue = key.empty() ? queue_keeper(h, lock, mid) : "";
         first += !key.empty() ? key : queue;
         if (key.empty() && queue.empty()) setter = key_setter(h, lock, mid);
+        // Nothing the log says set the key since: the node where the waiter last tried may have
+        // brought an older value back (a failover to a replica that had not seen the release).
+        if (key.empty() && queue.empty() && setter.empty() && !execs_of.empty()) {
+          const Exec* tried = nullptr;
+          for (uint32_t e : execs_of[i]) {
+            if (h.execs[e].t <= x.end) tried = &h.execs[e];
+          }
+          const DataLoss* loss = tried == nullptr ? nullptr : key_brought_back(h, tried->node, lock, tried->t);
+          if (loss != nullptr) {
+            setter = "; the key " + std::string(h.str(lock)) + " was still there on " + std::string(h.str(tried->node)) +
+                     ": " + key_brought_back_text(h, *loss, lock);
+          }
+        }
         // Why the waiter did not try again: the wait its last attempt was told.
         if (!execs_of.empty()) {
           const Exec* last = nullptr;

@@ -354,8 +354,15 @@ std::string Model::describe(const LockState& state, const SymbolTable& syms) con
       out += "count " + std::to_string(h.count);
     }
     if (h.token != kAbsent) out += ", token " + std::to_string(h.token);
-    // A hold without a lease never lapses (its lapse time is only far away, not a time to print).
-    out += h.lease_us >= kNoLeaseUs ? std::string(", no lease)") : ", may lapse from " + format_time(h.lapse_at_us) + ")";
+    // A hold without a lease never lapses (its lapse time is only far away, not a time to print);
+    // one whose owner never saw the grant protects nobody and may lapse at once.
+    if (h.lease_us >= kNoLeaseUs) {
+      out += ", no lease)";
+    } else if (h.lapse_at_us == 0) {
+      out += ", may lapse at any time)";
+    } else {
+      out += ", may lapse from " + format_time(h.lapse_at_us) + ")";
+    }
   }
   return out;
 }
