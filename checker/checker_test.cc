@@ -593,6 +593,8 @@ TEST(Quorum, TheFirstDeathAfterTheGrantCounts) {
   EXPECT_NE(q.reason.find("with validity 29000 ms lost its quorum at 0.005 s: its key expired on node0 at 0.005 s"),
             std::string::npos)
       << q.reason;
+  // How far above the quorum it was: two nodes granted, the bare quorum of 2, one left.
+  EXPECT_NE(q.reason.find(" (2 live key(s) when declared, quorum 2: 1 left)"), std::string::npos) << q.reason;
 }
 
 TEST(Examples, QuorumFindingSaysWhy) {
