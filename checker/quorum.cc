@@ -241,8 +241,8 @@ PropertyResult check_quorum(const History& h, const CheckOptions&) {
     // The quorum is lost when the (n_live - quorum + 1)-th key dies.
     const Death& lost = live[n_live - quorum];
     // How close to the quorum it was: one key's loss is a violation only for a bare quorum.
-    const std::string left = " (" + std::to_string(n_live) + " live key(s) when declared, quorum " +
-                             std::to_string(quorum) + ": " + std::to_string(quorum - 1) + " left)";
+    const std::string left = ", leaving " + std::to_string(quorum - 1) + " of its " + std::to_string(n_live) +
+                             " live key(s), below the quorum of " + std::to_string(quorum);
     const auto facts_lost = [&] {
       nlohmann::json f = facts();
       f["quorum_lost_us"] = lost.t == kTimeNever ? nlohmann::json(nullptr) : nlohmann::json(lost.t);
