@@ -464,6 +464,12 @@ const DataLoss* key_brought_back(const History& history, Sym node, Sym lock, Tim
     if (x.line < loss->line || x.node != node || x.keys_count == 0 || history.key_pool[x.keys_begin] != lock) continue;
     const bool deleted = x.reply == ReplyKind::kInt && x.reply_int == 1 && history.str(x.command) == "DEL";
     if (exec_granted(history, x) || deleted) return nullptr;  // the node wrote the key again since
+    // A release that ran there (an unlock script deletes the key it finds its token in).
+    const int64_t index = x.op_id == kAbsent ? -1 : history.op_index(x.op_id);
+    if (index >= 0) {
+      const Operation& op = history.ops[static_cast<size_t>(index)];
+      if ((op.kind == OpKind::kUnlock || op.kind == OpKind::kForceUnlock) && op.released == Tri::kTrue) return nullptr;
+    }
   }
   return loss;
 }
