@@ -1,7 +1,6 @@
 #include "checker/report/report.h"
 
 #include <filesystem>
-#include <fstream>
 #include <utility>
 
 #include "checker/report/files.h"
