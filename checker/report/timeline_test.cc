@@ -165,6 +165,28 @@ TEST(TimelineTest, CapsKeepTheViolationWindowAndCount) {
   EXPECT_EQ(build(text, limits).dump(), t.dump());
 }
 
+// The page draws no pub/sub traffic: lines the writer starts as `publish` or `deliver` are passed
+// over unparsed, and the page is the same with or without them. Line numbers still count them.
+TEST(TimelineTest, PubSubLinesAreSkippedAndStillCounted) {
+  std::string with = kHistory;
+  const std::string pubsub =
+      "{\"t\": 250, \"type\": \"publish\", \"node\": \"node0\", \"channel\": \"c\", \"message\": \"0\", \"receivers\": 1}\n"
+      "{\"t\": 250, \"type\": \"deliver\", \"thread\": \"c2/t0\", \"channel\": \"c\", \"message\": \"0\"}\n";
+  with.insert(with.find("{\"t\": 300"), pubsub);
+  EXPECT_EQ(build(with).dump(), build(kHistory).dump());
+  // The bad line after them is named by its line in the file, pub/sub lines included.
+  std::istringstream bad(std::string(R"({"lockstep_history": 1})") + "\n" + pubsub + "{\"t\": 1, \"type\": \n");
+  Result<json> r = build_timeline(bad, "h.jsonl", {}, TimelineLimits{});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "h.jsonl:4: not a JSON object (expected a history line)");
+  // Passed over unparsed: what follows the writer's start is not looked at.
+  std::istringstream skipped(std::string(R"({"lockstep_history": 1})") + "\n{\"t\": 1, \"type\": \"deliver\", ...\n");
+  EXPECT_TRUE(build_timeline(skipped, "s.jsonl", {}, TimelineLimits{}).ok());
+  // Written another way, a pub/sub line is parsed like any other (and must be JSON).
+  std::istringstream other(std::string(R"({"lockstep_history": 1})") + "\n{\"type\": \"deliver\", \"t\": 1, \n");
+  EXPECT_FALSE(build_timeline(other, "o.jsonl", {}, TimelineLimits{}).ok());
+}
+
 TEST(TimelineTest, BadLinesAreNamed) {
   std::istringstream bad(std::string(R"({"lockstep_history": 1})") + "\n{\"t\": 1, \"type\": \n");
   Result<json> r = build_timeline(bad, "h.jsonl", {}, TimelineLimits{});
