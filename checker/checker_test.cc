@@ -597,6 +597,27 @@ TEST(Quorum, TheFirstDeathAfterTheGrantCounts) {
   EXPECT_NE(q.reason.find("at 0.005 s, leaving 1 of its 2 live key(s), below the quorum of 2"), std::string::npos) << q.reason;
 }
 
+// Three nodes granted, quorum 2: the quorum goes with the second death, and the finding names
+// both, in order.
+TEST(Quorum, EveryDeathThatBrokeTheQuorumIsNamed) {
+  const std::string text =
+      R"({"lockstep_history": 1, "scenario": "spec", "algorithm": "redlock-spec", "lock_kind": "simple", "nodes": ["node0", "node1", "node2"]})" "\n"
+      R"({"t": 1000, "type": "invoke", "id": 1, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "lock", "lease_ms": 30000})" "\n"
+      R"({"t": 1100, "type": "exec", "node": "node0", "seq": 1, "command": "SET", "op": 1, "args": ["L", "tok", "NX", "PX", "30000"], "reply": {"ok": "OK"}})" "\n"
+      R"({"t": 1101, "type": "exec", "node": "node1", "seq": 1, "command": "SET", "op": 1, "args": ["L", "tok", "NX", "PX", "30000"], "reply": {"ok": "OK"}})" "\n"
+      R"({"t": 1102, "type": "exec", "node": "node2", "seq": 1, "command": "SET", "op": 1, "args": ["L", "tok", "NX", "PX", "30000"], "reply": {"ok": "OK"}})" "\n"
+      R"({"t": 2000, "type": "complete", "id": 1, "outcome": "ok", "acquired": true, "validity_ms": 29000})" "\n"
+      R"({"t": 5000, "type": "data_loss", "node": "node2", "reason": "restart", "keys": ["L"]})" "\n"
+      R"({"t": 7000, "type": "expire", "node": "node0", "key": "L"})" "\n"
+      R"({"t": 60000000, "type": "end", "complete": true})" "\n";
+  const PropertyResult q = property_of(text, "quorum");
+  ASSERT_EQ(q.verdict, Verdict::kViolation) << q.reason;
+  EXPECT_NE(q.reason.find("lost its quorum at 0.007 s: node2 lost its key at 0.005 s (restart); then its key expired on "
+                          "node0 at 0.007 s, leaving 1 of its 3 live key(s), below the quorum of 2"),
+            std::string::npos)
+      << q.reason;
+}
+
 TEST(Examples, QuorumFindingSaysWhy) {
   const CheckResult r = check_history(load("redlock-restart.jsonl"));
   const PropertyResult& q = r.property("quorum");

@@ -241,8 +241,12 @@ PropertyResult check_quorum(const History& h, const CheckOptions&) {
     // The quorum is lost when the (n_live - quorum + 1)-th key dies.
     const Death& lost = live[n_live - quorum];
     // How close to the quorum it was: one key's loss is a violation only for a bare quorum.
-    const auto left = [&] {
-      return ", leaving " + std::to_string(quorum - 1) + " of its " + std::to_string(n_live) +
+    // The deaths that broke the quorum, the earlier ones first: "<first>; then <last>", and how
+    // close to the quorum it was (one key's loss is a violation only for a bare quorum).
+    const auto why = [&] {
+      std::string text;
+      for (int64_t k = 0; k < n_live - quorum; ++k) text += live[static_cast<size_t>(k)].cause + "; then ";
+      return text + lost.cause + ", leaving " + std::to_string(quorum - 1) + " of its " + std::to_string(n_live) +
              " live key(s), below the quorum of " + std::to_string(quorum);
     };
     const auto facts_lost = [&] {
@@ -254,14 +258,14 @@ PropertyResult check_quorum(const History& h, const CheckOptions&) {
       nlohmann::json f = facts_lost();
       f["validity_ms"] = op.validity_ms;
       findings.push_back({"validity_outlasted_quorum", who() + " with validity " + std::to_string(op.validity_ms) +
-                          " ms lost its quorum at " + format_time(lost.t) + ": " + lost.cause + left(), std::move(f)});
+                          " ms lost its quorum at " + format_time(lost.t) + ": " + why(), std::move(f)});
       continue;
     }
     const auto held = hold_end_of.find(op.id);
     const TimeUs hold_end = held == hold_end_of.end() ? declared : held->second;
     if (lost.abnormal && lost.t < hold_end) {
       findings.push_back({"lost_during_hold", who() + " lost its quorum during the hold at " + format_time(lost.t) +
-                          ": " + lost.cause + left(), facts_lost()});
+                          ": " + why(), facts_lost()});
     }
   }
   if (findings.empty() && unjudged > 0) {
