@@ -281,11 +281,6 @@ TEST(LinearizabilityRegression, ANonReentrantUnlockThatReleasedNothingMeansTheHo
   EXPECT_EQ(lin(quorum, simple_release_false(1000000)).verdict, Verdict::kOk);
 }
 
-}  // namespace
-}  // namespace lockstep::checker
-
-namespace lockstep::checker {
-namespace {
 
 // Issue 14: a history converted from another tool can say "no lease" (lease_ms: null); c1 never
 // releases, c2 takes the lock over at 40 s.
@@ -383,11 +378,6 @@ TEST(LinearizabilityRegression, TheStoryNamesTheBelievedHolder) {
   EXPECT_EQ(r.explanation.text.find(".."), std::string::npos) << r.explanation.text;
 }
 
-}  // namespace
-}  // namespace lockstep::checker
-
-namespace lockstep::checker {
-namespace {
 
 // One event per master, at t0_us, t0_us + 1, ...: `rest` follows `"node": "nodeN"`.
 std::string on_each_node(int64_t t0_us, const std::string& type, const std::string& rest) {
@@ -434,11 +424,6 @@ TEST(QuorumRegression, AKeyDeathAfterTheHoldersReleaseIsNotItsDeath) {
   EXPECT_EQ(check_quorum(k.value(), CheckOptions{}).verdict, Verdict::kViolation);
 }
 
-}  // namespace
-}  // namespace lockstep::checker
-
-namespace lockstep::checker {
-namespace {
 
 // Issue 9: two locks fence one resource, each with its own token counter. L1's token 7 after
 // L2's token 40 is no regression: only tokens of the same lock compare.
@@ -476,11 +461,6 @@ TEST(ScriptInvariantsRegression, AKeyOfTheWrongTypeIsNamed) {
   EXPECT_NE(r.reason.find("holds a hash, not a sorted set"), std::string::npos) << r.reason;
 }
 
-}  // namespace
-}  // namespace lockstep::checker
-
-namespace lockstep::checker {
-namespace {
 
 // Issue 9 (found by tests/ground_truth): a RedLock history in which nothing was acquired has no
 // quorum to count: ok, not "unknown". With a granted acquisition and no per-node executions the
@@ -525,11 +505,6 @@ TEST(ScriptInvariantsRegression, NoScriptRanIsOkButAScriptWithoutStatesIsUnknown
   EXPECT_EQ(check_script_invariants(calls.value(), CheckOptions{}).verdict, Verdict::kNotApplicable);
 }
 
-}  // namespace
-}  // namespace lockstep::checker
-
-namespace lockstep::checker {
-namespace {
 
 // Issue 15's run of tests/ground_truth (1,500 cases): a fair-lock history with no acquisition at
 // all (the script only force-unlocked, and the replay without force unlocks only slept) has no
@@ -548,11 +523,6 @@ TEST(FairnessRegression, NoAcquisitionIsOkButAGrantWithoutExecsIsUnknown) {
   EXPECT_EQ(check_fairness(g.value(), CheckOptions{}).verdict, Verdict::kUnknown);
 }
 
-}  // namespace
-}  // namespace lockstep::checker
-
-namespace lockstep::checker {
-namespace {
 
 // Found by exploring the derived profiles with every property on (issue 13): two liveness false
 // alarms about renewals after an unlock.
@@ -623,11 +593,6 @@ TEST(LivenessRegression, OnEachNodeARenewalBeforeTheUnlockIsTheLocksOwn) {
   EXPECT_NE(zombie.reason.find("kept alive by a renewal"), std::string::npos) << zombie.reason;
 }
 
-}  // namespace
-}  // namespace lockstep::checker
-
-namespace lockstep::checker {
-namespace {
 
 // Also found by exploring redlock-spec's derived profile: its extension answered "not renewed"
 // because two of three masters were paused (no quorum), while the keys were all still there —
@@ -652,11 +617,6 @@ TEST(QuorumRegression, AFailedExtensionAndAMinorityLateRenewalAreNotViolations) 
   EXPECT_EQ(live.verdict, Verdict::kOk) << live.reason;
 }
 
-}  // namespace
-}  // namespace lockstep::checker
-
-namespace lockstep::checker {
-namespace {
 
 // Refutations without a search: a hold the history proves lasted, and another owner's grant
 // inside it. c1 takes the write lock with a 2 ms lease; c2's read is granted at 5–6 ms, after that
@@ -730,11 +690,6 @@ TEST(CertainHolds, ARenewalThatFoundTheHoldGoneInsideItsLeaseIsRefuted) {
   EXPECT_NE(r.reason.find("no step the lock allows could end that hold before 0.003 s"), std::string::npos) << r.reason;
 }
 
-}  // namespace
-}  // namespace lockstep::checker
-
-namespace lockstep::checker {
-namespace {
 
 // c1's lock ran twice at the same instant (its first reply lost, the re-sent script re-entered);
 // c2 is granted at 5 ms, inside c1's 10 s lease. The search used to place the first run (a

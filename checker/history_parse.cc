@@ -32,49 +32,27 @@ class ByteSource {
   virtual std::optional<size_t> size_hint() const = 0;
 };
 
-// A file or a pipe, its text as it is or compressed with zstd (`run --compress`): its first
-// bytes tell which.
+// A file or a pipe, its text as it is or compressed with zstd (`run --compress`).
 class FileSource final : public ByteSource {
  public:
   // `owned`: closed at the end (a file the reader opened; not stdin).
-  FileSource(std::FILE* file, bool owned) : file_(file), owned_(owned) {
-    char magic[4];
-    const size_t n = std::fread(magic, 1, sizeof magic, file_);
-    const std::string_view first(magic, n);
-    if (is_zstd(first)) {
-      zstd_ = std::make_unique<ZstdReader>(file_, first);
-    } else {
-      unread_.assign(first);
-    }
-  }
+  FileSource(std::FILE* file, bool owned) : file_(file), owned_(owned), text_(file) {}
   ~FileSource() override {
-    zstd_.reset();
     if (owned_) std::fclose(file_);
   }
   // A file may still be growing (or be a pipe): not known.
   std::optional<size_t> size_hint() const override { return std::nullopt; }
   Result<size_t> read(char* out, size_t size) override {
-    if (zstd_ != nullptr) {
-      Result<size_t> n = zstd_->read(out, size);
-      if (!n.ok()) return Status::error("cannot read the compressed history: " + n.status().message());
-      return n;
-    }
-    if (!unread_.empty()) {  // the bytes read to look for the magic number
-      const size_t n = std::min(size, unread_.size());
-      std::memcpy(out, unread_.data(), n);
-      unread_.erase(0, n);
-      return n;
-    }
-    const size_t n = std::fread(out, 1, size, file_);
-    if (n == 0 && std::ferror(file_)) return Status::error(std::string("cannot read the history (") + std::strerror(errno) + ")");
-    return n;
+    Result<size_t> n = text_.read(out, size);
+    if (n.ok()) return n;
+    return Status::error(text_.compressed() ? "cannot read the compressed history: " + n.status().message()
+                                            : "cannot read the history (" + n.status().message() + ")");
   }
 
  private:
   std::FILE* file_;
   bool owned_;
-  std::string unread_;
-  std::unique_ptr<ZstdReader> zstd_;
+  TextReader text_;  // declared after file_: built from it, destroyed before it is closed
 };
 
 class TextSource final : public ByteSource {

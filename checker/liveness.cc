@@ -395,29 +395,25 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
         const std::string queue = key.empty() ? queue_keeper(h, lock, mid) : "";
         first += !key.empty() ? key : queue;
         if (key.empty() && queue.empty()) setter = key_setter(h, lock, mid);
+        // The waiter's last attempt by the end of the stretch.
+        const Exec* last = nullptr;
+        if (!execs_of.empty()) {
+          for (uint32_t e : execs_of[i]) {
+            if (h.execs[e].t <= x.end) last = &h.execs[e];
+          }
+        }
         // Nothing the log says set the key since: the node where the waiter last tried may have
         // brought an older value back (a failover to a replica that had not seen the release).
-        if (key.empty() && queue.empty() && setter.empty() && !execs_of.empty()) {
-          const Exec* tried = nullptr;
-          for (uint32_t e : execs_of[i]) {
-            if (h.execs[e].t <= x.end) tried = &h.execs[e];
-          }
-          const DataLoss* loss = tried == nullptr ? nullptr : key_brought_back(h, tried->node, lock, tried->t);
-          if (loss != nullptr) {
-            setter = "; the key " + std::string(h.str(lock)) + " was still there on " + std::string(h.str(tried->node)) +
+        if (key.empty() && queue.empty() && setter.empty() && last != nullptr) {
+          if (const DataLoss* loss = key_brought_back(h, last->node, lock, last->t)) {
+            setter = "; the key " + std::string(h.str(lock)) + " was still there on " + std::string(h.str(last->node)) +
                      ": " + key_brought_back_text(h, *loss, lock);
           }
         }
         // Why the waiter did not try again: the wait its last attempt was told.
-        if (!execs_of.empty()) {
-          const Exec* last = nullptr;
-          for (uint32_t e : execs_of[i]) {
-            if (h.execs[e].t <= x.end) last = &h.execs[e];
-          }
-          if (last != nullptr && last->reply == ReplyKind::kInt && last->reply_int > 0) {
-            first += "; its last attempt, at " + format_time(last->t) + ", was told to wait " +
-                     format_time(last->reply_int * kUsPerMs) + " (the key's TTL then)";
-          }
+        if (last != nullptr && last->reply == ReplyKind::kInt && last->reply_int > 0) {
+          first += "; its last attempt, at " + format_time(last->t) + ", was told to wait " +
+                   format_time(last->reply_int * kUsPerMs) + " (the key's TTL then)";
         }
       }
     }

@@ -125,45 +125,59 @@ Result<size_t> ZstdReader::read(char* out, size_t size) {
   return output.pos;
 }
 
+// --- a file's text, plain or compressed ------------------------------------------------
+
+TextReader::TextReader(std::FILE* file) : file_(file) {
+  LS_ASSERT(file != nullptr);
+  char magic[4];
+  const size_t n = std::fread(magic, 1, sizeof magic, file_);
+  const std::string_view first(magic, n);
+  if (is_zstd(first)) {
+    zstd_ = std::make_unique<ZstdReader>(file_, first);
+  } else {
+    unread_.assign(first);
+  }
+}
+
+TextReader::~TextReader() = default;
+
+Result<size_t> TextReader::read(char* out, size_t size) {
+  if (zstd_ != nullptr) return zstd_->read(out, size);
+  if (!unread_.empty()) {
+    const size_t n = std::min(size, unread_.size());
+    std::memcpy(out, unread_.data(), n);
+    unread_.erase(0, n);
+    return n;
+  }
+  const size_t n = std::fread(out, 1, size, file_);
+  if (n == 0 && std::ferror(file_)) return Status::error(std::string("read failed: ") + std::strerror(errno));
+  return n;
+}
+
 // --- a file's text as a stream ------------------------------------------------------------
 
 struct TextInput::Impl : std::streambuf {
   std::string path;
   std::FILE* file = nullptr;
-  std::unique_ptr<ZstdReader> zstd;
-  std::string unread;  // the first bytes, read to look for the magic number
+  std::unique_ptr<TextReader> text;
   std::vector<char> buf = std::vector<char>(size_t{1} << 16);
   Status error;
   std::istream in{this};
 
   ~Impl() override {
-    zstd.reset();
+    text.reset();
     if (file != nullptr) std::fclose(file);
   }
 
   int_type underflow() override {
     if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
-    size_t n = 0;
-    if (!unread.empty()) {
-      n = std::min(buf.size(), unread.size());
-      std::memcpy(buf.data(), unread.data(), n);
-      unread.erase(0, n);
-    } else if (zstd != nullptr) {
-      Result<size_t> r = zstd->read(buf.data(), buf.size());
-      if (!r.ok()) {
-        error = Status::error(path + ": " + r.status().message());
-        return traits_type::eof();
-      }
-      n = r.value();
-    } else {
-      n = std::fread(buf.data(), 1, buf.size(), file);
-      if (n == 0 && std::ferror(file)) {
-        error = Status::error(path + ": read failed: " + std::strerror(errno));
-        return traits_type::eof();
-      }
+    Result<size_t> n = text->read(buf.data(), buf.size());
+    if (!n.ok()) {
+      error = Status::error(path + ": " + n.status().message());
+      return traits_type::eof();
     }
-    if (n == 0) return traits_type::eof();
-    setg(buf.data(), buf.data(), buf.data() + n);
+    if (n.value() == 0) return traits_type::eof();
+    setg(buf.data(), buf.data(), buf.data() + n.value());
     return traits_type::to_int_type(*gptr());
   }
 };
@@ -177,14 +191,7 @@ Result<std::unique_ptr<TextInput>> TextInput::open(const std::string& path) {
   m.path = path;
   m.file = std::fopen(path.c_str(), "rb");
   if (m.file == nullptr) return Status::error(path + ": cannot open: " + std::strerror(errno));
-  char magic[4];
-  const size_t n = std::fread(magic, 1, sizeof magic, m.file);
-  const std::string_view first(magic, n);
-  if (is_zstd(first)) {
-    m.zstd = std::make_unique<ZstdReader>(m.file, first);
-  } else {
-    m.unread.assign(first);
-  }
+  m.text = std::make_unique<TextReader>(m.file);
   return t;
 }
 

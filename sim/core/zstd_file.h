@@ -68,6 +68,26 @@ class ZstdReader {
   std::unique_ptr<Impl> impl_;
 };
 
+// A file's text, decompressed when the file is a zstd stream (told by its first bytes).
+class TextReader {
+ public:
+  // `file` stays the caller's to close.
+  explicit TextReader(std::FILE* file);
+  ~TextReader();
+  TextReader(const TextReader&) = delete;
+  TextReader& operator=(const TextReader&) = delete;
+
+  bool compressed() const { return zstd_ != nullptr; }
+  // Up to `size` bytes of the text into `out`; 0 at the end. Errors say what went wrong without
+  // a file name: "read failed: <reason>", or ZstdReader's.
+  Result<size_t> read(char* out, size_t size);
+
+ private:
+  std::FILE* file_;
+  std::string unread_;  // the first bytes, read to look for the magic number
+  std::unique_ptr<ZstdReader> zstd_;
+};
+
 // A file's text as a std::istream, decompressed when the file is a zstd stream. A stream that
 // ends early because the file could not be read or decompressed sets error().
 class TextInput {
