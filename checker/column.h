@@ -6,10 +6,10 @@
 // copy were a third of the checker's peak memory. A Column never copies what it holds and wastes
 // at most one partly filled block.
 //
-//   Column<Exec> execs;
-//   execs.push_back(e);             // never moves an element already stored
-//   const Exec& x = execs[i];       // two loads: the block, then the element
-//   for (const Exec& x : execs) {}  // random-access iterators, for <algorithm> too
+//   Column<Operation> ops;
+//   ops.push_back(op);                  // never moves an element already stored
+//   const Operation& x = ops[i];        // two loads: the block, then the element
+//   for (const Operation& x : ops) {}   // random-access iterators, for <algorithm> too
 #ifndef LOCKSTEP_CHECKER_COLUMN_H_
 #define LOCKSTEP_CHECKER_COLUMN_H_
 

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <string>
@@ -168,7 +169,83 @@ struct Exec {
   uint32_t keys_begin = 0, keys_count = 0;  // range in History::key_pool
   int64_t reply_int = 0;
   uint32_t line = 0;
-  ReplyKind reply = ReplyKind::kNil;  // last: 72 bytes, not 80 (millions are kept)
+  ReplyKind reply = ReplyKind::kNil;
+};
+
+// The script runs of a history: an append-only sequence of Exec, stored in 40 bytes a run instead
+// of sizeof(Exec) (72). A history may log tens of millions of runs (B2's full size: 14 M), and
+// most of an Exec repeats from run to run: its node, connection, command, script, reply kind and
+// number of keys are stored once as a "shape" and referred to by id; the sequence number, the
+// operation id and the node-local time (as an offset from the true time) take 32 bits each. A
+// value that does not fit its 32 bits is kept exactly in a side list, so every run reads back as
+// it was stored.
+//
+//   ExecColumn execs;
+//   execs.push_back(e);
+//   Exec x = execs[i];                 // decoded: equal to what was pushed
+//   for (const Exec& x : execs) {}     // the iterator yields decoded copies
+class ExecColumn {
+ public:
+  class const_iterator {
+   public:
+    using iterator_category = std::input_iterator_tag;
+    using value_type = Exec;
+    using difference_type = std::ptrdiff_t;
+    using pointer = void;
+    using reference = Exec;
+
+    const_iterator() = default;
+    const_iterator(const ExecColumn* column, size_t index) : column_(column), index_(index) {}
+    Exec operator*() const { return (*column_)[index_]; }
+    const_iterator& operator++() { ++index_; return *this; }
+    const_iterator operator++(int) { const_iterator old = *this; ++index_; return old; }
+    friend bool operator==(const const_iterator& a, const const_iterator& b) { return a.index_ == b.index_; }
+    // The run's position in its column.
+    size_t index() const { return index_; }
+
+   private:
+    const ExecColumn* column_ = nullptr;
+    size_t index_ = 0;
+  };
+
+  size_t size() const { return runs_.size(); }
+  bool empty() const { return runs_.empty(); }
+  // REQUIRES: index < size().
+  Exec operator[](size_t index) const;
+  void push_back(const Exec& exec);
+  const_iterator begin() const { return const_iterator(this, 0); }
+  const_iterator end() const { return const_iterator(this, size()); }
+  // The number of distinct shapes stored (for tests and measurements).
+  size_t shapes() const { return shapes_.size(); }
+
+ private:
+  struct Packed {
+    TimeUs t = 0;
+    int64_t reply_int = 0;
+    uint32_t line = 0;
+    uint32_t shape = 0;       // index into shapes_
+    uint32_t keys_begin = 0;
+    uint32_t seq = 0;         // kWide: in wide_seq_
+    uint32_t op_id = 0;       // kNarrowAbsent: kAbsent; kWide: in wide_op_
+    int32_t local_delta_ms = 0;  // local_ms − t / 1000; kDeltaAbsent: kAbsent; kDeltaWide: in wide_local_
+  };
+  struct Shape {
+    Sym node = kNoSym, conn = kNoSym, command = kNoSym, script = kNoSym;
+    uint32_t keys_count = 0;
+    ReplyKind reply = ReplyKind::kNil;
+    bool operator==(const Shape&) const = default;
+  };
+  struct ShapeHash {
+    size_t operator()(const Shape& s) const;
+  };
+  // A value by run index; runs are appended in index order, so each list is sorted.
+  using WideList = std::vector<std::pair<uint64_t, int64_t>>;
+  static int64_t wide(const WideList& list, uint64_t index);
+
+  Column<Packed> runs_;
+  std::vector<Shape> shapes_;
+  std::unordered_map<Shape, uint32_t, ShapeHash> shape_ids_;  // lookup only, never iterated
+  WideList wide_seq_, wide_op_, wide_local_;
 };
 
 struct Expire {
@@ -231,7 +308,7 @@ struct History {
   Column<Operation> ops;
   Column<Hold> holds;
   std::vector<Write> writes;
-  Column<Exec> execs;
+  ExecColumn execs;
   std::vector<Expire> expires;
   std::vector<DataLoss> data_losses;
   // `publish` and `deliver` events are checked for their fields and counted, not kept: no

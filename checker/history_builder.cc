@@ -146,6 +146,24 @@ uint32_t HistoryBuilder::pool(const std::vector<std::string_view>& keys) {
   return begin;
 }
 
+uint32_t HistoryBuilder::run_keys(const std::vector<std::string_view>& keys) {
+  constexpr size_t kRecent = 1024;
+  std::vector<Sym>& pool = history_.key_pool;
+  const uint32_t begin = this->pool(keys);
+  const auto count = static_cast<uint32_t>(keys.size());
+  if (count == 0) return begin;
+  uint64_t hash = count;
+  for (uint32_t i = 0; i < count; ++i) hash = (hash ^ pool[begin + i]) * 0x100000001b3ULL;
+  if (recent_keys_.empty()) recent_keys_.assign(kRecent, {0, 0});
+  std::pair<uint32_t, uint32_t>& slot = recent_keys_[(hash ^ (hash >> 29)) & (kRecent - 1)];
+  if (slot.second == count && std::equal(pool.begin() + begin, pool.end(), pool.begin() + slot.first)) {
+    pool.resize(begin);
+    return slot.first;
+  }
+  slot = {begin, count};
+  return begin;
+}
+
 Status HistoryBuilder::on_invoke(const LineFields& f) {
   if (Status s = require(f, {{F::kId, "id"}, {F::kThread, "thread"}, {F::kLock, "lock"}, {F::kOpStr, "op"}}); !s.ok()) return s;
   if (history_.op_index(f.id) >= 0) return bad("invoke: id " + std::to_string(f.id) + " was already used");
@@ -288,10 +306,10 @@ Status HistoryBuilder::on_exec(const LineFields& f) {
   if (f.has(F::kOpInt)) e.op_id = f.op_int;
   if (f.keys.empty() && f.has(F::kFirstArg) && !is_script_command(f.command)) {
     // A plain command (SET, PEXPIRE, ...) has no `keys`: its key is its first argument.
-    e.keys_begin = pool({f.first_arg});
+    e.keys_begin = run_keys({f.first_arg});
     e.keys_count = 1;
   } else {
-    e.keys_begin = pool(f.keys);
+    e.keys_begin = run_keys(f.keys);
     e.keys_count = static_cast<uint32_t>(f.keys.size());
   }
   e.reply = f.reply;

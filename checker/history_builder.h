@@ -66,8 +66,13 @@ class HistoryBuilder {
   Status bad(const std::string& what) { return Status::error(what); }
   Sym sym(std::string_view text) { return history_.syms.intern(text); }
   uint32_t pool(const std::vector<std::string_view>& keys);
+  // pool() for a script run's keys: a run's keys repeat those of a recent run (a lock's name and
+  // channel), so an equal list already in the pool is reused. A small direct-mapped table of
+  // recent lists (by hash) bounds what this remembers.
+  uint32_t run_keys(const std::vector<std::string_view>& keys);
 
   History history_;
+  std::vector<std::pair<uint32_t, uint32_t>> recent_keys_;  // (begin, count) in key_pool, by hash
   bool ended_ = false;
   TimeUs last_t_ = 0;
   // Open holds per thread (indexed by the thread's Sym): (lock, index into history_.holds), most

@@ -892,12 +892,12 @@ std::string token_story(const History& h, const Operation& op) {
 // a replica that had not seen the release, a restart from an old snapshot). Appends the story and
 // its facts to `e`; returns false (and appends nothing) when the history records no such loss.
 bool append_stale_key_story(const History& h, const Operation& op, Explanation* e) {
-  const Exec* run = nullptr;  // the acquisition's last run
+  std::optional<Exec> run;  // the acquisition's last run
   for (const Exec& x : h.execs) {
     if (x.t > op.complete_t) break;
-    if (x.op_id == op.id) run = &x;
+    if (x.op_id == op.id) run = x;
   }
-  if (run == nullptr) return false;
+  if (!run) return false;
   const DataLoss* loss = key_brought_back(h, run->node, op.lock, run->t);
   if (loss == nullptr) return false;
   const std::string node(h.str(run->node));

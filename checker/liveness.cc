@@ -169,29 +169,29 @@ std::string key_keeper(const History& h, Sym lock, TimeUs t) {
 // acquisition #34 set it at 72.552 s (SETNX), and no expiry was set on it" — a lock whose owner
 // died between its SETNX and its EXPIRE. "" when the log does not say so.
 std::string key_setter(const History& h, Sym lock, TimeUs t) {
-  const Exec* grant = nullptr;
+  std::optional<Exec> grant;
   bool expiry = false;  // an EXPIRE/PEXPIRE of the key succeeded after the grant
-  const Exec* persisted = nullptr;  // a PERSIST that removed the expiry since
+  std::optional<Exec> persisted;  // a PERSIST that removed the expiry since
   for (const Exec& e : h.execs) {
     if (e.t > t) break;
     if (e.keys_count == 0 || h.key_pool[e.keys_begin] != lock) continue;
     const bool one = e.reply == ReplyKind::kInt && e.reply_int == 1;
     if (exec_granted(h, e)) {
-      grant = &e;
-      persisted = nullptr;
+      grant = e;
+      persisted.reset();
       // SET ... PX/EX sets its expiry with the grant; a script is opaque (its TTL is unknown).
       expiry = !command_is(h, e, "SETNX");
-    } else if (grant != nullptr && one && (command_is(h, e, "EXPIRE") || command_is(h, e, "PEXPIRE"))) {
+    } else if (grant && one && (command_is(h, e, "EXPIRE") || command_is(h, e, "PEXPIRE"))) {
       expiry = true;
-      persisted = nullptr;
-    } else if (grant != nullptr && one && command_is(h, e, "PERSIST")) {
+      persisted.reset();
+    } else if (grant && one && command_is(h, e, "PERSIST")) {
       expiry = false;
-      persisted = &e;
-    } else if (grant != nullptr && one && command_is(h, e, "DEL")) {
-      grant = nullptr;  // deleted since
+      persisted = e;
+    } else if (grant && one && command_is(h, e, "DEL")) {
+      grant.reset();  // deleted since
     }
   }
-  if (grant == nullptr || grant->op_id == kAbsent) return "";
+  if (!grant || grant->op_id == kAbsent) return "";
   for (const Expire& x : h.expires) {
     if (x.key == lock && x.line > grant->line && x.t <= t) return "";
   }
@@ -207,7 +207,7 @@ std::string key_setter(const History& h, Sym lock, TimeUs t) {
   std::string text = "; the key " + std::string(h.str(lock)) + " was still there: " + std::string(h.str(op.thread)) +
                      "'s acquisition #" + std::to_string(op.id) + " set it at " + format_time(grant->t) + " (" +
                      std::string(h.str(grant->command)) + ")";
-  if (persisted != nullptr) {
+  if (persisted) {
     text += ", and " + std::string(h.str(persisted->conn)) + "'s PERSIST at " + format_time(persisted->t) +
             " removed its expiry" + (persisted->op_id == kAbsent ? " (a command outside the lock's operations)" : "");
   } else if (!expiry) {
@@ -396,22 +396,22 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
         first += !key.empty() ? key : queue;
         if (key.empty() && queue.empty()) setter = key_setter(h, lock, mid);
         // The waiter's last attempt by the end of the stretch.
-        const Exec* last = nullptr;
+        std::optional<Exec> last;
         if (!execs_of.empty()) {
           for (uint32_t e : execs_of[i]) {
-            if (h.execs[e].t <= x.end) last = &h.execs[e];
+            if (Exec run = h.execs[e]; run.t <= x.end) last = run;
           }
         }
         // Nothing the log says set the key since: the node where the waiter last tried may have
         // brought an older value back (a failover to a replica that had not seen the release).
-        if (key.empty() && queue.empty() && setter.empty() && last != nullptr) {
+        if (key.empty() && queue.empty() && setter.empty() && last) {
           if (const DataLoss* loss = key_brought_back(h, last->node, lock, last->t)) {
             setter = "; the key " + std::string(h.str(lock)) + " was still there on " + std::string(h.str(last->node)) +
                      ": " + key_brought_back_text(h, *loss, lock);
           }
         }
         // Why the waiter did not try again: the wait its last attempt was told.
-        if (last != nullptr && last->reply == ReplyKind::kInt && last->reply_int > 0) {
+        if (last && last->reply == ReplyKind::kInt && last->reply_int > 0) {
           first += "; its last attempt, at " + format_time(last->t) + ", was told to wait " +
                    format_time(last->reply_int * kUsPerMs) + " (the key's TTL then)";
         }

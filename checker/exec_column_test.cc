@@ -1,0 +1,164 @@
+// ExecColumn (history.h): every run reads back exactly as pushed, whatever its values; shapes and
+// key lists that repeat are stored once.
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+#include <rapidcheck/gtest.h>
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "checker/history.h"
+#include "checker/history_parse.h"
+
+namespace lockstep::checker {
+namespace {
+
+void expect_same(const Exec& a, const Exec& b) {
+  EXPECT_EQ(a.t, b.t);
+  EXPECT_EQ(a.node, b.node);
+  EXPECT_EQ(a.conn, b.conn);
+  EXPECT_EQ(a.command, b.command);
+  EXPECT_EQ(a.script, b.script);
+  EXPECT_EQ(a.seq, b.seq);
+  EXPECT_EQ(a.local_ms, b.local_ms);
+  EXPECT_EQ(a.op_id, b.op_id);
+  EXPECT_EQ(a.keys_begin, b.keys_begin);
+  EXPECT_EQ(a.keys_count, b.keys_count);
+  EXPECT_EQ(a.reply_int, b.reply_int);
+  EXPECT_EQ(a.line, b.line);
+  EXPECT_EQ(a.reply, b.reply);
+}
+
+Exec run(TimeUs t, int64_t seq, int64_t op_id, int64_t local_ms) {
+  Exec e;
+  e.t = t;
+  e.node = 1;
+  e.conn = 2;
+  e.command = 3;
+  e.script = 4;
+  e.seq = seq;
+  e.op_id = op_id;
+  e.local_ms = local_ms;
+  e.keys_begin = 7;
+  e.keys_count = 2;
+  e.reply = ReplyKind::kInt;
+  e.reply_int = -5;
+  e.line = 12;
+  return e;
+}
+
+// Each 32-bit field at and beyond the edges of what it holds, and the absent markers.
+TEST(ExecColumn, ValuesBeyondThirtyTwoBitsReadBackExactly) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  const std::vector<Exec> runs = {
+      run(0, 0, 0, 0),
+      run(1'500'000, 1, 1, 1),
+      run(1'500'000, UINT32_MAX - 2, UINT32_MAX - 3, 1 + INT32_MAX),
+      run(2'000'000, UINT32_MAX - 1, UINT32_MAX - 2, 2 + INT32_MAX),
+      run(2'000'000, UINT32_MAX, UINT32_MAX - 1, 2 + INT32_MIN + 2),
+      run(2'000'000, int64_t{1} << 40, UINT32_MAX, 2 + INT32_MIN + 1),
+      run(3'000'000, -1, -1, kAbsent),
+      run(-7'000, kMin, kAbsent, -7 + INT32_MIN),
+      run(kMax, kMax, kMax, kMax),
+      run(kMin, kMin + 1, kMin + 2, kMin + 3),
+      run(4'000'000, 5, 6, kMin + 1),
+  };
+  ExecColumn column;
+  for (const Exec& e : runs) column.push_back(e);
+  ASSERT_EQ(column.size(), runs.size());
+  for (size_t i = 0; i < runs.size(); ++i) {
+    SCOPED_TRACE(i);
+    expect_same(column[i], runs[i]);
+  }
+  size_t i = 0;
+  for (const Exec& e : column) expect_same(e, runs[i++]);
+  EXPECT_EQ(i, runs.size());
+}
+
+TEST(ExecColumn, RepeatedShapesAreStoredOnce) {
+  ExecColumn column;
+  const size_t n = 3 * 16'384 + 11;  // across blocks
+  for (size_t i = 0; i < n; ++i) {
+    Exec e = run(static_cast<TimeUs>(i) * 100, static_cast<int64_t>(i), static_cast<int64_t>(i / 3), static_cast<int64_t>(i) / 10);
+    e.conn = static_cast<Sym>(10 + i % 3);
+    e.reply = i % 2 == 0 ? ReplyKind::kNil : ReplyKind::kInt;
+    column.push_back(e);
+  }
+  EXPECT_EQ(column.shapes(), 6u);  // 3 connections × 2 reply kinds
+  for (size_t i : {size_t{0}, size_t{16'383}, size_t{16'384}, n - 1}) {
+    const Exec e = column[i];
+    EXPECT_EQ(e.conn, static_cast<Sym>(10 + i % 3));
+    EXPECT_EQ(e.seq, static_cast<int64_t>(i));
+    EXPECT_EQ(e.op_id, static_cast<int64_t>(i / 3));
+    EXPECT_EQ(e.local_ms, static_cast<int64_t>(i) / 10);
+  }
+}
+
+RC_GTEST_PROP(ExecColumn, EveryRunReadsBackAsPushed, ()) {
+  const auto count = *rc::gen::inRange<size_t>(1, 200);
+  // Values near the edges of 32 bits as often as anywhere else.
+  const auto any = rc::gen::oneOf(rc::gen::arbitrary<int64_t>(), rc::gen::inRange<int64_t>(-3, 3),
+                                  rc::gen::inRange<int64_t>(INT32_MIN - int64_t{3}, INT32_MIN + int64_t{3}),
+                                  rc::gen::inRange<int64_t>(INT32_MAX - int64_t{3}, INT32_MAX + int64_t{3}),
+                                  rc::gen::inRange<int64_t>(UINT32_MAX - int64_t{3}, UINT32_MAX + int64_t{3}),
+                                  rc::gen::just(kAbsent));
+  std::vector<Exec> runs;
+  ExecColumn column;
+  for (size_t i = 0; i < count; ++i) {
+    Exec e;
+    e.t = *any;
+    e.node = *rc::gen::inRange<Sym>(0, 4);
+    e.conn = *rc::gen::inRange<Sym>(0, 4);
+    e.command = *rc::gen::inRange<Sym>(0, 3);
+    e.script = *rc::gen::inRange<Sym>(0, 3);
+    e.seq = *any;
+    e.local_ms = *any;
+    e.op_id = *any;
+    e.keys_begin = *rc::gen::arbitrary<uint32_t>();
+    e.keys_count = *rc::gen::inRange<uint32_t>(0, 3);
+    e.reply_int = *any;
+    e.line = *rc::gen::arbitrary<uint32_t>();
+    e.reply = static_cast<ReplyKind>(*rc::gen::inRange<int>(0, 8));
+    runs.push_back(e);
+    column.push_back(e);
+  }
+  RC_ASSERT(column.size() == runs.size());
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const Exec a = column[i];
+    const Exec& b = runs[i];
+    RC_ASSERT(a.t == b.t && a.node == b.node && a.conn == b.conn && a.command == b.command && a.script == b.script &&
+              a.seq == b.seq && a.local_ms == b.local_ms && a.op_id == b.op_id && a.keys_begin == b.keys_begin &&
+              a.keys_count == b.keys_count && a.reply_int == b.reply_int && a.line == b.line && a.reply == b.reply);
+  }
+}
+
+// The reader stores a run's key list once when recent runs had the same list, and every run still
+// names its own keys.
+TEST(ExecColumn, ARunsKeysAreSharedWithEarlierRunsOfTheSameList) {
+  std::string text = R"({"lockstep_history": 1, "algorithm": "redisson-lock", "lock_kind": "reentrant", "nodes": ["n0"]})" "\n";
+  const std::vector<std::string> lists = {R"(["A"])", R"(["B", "chan:{B}"])", R"(["A", "chan:{A}"])", R"(["B"])"};
+  for (int i = 0; i < 400; ++i) {
+    text += R"({"t": )" + std::to_string(i * 10) + R"(, "type": "exec", "node": "n0", "seq": )" + std::to_string(i + 1) +
+            R"(, "conn": "c1", "command": "EVALSHA", "script": "s", "keys": )" + lists[i % 4] + R"(, "reply": null})" "\n";
+  }
+  text += R"({"t": 5000, "type": "exec", "node": "n0", "seq": 401, "conn": "c1", "command": "SET", "args": ["A", "v", "NX"], "reply": "OK"})" "\n";
+  Result<History> h = parse_history_text(text);
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  const History& history = h.value();
+  ASSERT_EQ(history.execs.size(), 401u);
+  EXPECT_EQ(history.key_pool.size(), 6u);  // A; B, chan:{B}; A, chan:{A}; B
+  auto keys_of = [&](const Exec& e) {
+    std::string out;
+    for (uint32_t k = 0; k < e.keys_count; ++k) out += std::string(history.str(history.key_pool[e.keys_begin + k])) + " ";
+    return out;
+  };
+  const std::vector<std::string> expected = {"A ", "B chan:{B} ", "A chan:{A} ", "B "};
+  for (size_t i = 0; i < 400; ++i) EXPECT_EQ(keys_of(history.execs[i]), expected[i % 4]) << i;
+  EXPECT_EQ(keys_of(history.execs[400]), "A ");  // a plain command's key is its first argument
+}
+
+}  // namespace
+}  // namespace lockstep::checker
