@@ -1,4 +1,4 @@
-// ExecColumn (history.h): script runs in 40 bytes each.
+// ExecColumn (history.h): plain records for a small history, 40 bytes a run past them.
 #include <algorithm>
 #include <limits>
 
@@ -7,11 +7,6 @@
 
 namespace lockstep::checker {
 namespace {
-
-constexpr uint32_t kWide = UINT32_MAX;
-constexpr uint32_t kNarrowAbsent = UINT32_MAX - 1;  // op_id only
-constexpr int32_t kDeltaAbsent = INT32_MIN;
-constexpr int32_t kDeltaWide = INT32_MIN + 1;
 
 uint64_t mix(uint64_t h, uint64_t v) {
   h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
@@ -35,6 +30,18 @@ int64_t ExecColumn::wide(const WideList& list, uint64_t index) {
 }
 
 void ExecColumn::push_back(const Exec& exec) {
+  if (!packed()) {
+    if (plain_.size() < pack_after_) {
+      plain_.push_back(exec);
+      return;
+    }
+    for (const Exec& e : plain_) pack(e);
+    plain_ = Column<Exec>();
+  }
+  pack(exec);
+}
+
+void ExecColumn::pack(const Exec& exec) {
   static_assert(sizeof(Packed) == 40);
   const uint64_t index = runs_.size();
   Packed p;
@@ -44,12 +51,19 @@ void ExecColumn::push_back(const Exec& exec) {
   p.keys_begin = exec.keys_begin;
 
   const Shape shape{exec.node, exec.conn, exec.command, exec.script, exec.keys_count, exec.reply};
-  auto [it, added] = shape_ids_.try_emplace(shape, static_cast<uint32_t>(shapes_.size()));
-  if (added) {
-    LS_ASSERT(shapes_.size() < UINT32_MAX);
-    shapes_.push_back(shape);
+  if (exec.conn >= last_shape_of_conn_.size()) last_shape_of_conn_.resize(exec.conn + size_t{1}, 0);
+  uint32_t& last = last_shape_of_conn_[exec.conn];
+  if (last != 0 && shapes_[last - 1] == shape) {
+    p.shape = last - 1;
+  } else {
+    auto [it, added] = shape_ids_.try_emplace(shape, static_cast<uint32_t>(shapes_.size()));
+    if (added) {
+      LS_ASSERT(shapes_.size() < UINT32_MAX - 1);
+      shapes_.push_back(shape);
+    }
+    p.shape = it->second;
+    last = p.shape + 1;
   }
-  p.shape = it->second;
 
   if (exec.seq >= 0 && exec.seq < kWide) {
     p.seq = static_cast<uint32_t>(exec.seq);
@@ -80,7 +94,7 @@ void ExecColumn::push_back(const Exec& exec) {
   runs_.push_back(p);
 }
 
-Exec ExecColumn::operator[](size_t index) const {
+Exec ExecColumn::unpack(size_t index) const {
   const Packed& p = runs_[index];
   const Shape& s = shapes_[p.shape];
   Exec e;

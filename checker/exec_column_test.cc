@@ -5,12 +5,15 @@
 #include <rapidcheck/gtest.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <limits>
 #include <string>
 #include <vector>
 
+#include "checker/check.h"
 #include "checker/history.h"
 #include "checker/history_parse.h"
+#include "checker/testing/history_gen.h"
 
 namespace lockstep::checker {
 namespace {
@@ -56,39 +59,47 @@ TEST(ExecColumn, ValuesBeyondThirtyTwoBitsReadBackExactly) {
   const std::vector<Exec> runs = {
       run(0, 0, 0, 0),
       run(1'500'000, 1, 1, 1),
-      run(1'500'000, UINT32_MAX - 2, UINT32_MAX - 3, 1 + INT32_MAX),
-      run(2'000'000, UINT32_MAX - 1, UINT32_MAX - 2, 2 + INT32_MAX),
-      run(2'000'000, UINT32_MAX, UINT32_MAX - 1, 2 + INT32_MIN + 2),
-      run(2'000'000, int64_t{1} << 40, UINT32_MAX, 2 + INT32_MIN + 1),
+      // The node-local time is kept as an offset from t / 1000 (here 1,500 and 2,000 ms).
+      run(1'500'000, UINT32_MAX - 2, UINT32_MAX - 3, 1'500 + int64_t{INT32_MAX}),
+      run(2'000'000, UINT32_MAX - 1, UINT32_MAX - 2, 2'000 + int64_t{INT32_MAX} + 1),
+      run(2'000'000, UINT32_MAX, UINT32_MAX - 1, 2'000 + int64_t{INT32_MIN} + 2),
+      run(2'000'000, int64_t{1} << 40, UINT32_MAX, 2'000 + int64_t{INT32_MIN} + 1),
       run(3'000'000, -1, -1, kAbsent),
-      run(-7'000, kMin, kAbsent, -7 + INT32_MIN),
+      run(-7'000, kMin, kAbsent, -7 + int64_t{INT32_MIN}),
       run(kMax, kMax, kMax, kMax),
       run(kMin, kMin + 1, kMin + 2, kMin + 3),
       run(4'000'000, 5, 6, kMin + 1),
   };
-  ExecColumn column;
-  for (const Exec& e : runs) column.push_back(e);
-  ASSERT_EQ(column.size(), runs.size());
-  for (size_t i = 0; i < runs.size(); ++i) {
-    SCOPED_TRACE(i);
-    expect_same(column[i], runs[i]);
+  // Packed from the first run, from the fourth (the first three are copied over when it packs),
+  // and never (plain records).
+  for (const size_t pack_after : {size_t{0}, size_t{3}, ExecColumn::kPackAfter}) {
+    SCOPED_TRACE(pack_after);
+    ExecColumn column(pack_after);
+    for (const Exec& e : runs) column.push_back(e);
+    ASSERT_EQ(column.size(), runs.size());
+    EXPECT_EQ(column.packed(), pack_after < runs.size());
+    for (size_t i = 0; i < runs.size(); ++i) {
+      SCOPED_TRACE(i);
+      expect_same(column[i], runs[i]);
+    }
+    size_t i = 0;
+    for (const Exec& e : column) expect_same(e, runs[i++]);
+    EXPECT_EQ(i, runs.size());
   }
-  size_t i = 0;
-  for (const Exec& e : column) expect_same(e, runs[i++]);
-  EXPECT_EQ(i, runs.size());
 }
 
 TEST(ExecColumn, RepeatedShapesAreStoredOnce) {
+  const size_t n = ExecColumn::kPackAfter + 3 * 16'384 + 11;  // past the plain records, across blocks
   ExecColumn column;
-  const size_t n = 3 * 16'384 + 11;  // across blocks
   for (size_t i = 0; i < n; ++i) {
     Exec e = run(static_cast<TimeUs>(i) * 100, static_cast<int64_t>(i), static_cast<int64_t>(i / 3), static_cast<int64_t>(i) / 10);
     e.conn = static_cast<Sym>(10 + i % 3);
     e.reply = i % 2 == 0 ? ReplyKind::kNil : ReplyKind::kInt;
     column.push_back(e);
   }
+  ASSERT_TRUE(column.packed());
   EXPECT_EQ(column.shapes(), 6u);  // 3 connections × 2 reply kinds
-  for (size_t i : {size_t{0}, size_t{16'383}, size_t{16'384}, n - 1}) {
+  for (size_t i : {size_t{0}, ExecColumn::kPackAfter - 1, ExecColumn::kPackAfter, ExecColumn::kPackAfter + 16'384, n - 1}) {
     const Exec e = column[i];
     EXPECT_EQ(e.conn, static_cast<Sym>(10 + i % 3));
     EXPECT_EQ(e.seq, static_cast<int64_t>(i));
@@ -106,7 +117,7 @@ RC_GTEST_PROP(ExecColumn, EveryRunReadsBackAsPushed, ()) {
                                   rc::gen::inRange<int64_t>(UINT32_MAX - int64_t{3}, UINT32_MAX + int64_t{3}),
                                   rc::gen::just(kAbsent));
   std::vector<Exec> runs;
-  ExecColumn column;
+  ExecColumn column(*rc::gen::inRange<size_t>(0, 200));
   for (size_t i = 0; i < count; ++i) {
     Exec e;
     e.t = *any;
@@ -135,29 +146,113 @@ RC_GTEST_PROP(ExecColumn, EveryRunReadsBackAsPushed, ()) {
   }
 }
 
-// The reader stores a run's key list once when recent runs had the same list, and every run still
-// names its own keys.
+// Past the plain records, the reader stores a run's key list once when recent runs had the same
+// list, and every run still names its own keys.
 TEST(ExecColumn, ARunsKeysAreSharedWithEarlierRunsOfTheSameList) {
   std::string text = R"({"lockstep_history": 1, "algorithm": "redisson-lock", "lock_kind": "reentrant", "nodes": ["n0"]})" "\n";
   const std::vector<std::string> lists = {R"(["A"])", R"(["B", "chan:{B}"])", R"(["A", "chan:{A}"])", R"(["B"])"};
-  for (int i = 0; i < 400; ++i) {
+  const size_t runs = ExecColumn::kPackAfter + 400;
+  for (size_t i = 0; i < runs; ++i) {
     text += R"({"t": )" + std::to_string(i * 10) + R"(, "type": "exec", "node": "n0", "seq": )" + std::to_string(i + 1) +
             R"(, "conn": "c1", "command": "EVALSHA", "script": "s", "keys": )" + lists[i % 4] + R"(, "reply": null})" "\n";
   }
-  text += R"({"t": 5000, "type": "exec", "node": "n0", "seq": 401, "conn": "c1", "command": "SET", "args": ["A", "v", "NX"], "reply": "OK"})" "\n";
+  text += R"({"t": )" + std::to_string(runs * 10) + R"(, "type": "exec", "node": "n0", "seq": )" + std::to_string(runs + 1) +
+          R"(, "conn": "c1", "command": "SET", "args": ["A", "v", "NX"], "reply": "OK"})" "\n";
   Result<History> h = parse_history_text(text);
   ASSERT_TRUE(h.ok()) << h.status().message();
   const History& history = h.value();
-  ASSERT_EQ(history.execs.size(), 401u);
-  EXPECT_EQ(history.key_pool.size(), 6u);  // A; B, chan:{B}; A, chan:{A}; B
+  ASSERT_EQ(history.execs.size(), runs + 1);
+  ASSERT_TRUE(history.execs.packed());
+  // The plain runs' keys are all in the pool (6 per 4 runs), then the run that packed the column
+  // (its list: "A"), then each list once more before the table of recent lists knows it.
+  const size_t plain_keys = ExecColumn::kPackAfter / 4 * 6;
+  EXPECT_EQ(history.key_pool.size(), plain_keys + 1 + 6);  // without sharing: + 601
   auto keys_of = [&](const Exec& e) {
     std::string out;
     for (uint32_t k = 0; k < e.keys_count; ++k) out += std::string(history.str(history.key_pool[e.keys_begin + k])) + " ";
     return out;
   };
   const std::vector<std::string> expected = {"A ", "B chan:{B} ", "A chan:{A} ", "B "};
-  for (size_t i = 0; i < 400; ++i) EXPECT_EQ(keys_of(history.execs[i]), expected[i % 4]) << i;
-  EXPECT_EQ(keys_of(history.execs[400]), "A ");  // a plain command's key is its first argument
+  for (size_t i = 0; i < runs; ++i) ASSERT_EQ(keys_of(history.execs[i]), expected[i % 4]) << i;
+  EXPECT_EQ(keys_of(history.execs[runs]), "A ");  // a plain command's key is its first argument
+}
+
+// Every property reads the same verdicts and explanations from packed runs as from plain ones:
+// each example history, and generated histories of every kind, checked as read and again with
+// their runs packed from the first.
+History with_runs_packed(const History& h) {
+  History out;
+  out.source = h.source;
+  out.header = h.header;
+  out.syms = h.syms;
+  for (const Operation& op : h.ops) out.ops.push_back(op);
+  for (const Hold& x : h.holds) out.holds.push_back(x);
+  out.writes = h.writes;
+  ExecColumn packed(0);
+  for (const Exec& e : h.execs) packed.push_back(e);
+  out.execs = std::move(packed);
+  out.expires = h.expires;
+  out.data_losses = h.data_losses;
+  out.publish_events = h.publish_events;
+  out.deliver_events = h.deliver_events;
+  out.states = h.states;
+  out.node_events = h.node_events;
+  out.faults = h.faults;
+  out.key_pool = h.key_pool;
+  out.complete = h.complete;
+  out.end_t = h.end_t;
+  out.lines = h.lines;
+  out.op_dense = h.op_dense;
+  out.op_by_id = h.op_by_id;
+  return out;
+}
+
+void expect_same_verdicts(const History& h) {
+  ASSERT_FALSE(h.execs.packed());
+  const History packed = with_runs_packed(h);
+  ASSERT_TRUE(packed.execs.packed() || h.execs.empty());
+  EXPECT_EQ(check_history(packed).to_json().dump(1), check_history(h).to_json().dump(1));
+}
+
+TEST(ExecColumn, PackedRunsGiveTheSameVerdictsOnTheExampleHistories) {
+  int checked = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(LOCKSTEP_CHECKER_TESTDATA)) {
+    if (entry.path().extension() != ".jsonl") continue;
+    Result<History> h = parse_history_file(entry.path().string());
+    if (!h.ok()) continue;  // the malformed example
+    SCOPED_TRACE(entry.path().filename().string());
+    expect_same_verdicts(h.value());
+    ++checked;
+  }
+  EXPECT_GE(checked, 12);
+}
+
+TEST(ExecColumn, PackedRunsGiveTheSameVerdictsOnGeneratedHistories) {
+  using testing::Inject;
+  int violations = 0;  // injected faults found: their explanations were compared too
+  for (const LockKind kind : {LockKind::kReentrant, LockKind::kRwlock, LockKind::kSimple, LockKind::kRedlock}) {
+    for (const Inject inject : {Inject::kNone, Inject::kOverlap, Inject::kEarlyLapse, Inject::kStuckLock,
+                                Inject::kQuorumShortfall}) {
+      if ((inject == Inject::kQuorumShortfall) != (kind == LockKind::kRedlock) && inject != Inject::kNone) continue;
+      testing::GenOptions o;
+      o.inject = inject;
+      o.kind = kind;
+      o.redlock = kind == LockKind::kRedlock;
+      o.nodes = o.redlock ? 3 : 1;
+      o.threads = 8;
+      o.locks = 2;
+      o.ops = 400;
+      o.unknown_ppm = 50000;
+      o.try_lock_ppm = 300000;
+      Result<History> h = parse_history_text(testing::generate_history(o, 7));
+      ASSERT_TRUE(h.ok()) << h.status().message();
+      SCOPED_TRACE(std::string(lock_kind_name(kind)) + " " + testing::inject_name(inject));
+      ASSERT_FALSE(h.value().execs.empty());
+      expect_same_verdicts(h.value());
+      if (inject != Inject::kNone && check_history(h.value()).exit_code() == 1) ++violations;
+    }
+  }
+  EXPECT_GE(violations, 8);
 }
 
 }  // namespace

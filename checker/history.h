@@ -172,13 +172,14 @@ struct Exec {
   ReplyKind reply = ReplyKind::kNil;
 };
 
-// The script runs of a history: an append-only sequence of Exec, stored in 40 bytes a run instead
-// of sizeof(Exec) (72). A history may log tens of millions of runs (B2's full size: 14 M), and
-// most of an Exec repeats from run to run: its node, connection, command, script, reply kind and
-// number of keys are stored once as a "shape" and referred to by id; the sequence number, the
-// operation id and the node-local time (as an offset from the true time) take 32 bits each. A
-// value that does not fit its 32 bits is kept exactly in a side list, so every run reads back as
-// it was stored.
+// The script runs of a history: an append-only sequence of Exec. A history may log tens of
+// millions of runs (B2's full size: 14 M); past the first kPackAfter runs they are stored in
+// 40 bytes each instead of sizeof(Exec) (72). Most of an Exec repeats from run to run: its node,
+// connection, command, script, reply kind and number of keys are stored once as a "shape" and
+// referred to by id; the sequence number, the operation id and the node-local time (as an offset
+// from the true time) take 32 bits each. A value that does not fit its 32 bits is kept exactly in
+// a side list, so every run reads back as it was stored. A small history (an exploration's seed:
+// a few thousand runs) keeps plain records, which cost nothing to read.
 //
 //   ExecColumn execs;
 //   execs.push_back(e);
@@ -208,10 +209,18 @@ class ExecColumn {
     size_t index_ = 0;
   };
 
-  size_t size() const { return runs_.size(); }
-  bool empty() const { return runs_.empty(); }
-  // REQUIRES: index < size().
-  Exec operator[](size_t index) const;
+  // Runs stored as plain records before the column packs them all.
+  static constexpr size_t kPackAfter = 65'536;
+
+  // `pack_after`: the number of runs kept plain (tests use 0 to pack from the start).
+  ExecColumn() = default;
+  explicit ExecColumn(size_t pack_after) : pack_after_(pack_after) {}
+  size_t size() const { return packed() ? runs_.size() : plain_.size(); }
+  bool empty() const { return size() == 0; }
+  bool packed() const { return !runs_.empty(); }
+  // REQUIRES: index < size(). Plain records are read in place (a caller reading one field loads
+  // only that one); packed ones are decoded.
+  Exec operator[](size_t index) const { return packed() ? unpack(index) : plain_[index]; }
   void push_back(const Exec& exec);
   const_iterator begin() const { return const_iterator(this, 0); }
   const_iterator end() const { return const_iterator(this, size()); }
@@ -238,13 +247,24 @@ class ExecColumn {
   struct ShapeHash {
     size_t operator()(const Shape& s) const;
   };
+  static constexpr uint32_t kWide = UINT32_MAX;
+  static constexpr uint32_t kNarrowAbsent = UINT32_MAX - 1;  // op_id only
+  static constexpr int32_t kDeltaAbsent = INT32_MIN;
+  static constexpr int32_t kDeltaWide = INT32_MIN + 1;
   // A value by run index; runs are appended in index order, so each list is sorted.
   using WideList = std::vector<std::pair<uint64_t, int64_t>>;
   static int64_t wide(const WideList& list, uint64_t index);
 
+  void pack(const Exec& exec);
+  Exec unpack(size_t index) const;
+
+  size_t pack_after_ = kPackAfter;
+  Column<Exec> plain_;  // until more than pack_after_ runs were pushed; then empty
   Column<Packed> runs_;
   std::vector<Shape> shapes_;
   std::unordered_map<Shape, uint32_t, ShapeHash> shape_ids_;  // lookup only, never iterated
+  // The last shape (+ 1) of each connection, by its Sym: a connection's runs mostly repeat it.
+  std::vector<uint32_t> last_shape_of_conn_;
   WideList wide_seq_, wide_op_, wide_local_;
 };
 

@@ -151,7 +151,8 @@ uint32_t HistoryBuilder::run_keys(const std::vector<std::string_view>& keys) {
   std::vector<Sym>& pool = history_.key_pool;
   const uint32_t begin = this->pool(keys);
   const auto count = static_cast<uint32_t>(keys.size());
-  if (count == 0) return begin;
+  // A small history's pool is small: sharing starts when its runs are packed (ExecColumn).
+  if (count == 0 || !history_.execs.packed()) return begin;
   uint64_t hash = count;
   for (uint32_t i = 0; i < count; ++i) hash = (hash ^ pool[begin + i]) * 0x100000001b3ULL;
   if (recent_keys_.empty()) recent_keys_.assign(kRecent, {0, 0});

@@ -67,8 +67,8 @@ class HistoryBuilder {
   Sym sym(std::string_view text) { return history_.syms.intern(text); }
   uint32_t pool(const std::vector<std::string_view>& keys);
   // pool() for a script run's keys: a run's keys repeat those of a recent run (a lock's name and
-  // channel), so an equal list already in the pool is reused. A small direct-mapped table of
-  // recent lists (by hash) bounds what this remembers.
+  // channel), so once the history is large (its runs are packed) an equal list already in the pool
+  // is reused. A small direct-mapped table of recent lists (by hash) bounds what this remembers.
   uint32_t run_keys(const std::vector<std::string_view>& keys);
 
   History history_;

@@ -169,47 +169,51 @@ std::string key_keeper(const History& h, Sym lock, TimeUs t) {
 // acquisition #34 set it at 72.552 s (SETNX), and no expiry was set on it" — a lock whose owner
 // died between its SETNX and its EXPIRE. "" when the log does not say so.
 std::string key_setter(const History& h, Sym lock, TimeUs t) {
-  std::optional<Exec> grant;
+  Exec grant;
+  bool granted = false;  // `grant` is the key's last grant and no DEL followed
   bool expiry = false;  // an EXPIRE/PEXPIRE of the key succeeded after the grant
-  std::optional<Exec> persisted;  // a PERSIST that removed the expiry since
+  Exec persisted;  // a PERSIST that removed the expiry since, when `was_persisted`
+  bool was_persisted = false;
   for (const Exec& e : h.execs) {
     if (e.t > t) break;
     if (e.keys_count == 0 || h.key_pool[e.keys_begin] != lock) continue;
     const bool one = e.reply == ReplyKind::kInt && e.reply_int == 1;
     if (exec_granted(h, e)) {
       grant = e;
-      persisted.reset();
+      granted = true;
+      was_persisted = false;
       // SET ... PX/EX sets its expiry with the grant; a script is opaque (its TTL is unknown).
       expiry = !command_is(h, e, "SETNX");
-    } else if (grant && one && (command_is(h, e, "EXPIRE") || command_is(h, e, "PEXPIRE"))) {
+    } else if (granted && one && (command_is(h, e, "EXPIRE") || command_is(h, e, "PEXPIRE"))) {
       expiry = true;
-      persisted.reset();
-    } else if (grant && one && command_is(h, e, "PERSIST")) {
+      was_persisted = false;
+    } else if (granted && one && command_is(h, e, "PERSIST")) {
       expiry = false;
       persisted = e;
-    } else if (grant && one && command_is(h, e, "DEL")) {
-      grant.reset();  // deleted since
+      was_persisted = true;
+    } else if (granted && one && command_is(h, e, "DEL")) {
+      granted = false;  // deleted since
     }
   }
-  if (!grant || grant->op_id == kAbsent) return "";
+  if (!granted || grant.op_id == kAbsent) return "";
   for (const Expire& x : h.expires) {
-    if (x.key == lock && x.line > grant->line && x.t <= t) return "";
+    if (x.key == lock && x.line > grant.line && x.t <= t) return "";
   }
   for (const DataLoss& d : h.data_losses) {
-    if (d.line < grant->line || d.t > t) continue;
+    if (d.line < grant.line || d.t > t) continue;
     for (uint32_t i = 0; i < d.keys_count; ++i) {
       if (h.key_pool[d.keys_begin + i] == lock) return "";
     }
   }
-  const int64_t index = h.op_index(grant->op_id);
+  const int64_t index = h.op_index(grant.op_id);
   if (index < 0) return "";
   const Operation& op = h.ops[index];
   std::string text = "; the key " + std::string(h.str(lock)) + " was still there: " + std::string(h.str(op.thread)) +
-                     "'s acquisition #" + std::to_string(op.id) + " set it at " + format_time(grant->t) + " (" +
-                     std::string(h.str(grant->command)) + ")";
-  if (persisted) {
-    text += ", and " + std::string(h.str(persisted->conn)) + "'s PERSIST at " + format_time(persisted->t) +
-            " removed its expiry" + (persisted->op_id == kAbsent ? " (a command outside the lock's operations)" : "");
+                     "'s acquisition #" + std::to_string(op.id) + " set it at " + format_time(grant.t) + " (" +
+                     std::string(h.str(grant.command)) + ")";
+  if (was_persisted) {
+    text += ", and " + std::string(h.str(persisted.conn)) + "'s PERSIST at " + format_time(persisted.t) +
+            " removed its expiry" + (persisted.op_id == kAbsent ? " (a command outside the lock's operations)" : "");
   } else if (!expiry) {
     text += ", and no expiry was set on it";
   }
