@@ -35,6 +35,12 @@ constexpr Sym kNoSym = 0;
 class SymbolTable {
  public:
   SymbolTable();
+  // Not copyable: views_ point into names_ (a copy's would point into the original's). Moving
+  // keeps every string where it is.
+  SymbolTable(const SymbolTable&) = delete;
+  SymbolTable& operator=(const SymbolTable&) = delete;
+  SymbolTable(SymbolTable&&) = default;
+  SymbolTable& operator=(SymbolTable&&) = default;
   // Returns the id of `text`, adding it if new.
   Sym intern(std::string_view text);
   // Returns the id of `text` or kNoSym when it was never interned.
@@ -170,6 +176,8 @@ struct Exec {
   int64_t reply_int = 0;
   uint32_t line = 0;
   ReplyKind reply = ReplyKind::kNil;
+
+  bool operator==(const Exec&) const = default;
 };
 
 // The script runs of a history: an append-only sequence of Exec. A history may log tens of
