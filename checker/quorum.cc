@@ -1,8 +1,9 @@
 // Property 4, RedLock quorum and validity. For every successful acquisition, its grants are read
 // from the per-node `exec` events of the operation (a SET that replied OK, a lock script whose
 // reply the header's grant_replies says grants, or without grant_replies one that replied nil —
-// Redisson's convention). An acquisition short of a quorum some of whose scripts the header does
-// not name is not judged (unknown): its grants may be in replies the history cannot read. A grant's key dies at the first expiry of that key on
+// Redisson's convention) that ran before the client declared success, the latest on each node.
+// An acquisition short of a quorum some of whose scripts the header does not name is not judged
+// (unknown): its grants may be in replies the history cannot read. A grant's key dies at the first expiry of that key on
 // its node, data loss of it (restart, failover) or a crash of the node it never restarted from
 // (a restarted node's `data_loss` says what the crash cost: with aof-always, nothing). Checked:
 //  - at the instant the client declared success (complete), at least `quorum` grants were live;
@@ -203,11 +204,27 @@ PropertyResult check_quorum(const History& h, const CheckOptions&) {
     std::vector<Death> live;  // deaths of grants live at `declared`
     int64_t grants = 0;
     bool unreadable = false;  // a script whose reply the history cannot read as granted or not
+    // The grants that can count toward the quorum the client declared: those that ran before its
+    // `complete` (a retry's request still queued on a paused node may be granted long after: the
+    // client never counted it), and on each node only the latest (a node holds one value of the
+    // key; an earlier attempt's grant there was superseded or released).
+    std::vector<uint32_t> counted;
     for (uint32_t e : execs[i]) {
       const Exec& x = h.execs[e];
       const Grant g = grant_of(h, x);
+      const bool before = op.complete_line != 0 ? x.line < op.complete_line : x.t <= declared;
+      if (!before) continue;
       unreadable = unreadable || g == Grant::kUnknown;
       if (g != Grant::kYes || x.keys_count == 0) continue;
+      auto same_node = std::find_if(counted.begin(), counted.end(), [&](uint32_t c) { return h.execs[c].node == x.node; });
+      if (same_node != counted.end()) {
+        *same_node = e;
+      } else {
+        counted.push_back(e);
+      }
+    }
+    for (uint32_t e : counted) {
+      const Exec& x = h.execs[e];
       ++grants;
       const Sym key = h.key_pool[x.keys_begin];
       const GrantEnd end = grant_end(h, execs_of_key[key], op, x);
