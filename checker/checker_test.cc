@@ -545,6 +545,59 @@ TEST(Linearizability, AFailedAcquisitionOnAResurrectedKeyNamesTheFailover) {
   EXPECT_FALSE(without.explanation.facts.contains("stale_key"));
 }
 
+// An unlock that did not release the one hold its owner had taken (found exploring redisson-rwlock,
+// seed 500 of 1,000): the promoted replica had not seen the owner's earlier release, so the new
+// acquisition re-entered the old hold and the unlock left a count of 1. The explanation said "No
+// fault, expiry or loss explains it: the algorithm itself let the hold go"; it now names the
+// earlier release, the loss and the fault.
+TEST(Linearizability, AnUnlockThatKeptAResurrectedHoldNamesTheFailover) {
+  auto history = [](bool with_loss) {
+    std::string h = R"({"lockstep_history": 1, "algorithm": "redisson-rwlock", "lock_kind": "rwlock", "nodes": ["node0", "node1"]}
+{"t": 1000, "type": "invoke", "id": 1, "thread": "a", "owner": "a", "lock": "L", "op": "lock", "mode": "write", "lease_ms": 60000}
+{"t": 1100, "type": "exec", "node": "node0", "seq": 1, "local_ms": 1, "conn": "a", "command": "EVAL", "script": "write_acquire", "op": 1, "keys": ["L"], "reply": null}
+{"t": 1200, "type": "complete", "id": 1, "outcome": "ok", "acquired": true, "count": 1}
+{"t": 1200, "type": "hold_begin", "thread": "a", "owner": "a", "lock": "L", "mode": "write", "op": 1}
+{"t": 2000, "type": "fault", "fault": 1, "kind": "replication_lag", "target": "node1", "phase": "start", "params": {"duration_ms": 9000}}
+{"t": 3000, "type": "invoke", "id": 2, "thread": "a", "owner": "a", "lock": "L", "op": "unlock", "mode": "write"}
+{"t": 3000, "type": "hold_end", "thread": "a", "lock": "L", "mode": "write", "reason": "unlock"}
+{"t": 3100, "type": "exec", "node": "node0", "seq": 2, "local_ms": 3, "conn": "a", "command": "EVAL", "script": "write_unlock", "op": 2, "keys": ["L"], "reply": 1}
+{"t": 3200, "type": "complete", "id": 2, "outcome": "ok", "released": true, "count": 0}
+{"t": 5000, "type": "node", "node": "node1", "event": "promoted"}
+)";
+    if (with_loss) h += R"({"t": 5000, "type": "data_loss", "node": "node1", "reason": "failover", "keys": ["L"]}
+)";
+    h += R"({"t": 5000, "type": "fault", "fault": 2, "kind": "failover", "target": "node0", "phase": "instant", "params": {"promoted": "node1"}}
+{"t": 6000, "type": "invoke", "id": 3, "thread": "a", "owner": "a", "lock": "L", "op": "lock", "mode": "write", "lease_ms": 60000}
+{"t": 6100, "type": "exec", "node": "node1", "seq": 1, "local_ms": 6, "conn": "a", "command": "EVAL", "script": "write_acquire", "op": 3, "keys": ["L"], "reply": null}
+{"t": 6200, "type": "complete", "id": 3, "outcome": "ok", "acquired": true, "count": 1}
+{"t": 6200, "type": "hold_begin", "thread": "a", "owner": "a", "lock": "L", "mode": "write", "op": 3}
+{"t": 7000, "type": "invoke", "id": 4, "thread": "a", "owner": "a", "lock": "L", "op": "unlock", "mode": "write"}
+{"t": 7000, "type": "hold_end", "thread": "a", "lock": "L", "mode": "write", "reason": "unlock"}
+{"t": 7100, "type": "exec", "node": "node1", "seq": 2, "local_ms": 7, "conn": "a", "command": "EVAL", "script": "write_unlock", "op": 4, "keys": ["L"], "reply": 0}
+{"t": 7200, "type": "complete", "id": 4, "outcome": "ok", "released": false}
+{"t": 20000, "type": "end", "complete": true}
+)";
+    return h;
+  };
+  const PropertyResult with = property_of(history(true), "linearizability");
+  ASSERT_EQ(with.verdict, Verdict::kViolation) << with.reason;
+  const std::string& text = with.explanation.text;
+  EXPECT_NE(text.find("a's unlock (#4) ran on node1 at 0.007 s, where a's earlier hold of L was still counted: a's unlock "
+                      "(#2) had released it at 0.003 s on node0, then node1 lost its latest writes to L at 0.005 s "
+                      "(failover), which brought back an older value, and the new acquisition re-entered that hold; "
+                      "failover on node0 at 0.005 s (fault #2), while replication to node1 lagged (fault #1, from "
+                      "0.002 s). First inevitable event: failover on node0 at 0.005 s (fault #2)."),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("the algorithm itself"), std::string::npos) << text;
+  EXPECT_EQ(with.explanation.facts["resurrected_hold"]["fault"], 2) << with.explanation.facts.dump();
+  // Without the recorded loss nothing is made up.
+  const PropertyResult without = property_of(history(false), "linearizability");
+  ASSERT_EQ(without.verdict, Verdict::kViolation) << without.reason;
+  EXPECT_EQ(without.explanation.text.find("still counted"), std::string::npos) << without.explanation.text;
+  EXPECT_FALSE(without.explanation.facts.contains("resurrected_hold"));
+}
+
 // The same resurrected key seen by a waiter: liveness says where the key was and why.
 TEST(Liveness, AWaiterOnAResurrectedKeyNamesTheLoss) {
   const std::string text = R"({"lockstep_history": 1, "algorithm": "python-redis-lock", "lock_kind": "simple", "nodes": ["node0", "node1"], "liveness_bound_ms": 1000}

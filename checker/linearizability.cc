@@ -887,31 +887,31 @@ std::string token_story(const History& h, const Operation& op) {
   return "The token counter started again: " + text + ".";
 }
 
-// Why an acquisition failed although nothing the operations did blocked it: the node where it last
-// ran still had the lock's key, because the node had lost its latest writes to it (a failover to
-// a replica that had not seen the release, a restart from an old snapshot). Appends the story and
-// its facts to `e`; returns false (and appends nothing) when the history records no such loss.
-bool append_stale_key_story(const History& h, const Operation& op, Explanation* e) {
-  std::optional<Exec> run;  // the acquisition's last run
+// The last run of `op` (its exec event with the latest time before it completed), if any.
+std::optional<Exec> last_run(const History& h, const Operation& op) {
+  std::optional<Exec> run;
   for (const Exec& x : h.execs) {
     if (x.t > op.complete_t) break;
     if (x.op_id == op.id) run = x;
   }
-  if (!run) return false;
-  const DataLoss* loss = key_brought_back(h, run->node, op.lock, run->t);
-  if (loss == nullptr) return false;
-  const std::string node(h.str(run->node));
-  const std::string loss_text = key_brought_back_text(h, *loss, op.lock);
-  std::string text = call_name(h, op) + " last ran on " + node + " at " + format_time(run->t) + ", where " +
-                     std::string(h.str(op.lock)) + " was still set: " + loss_text;
+  return run;
+}
+
+// Appends `lead` (what `op`'s run met on its node), then the fault that made the node lose its
+// latest writes (`loss`) and a replication lag that had kept that replica behind, and names the
+// fault as the first inevitable event. Its facts go under `facts_key`.
+void append_loss_story(const History& h, const Operation& op, const Exec& run, const DataLoss& loss, std::string text,
+                       const char* facts_key, Explanation* e) {
+  const std::string node(h.str(run.node));
+  const std::string loss_text = key_brought_back_text(h, loss, op.lock);
   nlohmann::json facts = {{"node", node},
                           {"key", h.str(op.lock)},
-                          {"run_t_us", run->t},
-                          {"data_loss_t_us", loss->t},
-                          {"reason", h.str(loss->reason)}};
+                          {"run_t_us", run.t},
+                          {"data_loss_t_us", loss.t},
+                          {"reason", h.str(loss.reason)}};
   std::string first_inevitable = loss_text.substr(0, loss_text.find(", which"));
   for (const FaultEvent& f : h.faults) {
-    if (f.t != loss->t || f.phase == FaultPhase::kEnd) continue;
+    if (f.t != loss.t || f.phase == FaultPhase::kEnd) continue;
     if (!f.is(FaultKind::kFailover) && !f.is(FaultKind::kRestart) && !f.is(FaultKind::kCrash)) continue;
     first_inevitable = std::string(h.str(f.kind)) + " on " + std::string(h.str(f.target)) + " at " + format_time(f.t) +
                        " (fault #" + std::to_string(f.fault) + ")";
@@ -921,16 +921,86 @@ bool append_stale_key_story(const History& h, const Operation& op, Explanation* 
   }
   // A replica that lagged is why it had not seen the release.
   for (const FaultEvent& f : h.faults) {
-    if (f.t > loss->t) break;
-    if (!f.is(FaultKind::kReplicationLag) || f.phase != FaultPhase::kStart || f.target != run->node) continue;
+    if (f.t > loss.t) break;
+    if (!f.is(FaultKind::kReplicationLag) || f.phase != FaultPhase::kStart || f.target != run.node) continue;
     const int64_t duration_ms = f.param(h.syms, "duration_ms");
-    if (duration_ms != kAbsent && f.t + duration_ms * kUsPerMs < loss->t) continue;
+    if (duration_ms != kAbsent && f.t + duration_ms * kUsPerMs < loss.t) continue;
     text += ", while replication to " + node + " lagged (fault #" + std::to_string(f.fault) + ", from " + format_time(f.t) + ")";
     facts["replication_lag_fault"] = f.fault;
     break;
   }
   append_sentence(&e->text, text + ". First inevitable event: " + first_inevitable + ".");
-  e->facts["stale_key"] = std::move(facts);
+  e->facts[facts_key] = std::move(facts);
+}
+
+// Why an acquisition failed although nothing the operations did blocked it: the node where it last
+// ran still had the lock's key, because the node had lost its latest writes to it (a failover to
+// a replica that had not seen the release, a restart from an old snapshot). Appends the story and
+// its facts to `e`; returns false (and appends nothing) when the history records no such loss.
+bool append_stale_key_story(const History& h, const Operation& op, Explanation* e) {
+  const std::optional<Exec> run = last_run(h, op);
+  if (!run) return false;
+  const DataLoss* loss = key_brought_back(h, run->node, op.lock, run->t);
+  if (loss == nullptr) return false;
+  append_loss_story(h, op, *run, *loss,
+                    call_name(h, op) + " last ran on " + std::string(h.str(run->node)) + " at " + format_time(run->t) +
+                        ", where " + std::string(h.str(op.lock)) + " was still set: " + key_brought_back_text(h, *loss, op.lock),
+                    "stale_key", e);
+  return true;
+}
+
+// Why an unlock did not release a hold its owner had taken once: the node where it ran still
+// counted the owner's earlier hold, which the owner had released, because the node then lost its
+// latest writes (a failover to a replica that had not seen the release); the new acquisition
+// re-entered the old hold. Returns false (appending nothing) when the history does not show that.
+bool append_resurrected_hold_story(const History& h, const Operation& op, Explanation* e) {
+  if (op.kind != OpKind::kUnlock || op.released != Tri::kFalse) return false;
+  const std::optional<Exec> run = last_run(h, op);
+  if (!run) return false;
+  // The owner's last release of the lock before this call.
+  const Operation* release = nullptr;
+  for (const Operation& p : h.ops) {
+    if (p.invoke_t >= op.invoke_t) break;
+    if (p.owner == op.owner && p.lock == op.lock && p.kind == OpKind::kUnlock && p.released == Tri::kTrue) release = &p;
+  }
+  if (release == nullptr) return false;
+  const std::optional<Exec> released_at = last_run(h, *release);
+  if (!released_at) return false;
+  // A loss of the key on this node after that release, and nothing since that ended the key there:
+  // no expiry, no release that reported success, no DEL.
+  const DataLoss* loss = nullptr;
+  for (const DataLoss& d : h.data_losses) {
+    if (d.t > run->t) break;
+    if (d.node != run->node || d.line < released_at->line) continue;
+    for (uint32_t i = 0; i < d.keys_count; ++i) {
+      if (h.key_pool[d.keys_begin + i] == op.lock) loss = &d;
+    }
+  }
+  if (loss == nullptr) return false;
+  for (const Expire& x : h.expires) {
+    if (x.t > run->t) break;
+    if (x.line > loss->line && x.node == run->node && x.key == op.lock) return false;
+  }
+  for (const Exec& x : h.execs) {
+    if (x.t > run->t) break;
+    if (x.line < loss->line || x.line >= run->line || x.node != run->node || x.keys_count == 0 ||
+        h.key_pool[x.keys_begin] != op.lock) {
+      continue;
+    }
+    if (x.reply == ReplyKind::kInt && x.reply_int == 1 && h.str(x.command) == "DEL") return false;
+    const int64_t index = x.op_id == kAbsent ? -1 : h.op_index(x.op_id);
+    if (index < 0) continue;
+    const Operation& other = h.ops[static_cast<size_t>(index)];
+    if ((other.kind == OpKind::kUnlock || other.kind == OpKind::kForceUnlock) && other.released == Tri::kTrue) return false;
+    if (other.is_acquire() && other.owner != op.owner && exec_granted(h, x)) return false;
+  }
+  append_loss_story(h, op, *run, *loss,
+                    call_name(h, op) + " ran on " + std::string(h.str(run->node)) + " at " + format_time(run->t) + ", where " +
+                        std::string(h.str(release->thread)) + "'s earlier hold of " + std::string(h.str(op.lock)) +
+                        " was still counted: " + call_name(h, *release) + " had released it at " +
+                        format_time(released_at->t) + " on " + std::string(h.str(released_at->node)) + ", then " +
+                        key_brought_back_text(h, *loss, op.lock) + ", and the new acquisition re-entered that hold",
+                    "resurrected_hold", e);
   return true;
 }
 
@@ -984,6 +1054,7 @@ Explanation explain_search(const History& h, const Model& model, const Deepest& 
       }
     }
   }
+  if (append_resurrected_hold_story(h, op, &e)) return e;
   if (append_story(h, c, &e)) return e;
   if (op.token != kAbsent && d.why.find("fencing token") != std::string::npos) {
     append_sentence(&e.text, token_story(h, op));
