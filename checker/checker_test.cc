@@ -502,6 +502,14 @@ TEST(Linearizability, AnExpiryEndsAnUnseenGrantInTheExecutionOrderWitness) {
 
 // A grant's key dies at the first expiry on its node after the grant: earlier ones, and one at
 // the grant's own time, are another holder's (the deaths are found by binary search).
+// At 5 ms a failover promotes node1 (fault #2); `with_loss`: the history records that node1 lost
+// its latest writes to L then.
+std::string failover_at_5ms(bool with_loss) {
+  return std::string(R"({"t": 5000, "type": "node", "node": "node1", "event": "promoted"}
+)") + (with_loss ? R"({"t": 5000, "type": "data_loss", "node": "node1", "reason": "failover", "keys": ["L"]}
+)" : "") + R"({"t": 5000, "type": "fault", "fault": 2, "kind": "failover", "target": "node0", "phase": "instant", "params": {"promoted": "node1"}})";
+}
+
 // A failed acquisition that nothing blocked: the replica promoted by a failover had not seen the
 // release, so the key came back. The explanation names the run, the node's loss and the fault.
 TEST(Linearizability, AFailedAcquisitionOnAResurrectedKeyNamesTheFailover) {
@@ -516,11 +524,7 @@ TEST(Linearizability, AFailedAcquisitionOnAResurrectedKeyNamesTheFailover) {
 {"t": 3000, "type": "hold_end", "thread": "a", "lock": "L", "reason": "unlock"}
 {"t": 3100, "type": "exec", "node": "node0", "seq": 2, "local_ms": 3, "conn": "a", "command": "DEL", "op": 2, "args": ["L"], "reply": 1}
 {"t": 3200, "type": "complete", "id": 2, "outcome": "ok", "released": true}
-{"t": 5000, "type": "node", "node": "node1", "event": "promoted"}
-)";
-    if (with_loss) h += R"({"t": 5000, "type": "data_loss", "node": "node1", "reason": "failover", "keys": ["L"]}
-)";
-    h += R"({"t": 5000, "type": "fault", "fault": 2, "kind": "failover", "target": "node0", "phase": "instant", "params": {"promoted": "node1"}}
+)" + failover_at_5ms(with_loss) + R"(
 {"t": 6000, "type": "invoke", "id": 3, "thread": "b", "owner": "b", "lock": "L", "op": "try_lock", "lease_ms": null, "wait_ms": 0}
 {"t": 6100, "type": "exec", "node": "node1", "seq": 1, "local_ms": 6, "conn": "b", "command": "SET", "op": 3, "args": ["L", "tb", "NX"], "reply": null}
 {"t": 6200, "type": "complete", "id": 3, "outcome": "ok", "acquired": false}
@@ -562,11 +566,7 @@ TEST(Linearizability, AnUnlockThatKeptAResurrectedHoldNamesTheFailover) {
 {"t": 3000, "type": "hold_end", "thread": "a", "lock": "L", "mode": "write", "reason": "unlock"}
 {"t": 3100, "type": "exec", "node": "node0", "seq": 2, "local_ms": 3, "conn": "a", "command": "EVAL", "script": "write_unlock", "op": 2, "keys": ["L"], "reply": 1}
 {"t": 3200, "type": "complete", "id": 2, "outcome": "ok", "released": true, "count": 0}
-{"t": 5000, "type": "node", "node": "node1", "event": "promoted"}
-)";
-    if (with_loss) h += R"({"t": 5000, "type": "data_loss", "node": "node1", "reason": "failover", "keys": ["L"]}
-)";
-    h += R"({"t": 5000, "type": "fault", "fault": 2, "kind": "failover", "target": "node0", "phase": "instant", "params": {"promoted": "node1"}}
+)" + failover_at_5ms(with_loss) + R"(
 {"t": 6000, "type": "invoke", "id": 3, "thread": "a", "owner": "a", "lock": "L", "op": "lock", "mode": "write", "lease_ms": 60000}
 {"t": 6100, "type": "exec", "node": "node1", "seq": 1, "local_ms": 6, "conn": "a", "command": "EVAL", "script": "write_acquire", "op": 3, "keys": ["L"], "reply": null}
 {"t": 6200, "type": "complete", "id": 3, "outcome": "ok", "acquired": true, "count": 1}

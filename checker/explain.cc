@@ -445,7 +445,8 @@ bool append_story(const History& history, const Conflict& conflict, Explanation*
   return true;
 }
 
-const DataLoss* key_brought_back(const History& history, Sym node, Sym lock, TimeUs t) {
+const DataLoss* key_brought_back(const History& history, Sym node, Sym lock, TimeUs t, uint32_t after_line,
+                                 Sym reentering_owner) {
   const DataLoss* loss = nullptr;
   for (const DataLoss& d : history.data_losses) {
     if (d.t > t) break;
@@ -454,7 +455,7 @@ const DataLoss* key_brought_back(const History& history, Sym node, Sym lock, Tim
       if (history.key_pool[d.keys_begin + i] == lock) loss = &d;
     }
   }
-  if (loss == nullptr) return nullptr;
+  if (loss == nullptr || loss->line < after_line) return nullptr;
   for (const Expire& e : history.expires) {
     if (e.t > t) break;
     if (e.line > loss->line && e.node == node && e.key == lock) return nullptr;  // gone since
@@ -462,13 +463,14 @@ const DataLoss* key_brought_back(const History& history, Sym node, Sym lock, Tim
   for (const Exec& x : history.execs) {
     if (x.t > t) break;
     if (x.line < loss->line || x.node != node || x.keys_count == 0 || history.key_pool[x.keys_begin] != lock) continue;
-    const bool deleted = x.reply == ReplyKind::kInt && x.reply_int == 1 && history.str(x.command) == "DEL";
-    if (exec_granted(history, x) || deleted) return nullptr;  // the node wrote the key again since
-    // A release that ran there (an unlock script deletes the key it finds its token in).
+    if (x.reply == ReplyKind::kInt && x.reply_int == 1 && history.str(x.command) == "DEL") return nullptr;
     const int64_t index = x.op_id == kAbsent ? -1 : history.op_index(x.op_id);
-    if (index >= 0) {
-      const Operation& op = history.ops[static_cast<size_t>(index)];
-      if ((op.kind == OpKind::kUnlock || op.kind == OpKind::kForceUnlock) && op.released == Tri::kTrue) return nullptr;
+    const Operation* op = index >= 0 ? &history.ops[static_cast<size_t>(index)] : nullptr;
+    // The node wrote the key again since (a re-entry of the brought-back hold by its owner does not).
+    if (exec_granted(history, x) && (op == nullptr || op->owner != reentering_owner)) return nullptr;
+    // A release that ran there (an unlock script deletes the key it finds its token in).
+    if (op != nullptr && (op->kind == OpKind::kUnlock || op->kind == OpKind::kForceUnlock) && op->released == Tri::kTrue) {
+      return nullptr;
     }
   }
   return loss;

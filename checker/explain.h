@@ -53,9 +53,12 @@ void append_sentence(std::string* text, std::string_view more);
 // A lock's key that came back: the latest loss of `node`'s writes to `lock`'s key (a failover to a
 // replica that had not seen the release, a restart from an old snapshot) at or before `t`, after
 // which no run on the node granted the lock or deleted the key, and the key did not expire. Null
-// when the history records none. Its text: "node1 lost its latest writes to L at 37.349 s (failover), which brought back
-// an older value".
-const DataLoss* key_brought_back(const History& history, Sym node, Sym lock, TimeUs t);
+// when the history records none, or when that loss came before line `after_line`. A grant to
+// `reentering_owner` (re-entering the hold the loss brought back) does not count as a new write.
+// Its text: "node1 lost its latest writes to L at 37.349 s (failover), which brought back an
+// older value".
+const DataLoss* key_brought_back(const History& history, Sym node, Sym lock, TimeUs t, uint32_t after_line = 0,
+                                 Sym reentering_owner = kNoSym);
 std::string key_brought_back_text(const History& history, const DataLoss& loss, Sym lock);
 
 // True when the key `key` belongs to lock `lock`: the lock's own key or a key naming it in a

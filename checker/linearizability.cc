@@ -966,34 +966,9 @@ bool append_resurrected_hold_story(const History& h, const Operation& op, Explan
   if (release == nullptr) return false;
   const std::optional<Exec> released_at = last_run(h, *release);
   if (!released_at) return false;
-  // A loss of the key on this node after that release, and nothing since that ended the key there:
-  // no expiry, no release that reported success, no DEL.
-  const DataLoss* loss = nullptr;
-  for (const DataLoss& d : h.data_losses) {
-    if (d.t > run->t) break;
-    if (d.node != run->node || d.line < released_at->line) continue;
-    for (uint32_t i = 0; i < d.keys_count; ++i) {
-      if (h.key_pool[d.keys_begin + i] == op.lock) loss = &d;
-    }
-  }
+  // A loss of the key on this node after that release, and nothing since that ended the key there.
+  const DataLoss* loss = key_brought_back(h, run->node, op.lock, run->t, released_at->line, op.owner);
   if (loss == nullptr) return false;
-  for (const Expire& x : h.expires) {
-    if (x.t > run->t) break;
-    if (x.line > loss->line && x.node == run->node && x.key == op.lock) return false;
-  }
-  for (const Exec& x : h.execs) {
-    if (x.t > run->t) break;
-    if (x.line < loss->line || x.line >= run->line || x.node != run->node || x.keys_count == 0 ||
-        h.key_pool[x.keys_begin] != op.lock) {
-      continue;
-    }
-    if (x.reply == ReplyKind::kInt && x.reply_int == 1 && h.str(x.command) == "DEL") return false;
-    const int64_t index = x.op_id == kAbsent ? -1 : h.op_index(x.op_id);
-    if (index < 0) continue;
-    const Operation& other = h.ops[static_cast<size_t>(index)];
-    if ((other.kind == OpKind::kUnlock || other.kind == OpKind::kForceUnlock) && other.released == Tri::kTrue) return false;
-    if (other.is_acquire() && other.owner != op.owner && exec_granted(h, x)) return false;
-  }
   append_loss_story(h, op, *run, *loss,
                     call_name(h, op) + " ran on " + std::string(h.str(run->node)) + " at " + format_time(run->t) + ", where " +
                         std::string(h.str(release->thread)) + "'s earlier hold of " + std::string(h.str(op.lock)) +

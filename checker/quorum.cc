@@ -212,8 +212,7 @@ PropertyResult check_quorum(const History& h, const CheckOptions&) {
     for (uint32_t e : execs[i]) {
       const Exec& x = h.execs[e];
       const Grant g = grant_of(h, x);
-      const bool before = op.complete_line != 0 ? x.line < op.complete_line : x.t <= declared;
-      if (!before) continue;
+      if (x.line > op.complete_line) continue;  // ran after the client declared success
       unreadable = unreadable || g == Grant::kUnknown;
       if (g != Grant::kYes || x.keys_count == 0) continue;
       auto same_node = std::find_if(counted.begin(), counted.end(), [&](uint32_t c) { return h.execs[c].node == x.node; });
@@ -257,7 +256,6 @@ PropertyResult check_quorum(const History& h, const CheckOptions&) {
     }
     // The quorum is lost when the (n_live - quorum + 1)-th key dies.
     const Death& lost = live[n_live - quorum];
-    // How close to the quorum it was: one key's loss is a violation only for a bare quorum.
     // The deaths that broke the quorum, the earlier ones first: "<first>; then <last>", and how
     // close to the quorum it was (one key's loss is a violation only for a bare quorum).
     const auto why = [&] {
