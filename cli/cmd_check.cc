@@ -53,7 +53,8 @@ int run_check(const CheckArgs& args) {
       return kExitBadInput;
     }
   }
-  Result<checker::History> history = checker::parse_history_file(args.history);
+  const int threads = args.jobs > 0 ? args.jobs : explore::available_cpus();
+  Result<checker::History> history = checker::parse_history_file(args.history, {.threads = threads});
   if (!history.ok()) {
     print_error("check", history.status().message());
     return kExitBadInput;
@@ -69,7 +70,7 @@ int run_check(const CheckArgs& args) {
   options.properties = args.properties;
   options.use_exec_order = !args.no_exec_order;
   options.unknown_window_ms = args.unknown_window_ms;
-  options.threads = args.jobs > 0 ? args.jobs : explore::available_cpus();
+  options.threads = threads;
   const checker::CheckResult result = checker::check_history(history.value(), options);
   // Lock and client names in the explanations come from the history: escaped field by field.
   std::fputs(printable_lines(printable_copy(result).to_text()).c_str(), stdout);
@@ -103,7 +104,8 @@ void register_check(CLI::App& app, Action& action) {
                   "The sequential model for linearizability, overriding the header's lock_kind")
       ->check(CLI::IsMember(models));
   sub->add_option("-j,--jobs", args->jobs,
-                  "Properties checked at once, on threads (default: one per CPU; 1 uses the least memory)")
+                  "Threads: with 2 or more, one reads the file while another builds the records, then "
+                  "properties are checked at once (default: one per CPU; 1 uses the least memory)")
       ->check(CLI::Range(1, 256));
   sub->add_flag("--no-exec-order", args->no_exec_order,
                 "Ignore the logged execution order: no witness, unknown outcomes not pinned to their runs; "
