@@ -50,6 +50,9 @@ class ExecsByOp {
   std::vector<uint32_t> runs_;
 };
 ExecsByOp execs_by_op(const History& history);
+// The same index for a property: the one check_history built once for all the properties it
+// runs at once (their threads share it, read only), else a new one built into `own`.
+const ExecsByOp& execs_by_op(const History& history, ExecsByOp& own);
 
 // True when `exec` ran the command `name` (given in upper case; the log's case does not matter).
 bool command_is(const History& history, const Exec& exec, std::string_view name);

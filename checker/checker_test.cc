@@ -3,6 +3,7 @@
 // the sequential model.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -786,6 +787,31 @@ TEST(Reader, ReadsInPiecesWithLineNumbersIntact) {
   const std::string over = node_line(t, kMaxHistoryLineBytes + 1 - (fixed.size() - 1));
   EXPECT_EQ(parse_error(header() + body + over + "{\"t\": 9001, \"type\": \"end\"}\n"), "h.jsonl:9002: line longer than 1 MiB");
   EXPECT_EQ(parse_error(header() + body + over.substr(0, over.size() - 1)), "h.jsonl:9002: line longer than 1 MiB");
+}
+
+// check_history builds the runs-by-operation index once and lends it to the four properties that
+// read it, on every thread: each property's result is the one it gives when checked alone (and
+// builds its own index), on every example history.
+TEST(ExecsByOp, OneIndexSharedByThePropertiesGivesTheirOwnResults) {
+  int compared = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(kTestdata)) {
+    if (entry.path().extension() != ".jsonl") continue;
+    Result<History> h = parse_history_file(entry.path().string());
+    if (!h.ok()) continue;  // the malformed example
+    SCOPED_TRACE(entry.path().filename().string());
+    for (int threads : {1, 2, 4}) {
+      CheckOptions all;
+      all.threads = threads;
+      const nlohmann::json together = check_history(h.value(), all).to_json()["properties"];
+      for (const nlohmann::json& p : together) {
+        CheckOptions one;
+        one.properties = {p["name"].get<std::string>()};
+        EXPECT_EQ(check_history(h.value(), one).to_json()["properties"][0].dump(), p.dump());
+        ++compared;
+      }
+    }
+  }
+  EXPECT_GE(compared, 13 * 3 * 7);
 }
 
 // Each operation's runs, in history order; runs of an unknown op id, or of none, belong to no one.

@@ -287,7 +287,8 @@ PropertyResult check_fairness(const History& h, const CheckOptions&) {
   if (std::none_of(h.ops.begin(), h.ops.end(), [](const Operation& op) { return op.is_acquire(); })) {
     return make_result(name, Verdict::kOk, "no acquisitions: nothing to order");
   }
-  const ExecsByOp execs = execs_by_op(h);
+  ExecsByOp own;
+  const ExecsByOp& execs = execs_by_op(h, own);
   const int64_t wait_ms = h.header.thread_wait_ms != kAbsent ? h.header.thread_wait_ms : kClassicThreadWaitMs;
   const TimeUs tol = h.header.drift_tolerance_us;
   const QueueStates states(h);

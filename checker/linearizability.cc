@@ -1125,7 +1125,8 @@ PropertyResult check_linearizability(const History& h, const CheckOptions& optio
     if (op.owner != kNoSym && op.thread != kNoSym) owner_threads.emplace(op.owner, op.thread);
   }
   model.set_owner_threads(std::move(owner_threads));
-  const ExecsOf execs_of = h.execs.empty() ? ExecsOf{} : execs_by_op(h);
+  ExecsOf own;
+  const ExecsOf& execs_of = h.execs.empty() ? own : execs_by_op(h, own);
   const Beliefs beliefs = beliefs_of(h, execs_of);
   model.set_beliefs(&beliefs);
   // The expiries of each lock's key (a key named like its lock), for the witness.

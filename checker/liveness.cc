@@ -366,7 +366,8 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
   const TimeUs heal = last_heal(h);
   std::map<Sym, std::vector<uint32_t>> holds_by_lock;
   for (uint32_t i = 0; i < h.holds.size(); ++i) holds_by_lock[h.holds[i].lock].push_back(i);
-  const ExecsByOp execs_of = h.execs.empty() ? ExecsByOp{} : execs_by_op(h);
+  ExecsByOp own;
+  const ExecsByOp& execs_of = h.execs.empty() ? own : execs_by_op(h, own);
   const std::vector<OwnedSpan> spans = owned_spans(h, execs_of);
   nlohmann::json stuck = nlohmann::json::array();
   std::string first;

@@ -172,7 +172,8 @@ PropertyResult check_quorum(const History& h, const CheckOptions&) {
   const std::string name = "quorum";
   const bool redlock = h.header.lock_kind == LockKind::kRedlock || h.header.algorithm.rfind("redlock", 0) == 0;
   if (!redlock) return make_result(name, Verdict::kNotApplicable, "not a RedLock history (single-node lock)");
-  const ExecsByOp execs = execs_by_op(h);
+  ExecsByOp own;
+  const ExecsByOp& execs = execs_by_op(h, own);
   if (!execs.any_runs()) {
     // Nothing was granted, so there is no quorum to count; with acquisitions but no per-node
     // executions, the history cannot say which nodes granted them.
