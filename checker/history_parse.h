@@ -28,7 +28,7 @@ constexpr int64_t kMaxHistoryLocalMs = int64_t{1} << 51;
 
 struct ReadOptions {
   // 2 or more: one thread reads and parses the lines while another builds the records. On B3's
-  // 1 M-operation history the reading took about a quarter less wall time and a third more CPU
+  // 1 M-operation history the reading took about a third less wall time and a fifth more CPU
   // (docs/performance.md, B3). The records, the verdicts and the first error reported are the
   // same either way.
   int threads = 1;
