@@ -3,6 +3,8 @@
 // two (one parses while the other builds; ReadOptions).
 #include "checker/history_parse.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -236,6 +238,9 @@ struct Batch {
     count = 0;
     header_line = 0;
     header.clear();
+    error = Status();
+    last = false;
+    lines_total = 0;
   }
 
   void put(uint32_t line, const LineFields& f) {
@@ -345,9 +350,9 @@ struct Batch {
   }
 };
 
-// Two threads: one reads and parses lines (JSON, fields), the other builds the records, each
-// about half of the work. The records are built in the file's order, as one thread builds them,
-// and the first error in line order is the one reported.
+// Two threads: one reads and parses lines (JSON, fields), the other builds the records (on B3's
+// history the reading thread has a little more of the work). The records are built in the
+// file's order, as one thread builds them, and the first error in line order is the one reported.
 class Pipeline {
  public:
   Pipeline(ByteSource& input, const std::string& source) : input_(input), source_(source) {
@@ -361,7 +366,7 @@ class Pipeline {
     LineFields fields;
     for (;;) {
       Batch* batch = take(full_);
-      if (batch == nullptr) break;  // stopped: cannot happen while this thread waits
+      LS_ASSERT(batch != nullptr);  // only this thread stops the reading
       if (batch->header_line != 0) {
         reader.line = batch->header_line;
         if (Status s = reader.header(batch->header); !s.ok()) return stop_with(located_at(source_, reader.line, s));
@@ -477,15 +482,19 @@ Result<History> parse_guarded(ByteSource& input, const std::string& source, int 
 }  // namespace
 
 Result<History> parse_history_file(const std::string& path, const ReadOptions& options) {
+  // Only a regular file is read on two threads: on a pipe that stays open, a builder that found
+  // an error would wait for the reading thread's next read (4 MiB more, or the end) to return.
   if (path == "-") {  // a pipe: read once, in pieces like any file
     FileSource input(stdin, false);
-    return parse_guarded(input, "<stdin>", options.threads);
+    return parse_guarded(input, "<stdin>", 1);
   }
   if (Status s = check_input_file(path, "the history"); !s.ok()) return s;
   std::FILE* file = std::fopen(path.c_str(), "rb");
   if (file == nullptr) return Status::error(path + ": cannot open the history (" + std::strerror(errno) + ")");
+  struct stat st {};
+  const bool regular = fstat(fileno(file), &st) == 0 && S_ISREG(st.st_mode);
   FileSource input(file, true);
-  return parse_guarded(input, path, options.threads);
+  return parse_guarded(input, path, regular ? options.threads : 1);
 }
 
 Result<History> parse_history_text(std::string_view text, std::string source, const ReadOptions& options) {

@@ -27,10 +27,10 @@ constexpr int64_t kMaxHistoryDurationMs = int64_t{1} << 42;
 constexpr int64_t kMaxHistoryLocalMs = int64_t{1} << 51;
 
 struct ReadOptions {
-  // 2 or more: one thread reads and parses the lines while another builds the records. On B3's
-  // 1 M-operation history the reading took about a third less wall time and a fifth more CPU
-  // (docs/performance.md, B3). The records, the verdicts and the first error reported are the
-  // same either way.
+  // 2 or more, for a regular file or a text (a pipe is read on one thread): one thread reads and
+  // parses the lines while another builds the records. On B3's 1 M-operation history the reading
+  // took about a third less wall time and a fifth more CPU (docs/performance.md, B3). The
+  // records, the verdicts and the first error reported are the same either way.
   int threads = 1;
 };
 
