@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <sstream>
 #include <string>
@@ -501,14 +502,29 @@ TEST(Linearizability, AnExpiryEndsAnUnseenGrantInTheExecutionOrderWitness) {
   EXPECT_NE(searched.reason.find("0 lock(s) verified by execution order, 1 by search"), std::string::npos) << searched.reason;
 }
 
-// A grant's key dies at the first expiry on its node after the grant: earlier ones, and one at
-// the grant's own time, are another holder's (the deaths are found by binary search).
 // At 5 ms a failover promotes node1 (fault #2); `with_loss`: the history records that node1 lost
 // its latest writes to L then.
 std::string failover_at_5ms(bool with_loss) {
   return std::string(R"({"t": 5000, "type": "node", "node": "node1", "event": "promoted"}
 )") + (with_loss ? R"({"t": 5000, "type": "data_loss", "node": "node1", "reason": "failover", "keys": ["L"]}
 )" : "") + R"({"t": 5000, "type": "fault", "fault": 2, "kind": "failover", "target": "node0", "phase": "instant", "params": {"promoted": "node1"}})";
+}
+
+// A failover's story in the linearizability explanation. With the loss recorded
+// (`history(true)`) the text contains `story` and the facts' `fact` names the failover (fault #2);
+// without it the verdict stands and nothing is made up: neither `told` (a piece of the story) nor
+// `fact`. `text` receives the explanation with the loss.
+void expect_failover_story(const std::function<std::string(bool)>& history, const std::string& story,
+                           const std::string& fact, const std::string& told, std::string* text) {
+  const PropertyResult with = property_of(history(true), "linearizability");
+  ASSERT_EQ(with.verdict, Verdict::kViolation) << with.reason;
+  *text = with.explanation.text;
+  EXPECT_NE(text->find(story), std::string::npos) << *text;
+  EXPECT_EQ(with.explanation.facts[fact]["fault"], 2) << with.explanation.facts.dump();
+  const PropertyResult without = property_of(history(false), "linearizability");
+  ASSERT_EQ(without.verdict, Verdict::kViolation) << without.reason;
+  EXPECT_EQ(without.explanation.text.find(told), std::string::npos) << without.explanation.text;
+  EXPECT_FALSE(without.explanation.facts.contains(fact));
 }
 
 // A failed acquisition that nothing blocked: the replica promoted by a failover had not seen the
@@ -533,21 +549,13 @@ TEST(Linearizability, AFailedAcquisitionOnAResurrectedKeyNamesTheFailover) {
 )";
     return h;
   };
-  const PropertyResult with = property_of(history(true), "linearizability");
-  ASSERT_EQ(with.verdict, Verdict::kViolation) << with.reason;
-  const std::string& text = with.explanation.text;
-  EXPECT_NE(text.find("b's try_lock (#3) last ran on node1 at 0.006 s, where L was still set: node1 lost its latest "
-                      "writes to L at 0.005 s (failover), which brought back an older value; failover on node0 at "
-                      "0.005 s (fault #2), while replication to node1 lagged (fault #1, from 0.002 s). First "
-                      "inevitable event: failover on node0 at 0.005 s (fault #2)."),
-            std::string::npos)
-      << text;
-  EXPECT_EQ(with.explanation.facts["stale_key"]["fault"], 2) << with.explanation.facts.dump();
-  // Without the recorded loss the same failure has no story to tell; nothing is made up.
-  const PropertyResult without = property_of(history(false), "linearizability");
-  ASSERT_EQ(without.verdict, Verdict::kViolation) << without.reason;
-  EXPECT_EQ(without.explanation.text.find("last ran on"), std::string::npos) << without.explanation.text;
-  EXPECT_FALSE(without.explanation.facts.contains("stale_key"));
+  std::string text;
+  expect_failover_story(history,
+                        "b's try_lock (#3) last ran on node1 at 0.006 s, where L was still set: node1 lost its latest "
+                        "writes to L at 0.005 s (failover), which brought back an older value; failover on node0 at "
+                        "0.005 s (fault #2), while replication to node1 lagged (fault #1, from 0.002 s). First "
+                        "inevitable event: failover on node0 at 0.005 s (fault #2).",
+                        "stale_key", "last ran on", &text);
 }
 
 // An unlock that did not release the one hold its owner had taken (found exploring redisson-rwlock,
@@ -580,23 +588,15 @@ TEST(Linearizability, AnUnlockThatKeptAResurrectedHoldNamesTheFailover) {
 )";
     return h;
   };
-  const PropertyResult with = property_of(history(true), "linearizability");
-  ASSERT_EQ(with.verdict, Verdict::kViolation) << with.reason;
-  const std::string& text = with.explanation.text;
-  EXPECT_NE(text.find("a's unlock (#4) ran on node1 at 0.007 s, where a's earlier hold of L was still counted: a's unlock "
-                      "(#2) had released it at 0.003 s on node0, then node1 lost its latest writes to L at 0.005 s "
-                      "(failover), which brought back an older value, and the new acquisition re-entered that hold; "
-                      "failover on node0 at 0.005 s (fault #2), while replication to node1 lagged (fault #1, from "
-                      "0.002 s). First inevitable event: failover on node0 at 0.005 s (fault #2)."),
-            std::string::npos)
-      << text;
+  std::string text;
+  expect_failover_story(history,
+                        "a's unlock (#4) ran on node1 at 0.007 s, where a's earlier hold of L was still counted: a's "
+                        "unlock (#2) had released it at 0.003 s on node0, then node1 lost its latest writes to L at "
+                        "0.005 s (failover), which brought back an older value, and the new acquisition re-entered "
+                        "that hold; failover on node0 at 0.005 s (fault #2), while replication to node1 lagged "
+                        "(fault #1, from 0.002 s). First inevitable event: failover on node0 at 0.005 s (fault #2).",
+                        "resurrected_hold", "still counted", &text);
   EXPECT_EQ(text.find("the algorithm itself"), std::string::npos) << text;
-  EXPECT_EQ(with.explanation.facts["resurrected_hold"]["fault"], 2) << with.explanation.facts.dump();
-  // Without the recorded loss nothing is made up.
-  const PropertyResult without = property_of(history(false), "linearizability");
-  ASSERT_EQ(without.verdict, Verdict::kViolation) << without.reason;
-  EXPECT_EQ(without.explanation.text.find("still counted"), std::string::npos) << without.explanation.text;
-  EXPECT_FALSE(without.explanation.facts.contains("resurrected_hold"));
 }
 
 // The same resurrected key seen by a waiter: liveness says where the key was and why.
