@@ -61,6 +61,7 @@ class SymbolTable {
 };
 
 enum class LockKind : uint8_t { kReentrant, kRwlock, kSimple, kRedlock };
+// OpKind, Mode and Outcome are stored in bit-fields of Operation (3, 2 and 2 bits).
 enum class OpKind : uint8_t { kLock, kTryLock, kUnlock, kForceUnlock, kRenew };
 enum class Mode : uint8_t { kExclusive, kRead, kWrite };
 // kUnknown: the client could not know (reply lost, timed out, never completed).
@@ -106,30 +107,34 @@ struct HistoryHeader {
   bool quorum_lock() const;
 };
 
-// One lock call: an invoke merged with its complete (if any).
+// One lock call: an invoke merged with its complete (if any). A 1,000,000-operation history holds
+// a million of these: the fields are ordered by size and the four small enums share one byte, so
+// that a record takes 96 bytes (104 with each enum in a byte of its own).
 struct Operation {
   int64_t id = 0;
   TimeUs invoke_t = 0;
   TimeUs complete_t = kTimeNever;  // kTimeNever when it never completed
-  Sym thread = kNoSym;
-  Sym owner = kNoSym;
-  Sym lock = kNoSym;
-  Sym error = kNoSym;
-  OpKind kind = OpKind::kLock;
-  Mode mode = Mode::kExclusive;
-  Outcome outcome = Outcome::kUnknown;
-  bool completed = false;
-  Tri acquired = Tri::kAbsent;
-  Tri released = Tri::kAbsent;
-  Tri renewed = Tri::kAbsent;
-  int32_t count = -1;               // hold count after, -1 absent
   int64_t token = kAbsent;
   int64_t lease_ms = -1;            // -1: watchdog; kNoLeaseMs: none
   int64_t watchdog_ms = 30000;
   int64_t wait_ms = -1;             // -1: unbounded
   int64_t validity_ms = kAbsent;
+  Sym thread = kNoSym;
+  Sym owner = kNoSym;
+  Sym lock = kNoSym;
+  Sym error = kNoSym;
+  int32_t count = -1;               // hold count after, -1 absent
   uint32_t invoke_line = 0;
   uint32_t complete_line = 0;
+  Tri acquired = Tri::kAbsent;
+  Tri released = Tri::kAbsent;
+  Tri renewed = Tri::kAbsent;
+  // Bit-fields of unsigned enums only: a bit-field of Tri (signed) reads back differently
+  // between compilers.
+  OpKind kind : 3 = OpKind::kLock;
+  Mode mode : 2 = Mode::kExclusive;
+  Outcome outcome : 2 = Outcome::kUnknown;
+  bool completed : 1 = false;
 
   // The lease the server set for an acquire or renewal, in microseconds.
   int64_t effective_lease_us() const {
@@ -138,6 +143,7 @@ struct Operation {
   }
   bool is_acquire() const { return kind == OpKind::kLock || kind == OpKind::kTryLock; }
 };
+static_assert(sizeof(Operation) <= 96, "Operation grew: see the comment above it");
 
 // An interval in which a thread believed it held a lock.
 struct Hold {

@@ -181,7 +181,9 @@ Status HistoryBuilder::on_invoke(const LineFields& f) {
   else if (f.op_str == "force_unlock") op.kind = OpKind::kForceUnlock;
   else if (f.op_str == "renew") op.kind = OpKind::kRenew;
   else return bad("field 'op': expected lock, try_lock, unlock, force_unlock or renew, found '" + std::string(f.op_str) + "'");
-  if (Status s = parse_mode(f.mode, f.has(F::kMode), op.mode); !s.ok()) return s;
+  Mode mode = Mode::kExclusive;
+  if (Status s = parse_mode(f.mode, f.has(F::kMode), mode); !s.ok()) return s;
+  op.mode = mode;
   if (f.has(F::kLease)) op.lease_ms = f.lease_ms;
   if (f.has(F::kWatchdog)) op.watchdog_ms = f.watchdog_ms;
   if (f.has(F::kWait)) op.wait_ms = f.wait_ms;

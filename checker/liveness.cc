@@ -35,13 +35,20 @@ struct OwnedSpan {
 // The owned span of every hold (indexed like History::holds).
 std::vector<OwnedSpan> owned_spans(const History& h, const ExecsByOp& execs_of) {
   // The unlock that ended each hold: the same thread's unlock of the lock invoked at its end.
-  // Sorted (thread, lock, invoke time, index): the first unlock with a key is the one found.
-  std::vector<std::tuple<Sym, Sym, TimeUs, uint32_t>> unlock_at;
+  // Sorted by (thread, lock, index); operations are in invoke order, so within one thread and
+  // lock the invoke times ascend too, and the first unlock invoked at a time is the one found.
+  struct UnlockAt {
+    Sym thread, lock;
+    uint32_t index;
+  };
+  std::vector<UnlockAt> unlock_at;
   for (uint32_t i = 0; i < h.ops.size(); ++i) {
     const Operation& op = h.ops[i];
-    if (op.kind == OpKind::kUnlock) unlock_at.emplace_back(op.thread, op.lock, op.invoke_t, i);
+    if (op.kind == OpKind::kUnlock) unlock_at.push_back({op.thread, op.lock, i});
   }
-  std::sort(unlock_at.begin(), unlock_at.end());
+  std::sort(unlock_at.begin(), unlock_at.end(), [](const UnlockAt& a, const UnlockAt& b) {
+    return std::tie(a.thread, a.lock, a.index) < std::tie(b.thread, b.lock, b.index);
+  });
   const Sym unlock = h.syms.find("unlock");
   std::vector<OwnedSpan> spans;
   spans.reserve(h.holds.size());
@@ -57,9 +64,13 @@ std::vector<OwnedSpan> owned_spans(const History& h, const ExecsByOp& execs_of) 
       }
     }
     if (x.end_t != kTimeNever && x.end_reason == unlock) {
-      const auto it = std::lower_bound(unlock_at.begin(), unlock_at.end(), std::make_tuple(x.thread, x.lock, x.end_t, uint32_t{0}));
-      if (it != unlock_at.end() && std::get<0>(*it) == x.thread && std::get<1>(*it) == x.lock && std::get<2>(*it) == x.end_t) {
-        const uint32_t u = std::get<3>(*it);
+      const auto it = std::lower_bound(unlock_at.begin(), unlock_at.end(), x, [&](const UnlockAt& u, const Hold& key) {
+        return std::tie(u.thread, u.lock) != std::tie(key.thread, key.lock)
+                   ? std::tie(u.thread, u.lock) < std::tie(key.thread, key.lock)
+                   : h.ops[u.index].invoke_t < key.end_t;
+      });
+      if (it != unlock_at.end() && it->thread == x.thread && it->lock == x.lock && h.ops[it->index].invoke_t == x.end_t) {
+        const uint32_t u = it->index;
         span.unlock = u;
         span.to = std::max(span.to, !execs_of.empty() && !execs_of[u].empty() ? h.execs[execs_of[u].front()].t
                                                                                 : h.ops[u].complete_t);
