@@ -5,7 +5,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <unordered_map>
 
 #include "sim/core/assert.h"
 #include "sim/redis/commands.h"
@@ -619,6 +622,68 @@ void LuaHost::open_sandbox() {
   lua_sethook(L, Internal::count_hook, LUA_MASKCOUNT, kHookPeriod);
 }
 
+namespace {
+
+// Scripts compiled to Lua's binary chunk form (string.dump's), by source text, for every host
+// of the process: each node of each seed of an exploration compiles the same few scripts, and
+// loading a binary chunk costs a fraction of parsing the text. Lookup only, never iterated.
+class ChunkCache {
+ public:
+  // At most this many bytes of chunks are kept; a script past it is compiled every time.
+  static constexpr size_t kMaxBytes = size_t{16} << 20;
+
+  // The chunk compiled from `body`, or nullptr when it was never stored.
+  std::shared_ptr<const std::string> find(std::string_view body) {
+    std::lock_guard<std::mutex> lock(mu_);
+    const auto it = chunks_.find(body);
+    return it == chunks_.end() ? nullptr : it->second;
+  }
+  void store(std::string_view body, std::shared_ptr<const std::string> chunk) {
+    std::lock_guard<std::mutex> lock(mu_);
+    const size_t size = body.size() + chunk->size();
+    if (bytes_ + size > kMaxBytes) return;
+    if (chunks_.emplace(std::string(body), std::move(chunk)).second) bytes_ += size;
+  }
+
+ private:
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view text) const { return std::hash<std::string_view>()(text); }
+  };
+  std::mutex mu_;
+  std::unordered_map<std::string, std::shared_ptr<const std::string>, Hash, std::equal_to<>> chunks_;
+  size_t bytes_ = 0;
+};
+
+ChunkCache& chunk_cache() {
+  static ChunkCache* cache = new ChunkCache();  // never destroyed: hosts may outlive statics
+  return *cache;
+}
+
+int append_chunk(lua_State*, const void* bytes, size_t n, void* out) {
+  static_cast<std::string*>(out)->append(static_cast<const char*>(bytes), n);
+  return 0;
+}
+
+// Parses `body` (chunk name "@user_script") in a state of its own and returns its binary form,
+// or nullptr with Lua's message in *error.
+std::shared_ptr<const std::string> precompile(std::string_view body, std::string* error) {
+  lua_State* L = luaL_newstate();
+  LS_ASSERT(L != nullptr);
+  std::shared_ptr<std::string> chunk;
+  if (luaL_loadbuffer(L, body.data(), body.size(), "@user_script") != 0) {
+    *error = std::string(to_view(L, -1));
+  } else {
+    chunk = std::make_shared<std::string>();
+    const int dumped = lua_dump(L, append_chunk, chunk.get());
+    LS_ASSERT(dumped == 0);
+  }
+  lua_close(L);
+  return chunk;
+}
+
+}  // namespace
+
 bool LuaHost::compile(std::string_view body, int* ref, std::string* error) {
   LS_ASSERT(!running_);
   LS_ASSERT(lua_gettop(L_) == 0);
@@ -626,7 +691,17 @@ bool LuaHost::compile(std::string_view body, int* ref, std::string* error) {
   // verifier and confuses types, the first step of the known sandbox escapes. Its parser then
   // reports the escape byte; a text chunk of a space and that byte gives the same message.
   if (!body.empty() && body[0] == LUA_SIGNATURE[0]) body = std::string_view(" \x1b", 2);
-  if (luaL_loadbuffer(L_, body.data(), body.size(), "@user_script") != 0) {
+  // The text is parsed in a state of its own (or found parsed in the process's cache) and
+  // this host loads the binary chunk of it, the only kind this function ever loads here:
+  // so the host's state (its memory, what collectgarbage("count") tells a script) is the same
+  // whether or not the process compiled the script before.
+  std::shared_ptr<const std::string> chunk = chunk_cache().find(body);
+  if (chunk == nullptr) {
+    chunk = precompile(body, error);
+    if (chunk == nullptr) return false;
+    chunk_cache().store(body, chunk);
+  }
+  if (luaL_loadbuffer(L_, chunk->data(), chunk->size(), "@user_script") != 0) {  // out of memory
     *error = std::string(to_view(L_, -1));
     lua_settop(L_, 0);
     return false;

@@ -387,6 +387,34 @@ TEST(ScriptSandboxTest, BinaryChunksAreRefused) {
   EXPECT_EQ(eval(t, "return loadstring(string.dump(function() return 1 end))"), N());
 }
 
+// Compiled scripts are shared by the process (a cache of binary chunks); a node's Lua state must
+// not show whether a script was compiled there first or found compiled: each node loads the
+// same binary chunk either way. Lua's own memory count, which a script can read, is the witness.
+TEST(ScriptCompileTest, ANodeCannotTellWhetherTheProcessCompiledAScriptBefore) {
+  // Texts no other test compiles: the first node parses them, the second finds them parsed.
+  const std::string body = "-- ScriptCompileTest\nlocal t = {}\nfor i = 1, 3 do t[i] = 'v' .. i end\nreturn t";
+  const std::string count = "-- ScriptCompileTest\nreturn tostring(collectgarbage('count'))";
+  const std::string failing = "-- ScriptCompileTest\nlocal x = 1\nreturn x.y.z";
+  std::vector<Reply> seen[2];
+  for (std::vector<Reply>& replies : seen) {
+    TestNode t;
+    replies.push_back(eval(t, body));
+    replies.push_back(eval(t, count));
+    replies.push_back(eval(t, failing));
+    replies.push_back(eval(t, count));
+  }
+  EXPECT_EQ(seen[0][0], A({B("v1"), B("v2"), B("v3")}));
+  // The line and the local's name come from the chunk's debug information.
+  EXPECT_EQ(seen[0][2], script_error(failing, "ERR user_script:3: attempt to index local 'x' (a number value)", 3));
+  for (size_t i = 0; i < seen[0].size(); ++i) EXPECT_EQ(seen[0][i], seen[1][i]) << i;
+  // A compile error is the parser's message, found compiled or not.
+  const Reply bad = E("ERR Error compiling script (new function): user_script:2: '=' expected near 'syntax'");
+  for (int i = 0; i < 2; ++i) {
+    TestNode t;
+    EXPECT_EQ(eval(t, "-- ScriptCompileTest\nbad syntax"), bad);
+  }
+}
+
 // Issue 10: the string metatable is shared by every script; no script may change it.
 TEST(ScriptSandboxTest, TheStringMetatableIsReadOnly) {
   TestNode t;
