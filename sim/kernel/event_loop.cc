@@ -161,6 +161,9 @@ Status EventLoop::run_until(TimeUs end, uint64_t max_events) {
     LS_ASSERT(t >= now_);
     now_ = t;
     ++events_run_;
+    if (prefetcher_ != nullptr && !heap_.empty() && heap_.front().handler == prefetcher_) {
+      prefetcher_->prefetch(heap_.front().arg);
+    }
     handler->on_event(arg);
   }
   if (!failure_.empty()) return Status::error(failure_);

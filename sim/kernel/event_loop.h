@@ -23,6 +23,10 @@ class EventHandler {
  public:
   virtual ~EventHandler() = default;
   virtual void on_event(uint64_t arg) = 0;
+  // Starts loading into the cache what on_event(arg) will read first. The loop calls it for the
+  // next event of a handler given to EventLoop::prefetch_for while it runs the current one, so
+  // that the next event's cache misses overlap this one's work. Changes nothing else.
+  virtual void prefetch(uint64_t arg) const {}
 };
 
 // A movable event: at most one pending occurrence, which arm() schedules or moves. Processes use
@@ -63,6 +67,11 @@ class EventLoop {
   // or `max_events` events have run in total. Returns an error only when the event budget ran
   // out while events due before `end` were still pending. now() is `end` afterwards unless stopped.
   Status run_until(TimeUs end, uint64_t max_events);
+
+  // run_until calls handler->prefetch(arg) for the next event while it runs the current one,
+  // when the next event is this handler's (the network's deliveries: the destination process of
+  // one of 10,000 clients is rarely in the cache). REQUIRES: `handler` outlives the loop's runs.
+  void prefetch_for(const EventHandler* handler) { prefetcher_ = handler; }
 
   // Makes run_until return after the current event.
   void stop() { stopped_ = true; }
@@ -111,6 +120,7 @@ class EventLoop {
   uint64_t events_run_ = 0;
   size_t peak_pending_ = 0;
   bool stopped_ = false;
+  const EventHandler* prefetcher_ = nullptr;
   std::string failure_;
 };
 

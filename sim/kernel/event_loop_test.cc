@@ -34,6 +34,33 @@ TEST(EventLoopTest, RunsInTimeOrderAndBreaksTiesByScheduleOrder) {
   EXPECT_EQ(loop.events_run(), 5u);
 }
 
+// The prefetch hint goes to the next event's handler, with that event's argument, while the
+// current event runs; only to the handler given to prefetch_for, and it changes no order.
+struct Hinted : Recorder {
+  mutable std::vector<std::pair<uint64_t, size_t>> hints;  // (arg, events seen when hinted)
+  void prefetch(uint64_t arg) const override { hints.emplace_back(arg, seen.size()); }
+};
+
+TEST(EventLoopTest, PrefetchHintsTheNextEventOfTheGivenHandler) {
+  EventLoop loop;
+  Hinted hinted;
+  hinted.loop = &loop;
+  Recorder other;
+  other.loop = &loop;
+  loop.prefetch_for(&hinted);
+  loop.at(10, &hinted, 1);
+  loop.at(20, &other, 2);
+  loop.at(30, &hinted, 3);
+  loop.at(40, &hinted, 4);
+  ASSERT_TRUE(loop.run_until(100, 1000).ok());
+  // Event 1 is hinted by nobody (nothing ran before it); 3 while 2 runs, 4 while 3 runs: each
+  // before the event it comes with (the handler had seen only event 1 both times).
+  const std::vector<std::pair<uint64_t, size_t>> expected = {{3, 1}, {4, 1}};
+  EXPECT_EQ(hinted.hints, expected);
+  EXPECT_EQ(hinted.seen.size(), 3u);
+  EXPECT_EQ(other.seen.size(), 1u);
+}
+
 TEST(EventLoopTest, StopsAtEndAndKeepsLaterEvents) {
   EventLoop loop;
   Recorder r;

@@ -23,7 +23,10 @@ bool LinkFilter::matches(ProcessId from, ProcessId to) const {
 Network::Network(EventLoop& loop, const Rng& rng) : loop_(loop), rng_(rng) {
   LS_ASSERT(default_link_.latency.valid());
   LS_ASSERT(processes_.empty());
+  loop_.prefetch_for(this);
 }
+
+Network::~Network() { loop_.prefetch_for(nullptr); }
 
 void Network::add_process(Process* process) {
   LS_ASSERT(process != nullptr);
@@ -164,12 +167,19 @@ bool Network::send(ConnId conn, bool up, uint32_t slot) {
   }
   const TimeUs t = std::max(loop_.now() + latency + extra_delay(ch), ch.last_delivery);
   ch.last_delivery = t;
-  loop_.at(t, this, slot);
+  loop_.at(t, this, uint64_t{ch.to} << 32 | slot);
   return true;
 }
 
-void Network::on_event(uint64_t slot64) {
-  const uint32_t slot = static_cast<uint32_t>(slot64);
+void Network::prefetch(uint64_t arg) const {
+  const uint32_t slot = static_cast<uint32_t>(arg);
+  const ProcessId to = static_cast<ProcessId>(arg >> 32);
+  if (slot < pool_.size()) __builtin_prefetch(&pool_[slot]);
+  if (to < processes_.size()) __builtin_prefetch(processes_[to]);
+}
+
+void Network::on_event(uint64_t arg) {
+  const uint32_t slot = static_cast<uint32_t>(arg);
   LS_ASSERT(slot < pool_.size());
   Message& m = pool_[slot];
   const Channel& ch = channels_[m.channel];

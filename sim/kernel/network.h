@@ -84,6 +84,7 @@ class Network : public EventHandler {
 
   // `rng` is the run's root generator; channels derive named streams from it.
   Network(EventLoop& loop, const Rng& rng);
+  ~Network() override;
   Network(const Network&) = delete;
   Network& operator=(const Network&) = delete;
 
@@ -145,7 +146,9 @@ class Network : public EventHandler {
   uint64_t messages_sent() const { return sent_; }
   uint64_t messages_lost() const { return lost_; }
 
-  void on_event(uint64_t slot) override;
+  // A delivery's event argument: the message's slot, and its destination in the upper half.
+  void on_event(uint64_t arg) override;
+  void prefetch(uint64_t arg) const override;
 
  private:
   struct Channel {
