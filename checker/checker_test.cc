@@ -1083,5 +1083,35 @@ TEST(Linearizability, UnknownWindowBoundsLateEffects) {
   EXPECT_NE(r.explanation.text.find("c2's lock (#4"), std::string::npos) << r.explanation.text;
 }
 
+TEST(Linearizability, AnUnlockWithoutTheLockNamesItsCallersUnknownAcquisitions) {
+  // c1's try_lock has an unknown outcome; c2 then takes the lock, and c1's unlock releases it.
+  // Had c1's try_lock taken effect, c2's grant was impossible; had it not, c1's unlock was. The
+  // explanation of the unlock names the try_lock a reader would ask about.
+  const std::string body =
+      "{\"t\": 0, \"type\": \"invoke\", \"id\": 1, \"thread\": \"c1\", \"lock\": \"L\", \"op\": \"try_lock\", \"lease_ms\": 10000, \"wait_ms\": 0}\n"
+      "{\"t\": 100, \"type\": \"complete\", \"id\": 1, \"outcome\": \"unknown\"}\n"
+      "{\"t\": 200, \"type\": \"invoke\", \"id\": 2, \"thread\": \"c2\", \"lock\": \"L\", \"op\": \"try_lock\", \"lease_ms\": 10000, \"wait_ms\": 0}\n"
+      "{\"t\": 300, \"type\": \"complete\", \"id\": 2, \"outcome\": \"ok\", \"acquired\": true}\n"
+      "{\"t\": 400, \"type\": \"invoke\", \"id\": 3, \"thread\": \"c1\", \"lock\": \"L\", \"op\": \"unlock\"}\n"
+      "{\"t\": 500, \"type\": \"complete\", \"id\": 3, \"outcome\": \"ok\", \"released\": true}\n"
+      "{\"t\": 2000000, \"type\": \"end\", \"complete\": true}\n";
+  const PropertyResult r = property_of(header() + body, "linearizability");
+  ASSERT_EQ(r.verdict, Verdict::kViolation);
+  EXPECT_NE(r.explanation.text.find("c1's unlock (#3"), std::string::npos) << r.explanation.text;
+  EXPECT_NE(r.explanation.text.find("Of c1's acquisitions of L before it, try_lock (#1, 0.000 s → 0.000 s) has an unknown "
+                                    "outcome: the search tried it both taking effect and not"),
+            std::string::npos)
+      << r.explanation.text;
+  EXPECT_EQ(r.explanation.facts["unknown_acquisitions"], nlohmann::json::array({1}));
+  // With c1's try_lock granted, nothing about it is unknown: the sentence goes.
+  std::string granted = body;
+  const std::string unknown = "\"outcome\": \"unknown\"";
+  granted.replace(granted.find(unknown), unknown.size(), "\"outcome\": \"ok\", \"acquired\": true");
+  const PropertyResult g = property_of(header() + granted, "linearizability");
+  ASSERT_EQ(g.verdict, Verdict::kViolation);
+  EXPECT_EQ(g.explanation.text.find("unknown outcome"), std::string::npos) << g.explanation.text;
+  EXPECT_FALSE(g.explanation.facts.contains("unknown_acquisitions"));
+}
+
 }  // namespace
 }  // namespace lockstep::checker

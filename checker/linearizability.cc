@@ -982,6 +982,37 @@ bool append_resurrected_hold_story(const History& h, const Operation& op, Explan
 // The explanation of a failed search: the op that could not take effect and why, with the causal
 // story of the holder in its way (an acquisition) or of the caller's own lost hold (an unlock or
 // renewal that found it gone).
+// An unlock or renewal that finds its caller without the lock, in a history without holds or
+// runs: the caller's earlier acquisitions whose outcome is unknown are the ones a reader asks
+// about. The search gave each both branches (taken effect or not: a history without exec events
+// pins nothing), so the history is illegal either way; say which they are.
+void append_unknown_acquisitions(const History& h, uint32_t stuck, Explanation* e) {
+  const Operation& op = h.ops[stuck];
+  std::vector<const Operation*> unknown;
+  for (uint32_t i = 0; i < stuck; ++i) {
+    const Operation& x = h.ops[i];
+    if (x.lock != op.lock || x.owner != op.owner || !x.is_acquire()) continue;
+    if (x.outcome == Outcome::kUnknown || is_timeout_error(h, x)) unknown.push_back(&x);
+  }
+  if (unknown.empty()) return;
+  constexpr size_t kNamed = 3;
+  std::string list;
+  nlohmann::json ids = nlohmann::json::array();
+  for (size_t i = 0; i < unknown.size(); ++i) {
+    ids.push_back(unknown[i]->id);
+    if (i >= kNamed) continue;
+    if (!list.empty()) list += ", ";
+    list += std::string(op_kind_name(unknown[i]->kind)) + " (#" + std::to_string(unknown[i]->id) + ", " +
+            format_time(unknown[i]->invoke_t) + " → " + format_time(unknown[i]->complete_t) + ")";
+  }
+  if (unknown.size() > kNamed) list += " and " + std::to_string(unknown.size() - kNamed) + " more";
+  append_sentence(&e->text, "Of " + std::string(h.str(op.thread)) + "'s acquisitions of " + std::string(h.str(op.lock)) +
+                                " before it, " + list + (unknown.size() == 1 ? " has" : " have") +
+                                " an unknown outcome: the search tried " + (unknown.size() == 1 ? "it" : "each") +
+                                " both taking effect and not, and no order of the operations is legal either way");
+  e->facts["unknown_acquisitions"] = ids;
+}
+
 Explanation explain_search(const History& h, const Model& model, const Deepest& d) {
   const Operation& op = h.ops[d.stuck_op];
   Explanation e;
@@ -1035,6 +1066,8 @@ Explanation explain_search(const History& h, const Model& model, const Deepest& 
     append_sentence(&e.text, token_story(h, op));
   } else if (op.is_acquire() && op.acquired == Tri::kFalse && c.first_thread == kNoSym) {
     append_stale_key_story(h, op, &e);
+  } else if ((op.kind == OpKind::kUnlock || op.kind == OpKind::kRenew) && c.first_thread == kNoSym && h.execs.empty()) {
+    append_unknown_acquisitions(h, static_cast<uint32_t>(d.stuck_op), &e);
   }
   return e;
 }
