@@ -68,9 +68,10 @@ class EventLoop {
   // out while events due before `end` were still pending. now() is `end` afterwards unless stopped.
   Status run_until(TimeUs end, uint64_t max_events);
 
-  // run_until calls handler->prefetch(arg) for the next event while it runs the current one,
-  // when the next event is this handler's (the network's deliveries: the destination process of
-  // one of 10,000 clients is rarely in the cache). REQUIRES: `handler` outlives the loop's runs.
+  // Before each event, run_until calls handler->prefetch(arg) for the event at the head of the
+  // event queue when it is this handler's (the network's deliveries: the destination process of
+  // one of 10,000 clients is rarely in the cache). Armed timers are not looked at: a timer due
+  // first only makes the hint early. REQUIRES: `handler` outlives the loop's runs.
   void prefetch_for(const EventHandler* handler) { prefetcher_ = handler; }
 
   // Makes run_until return after the current event.
