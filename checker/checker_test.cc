@@ -1113,5 +1113,83 @@ TEST(Linearizability, AnUnlockWithoutTheLockNamesItsCallersUnknownAcquisitions) 
   EXPECT_FALSE(g.explanation.facts.contains("unknown_acquisitions"));
 }
 
+// Another tool's log: holds and calls, no server side, so no recorded expiry. c1's 1 s lease runs
+// out unrenewed at 1 s; c2 takes the lock at 2 s while c1 still believes it holds it. Mutual
+// exclusion is violated, and the story names the lapse, not "no fault, expiry or loss".
+std::string lapsed_lease_history(const std::string& header_text, const std::string& renewal) {
+  return header_text +
+         "{\"t\": 0, \"type\": \"invoke\", \"id\": 1, \"thread\": \"c1\", \"lock\": \"L\", \"op\": \"lock\", \"lease_ms\": 1000}\n"
+         "{\"t\": 10, \"type\": \"complete\", \"id\": 1, \"outcome\": \"ok\"}\n"
+         "{\"t\": 10, \"type\": \"hold_begin\", \"thread\": \"c1\", \"lock\": \"L\", \"op\": 1}\n" +
+         renewal +
+         "{\"t\": 2000000, \"type\": \"invoke\", \"id\": 2, \"thread\": \"c2\", \"lock\": \"L\", \"op\": \"lock\", \"lease_ms\": 1000}\n"
+         "{\"t\": 2000030, \"type\": \"complete\", \"id\": 2, \"outcome\": \"ok\"}\n"
+         "{\"t\": 2000030, \"type\": \"hold_begin\", \"thread\": \"c2\", \"lock\": \"L\", \"op\": 2}\n"
+         "{\"t\": 2500000, \"type\": \"hold_end\", \"thread\": \"c1\", \"lock\": \"L\", \"reason\": \"unlock\"}\n"
+         "{\"t\": 2600000, \"type\": \"hold_end\", \"thread\": \"c2\", \"lock\": \"L\", \"reason\": \"unlock\"}\n"
+         "{\"t\": 4000000, \"type\": \"end\", \"complete\": true}\n";
+}
+
+std::string renewal_line(int64_t t, const std::string& outcome) {
+  return "{\"t\": " + std::to_string(t) + ", \"type\": \"invoke\", \"id\": 9, \"thread\": \"c1\", \"lock\": \"L\", \"op\": \"renew\", \"lease_ms\": 1000}\n" +
+         "{\"t\": " + std::to_string(t + 20) + ", \"type\": \"complete\", \"id\": 9, " + outcome + "}\n";
+}
+
+TEST(Explanation, ALeaseThatRanOutWithoutAServerSideIsTheStorysExpiry) {
+  const PropertyResult r = property_of(lapsed_lease_history(header(), ""), "mutual_exclusion");
+  ASSERT_EQ(r.verdict, Verdict::kViolation);
+  EXPECT_NE(r.explanation.text.find("c1's lease of 1 s, set by its lock (#1) returning at 0.000 s, was never renewed "
+                                    "and had run out by 1.000 s; c2 acquired L at 2.000 s"),
+            std::string::npos)
+      << r.explanation.text;
+  EXPECT_EQ(r.explanation.text.find("No fault, expiry or loss"), std::string::npos) << r.explanation.text;
+  EXPECT_EQ(r.explanation.facts["first_inevitable"]["event"], "lease_lapsed");
+  EXPECT_EQ(r.explanation.facts["first_inevitable"]["by_us"], 1000010);
+
+  // A renewal that returned re-arms the lease from its return: it ran out at 1.500 s.
+  const PropertyResult renewed = property_of(lapsed_lease_history(header(), renewal_line(500000, "\"outcome\": \"ok\", \"renewed\": true")), "mutual_exclusion");
+  EXPECT_NE(renewed.explanation.text.find("last re-armed by its renew (#9) returning at 0.500 s, had run out by 1.500 s"),
+            std::string::npos)
+      << renewed.explanation.text;
+  EXPECT_EQ(renewed.explanation.facts["first_inevitable"]["rearmed_by"], 9);
+
+  // Calls alone: c1's unlock at 2.040 s says it released the lock c2 took at 2.030 s. The search
+  // finds the pair impossible; the story says c1's lease had run out before c2's grant.
+  const PropertyResult lin = property_of(
+      header() +
+          "{\"t\": 0, \"type\": \"invoke\", \"id\": 1, \"thread\": \"c1\", \"lock\": \"L\", \"op\": \"lock\", \"lease_ms\": 1}\n"
+          "{\"t\": 10, \"type\": \"complete\", \"id\": 1, \"outcome\": \"ok\"}\n"
+          "{\"t\": 2000, \"type\": \"invoke\", \"id\": 2, \"thread\": \"c2\", \"lock\": \"L\", \"op\": \"lock\", \"lease_ms\": 1}\n"
+          "{\"t\": 2030, \"type\": \"complete\", \"id\": 2, \"outcome\": \"ok\"}\n"
+          "{\"t\": 2040, \"type\": \"invoke\", \"id\": 3, \"thread\": \"c1\", \"lock\": \"L\", \"op\": \"unlock\"}\n"
+          "{\"t\": 2050, \"type\": \"complete\", \"id\": 3, \"outcome\": \"ok\", \"released\": true}\n"
+          "{\"t\": 4000, \"type\": \"end\", \"complete\": true}\n",
+      "linearizability");
+  ASSERT_EQ(lin.verdict, Verdict::kViolation);
+  EXPECT_NE(lin.explanation.text.find("c1's lease of 1 ms, set by its lock (#1) returning at 0.000 s, was never renewed"),
+            std::string::npos)
+      << lin.explanation.text;
+  EXPECT_EQ(lin.explanation.text.find("No fault, expiry or loss"), std::string::npos) << lin.explanation.text;
+}
+
+TEST(Explanation, NoLeaseLapseIsClaimedThatTheHistoryDoesNotProve) {
+  auto story = [](const std::string& text, const std::string& cause = "No fault, expiry or loss explains it") {
+    const PropertyResult r = property_of(text, "mutual_exclusion");
+    EXPECT_EQ(r.verdict, Verdict::kViolation);
+    EXPECT_EQ(r.explanation.text.find("lease of"), std::string::npos) << r.explanation.text;
+    EXPECT_NE(r.explanation.text.find(cause), std::string::npos) << r.explanation.text;
+  };
+  // A renewal with no reply may have re-armed it at any time; the story names that renewal.
+  story(lapsed_lease_history(header(), renewal_line(500000, "\"outcome\": \"unknown\"")),
+        "First inevitable event: c1's renewal at 0.500 s got no reply");
+  // One returning at 1.5 s kept it until 2.5 s, after c2's acquisition.
+  story(lapsed_lease_history(header(), renewal_line(1500000, "\"outcome\": \"ok\", \"renewed\": true")));
+  // The header forgives 1.5 s of clock error: the lease may have lasted until 2.5 s.
+  story(lapsed_lease_history("{\"lockstep_history\": 1, \"lock_kind\": \"reentrant\", \"drift_tolerance_us\": 1500000}\n", ""));
+  // With the server's side recorded, its expire events tell the expiry; the calls' times do not.
+  story(lapsed_lease_history(header(), "{\"t\": 20, \"type\": \"exec\", \"node\": \"node0\", \"seq\": 1, \"conn\": \"c1\", "
+                                       "\"command\": \"GET\", \"args\": [\"X\"], \"reply\": null}\n"));
+}
+
 }  // namespace
 }  // namespace lockstep::checker

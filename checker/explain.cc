@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "checker/check.h"
+#include "checker/properties.h"
 #include "sim/core/assert.h"
 #include "sim/core/fault_kind.h"
 
@@ -99,6 +100,8 @@ class Story {
   void add_renewals();
   void add_force_unlocks();
   void add_stalled_acquisition();
+  void add_lease_lapse();
+  const Operation* first_acquisition() const;
   std::string name(Sym s) const { return std::string(h_.str(s)); }
 
   const History& h_;
@@ -364,12 +367,71 @@ void Story::add_stalled_acquisition() {
   }
 }
 
+const Operation* Story::first_acquisition() const {
+  if (c_.first_op != kAbsent) {
+    const int64_t index = h_.op_index(c_.first_op);
+    return index < 0 ? nullptr : &h_.ops[static_cast<size_t>(index)];
+  }
+  const Operation* last = nullptr;
+  for (const Operation& op : h_.ops) {
+    if (op.invoke_t > c_.first_begin) break;  // operations are in invoke order
+    if (op.thread != c_.first_thread || op.lock != c_.lock || !op.is_acquire()) continue;
+    if (op.outcome == Outcome::kOk && op.acquired != Tri::kFalse && op.complete_t <= c_.first_begin) last = &op;
+  }
+  return last;
+}
+
+// A history without the server's side (another tool's log) records no expiry. When the first
+// holder's lease had certainly run out before the second acquisition, by the calls' own times,
+// that lapse is the story's expiry: without it the story would end "no fault, expiry or loss
+// explains it", which is false. "Certainly": counted from the latest moment a call of the owner
+// could have set or re-armed the lease (an acquisition, renewal or partial unlock returning),
+// plus the clock error the header forgives. A call of the owner whose outcome is unknown could
+// have re-armed it at any time after, and a full release means the lease was not what ended the
+// hold: in both cases nothing is claimed.
+void Story::add_lease_lapse() {
+  if (!h_.execs.empty() || c_.lease_ms == kAbsent || c_.lease_ms == kNoLeaseMs) return;
+  const Operation* grant = first_acquisition();
+  if (grant == nullptr || grant->complete_t == kTimeNever || grant->lease_ms == kNoLeaseMs) return;
+  TimeUs lapse = grant->complete_t + grant->effective_lease_us();
+  const Operation* last_rearm = nullptr;
+  for (const Operation& op : h_.ops) {
+    if (op.invoke_t > c_.second_begin) break;
+    if (&op == grant || op.owner != grant->owner || op.lock != c_.lock || op.invoke_t < grant->invoke_t) continue;
+    if (op.kind == OpKind::kForceUnlock) continue;
+    if (op.complete_t == kTimeNever || op.outcome == Outcome::kUnknown || is_timeout_error(h_, op)) return;
+    if (op.outcome != Outcome::kOk) continue;  // a failed call had no effect
+    if (op.kind == OpKind::kUnlock && op.released == Tri::kTrue) return;
+    if (op.kind == OpKind::kUnlock && op.released == Tri::kAbsent) return;  // partial or full: unsaid
+    if ((op.is_acquire() && op.acquired == Tri::kFalse) || (op.kind == OpKind::kRenew && op.renewed == Tri::kFalse)) continue;
+    const int64_t lease_us = op.kind == OpKind::kUnlock ? grant->effective_lease_us() : op.effective_lease_us();
+    if (op.complete_t + lease_us > lapse) {
+      lapse = op.complete_t + lease_us;
+      last_rearm = &op;
+    }
+  }
+  lapse += h_.header.drift_tolerance_us;
+  if (lapse >= c_.second_begin) return;
+  const Operation& by = last_rearm == nullptr ? *grant : *last_rearm;
+  std::string text = name(c_.first_thread) + "'s lease of " + seconds(grant->effective_lease_us() / kUsPerMs) + ", " +
+                     (last_rearm == nullptr ? "set" : "last re-armed") + " by its " + op_kind_name(by.kind) + " (#" +
+                     std::to_string(by.id) + ") returning at " + format_time(by.complete_t) + ", " +
+                     (last_rearm == nullptr ? "was never renewed and " : "") + "had run out by " + format_time(lapse);
+  if (h_.header.drift_tolerance_us > 0) text += " (the header's clock tolerance included)";
+  Item item{lapse, false, std::move(text), {}};
+  item.fact = {{"event", "lease_lapsed"}, {"op", grant->id}, {"lease_ms", grant->effective_lease_us() / kUsPerMs},
+               {"by_us", lapse}, {"t_us", lapse}};
+  if (last_rearm != nullptr) item.fact["rearmed_by"] = last_rearm->id;
+  chain_.push_back(std::move(item));
+}
+
 Explanation Story::build() {
   add_faults();
   add_server_events();
   add_renewals();
   add_force_unlocks();
   add_stalled_acquisition();
+  add_lease_lapse();
   auto by_time = [](const Item& a, const Item& b) { return a.t < b.t; };
   std::stable_sort(chain_.begin(), chain_.end(), by_time);
   std::stable_sort(after_.begin(), after_.end(), by_time);

@@ -31,6 +31,9 @@ struct Conflict {
   // (#5)"; the story then ends "…; c1/t0's unlock (#5) at 37.000 s found L gone".
   std::string loser_call;
   int64_t lease_ms = kAbsent;      // the first holder's lease, when known
+  // The acquisition that began the first hold (its operation id), when known. Without it the
+  // story takes the first holder's last acquisition of the lock that returned by first_begin.
+  int64_t first_op = kAbsent;
   std::string what;                // optional: "held" phrase override, e.g. "held L (write)"
 };
 

@@ -1039,6 +1039,7 @@ Explanation explain_search(const History& h, const Model& model, const Deepest& 
         c.first_begin = hold->begin_t;
         c.first_end = hold->end_t;
         c.lease_ms = holder.lease_us >= kNoLeaseUs ? kNoLeaseMs : holder.lease_us / kUsPerMs;
+        c.first_op = hold->op_id;
         break;
       }
     }
@@ -1054,6 +1055,7 @@ Explanation explain_search(const History& h, const Model& model, const Deepest& 
       c.first_begin = last->begin_t;
       c.first_end = last->end_t;
       c.loser_call = call_name(h, op);
+      c.first_op = last->op_id;
       const int64_t index = last->op_id == kAbsent ? -1 : h.op_index(last->op_id);
       if (index >= 0) {
         c.lease_ms = h.ops[index].lease_ms == kNoLeaseMs ? kNoLeaseMs : h.ops[index].effective_lease_us() / kUsPerMs;
@@ -1131,6 +1133,7 @@ PropertyResult certain_violation(const History& h, const Model& model, const std
     story.first_end = hold->end_t;
   }
   story.lease_ms = grant.lease_ms == kNoLeaseMs ? kNoLeaseMs : grant.effective_lease_us() / kUsPerMs;
+  story.first_op = grant.id;
   story.second_begin = blocked.complete_t;
   if (blocked.is_acquire()) {
     story.second_thread = blocked.thread;

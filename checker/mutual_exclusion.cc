@@ -116,6 +116,7 @@ PropertyResult check_mutual_exclusion(const History& h, const CheckOptions&) {
   c.second_begin = b.begin_t;
   c.second_op = b.op_id;
   c.lease_ms = lease_of(h, a);
+  c.first_op = a.op_id;
   r.explanation = explain_conflict(h, c);
   LS_ASSERT(r.verdict == Verdict::kViolation);
   return r;
