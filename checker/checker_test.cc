@@ -1191,5 +1191,31 @@ TEST(Explanation, NoLeaseLapseIsClaimedThatTheHistoryDoesNotProve) {
                                        "\"command\": \"GET\", \"args\": [\"X\"], \"reply\": null}\n"));
 }
 
+TEST(Liveness, AHistoryWithoutFaultsSaysSoInsteadOfAHealAtZero) {
+  const std::string body =
+      "{\"t\": 0, \"type\": \"invoke\", \"id\": 1, \"thread\": \"A\", \"lock\": \"L\", \"op\": \"lock\", \"lease_ms\": 5000}\n"
+      "{\"t\": 10, \"type\": \"complete\", \"id\": 1, \"outcome\": \"ok\"}\n"
+      "{\"t\": 10, \"type\": \"hold_begin\", \"thread\": \"A\", \"lock\": \"L\", \"op\": 1}\n"
+      "{\"t\": 500000, \"type\": \"invoke\", \"id\": 2, \"thread\": \"B\", \"lock\": \"L\", \"op\": \"lock\", \"lease_ms\": 5000}\n"
+      "{\"t\": 1000000, \"type\": \"hold_end\", \"thread\": \"A\", \"lock\": \"L\", \"reason\": \"crash\"}\n";
+  const std::string head = "{\"lockstep_history\": 1, \"lock_kind\": \"reentrant\", \"liveness_bound_ms\": 10000}\n";
+  const std::string end = "{\"t\": 100000000, \"type\": \"end\", \"complete\": true}\n";
+  const PropertyResult r = property_of(head + body + end, "liveness");
+  ASSERT_EQ(r.verdict, Verdict::kViolation);
+  EXPECT_NE(r.reason.find("B waited for L from 1.000 s to 100.000 s while no other owner believed it held it "
+                          "(bound 10000 ms, no faults)"),
+            std::string::npos)
+      << r.reason;
+  const std::string pause =
+      "{\"t\": 2000000, \"type\": \"fault\", \"fault\": 1, \"kind\": \"pause\", \"target\": \"c9\", \"phase\": \"start\", \"params\": {\"duration_ms\": 1000}}\n"
+      "{\"t\": 3000000, \"type\": \"fault\", \"fault\": 1, \"kind\": \"pause\", \"target\": \"c9\", \"phase\": \"end\"}\n";
+  const PropertyResult f = property_of(head + body + pause + end, "liveness");
+  ASSERT_EQ(f.verdict, Verdict::kViolation);
+  EXPECT_NE(f.reason.find("from 3.000 s to 100.000 s while no other owner believed it held it (bound 10000 ms, last "
+                          "fault healed at 3.000 s)"),
+            std::string::npos)
+      << f.reason;
+}
+
 }  // namespace
 }  // namespace lockstep::checker

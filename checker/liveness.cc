@@ -94,6 +94,12 @@ TimeUs last_heal(const History& h) {
   return open.empty() ? heal : h.end_t;
 }
 
+// How a sentence names the last heal: "last fault healed at 12.000 s", or "no faults" in a
+// history that recorded none (where "healed at 0.000 s" would suggest one).
+std::string heal_phrase(const History& h, TimeUs heal) {
+  return h.faults.empty() ? "no faults" : "last fault healed at " + format_time(heal);
+}
+
 // Merged intervals in which some owner other than a waiter believed it held the lock.
 std::vector<Interval> busy(const History& h, const std::vector<uint32_t>& holds, bool writes_only) {
   std::vector<Interval> in;
@@ -403,7 +409,7 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
         first_waiter_lock = lock;
         first = std::string(h.str(op.thread)) + " waited for " + std::string(h.str(lock)) + " from " + format_time(x.begin) +
                 " to " + format_time(x.end) + " while no other owner believed it held it (bound " +
-                std::to_string(h.header.liveness_bound_ms) + " ms, last fault healed at " + format_time(heal) + ")";
+                std::to_string(h.header.liveness_bound_ms) + " ms, " + heal_phrase(h, heal) + ")";
         // What kept the lock from the waiter, sampled in the middle of the stretch (at its start
         // the last holder's key may still be on its way out).
         const TimeUs mid = x.begin + (x.end - x.begin) / 2;
@@ -559,11 +565,13 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
     std::string reason = never_healed
                              ? "a fault lasted to the end of the run, so no lock had to become acquirable after it healed"
                              : "every waiter was served within " + std::to_string(h.header.liveness_bound_ms) +
-                                   " ms of the lock being free after the last fault healed at " + format_time(heal);
+                                   " ms of the lock being free" +
+                                   (h.faults.empty() ? std::string() : " after the last fault healed at " + format_time(heal));
     if (const int64_t n = availability["failed"].get<int64_t>(); n > 0) {
-      reason += "; " + std::to_string(n) + " acquisition(s) did not get the lock while no other owner believed it held it (availability, not safety; " +
-                std::to_string(availability["after_heal"].get<int64_t>()) + " after the last fault healed), first: " +
-                availability["first"].get<std::string>();
+      reason += "; " + std::to_string(n) + " acquisition(s) did not get the lock while no other owner believed it held it (availability, not safety" +
+                (h.faults.empty() ? std::string()
+                                  : "; " + std::to_string(availability["after_heal"].get<int64_t>()) + " after the last fault healed") +
+                "), first: " + availability["first"].get<std::string>();
     }
     PropertyResult r = make_result(name, Verdict::kOk, reason);
     r.details["healed_us"] = heal;
