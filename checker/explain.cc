@@ -368,17 +368,7 @@ void Story::add_stalled_acquisition() {
 }
 
 const Operation* Story::first_acquisition() const {
-  if (c_.first_op != kAbsent) {
-    const int64_t index = h_.op_index(c_.first_op);
-    return index < 0 ? nullptr : &h_.ops[static_cast<size_t>(index)];
-  }
-  const Operation* last = nullptr;
-  for (const Operation& op : h_.ops) {
-    if (op.invoke_t > c_.first_begin) break;  // operations are in invoke order
-    if (op.thread != c_.first_thread || op.lock != c_.lock || !op.is_acquire()) continue;
-    if (op.outcome == Outcome::kOk && op.acquired != Tri::kFalse && op.complete_t <= c_.first_begin) last = &op;
-  }
-  return last;
+  return hold_acquisition(h_, c_.first_thread, c_.lock, c_.first_begin, c_.first_op);
 }
 
 // A history without the server's side (another tool's log) records no expiry. When the first
@@ -392,36 +382,13 @@ const Operation* Story::first_acquisition() const {
 void Story::add_lease_lapse() {
   if (!h_.execs.empty() || c_.lease_ms == kAbsent || c_.lease_ms == kNoLeaseMs) return;
   const Operation* grant = first_acquisition();
-  if (grant == nullptr || grant->complete_t == kTimeNever || grant->lease_ms == kNoLeaseMs) return;
-  TimeUs lapse = grant->complete_t + grant->effective_lease_us();
-  const Operation* last_rearm = nullptr;
-  for (const Operation& op : h_.ops) {
-    if (op.invoke_t > c_.second_begin) break;
-    if (&op == grant || op.owner != grant->owner || op.lock != c_.lock || op.invoke_t < grant->invoke_t) continue;
-    if (op.kind == OpKind::kForceUnlock) continue;
-    if (op.complete_t == kTimeNever || op.outcome == Outcome::kUnknown || is_timeout_error(h_, op)) return;
-    if (op.outcome != Outcome::kOk) continue;  // a failed call had no effect
-    if (op.kind == OpKind::kUnlock && op.released == Tri::kTrue) return;
-    if (op.kind == OpKind::kUnlock && op.released == Tri::kAbsent) return;  // partial or full: unsaid
-    if ((op.is_acquire() && op.acquired == Tri::kFalse) || (op.kind == OpKind::kRenew && op.renewed == Tri::kFalse)) continue;
-    const int64_t lease_us = op.kind == OpKind::kUnlock ? grant->effective_lease_us() : op.effective_lease_us();
-    if (op.complete_t + lease_us > lapse) {
-      lapse = op.complete_t + lease_us;
-      last_rearm = &op;
-    }
-  }
-  lapse += h_.header.drift_tolerance_us;
-  if (lapse >= c_.second_begin) return;
-  const Operation& by = last_rearm == nullptr ? *grant : *last_rearm;
-  std::string text = name(c_.first_thread) + "'s lease of " + seconds(grant->effective_lease_us() / kUsPerMs) + ", " +
-                     (last_rearm == nullptr ? "set" : "last re-armed") + " by its " + op_kind_name(by.kind) + " (#" +
-                     std::to_string(by.id) + ") returning at " + format_time(by.complete_t) + ", " +
-                     (last_rearm == nullptr ? "was never renewed and " : "") + "had run out by " + format_time(lapse);
-  if (h_.header.drift_tolerance_us > 0) text += " (the header's clock tolerance included)";
-  Item item{lapse, false, std::move(text), {}};
+  if (grant == nullptr) return;
+  const LeaseEnd end = latest_lease_end(h_, *grant, c_.second_begin);
+  if (end.at == kTimeNever || end.at >= c_.second_begin) return;
+  Item item{end.at, false, name(c_.first_thread) + "'s " + lease_end_text(h_, *grant, end, "had run out by"), {}};
   item.fact = {{"event", "lease_lapsed"}, {"op", grant->id}, {"lease_ms", grant->effective_lease_us() / kUsPerMs},
-               {"by_us", lapse}, {"t_us", lapse}};
-  if (last_rearm != nullptr) item.fact["rearmed_by"] = last_rearm->id;
+               {"by_us", end.at}, {"t_us", end.at}};
+  if (end.last_rearm != nullptr) item.fact["rearmed_by"] = end.last_rearm->id;
   chain_.push_back(std::move(item));
 }
 
@@ -498,6 +465,53 @@ Explanation Story::build() {
 }
 
 }  // namespace
+
+const Operation* hold_acquisition(const History& h, Sym thread, Sym lock, TimeUs begin, int64_t op_id) {
+  if (op_id != kAbsent) {
+    const int64_t index = h.op_index(op_id);
+    return index < 0 ? nullptr : &h.ops[static_cast<size_t>(index)];
+  }
+  const Operation* last = nullptr;
+  for (const Operation& op : h.ops) {
+    if (op.invoke_t > begin) break;  // operations are in invoke order
+    if (op.thread != thread || op.lock != lock || !op.is_acquire()) continue;
+    if (op.outcome == Outcome::kOk && op.acquired != Tri::kFalse && op.complete_t <= begin) last = &op;
+  }
+  return last;
+}
+
+LeaseEnd latest_lease_end(const History& h, const Operation& grant, TimeUs until) {
+  LeaseEnd end;
+  if (!grant.is_acquire() || grant.complete_t == kTimeNever || grant.lease_ms == kNoLeaseMs) return end;
+  TimeUs at = grant.complete_t + grant.effective_lease_us();
+  for (const Operation& op : h.ops) {
+    if (op.invoke_t > until) break;  // operations are in invoke order
+    if (&op == &grant || op.owner != grant.owner || op.lock != grant.lock || op.invoke_t < grant.invoke_t) continue;
+    if (op.kind == OpKind::kForceUnlock) continue;
+    if (op.complete_t == kTimeNever || op.outcome == Outcome::kUnknown || is_timeout_error(h, op)) return end;
+    if (op.outcome != Outcome::kOk) continue;  // a failed call had no effect
+    if (op.kind == OpKind::kUnlock && op.released != Tri::kFalse) return end;  // released, or unsaid
+    if ((op.is_acquire() && op.acquired == Tri::kFalse) || (op.kind == OpKind::kRenew && op.renewed == Tri::kFalse)) continue;
+    const int64_t lease_us = op.kind == OpKind::kUnlock ? grant.effective_lease_us() : op.effective_lease_us();
+    if (op.complete_t + lease_us > at) {
+      at = op.complete_t + lease_us;
+      end.last_rearm = &op;
+    }
+  }
+  end.at = at + h.header.drift_tolerance_us;
+  return end;
+}
+
+std::string lease_end_text(const History& h, const Operation& grant, const LeaseEnd& end, std::string_view verb) {
+  LS_ASSERT(end.at != kTimeNever);
+  const Operation& by = end.last_rearm == nullptr ? grant : *end.last_rearm;
+  std::string text = "lease of " + seconds(grant.effective_lease_us() / kUsPerMs) + ", " +
+                     (end.last_rearm == nullptr ? "set" : "last re-armed") + " by its " + op_kind_name(by.kind) + " (#" +
+                     std::to_string(by.id) + ") returning at " + format_time(by.complete_t) + ", " +
+                     (end.last_rearm == nullptr ? "was never renewed and " : "") + std::string(verb) + " " + format_time(end.at);
+  if (h.header.drift_tolerance_us > 0) text += " (the header's clock tolerance included)";
+  return text;
+}
 
 bool append_story(const History& history, const Conflict& conflict, Explanation* explanation) {
   if (conflict.first_thread == kNoSym || conflict.first_begin > conflict.second_begin) return false;

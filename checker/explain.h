@@ -47,6 +47,25 @@ Explanation explain_conflict(const History& history, const Conflict& conflict);
 // whether it did.
 bool append_story(const History& history, const Conflict& conflict, Explanation* explanation);
 
+// The acquisition that began a hold of `thread` on `lock` at `begin`: operation `op_id` when
+// known (kAbsent: not), else the thread's last acquisition of the lock that returned by `begin`.
+const Operation* hold_acquisition(const History& history, Sym thread, Sym lock, TimeUs begin, int64_t op_id);
+
+// The latest time the lease `grant` (an acquisition) set can have lasted, by the calls' own times
+// (for a history without the server's side, which records no expiry): from the latest return of
+// a call of its owner that set or re-armed it (the grant, later acquisitions, renewals, partial
+// unlocks) invoked by `until`, plus the header's clock tolerance. `at` is kTimeNever when the
+// history cannot bound it: no lease, the grant never returned, a call of the owner whose outcome
+// is unknown could have re-armed it at any later time, or an unlock released it (or did not say).
+struct LeaseEnd {
+  TimeUs at = kTimeNever;
+  const Operation* last_rearm = nullptr;  // the call after the grant that set `at`, if any
+};
+LeaseEnd latest_lease_end(const History& history, const Operation& grant, TimeUs until);
+
+// "lease of 1 s, set by its lock (#1) returning at 0.000 s, was never renewed and <verb> 1.000 s".
+std::string lease_end_text(const History& history, const Operation& grant, const LeaseEnd& end, std::string_view verb);
+
 // A call as explanations name it: "c1/t0's unlock (#5)".
 std::string call_name(const History& history, const Operation& op);
 

@@ -94,6 +94,30 @@ TimeUs last_heal(const History& h) {
   return open.empty() ? heal : h.end_t;
 }
 
+// For a history without the server's side: when the hold that ended last before a stuck
+// stretch began (a crash, a loss) had a lease that could keep the lock until less than the bound
+// before the stretch ended, says so.
+// The stretch counts from the end of the belief, as the property does; the sentence tells a reader
+// whose bound is below the lease why such a wait reads as stuck.
+std::string lease_tail(const History& h, const std::vector<uint32_t>& holds, const Interval& stretch, TimeUs bound_us) {
+  const TimeUs begin = stretch.begin;
+  const Hold* last = nullptr;
+  for (uint32_t i : holds) {
+    const Hold& x = h.holds[i];
+    if (x.end_t != kTimeNever && x.end_t <= begin && (last == nullptr || x.end_t >= last->end_t)) last = &x;
+  }
+  if (last == nullptr) return "";
+  const Operation* grant = hold_acquisition(h, last->thread, last->lock, last->begin_t, last->op_id);
+  if (grant == nullptr) return "";
+  const LeaseEnd end = latest_lease_end(h, *grant, begin);
+  // Only when the lease explains the finding: served within the bound of its end.
+  if (end.at == kTimeNever || end.at <= begin || stretch.end - end.at > bound_us) return "";
+  std::string why = last->end_reason == kNoSym ? std::string() : " (" + std::string(h.str(last->end_reason)) + ")";
+  return "; the last hold, " + std::string(h.str(last->thread)) + "'s, ended" + why + " at " + format_time(last->end_t) +
+         ", but its " + lease_end_text(h, *grant, end, "could keep the lock until") +
+         ": a bound below the lease reports such a wait as stuck";
+}
+
 // How a sentence names the last heal: "last fault healed at 12.000 s", or "no faults" in a
 // history that recorded none (where "healed at 0.000 s" would suggest one).
 std::string heal_phrase(const History& h, TimeUs heal) {
@@ -416,6 +440,7 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
         const std::string key = key_keeper(h, lock, mid);
         const std::string queue = key.empty() ? queue_keeper(h, lock, mid) : "";
         first += !key.empty() ? key : queue;
+        if (key.empty() && queue.empty() && h.execs.empty()) first += lease_tail(h, holds_by_lock[lock], x, bound_us);
         if (key.empty() && queue.empty()) setter = key_setter(h, lock, mid);
         // The waiter's last attempt by the end of the stretch.
         std::optional<Exec> last;
