@@ -1245,5 +1245,25 @@ TEST(Liveness, AWaitTheLastHoldersLeaseExplainsSaysSo) {
   EXPECT_EQ(s.explanation.text.find("the last hold"), std::string::npos) << s.explanation.text;
 }
 
+TEST(Liveness, AKeyItsOwnerNeverBelievedInNamesTheCallItGaveUpOn) {
+  // c2's lock timed out at 1 s, but its re-send ran at 2 s and set the key with a long lease;
+  // c1 waits on it. The key's owner never held the lock: the explanation names the call.
+  const std::string text =
+      "{\"lockstep_history\": 1, \"lock_kind\": \"reentrant\", \"nodes\": [\"node0\"], \"liveness_bound_ms\": 10000}\n"
+      "{\"t\": 0, \"type\": \"invoke\", \"id\": 1, \"thread\": \"c2/t0\", \"owner\": \"u2:0\", \"lock\": \"L\", \"op\": \"lock\", \"lease_ms\": 600000}\n"
+      "{\"t\": 1000000, \"type\": \"complete\", \"id\": 1, \"outcome\": \"unknown\", \"error\": \"RedisTimeoutException: command timed out\"}\n"
+      "{\"t\": 2000000, \"type\": \"exec\", \"node\": \"node0\", \"seq\": 1, \"conn\": \"c2\", \"command\": \"EVAL\", \"script\": \"acquire\", \"op\": 1, \"keys\": [\"L\"], \"args\": [\"600000\", \"u2:0\"], \"reply\": null}\n"
+      "{\"t\": 2000000, \"type\": \"state\", \"node\": \"node0\", \"seq\": 1, \"key\": \"L\", \"value\": {\"type\": \"hash\", \"strings\": [\"u2:0\", \"1\"], \"expire_at_ms\": 602000}}\n"
+      "{\"t\": 3000000, \"type\": \"invoke\", \"id\": 2, \"thread\": \"c1/t0\", \"owner\": \"u1:0\", \"lock\": \"L\", \"op\": \"lock\", \"lease_ms\": 600000}\n"
+      "{\"t\": 60000000, \"type\": \"end\", \"complete\": true}\n";
+  const PropertyResult r = property_of(text, "liveness");
+  ASSERT_EQ(r.verdict, Verdict::kViolation);
+  EXPECT_NE(r.explanation.text.find("the key L was still there, held by c2/t0 (owner u2:0) with count 1, whose thread never "
+                                    "believed it held it: its lock (#1) had ended unknown (RedisTimeoutException: command "
+                                    "timed out) at 1.000 s"),
+            std::string::npos)
+      << r.explanation.text;
+}
+
 }  // namespace
 }  // namespace lockstep::checker

@@ -160,6 +160,27 @@ bool first_holder(const History& h, const StateRecord& s, std::string* owner, st
   return false;
 }
 
+// How the key's owner stood at `t`: a thread that had held the lock and let go "no longer
+// believed it held it"; one that never held it got it from an acquisition it gave up on (a
+// timed-out call whose re-sends ran later, an interrupted one), which is named.
+std::string believed_by(const History& h, Sym lock, const std::string& owner, TimeUs t) {
+  for (const Hold& x : h.holds) {
+    if (x.lock == lock && x.begin_t <= t && h.str(x.owner) == owner) return ", whose thread no longer believed it held it";
+  }
+  const Operation* gave_up = nullptr;
+  for (const Operation& op : h.ops) {
+    if (op.invoke_t > t) break;  // operations are in invoke order
+    if (op.lock != lock || !op.is_acquire() || h.str(op.owner) != owner) continue;
+    if (op.outcome != Outcome::kOk && op.complete_t <= t) gave_up = &op;
+  }
+  std::string text = ", whose thread never believed it held it";
+  if (gave_up == nullptr) return text;
+  text += ": its " + std::string(op_kind_name(gave_up->kind)) + " (#" + std::to_string(gave_up->id) + ") had ended " +
+          outcome_name(gave_up->outcome);
+  if (gave_up->error != kNoSym) text += " (" + std::string(h.str(gave_up->error)) + ")";
+  return text + " at " + format_time(gave_up->complete_t);
+}
+
 // What kept the lock's key at `t` although no owner believed it held the lock, from the recorded
 // key states (an orphaned hold: a count its owner did not know about, a field nobody released):
 // "; the key L was still there, held by c2/t0 ... until T2", or "" when the states do not say
@@ -193,9 +214,17 @@ std::string key_keeper(const History& h, Sym lock, TimeUs t) {
       break;
     }
   }
+  if (who.rfind("owner ", 0) == 0) {  // no hold: the thread that made its calls
+    for (const Operation& op : h.ops) {
+      if (h.str(op.owner) == owner) {
+        who = std::string(h.str(op.thread)) + " (owner " + owner + ")";
+        break;
+      }
+    }
+  }
   std::string text = "; the key " + std::string(h.str(lock)) + " was still there, held by " + who;
   if (!count.empty()) text += " with count " + count;
-  text += ", whose thread no longer believed it held it";
+  text += believed_by(h, lock, owner, t);
   // The key's death (expiry) before the next holder's state is its end; else that state.
   for (const Expire& e : h.expires) {
     if (e.key == lock && e.t > t && (next == nullptr || e.t <= next->t)) {
