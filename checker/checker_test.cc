@@ -60,6 +60,8 @@ const Example kExamples[] = {
      {{"mutual_exclusion", Verdict::kViolation}, {"linearizability", Verdict::kViolation},
       {"quorum", Verdict::kViolation}}},
     {"zombie-watchdog.jsonl", {{"liveness", Verdict::kViolation}}},
+    // Another tool's log: calls, holds and writes, no server side.
+    {"imported-gc-pause.jsonl", {{"mutual_exclusion", Verdict::kViolation}}},
     // scenarios/edge/redisson-rwlock-read-renew-cuts-lease.json's run (no faults).
     {"rwlock-renew-cuts-lease.jsonl",
      {{"mutual_exclusion", Verdict::kViolation}, {"linearizability", Verdict::kViolation}}},
