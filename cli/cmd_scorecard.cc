@@ -60,9 +60,13 @@ int scorecard_command(const ScorecardArgs& args) {
     algos.push_back({a.value()->name, algorithms::lua_client::algorithm_file(a.value()->name)});
   }
   if (Status st = make_dir(args.out); !st.ok()) return fail(st.message());
-  // The folder never mixes two scorecards: the previous runs go first.
+  // The folder never mixes two scorecards: the previous runs and pages go first, so that a
+  // scorecard that stops early (an error, Ctrl-C) leaves no page of the one before beside its runs.
   std::error_code ec;
   std::filesystem::remove_all(args.out + "/runs", ec);
+  for (const char* page : {"scorecard.json", "scorecard.csv", "scorecard.html"}) {
+    std::filesystem::remove(args.out + "/" + page, ec);
+  }
   std::printf("lockstep scorecard: %zu edge case(s) from %s x %zu algorithm(s)\n", files.size(),
               printable(args.scenarios).c_str(), algos.size());
   std::fflush(stdout);

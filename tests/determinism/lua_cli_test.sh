@@ -72,6 +72,16 @@ grep -q "^tutorial-simple-lock,redisson-lock-short-lease,mutual_exclusion,violat
 cp "$work/sc/scorecard.json" "$work/sc1.json"
 "$bin" scorecard --scenarios "$work/edge" --algorithm set-nx-px --algorithm redsync --lua "$lock" --out "$work/sc" > /dev/null 2>&1
 cmp -s "$work/sc/scorecard.json" "$work/sc1.json" || fail "scorecard: two runs differ"
+# A scorecard that stops early (here at a malformed scenario) leaves no page of the one before.
+mkdir "$work/bad-edge"
+cp "$work/edge/"*.json "$work/bad-edge/"
+echo '{"name": "x", "algorithm": ' > "$work/bad-edge/zz-malformed.json"
+"$bin" scorecard --scenarios "$work/bad-edge" --algorithm set-nx-px --out "$work/sc" > "$work/scb.txt" 2>&1
+[ $? -eq 2 ] || fail "scorecard with a malformed scenario: expected exit 2: $(cat "$work/scb.txt")"
+grep -q "zz-malformed.json: not a JSON object" "$work/scb.txt" || fail "scorecard: the malformed file is not named: $(cat "$work/scb.txt")"
+for f in scorecard.html scorecard.json scorecard.csv; do
+  [ ! -e "$work/sc/$f" ] || fail "scorecard: the previous scorecard's $f is left beside the new runs"
+done
 "$bin" scorecard --scenarios "$work/edge" --algorithm nope --out "$work/sc2" > "$work/sc2.txt" 2>&1
 [ $? -eq 2 ] || fail "scorecard --algorithm nope: expected exit 2"
 "$bin" scorecard --scenarios "$work/nowhere" --out "$work/sc3" > "$work/sc3.txt" 2>&1
