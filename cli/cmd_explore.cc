@@ -83,7 +83,7 @@ int derive_scenario(ExploreArgs& args) {
     std::printf("%s\n", profile.value().dump(2).c_str());
     return 0;
   }
-  if (Status s = check_output_dir(args.out, "--out"); !s.ok()) return fail(s.message());
+  if (Status s = check_output_dir(args.out, "--out", "explore"); !s.ok()) return fail(s.message());
   if (Status s = make_dir(args.out); !s.ok()) return fail(s.message());
   args.scenario = args.out + "/profile.json";
   if (Status s = report::write_file_atomically(args.scenario, profile.value().dump(2) + "\n"); !s.ok()) return fail(s.message());
@@ -292,7 +292,7 @@ int explore_command(ExploreArgs args) {
   if (args.scenario.empty()) return fail("a scenario file is required (or --algorithm NAME, --merge FILES, or --resume DIR)");
   if (args.seeds == 0) return fail("--seeds N is required (N >= 1)");
   // Outputs are checked before any seed runs, not after all of them (issue 14).
-  if (Status s = check_output_dir(args.out, "--out"); !s.ok()) return fail(s.message());
+  if (Status s = check_output_dir(args.out, "--out", "explore"); !s.ok()) return fail(s.message());
   if (!args.junit.empty()) {
     if (Status s = check_output_file(args.junit, "--junit"); !s.ok()) return fail(s.message());
   }

@@ -83,7 +83,7 @@ void prove_causes(const nlohmann::json& doc, const scenario::Scenario& s, scenar
 int run_command(const RunArgs& args) {
   // Ctrl-C or SIGTERM: no half-written output stays behind, exit 128 + signal (docs/cli.md).
   interrupt::exit_on_signal("lockstep run");
-  if (Status st = check_output_dir(args.out, "--out"); !st.ok()) {
+  if (Status st = check_output_dir(args.out, "--out", "run"); !st.ok()) {
     print_error("run", st.message());
     return kExitBadInput;
   }

@@ -40,7 +40,7 @@ int fail(const std::string& message) {
 
 int scorecard_command(const ScorecardArgs& args) {
   interrupt::exit_on_signal("lockstep scorecard");
-  if (Status st = check_output_dir(args.out, "--out"); !st.ok()) return fail(st.message());
+  if (Status st = check_output_dir(args.out, "--out", "scorecard"); !st.ok()) return fail(st.message());
   if (!std::filesystem::is_directory(args.scenarios)) {
     return fail(args.scenarios + ": no such directory (give the edge-case library with --scenarios DIR)");
   }

@@ -67,11 +67,27 @@ Status make_dir(const std::string& dir) {
   return Status::ok_status();
 }
 
-Status check_output_dir(const std::string& dir, const char* option) {
+Status check_output_dir(const std::string& dir, const char* option, std::string_view command) {
   if (dir.empty()) return Status::error(std::string(option) + ": expected a directory name, found an empty string");
   std::error_code ec;
   if (std::filesystem::exists(dir, ec) && !std::filesystem::is_directory(dir, ec)) {
     return Status::error(std::string(option) + ": " + dir + " is a file, not a directory");
+  }
+  // What each command leaves at the top of its directory. Each replaces its own outputs there; a
+  // directory holding another command's would end up with two runs' files side by side.
+  struct Marker {
+    std::string_view command, file, what;
+  };
+  static constexpr Marker kMarkers[] = {{"run", "result.json", "a run's"},
+                                        {"run", "history.jsonl", "a run's"},
+                                        {"run", "history.jsonl.zst", "a run's"},
+                                        {"explore", "explore.json", "an exploration's"},
+                                        {"sweep", "sweep.json", "a sweep's"},
+                                        {"scorecard", "scorecard.json", "a scorecard's"}};
+  for (const Marker& m : kMarkers) {
+    if (m.command == command || !std::filesystem::exists(std::filesystem::path(dir) / m.file, ec)) continue;
+    return Status::error(std::string(option) + ": " + dir + " holds " + std::string(m.what) + " output (" + std::string(m.file) +
+                         "): a directory never mixes two runs; give another directory or remove it");
   }
   return Status::ok_status();
 }

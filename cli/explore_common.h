@@ -50,9 +50,11 @@ class Progress {
 
 // Creates `dir` (and its parents). Errors name it.
 Status make_dir(const std::string& dir);
-// Checks, before any work, that `dir` (an --out option) is not empty and not a file; it is not
+// Checks, before any work, that `dir` (an --out option) is not empty, not a file, and holds no
+// other command's outputs (a run's result.json or history, explore.json, sweep.json,
+// scorecard.json): `command` ("run", "explore", "sweep", "scorecard") replaces its own. It is not
 // created here. `option` names the flag in the message.
-Status check_output_dir(const std::string& dir, const char* option);
+Status check_output_dir(const std::string& dir, const char* option, std::string_view command);
 // Checks, before any work, that `path` (e.g. --junit) can be written: not empty, not a
 // directory, in a directory that exists.
 Status check_output_file(const std::string& path, const char* option);

@@ -119,6 +119,21 @@ grep -q "seed" "$work/o2.txt" && fail "seeds ran before --out was checked: $(cat
 "$bin" explore "$scenario" --seeds 2 --out "$work/o3" --junit "$work/missing/j.xml" > "$work/o3.txt" 2>&1
 [ $? -eq 2 ] || fail "expected exit 2 for a bad --junit: $(cat "$work/o3.txt")"
 grep -q "does not exist" "$work/o3.txt" || fail "no message for a bad --junit: $(cat "$work/o3.txt")"
+# sweep checks its --out the same way (it used to create /scenarios for --out "").
+(cd "$work" && "$bin" sweep "$scenario" --param /clients/count=2..3 --seeds 1 --out "" > "$work/o4.txt" 2>&1)
+[ $? -eq 2 ] || fail "expected exit 2 for sweep --out \"\": $(cat "$work/o4.txt")"
+grep -q -- "--out: expected a directory name, found an empty string" "$work/o4.txt" || fail "no message for sweep --out \"\": $(cat "$work/o4.txt")"
+# A directory never mixes two commands' outputs: a run into an exploration's folder is refused
+# before any work, and the exploration's summary stays as it was.
+"$bin" explore "$scenario" --seeds 2 --out "$work/o5" > /dev/null 2>&1 || true
+cp "$work/o5/explore.json" "$work/o5.before.json"
+"$bin" run "$scenario" --out "$work/o5" > "$work/o5.txt" 2>&1
+[ $? -eq 2 ] || fail "expected exit 2 for run --out into an exploration's folder: $(cat "$work/o5.txt")"
+grep -q "holds an exploration's output (explore.json)" "$work/o5.txt" || fail "no message for a mixed --out: $(cat "$work/o5.txt")"
+[ ! -e "$work/o5/result.json" ] && [ ! -e "$work/o5/history.jsonl" ] || fail "run wrote into an exploration's folder"
+cmp -s "$work/o5/explore.json" "$work/o5.before.json" || fail "the exploration's summary changed"
+"$bin" sweep "$scenario" --param /clients/count=2..3 --seeds 1 --out "$work/o5" > "$work/o6.txt" 2>&1
+[ $? -eq 2 ] || fail "expected exit 2 for sweep --out into an exploration's folder: $(cat "$work/o6.txt")"
 
 # Issue 14: running out of memory ends with a clear message, exit 2 and no outputs (or the run
 # fits and writes all three). Under each address-space limit, one of the two; at least one limit
