@@ -1267,5 +1267,29 @@ TEST(Liveness, AKeyItsOwnerNeverBelievedInNamesTheCallItGaveUpOn) {
       << r.explanation.text;
 }
 
+TEST(Linearizability, ALeaseCutShortByItsOwnersBeliefGivesBothEnds) {
+  // c1's 30 s lease binds only while c1 believes it holds the lock (until 5 s, when it learns of
+  // the loss); c2's grant ran at 2.5 s. The reason gives the lease's end and the belief's, so the
+  // earlier one is not read as the lease's.
+  const std::string text =
+      header() +
+      "{\"t\": 0, \"type\": \"invoke\", \"id\": 1, \"thread\": \"c1\", \"lock\": \"L\", \"op\": \"lock\", \"lease_ms\": 30000}\n"
+      "{\"t\": 5000, \"type\": \"exec\", \"node\": \"node0\", \"seq\": 1, \"conn\": \"c1\", \"command\": \"EVAL\", \"script\": \"acquire\", \"op\": 1, \"keys\": [\"L\"], \"args\": [\"30000\", \"c1\"], \"reply\": null}\n"
+      "{\"t\": 10000, \"type\": \"complete\", \"id\": 1, \"outcome\": \"ok\"}\n"
+      "{\"t\": 10000, \"type\": \"hold_begin\", \"thread\": \"c1\", \"lock\": \"L\", \"op\": 1}\n"
+      "{\"t\": 2000000, \"type\": \"invoke\", \"id\": 2, \"thread\": \"c2\", \"lock\": \"L\", \"op\": \"lock\", \"lease_ms\": 30000}\n"
+      "{\"t\": 2500000, \"type\": \"exec\", \"node\": \"node0\", \"seq\": 2, \"conn\": \"c2\", \"command\": \"EVAL\", \"script\": \"acquire\", \"op\": 2, \"keys\": [\"L\"], \"args\": [\"30000\", \"c2\"], \"reply\": null}\n"
+      "{\"t\": 3000000, \"type\": \"complete\", \"id\": 2, \"outcome\": \"ok\"}\n"
+      "{\"t\": 3000000, \"type\": \"hold_begin\", \"thread\": \"c2\", \"lock\": \"L\", \"op\": 2}\n"
+      "{\"t\": 5000000, \"type\": \"hold_end\", \"thread\": \"c1\", \"lock\": \"L\", \"reason\": \"lost\"}\n"
+      "{\"t\": 60000000, \"type\": \"end\", \"complete\": true}\n";
+  const PropertyResult r = property_of(text, "linearizability");
+  ASSERT_EQ(r.verdict, Verdict::kViolation);
+  EXPECT_NE(r.explanation.text.find("held by c1, whose lease (until 30.005 s) binds while its owner believed it held the "
+                                    "lock: until 5.000 s (after 2.500 s, the latest time the operation can take effect)"),
+            std::string::npos)
+      << r.explanation.text;
+}
+
 }  // namespace
 }  // namespace lockstep::checker

@@ -129,6 +129,12 @@ bool Model::lapse(LockState& s, Pred pred, Sym lock, TimeUs limit_us, TimeUs* at
     if (why) {
       *why = latest->lease_us >= kNoLeaseUs
                  ? "held by " + owner(latest->owner) + ", whose grant has no lease: it never lapses by itself"
+             : latest_at < latest->lapse_at_us
+                 // The owner's belief, not the lease, ends the protection first (docs/checker.md,
+                 // "Leases protect believers"): say both, so the lease's own end is not misread.
+                 ? "held by " + owner(latest->owner) + ", whose lease (until " + format_time(latest->lapse_at_us) +
+                       ") binds while its owner believed it held the lock: until " + format_time(latest_at) +
+                       " (after " + format_time(limit_us) + ", the latest time the operation can take effect)"
                  : "held by " + owner(latest->owner) + ", whose lease cannot lapse before " + format_time(latest_at) +
                        " (after " + format_time(limit_us) + ", the latest time the operation can take effect)";
     }
