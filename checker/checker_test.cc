@@ -39,6 +39,12 @@ PropertyResult property_of(const std::string& text, const std::string& name) {
   return h.ok() ? check_history(h.value()).property(name) : PropertyResult{};
 }
 
+// Expects `r` to be `verdict` with `phrase` in its explanation (the text shown when it is not).
+void expect_explained(const PropertyResult& r, Verdict verdict, const std::string& phrase) {
+  EXPECT_EQ(r.verdict, verdict) << r.reason;
+  EXPECT_NE(r.explanation.text.find(phrase), std::string::npos) << r.explanation.text;
+}
+
 struct Example {
   const char* file;
   std::map<std::string, Verdict> expect;  // properties not listed must be ok or not_applicable
@@ -62,6 +68,8 @@ const Example kExamples[] = {
     {"zombie-watchdog.jsonl", {{"liveness", Verdict::kViolation}}},
     // Another tool's log: calls, holds and writes, no server side.
     {"imported-gc-pause.jsonl", {{"mutual_exclusion", Verdict::kViolation}}},
+    {"stuck-key-never-held.jsonl", {{"liveness", Verdict::kViolation}, {"script_invariants", Verdict::kOk}}},
+    {"lease-cut-by-belief.jsonl", {{"mutual_exclusion", Verdict::kViolation}, {"linearizability", Verdict::kViolation}}},
     // scenarios/edge/redisson-rwlock-read-renew-cuts-lease.json's run (no faults).
     {"rwlock-renew-cuts-lease.jsonl",
      {{"mutual_exclusion", Verdict::kViolation}, {"linearizability", Verdict::kViolation}}},
@@ -1139,11 +1147,8 @@ std::string renewal_line(int64_t t, const std::string& outcome) {
 
 TEST(Explanation, ALeaseThatRanOutWithoutAServerSideIsTheStorysExpiry) {
   const PropertyResult r = property_of(lapsed_lease_history(header(), ""), "mutual_exclusion");
-  ASSERT_EQ(r.verdict, Verdict::kViolation);
-  EXPECT_NE(r.explanation.text.find("c1's lease of 1 s, set by its lock (#1) returning at 0.000 s, was never renewed "
-                                    "and had run out by 1.000 s; c2 acquired L at 2.000 s"),
-            std::string::npos)
-      << r.explanation.text;
+  expect_explained(r, Verdict::kViolation, "c1's lease of 1 s, set by its lock (#1) returning at 0.000 s, was never renewed "
+                                           "and had run out by 1.000 s; c2 acquired L at 2.000 s");
   EXPECT_EQ(r.explanation.text.find("No fault, expiry or loss"), std::string::npos) << r.explanation.text;
   EXPECT_EQ(r.explanation.facts["first_inevitable"]["event"], "lease_lapsed");
   EXPECT_EQ(r.explanation.facts["first_inevitable"]["by_us"], 1000010);
@@ -1167,10 +1172,7 @@ TEST(Explanation, ALeaseThatRanOutWithoutAServerSideIsTheStorysExpiry) {
           "{\"t\": 2050, \"type\": \"complete\", \"id\": 3, \"outcome\": \"ok\", \"released\": true}\n"
           "{\"t\": 4000, \"type\": \"end\", \"complete\": true}\n",
       "linearizability");
-  ASSERT_EQ(lin.verdict, Verdict::kViolation);
-  EXPECT_NE(lin.explanation.text.find("c1's lease of 1 ms, set by its lock (#1) returning at 0.000 s, was never renewed"),
-            std::string::npos)
-      << lin.explanation.text;
+  expect_explained(lin, Verdict::kViolation, "c1's lease of 1 ms, set by its lock (#1) returning at 0.000 s, was never renewed");
   EXPECT_EQ(lin.explanation.text.find("No fault, expiry or loss"), std::string::npos) << lin.explanation.text;
 }
 
@@ -1233,11 +1235,8 @@ TEST(Liveness, AWaitTheLastHoldersLeaseExplainsSaysSo) {
       "{\"t\": 5100000, \"type\": \"hold_begin\", \"thread\": \"B\", \"lock\": \"L\", \"op\": 2}\n"
       "{\"t\": 10000000, \"type\": \"end\", \"complete\": true}\n";
   const PropertyResult r = property_of(text, "liveness");
-  ASSERT_EQ(r.verdict, Verdict::kViolation);
-  EXPECT_NE(r.explanation.text.find("the last hold, A's, ended (crash) at 1.000 s, but its lease of 5 s, set by its lock "
-                                    "(#1) returning at 0.000 s, was never renewed and could keep the lock until 5.000 s"),
-            std::string::npos)
-      << r.explanation.text;
+  expect_explained(r, Verdict::kViolation, "the last hold, A's, ended (crash) at 1.000 s, but its lease of 5 s, set by its lock "
+                                           "(#1) returning at 0.000 s, was never renewed and could keep the lock until 5.000 s");
   // With a lease of 1 s, it ended 4.1 s before B was served, more than the bound: the lease does
   // not explain that wait, and the sentence is not given.
   std::string short_lease = text;
@@ -1250,45 +1249,21 @@ TEST(Liveness, AWaitTheLastHoldersLeaseExplainsSaysSo) {
 TEST(Liveness, AKeyItsOwnerNeverBelievedInNamesTheCallItGaveUpOn) {
   // c2's lock timed out at 1 s, but its re-send ran at 2 s and set the key with a long lease;
   // c1 waits on it. The key's owner never held the lock: the explanation names the call.
-  const std::string text =
-      "{\"lockstep_history\": 1, \"lock_kind\": \"reentrant\", \"nodes\": [\"node0\"], \"liveness_bound_ms\": 10000}\n"
-      "{\"t\": 0, \"type\": \"invoke\", \"id\": 1, \"thread\": \"c2/t0\", \"owner\": \"u2:0\", \"lock\": \"L\", \"op\": \"lock\", \"lease_ms\": 600000}\n"
-      "{\"t\": 1000000, \"type\": \"complete\", \"id\": 1, \"outcome\": \"unknown\", \"error\": \"RedisTimeoutException: command timed out\"}\n"
-      "{\"t\": 2000000, \"type\": \"exec\", \"node\": \"node0\", \"seq\": 1, \"conn\": \"c2\", \"command\": \"EVAL\", \"script\": \"acquire\", \"op\": 1, \"keys\": [\"L\"], \"args\": [\"600000\", \"u2:0\"], \"reply\": null}\n"
-      "{\"t\": 2000000, \"type\": \"state\", \"node\": \"node0\", \"seq\": 1, \"key\": \"L\", \"value\": {\"type\": \"hash\", \"strings\": [\"u2:0\", \"1\"], \"expire_at_ms\": 602000}}\n"
-      "{\"t\": 3000000, \"type\": \"invoke\", \"id\": 2, \"thread\": \"c1/t0\", \"owner\": \"u1:0\", \"lock\": \"L\", \"op\": \"lock\", \"lease_ms\": 600000}\n"
-      "{\"t\": 60000000, \"type\": \"end\", \"complete\": true}\n";
+  const std::string text = testdata_text("stuck-key-never-held.jsonl");
   const PropertyResult r = property_of(text, "liveness");
-  ASSERT_EQ(r.verdict, Verdict::kViolation);
-  EXPECT_NE(r.explanation.text.find("the key L was still there, held by c2/t0 (owner u2:0) with count 1, whose thread never "
-                                    "believed it held it: its lock (#1) had ended unknown (RedisTimeoutException: command "
-                                    "timed out) at 1.000 s"),
-            std::string::npos)
-      << r.explanation.text;
+  expect_explained(r, Verdict::kViolation, "the key L was still there, held by c2/t0 (owner u2:0) with count 1, whose thread never "
+                                           "believed it held it: its lock (#1) had ended unknown (RedisTimeoutException: command "
+                                           "timed out) at 1.000 s");
 }
 
 TEST(Linearizability, ALeaseCutShortByItsOwnersBeliefGivesBothEnds) {
   // c1's 30 s lease binds only while c1 believes it holds the lock (until 5 s, when it learns of
   // the loss); c2's grant ran at 2.5 s. The reason gives the lease's end and the belief's, so the
   // earlier one is not read as the lease's.
-  const std::string text =
-      header() +
-      "{\"t\": 0, \"type\": \"invoke\", \"id\": 1, \"thread\": \"c1\", \"lock\": \"L\", \"op\": \"lock\", \"lease_ms\": 30000}\n"
-      "{\"t\": 5000, \"type\": \"exec\", \"node\": \"node0\", \"seq\": 1, \"conn\": \"c1\", \"command\": \"EVAL\", \"script\": \"acquire\", \"op\": 1, \"keys\": [\"L\"], \"args\": [\"30000\", \"c1\"], \"reply\": null}\n"
-      "{\"t\": 10000, \"type\": \"complete\", \"id\": 1, \"outcome\": \"ok\"}\n"
-      "{\"t\": 10000, \"type\": \"hold_begin\", \"thread\": \"c1\", \"lock\": \"L\", \"op\": 1}\n"
-      "{\"t\": 2000000, \"type\": \"invoke\", \"id\": 2, \"thread\": \"c2\", \"lock\": \"L\", \"op\": \"lock\", \"lease_ms\": 30000}\n"
-      "{\"t\": 2500000, \"type\": \"exec\", \"node\": \"node0\", \"seq\": 2, \"conn\": \"c2\", \"command\": \"EVAL\", \"script\": \"acquire\", \"op\": 2, \"keys\": [\"L\"], \"args\": [\"30000\", \"c2\"], \"reply\": null}\n"
-      "{\"t\": 3000000, \"type\": \"complete\", \"id\": 2, \"outcome\": \"ok\"}\n"
-      "{\"t\": 3000000, \"type\": \"hold_begin\", \"thread\": \"c2\", \"lock\": \"L\", \"op\": 2}\n"
-      "{\"t\": 5000000, \"type\": \"hold_end\", \"thread\": \"c1\", \"lock\": \"L\", \"reason\": \"lost\"}\n"
-      "{\"t\": 60000000, \"type\": \"end\", \"complete\": true}\n";
+  const std::string text = testdata_text("lease-cut-by-belief.jsonl");
   const PropertyResult r = property_of(text, "linearizability");
-  ASSERT_EQ(r.verdict, Verdict::kViolation);
-  EXPECT_NE(r.explanation.text.find("held by c1, whose lease (until 30.005 s) binds while its owner believed it held the "
-                                    "lock: until 5.000 s (after 2.500 s, the latest time the operation can take effect)"),
-            std::string::npos)
-      << r.explanation.text;
+  expect_explained(r, Verdict::kViolation, "held by c1, whose lease (until 30.005 s) binds while its owner believed it held the "
+                                           "lock: until 5.000 s (after 2.500 s, the latest time the operation can take effect)");
 }
 
 }  // namespace
