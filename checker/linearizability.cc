@@ -979,9 +979,6 @@ bool append_resurrected_hold_story(const History& h, const Operation& op, Explan
   return true;
 }
 
-// The explanation of a failed search: the op that could not take effect and why, with the causal
-// story of the holder in its way (an acquisition) or of the caller's own lost hold (an unlock or
-// renewal that found it gone).
 // An unlock or renewal that finds its caller without the lock, in a history without holds or
 // runs: the caller's earlier acquisitions whose outcome is unknown are the ones a reader asks
 // about. The search gave each both branches (taken effect or not: a history without exec events
@@ -1013,6 +1010,9 @@ void append_unknown_acquisitions(const History& h, uint32_t stuck, Explanation* 
   e->facts["unknown_acquisitions"] = ids;
 }
 
+// The explanation of a failed search: the op that could not take effect and why, with the causal
+// story of the holder in its way (an acquisition) or of the caller's own lost hold (an unlock or
+// renewal that found it gone).
 Explanation explain_search(const History& h, const Model& model, const Deepest& d) {
   const Operation& op = h.ops[d.stuck_op];
   Explanation e;

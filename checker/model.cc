@@ -127,16 +127,18 @@ bool Model::lapse(LockState& s, Pred pred, Sym lock, TimeUs limit_us, TimeUs* at
   }
   if (at > limit_us) {
     if (why) {
-      *why = latest->lease_us >= kNoLeaseUs
-                 ? "held by " + owner(latest->owner) + ", whose grant has no lease: it never lapses by itself"
-             : latest_at < latest->lapse_at_us
-                 // The owner's belief, not the lease, ends the protection first (docs/checker.md,
-                 // "Leases protect believers"): say both, so the lease's own end is not misread.
-                 ? "held by " + owner(latest->owner) + ", whose lease (until " + format_time(latest->lapse_at_us) +
-                       ") binds while its owner believed it held the lock: until " + format_time(latest_at) +
-                       " (after " + format_time(limit_us) + ", the latest time the operation can take effect)"
-                 : "held by " + owner(latest->owner) + ", whose lease cannot lapse before " + format_time(latest_at) +
-                       " (after " + format_time(limit_us) + ", the latest time the operation can take effect)";
+      const std::string held = "held by " + owner(latest->owner);
+      const std::string after = " (after " + format_time(limit_us) + ", the latest time the operation can take effect)";
+      if (latest->lease_us >= kNoLeaseUs) {
+        *why = held + ", whose grant has no lease: it never lapses by itself";
+      } else if (latest_at < latest->lapse_at_us) {
+        // The owner's belief, not the lease, ends the protection first (docs/checker.md, "Leases
+        // protect believers"): say both, so the lease's own end is not misread.
+        *why = held + ", whose lease (until " + format_time(latest->lapse_at_us) +
+               ") binds while its owner believed it held the lock: until " + format_time(latest_at) + after;
+      } else {
+        *why = held + ", whose lease cannot lapse before " + format_time(latest_at) + after;
+      }
     }
     return false;
   }
