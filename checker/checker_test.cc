@@ -1246,6 +1246,29 @@ TEST(Liveness, AWaitTheLastHoldersLeaseExplainsSaysSo) {
   EXPECT_EQ(s.explanation.text.find("the last hold"), std::string::npos) << s.explanation.text;
 }
 
+TEST(Liveness, AHolderThatCrashedWithoutALeaseIsWhatKeepsTheLock) {
+  // A takes L with no lease (a plain SETNX, or a tool that records none) and crashes; B waits
+  // for ever. Without the server's side, the explanation names the lease-less hold.
+  const std::string text =
+      "{\"lockstep_history\": 1, \"lock_kind\": \"simple\", \"liveness_bound_ms\": 10000}\n"
+      "{\"t\": 0, \"type\": \"invoke\", \"id\": 1, \"thread\": \"A\", \"lock\": \"L\", \"op\": \"lock\", \"lease_ms\": null}\n"
+      "{\"t\": 1000, \"type\": \"complete\", \"id\": 1, \"outcome\": \"ok\"}\n"
+      "{\"t\": 1000, \"type\": \"hold_begin\", \"thread\": \"A\", \"lock\": \"L\", \"op\": 1}\n"
+      "{\"t\": 2000000, \"type\": \"hold_end\", \"thread\": \"A\", \"lock\": \"L\", \"reason\": \"crash\"}\n"
+      "{\"t\": 3000000, \"type\": \"invoke\", \"id\": 2, \"thread\": \"B\", \"lock\": \"L\", \"op\": \"lock\", \"lease_ms\": null}\n"
+      "{\"t\": 60000000, \"type\": \"end\", \"complete\": true}\n";
+  const PropertyResult r = property_of(text, "liveness");
+  expect_explained(r, Verdict::kViolation, "the last hold, A's, ended (crash) at 2.000 s, and its lock (#1) set no lease: no unlock "
+                                           "or force_unlock follows it, so nothing in the history frees L");
+  // An unlock of A's whose outcome is unknown may have freed it: nothing is claimed.
+  std::string unlocked = text;
+  unlocked.insert(unlocked.find("{\"t\": 2000000"),
+                  "{\"t\": 1500000, \"type\": \"invoke\", \"id\": 3, \"thread\": \"A\", \"lock\": \"L\", \"op\": \"unlock\"}\n");
+  const PropertyResult u = property_of(unlocked, "liveness");
+  ASSERT_EQ(u.verdict, Verdict::kViolation);
+  EXPECT_EQ(u.explanation.text.find("the last hold"), std::string::npos) << u.explanation.text;
+}
+
 TEST(Liveness, AKeyItsOwnerNeverBelievedInNamesTheCallItGaveUpOn) {
   // c2's lock timed out at 1 s, but its re-send ran at 2 s and set the key with a long lease;
   // c1 waits on it. The key's owner never held the lock: the explanation names the call.

@@ -109,12 +109,23 @@ std::string lease_tail(const History& h, const std::vector<uint32_t>& holds, con
   if (last == nullptr) return "";
   const Operation* grant = hold_acquisition(h, last->thread, last->lock, last->begin_t, last->op_id);
   if (grant == nullptr) return "";
+  std::string why = last->end_reason == kNoSym ? std::string() : " (" + std::string(h.str(last->end_reason)) + ")";
+  const std::string ended = "; the last hold, " + std::string(h.str(last->thread)) + "'s, ended" + why + " at " + format_time(last->end_t);
+  if (grant->lease_ms == kNoLeaseMs) {
+    // No lease: only a release frees the lock. Said only when no call after the grant, by the
+    // stretch's end, could have released it (an unlock of its owner, any force_unlock).
+    for (const Operation& op : h.ops) {
+      if (op.invoke_t > stretch.end) break;  // operations are in invoke order
+      if (op.lock != grant->lock || op.invoke_t < grant->invoke_t) continue;
+      if (op.kind == OpKind::kForceUnlock || (op.kind == OpKind::kUnlock && op.owner == grant->owner)) return "";
+    }
+    return ended + ", and its " + op_kind_name(grant->kind) + " (#" + std::to_string(grant->id) +
+           ") set no lease: no unlock or force_unlock follows it, so nothing in the history frees " + std::string(h.str(grant->lock));
+  }
   const LeaseEnd end = latest_lease_end(h, *grant, begin);
   // Only when the lease explains the finding: served within the bound of its end.
   if (end.at == kTimeNever || end.at <= begin || stretch.end - end.at > bound_us) return "";
-  std::string why = last->end_reason == kNoSym ? std::string() : " (" + std::string(h.str(last->end_reason)) + ")";
-  return "; the last hold, " + std::string(h.str(last->thread)) + "'s, ended" + why + " at " + format_time(last->end_t) +
-         ", but its " + lease_end_text(h, *grant, end, "could keep the lock until") +
+  return ended + ", but its " + lease_end_text(h, *grant, end, "could keep the lock until") +
          ": a bound below the lease reports such a wait as stuck";
 }
 
