@@ -1269,6 +1269,57 @@ TEST(Liveness, AHolderThatCrashedWithoutALeaseIsWhatKeepsTheLock) {
   EXPECT_EQ(u.explanation.text.find("the last hold"), std::string::npos) << u.explanation.text;
 }
 
+TEST(Liveness, AKeySetByACallThatGaveUpAndNeverExpiresIsNamed) {
+  // A's SET NX (no lease) timed out at 1 s, and its command ran at 1.5 s: the key stays for
+  // ever, owned by nobody (redis-py's Lock without a timeout). The log's story says both.
+  const std::string text =
+      "{\"lockstep_history\": 1, \"lock_kind\": \"simple\", \"nodes\": [\"n0\"], \"liveness_bound_ms\": 10000}\n"
+      "{\"t\": 0, \"type\": \"invoke\", \"id\": 1, \"thread\": \"A\", \"lock\": \"L\", \"op\": \"try_lock\", \"lease_ms\": null, \"wait_ms\": 1000}\n"
+      "{\"t\": 1000000, \"type\": \"complete\", \"id\": 1, \"outcome\": \"unknown\", \"error\": \"command timed out\"}\n"
+      "{\"t\": 1500000, \"type\": \"exec\", \"node\": \"n0\", \"seq\": 1, \"conn\": \"a\", \"command\": \"SET\", \"op\": 1, \"args\": [\"L\", \"a\", \"NX\"], \"reply\": {\"ok\": \"OK\"}}\n"
+      "{\"t\": 2000000, \"type\": \"invoke\", \"id\": 2, \"thread\": \"B\", \"lock\": \"L\", \"op\": \"lock\", \"lease_ms\": null, \"wait_ms\": -1}\n"
+      "{\"t\": 2000100, \"type\": \"exec\", \"node\": \"n0\", \"seq\": 2, \"conn\": \"b\", \"command\": \"SET\", \"op\": 2, \"args\": [\"L\", \"b\", \"NX\"], \"reply\": null}\n"
+      "{\"t\": 60000000, \"type\": \"end\", \"complete\": true}\n";
+  const PropertyResult r = property_of(text, "liveness");
+  expect_explained(r, Verdict::kViolation, "the key L was still there: A's acquisition #1 set it at 1.500 s (SET), although its thread "
+                                           "never believed it held it: the call had ended unknown (command timed out) at 1.000 s, "
+                                           "and no expiry was set on it");
+  // The same SET asked for a lease: its expiry is set with the grant, and not claimed missing.
+  std::string leased = text;
+  leased.replace(leased.find("\"lease_ms\": null"), 16, "\"lease_ms\": 90000");
+  const PropertyResult l = property_of(leased, "liveness");
+  ASSERT_EQ(l.verdict, Verdict::kViolation);
+  EXPECT_EQ(l.explanation.text.find("no expiry"), std::string::npos) << l.explanation.text;
+}
+
+TEST(Liveness, AWaiterThatNeverTriedAgainAfterTheKeyExpiredSaysSo) {
+  // A holds L with a 5 s lease and crashes; B's one attempt failed at 0.5 s and it blocks for a
+  // wake-up that never comes (a blocking pop without a timeout): L expires at 5.001 s, and B makes
+  // no attempt after it.
+  const std::string text =
+      "{\"lockstep_history\": 1, \"lock_kind\": \"simple\", \"nodes\": [\"n0\"], \"liveness_bound_ms\": 10000}\n"
+      "{\"t\": 0, \"type\": \"invoke\", \"id\": 1, \"thread\": \"A\", \"lock\": \"L\", \"op\": \"lock\", \"lease_ms\": 5000}\n"
+      "{\"t\": 500, \"type\": \"exec\", \"node\": \"n0\", \"seq\": 1, \"conn\": \"a\", \"command\": \"SET\", \"op\": 1, \"args\": [\"L\", \"a\", \"NX\", \"PX\", \"5000\"], \"reply\": {\"ok\": \"OK\"}}\n"
+      "{\"t\": 1000, \"type\": \"complete\", \"id\": 1, \"outcome\": \"ok\"}\n"
+      "{\"t\": 1000, \"type\": \"hold_begin\", \"thread\": \"A\", \"lock\": \"L\", \"op\": 1}\n"
+      "{\"t\": 500000, \"type\": \"invoke\", \"id\": 2, \"thread\": \"B\", \"lock\": \"L\", \"op\": \"lock\", \"lease_ms\": 5000}\n"
+      "{\"t\": 500100, \"type\": \"exec\", \"node\": \"n0\", \"seq\": 2, \"conn\": \"b\", \"command\": \"SET\", \"op\": 2, \"args\": [\"L\", \"b\", \"NX\", \"PX\", \"5000\"], \"reply\": null}\n"
+      "{\"t\": 1000000, \"type\": \"hold_end\", \"thread\": \"A\", \"lock\": \"L\", \"reason\": \"crash\"}\n"
+      "{\"t\": 5000500, \"type\": \"expire\", \"node\": \"n0\", \"key\": \"L\"}\n"
+      "{\"t\": 60000000, \"type\": \"end\", \"complete\": true}\n";
+  const PropertyResult r = property_of(text, "liveness");
+  expect_explained(r, Verdict::kViolation, "L expired on n0 at 5.000 s, and B made no attempt after that by 60.000 s (its last "
+                                           "command, SET, ran at 0.500 s)");
+  // A retry after the expiry (refused: someone else's key by then) is an attempt: not said.
+  std::string retried = text;
+  retried.insert(retried.find("{\"t\": 60000000"),
+                 "{\"t\": 6000000, \"type\": \"exec\", \"node\": \"n0\", \"seq\": 3, \"conn\": \"b\", \"command\": \"SET\", \"op\": 2, "
+                 "\"args\": [\"L\", \"b\", \"NX\", \"PX\", \"5000\"], \"reply\": null}\n");
+  const PropertyResult t = property_of(retried, "liveness");
+  ASSERT_EQ(t.verdict, Verdict::kViolation);
+  EXPECT_EQ(t.explanation.text.find("made no attempt"), std::string::npos) << t.explanation.text;
+}
+
 TEST(Liveness, AKeyItsOwnerNeverBelievedInNamesTheCallItGaveUpOn) {
   // c2's lock timed out at 1 s, but its re-send ran at 2 s and set the key with a long lease;
   // c1 waits on it. The key's owner never held the lock: the explanation names the call.

@@ -249,6 +249,12 @@ std::string key_keeper(const History& h, Sym lock, TimeUs t) {
 // `t` and that nothing deleted it or let it expire since — "; the key L was still there: c1/t0's
 // acquisition #34 set it at 72.552 s (SETNX), and no expiry was set on it" — a lock whose owner
 // died between its SETNX and its EXPIRE. "" when the log does not say so.
+// Whether operation `op_id` asked for no lease at all (`"lease_ms": null`).
+bool lease_less(const History& h, int64_t op_id) {
+  const int64_t index = op_id == kAbsent ? -1 : h.op_index(op_id);
+  return index >= 0 && h.ops[static_cast<size_t>(index)].lease_ms == kNoLeaseMs;
+}
+
 std::string key_setter(const History& h, Sym lock, TimeUs t) {
   Exec grant;
   bool granted = false;  // `grant` is the key's last grant and no DEL followed
@@ -263,8 +269,9 @@ std::string key_setter(const History& h, Sym lock, TimeUs t) {
       grant = e;
       granted = true;
       was_persisted = false;
-      // SET ... PX/EX sets its expiry with the grant; a script is opaque (its TTL is unknown).
-      expiry = !command_is(h, e, "SETNX");
+      // SET ... PX/EX sets its expiry with the grant, unless its acquisition asked for no lease
+      // (`"lease_ms": null`: a plain SET NX); a script is opaque (its TTL is unknown).
+      expiry = !command_is(h, e, "SETNX") && !(command_is(h, e, "SET") && lease_less(h, e.op_id));
     } else if (granted && one && (command_is(h, e, "EXPIRE") || command_is(h, e, "PEXPIRE"))) {
       expiry = true;
       was_persisted = false;
@@ -292,6 +299,13 @@ std::string key_setter(const History& h, Sym lock, TimeUs t) {
   std::string text = "; the key " + std::string(h.str(lock)) + " was still there: " + std::string(h.str(op.thread)) +
                      "'s acquisition #" + std::to_string(op.id) + " set it at " + format_time(grant.t) + " (" +
                      std::string(h.str(grant.command)) + ")";
+  if (op.complete_t <= t && (op.outcome != Outcome::kOk || op.acquired == Tri::kFalse)) {
+    // The call gave up (a timeout whose command ran later, a lost reply): nobody held the lock.
+    text += ", although its thread never believed it held it: the call had ";
+    text += op.outcome == Outcome::kOk ? std::string("returned without the lock") : "ended " + std::string(outcome_name(op.outcome));
+    if (op.error != kNoSym) text += " (" + std::string(h.str(op.error)) + ")";
+    text += " at " + format_time(op.complete_t);
+  }
   if (was_persisted) {
     text += ", and " + std::string(h.str(persisted.conn)) + "'s PERSIST at " + format_time(persisted.t) +
             " removed its expiry" + (persisted.op_id == kAbsent ? " (a command outside the lock's operations)" : "");
@@ -453,6 +467,7 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
   nlohmann::json stuck = nlohmann::json::array();
   std::string first;
   std::string setter;  // the first stuck waiter's key, from the exec log (key_setter)
+  std::string no_retry;  // the first stuck waiter made no attempt after its key expired
   const std::map<std::string, TimeUs> crashes = crash_times(h);
   Sym first_waiter_lock = kNoSym;        // `first` tells of a waiter of this lock
   std::map<Sym, std::string> kept_alive;  // per lock, its first ownerless or zombie renewal
@@ -501,6 +516,18 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
         if (last && last->reply == ReplyKind::kInt && last->reply_int > 0) {
           first += "; its last attempt, at " + format_time(last->t) + ", was told to wait " +
                    format_time(last->reply_int * kUsPerMs) + " (the key's TTL then)";
+        }
+        // The key expired where the waiter last tried, and it never tried again: a waiter that
+        // only a release would have woken (a blocking pop with no timeout).
+        if (last) {
+          for (const Expire& e : h.expires) {
+            if (e.t > x.end) break;
+            if (e.key != lock || e.node != last->node || e.t <= last->t) continue;
+            no_retry = "; " + std::string(h.str(lock)) + " expired on " + std::string(h.str(e.node)) + " at " + format_time(e.t) +
+                     ", and " + std::string(h.str(op.thread)) + " made no attempt after that by " + format_time(x.end) +
+                     " (its last command, " + std::string(h.str(last->command)) + ", ran at " + format_time(last->t) + ")";
+            break;
+          }
         }
       }
     }
@@ -622,6 +649,7 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
   } else {
     first += setter;  // the exec log's story, when nothing better was found
   }
+  first += no_retry;
   std::map<Sym, std::vector<Interval>> busy_by_lock;
   for (const auto& [lock, holds] : holds_by_lock) busy_by_lock[lock] = busy(h, holds, false);
   const nlohmann::json availability = availability_outcomes(h, heal, busy_by_lock);
