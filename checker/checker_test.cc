@@ -70,6 +70,7 @@ const Example kExamples[] = {
     {"imported-gc-pause.jsonl", {{"mutual_exclusion", Verdict::kViolation}}},
     {"stuck-key-never-held.jsonl", {{"liveness", Verdict::kViolation}, {"script_invariants", Verdict::kOk}}},
     {"lease-cut-by-belief.jsonl", {{"mutual_exclusion", Verdict::kViolation}, {"linearizability", Verdict::kViolation}}},
+    {"renew-within-a-millisecond.jsonl", {{"mutual_exclusion", Verdict::kOk}, {"linearizability", Verdict::kViolation}}},
     // scenarios/edge/redisson-rwlock-read-renew-cuts-lease.json's run (no faults).
     {"rwlock-renew-cuts-lease.jsonl",
      {{"mutual_exclusion", Verdict::kViolation}, {"linearizability", Verdict::kViolation}}},
@@ -1328,6 +1329,22 @@ TEST(Liveness, AKeyItsOwnerNeverBelievedInNamesTheCallItGaveUpOn) {
   expect_explained(r, Verdict::kViolation, "the key L was still there, held by c2/t0 (owner u2:0) with count 1, whose thread never "
                                            "believed it held it: its lock (#1) had ended unknown (RedisTimeoutException: command "
                                            "timed out) at 1.000 s");
+}
+
+TEST(Linearizability, TimesWithinAMillisecondOfEachOtherGetTheirMicroseconds) {
+  // c1's renewal ran at 10.000100 s and returned false at 10.000260 s; c1 learned of the loss at
+  // 10.000770 s. In milliseconds all three read "10.000 s", and "before 10.000 s" after a call
+  // "10.000 s → 10.000 s" reads as no violation at all: the times compared print in microseconds.
+  const PropertyResult r = property_of(testdata_text("renew-within-a-millisecond.jsonl"), "linearizability");
+  expect_explained(r, Verdict::kViolation, "c1's renew (#2, 10.000000 s → 10.000260 s) found its hold gone");
+  expect_explained(r, Verdict::kViolation, "could end that hold before 10.000771 s");
+  expect_explained(r, Verdict::kViolation, "binds while its owner believed it held the lock: until 10.000771 s (after 10.000100 s, "
+                                           "the latest time the operation can take effect)");
+  // Apart by a millisecond or more, times keep their usual three decimals.
+  EXPECT_EQ(format_time_beside(10'000'100, {10'001'100}), "10.000 s");
+  EXPECT_EQ(format_time_beside(10'000'100, {10'000'100}), "10.000 s");
+  EXPECT_EQ(format_time_beside(10'000'100, {10'000'900, 12'000'000}), "10.000100 s");
+  EXPECT_EQ(format_time_beside(-2'000'050, {-2'000'900}), "-2.000050 s");
 }
 
 TEST(Linearizability, ALeaseCutShortByItsOwnersBeliefGivesBothEnds) {

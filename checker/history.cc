@@ -151,4 +151,17 @@ std::string format_time(TimeUs t) {
   return buf;
 }
 
+std::string format_time_beside(TimeUs t, std::initializer_list<TimeUs> others) {
+  std::string text = format_time(t);
+  const bool reads_alike = std::any_of(others.begin(), others.end(), [&](TimeUs other) {
+    return other != t && other != kTimeNever && format_time(other) == text;
+  });
+  if (t == kTimeNever || !reads_alike) return text;
+  const int64_t a = t < 0 ? -t : t;
+  char micros[8];
+  std::snprintf(micros, sizeof micros, "%03lld", static_cast<long long>(a % kUsPerMs));
+  text.insert(text.size() - 2, micros);  // before " s"
+  return text;
+}
+
 }  // namespace lockstep::checker

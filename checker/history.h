@@ -16,6 +16,7 @@
 #include <iterator>
 #include <map>
 #include <optional>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -373,6 +374,10 @@ struct History {
 
 // Formats a true time in seconds with millisecond precision: "40.002 s".
 std::string format_time(TimeUs t);
+
+// format_time(t), with microseconds ("40.002417 s") when t differs from one of `others` but would
+// read the same: for a sentence that says one time is after another.
+std::string format_time_beside(TimeUs t, std::initializer_list<TimeUs> others);
 
 }  // namespace lockstep::checker
 

@@ -1081,7 +1081,10 @@ PropertyResult certain_violation(const History& h, const Model& model, const std
   const Operation& blocked = h.ops[ops[c.blocked].op];
   const Operation& grant = h.ops[ops[c.hold.acquire].op];
   std::string call = call_name(h, blocked);
-  call.insert(call.size() - 1, ", " + format_time(blocked.invoke_t) + " → " + format_time(blocked.complete_t));
+  // Times that read alike in milliseconds get their microseconds: the sentence compares them.
+  const TimeUs until = c.hold.proof >= 0 ? kTimeNever : c.hold.until;
+  call.insert(call.size() - 1, ", " + format_time_beside(blocked.invoke_t, {blocked.complete_t}) + " → " +
+                                   format_time_beside(blocked.complete_t, {blocked.invoke_t, until}));
   const std::string held = model.kind() == LockKind::kRwlock ? std::string(" (") + mode_name(c.hold.mode) + ")" : "";
   const std::string holder = model.owner(c.hold.owner);
   const std::string began = "its hold began with its " + std::string(op_kind_name(grant.kind)) + " (#" +
@@ -1108,7 +1111,7 @@ PropertyResult certain_violation(const History& h, const Model& model, const std
       what += "no step the lock allows could ever end that hold: its grant has no lease, so it never lapses by itself, and no "
               "call of its owner or force_unlock came after";
     } else {
-      what += "no step the lock allows could end that hold before " + format_time(c.hold.until) +
+      what += "no step the lock allows could end that hold before " + format_time_beside(c.hold.until, {blocked.complete_t}) +
               ": its lease and its owner's belief protected it until then, and no call of its owner or "
               "force_unlock came between";
     }

@@ -128,16 +128,16 @@ bool Model::lapse(LockState& s, Pred pred, Sym lock, TimeUs limit_us, TimeUs* at
   if (at > limit_us) {
     if (why) {
       const std::string held = "held by " + owner(latest->owner);
-      const std::string after = " (after " + format_time(limit_us) + ", the latest time the operation can take effect)";
+      const std::string after = " (after " + format_time_beside(limit_us, {latest_at}) + ", the latest time the operation can take effect)";
       if (latest->lease_us >= kNoLeaseUs) {
         *why = held + ", whose grant has no lease: it never lapses by itself";
       } else if (latest_at < latest->lapse_at_us) {
         // The owner's belief, not the lease, ends the protection first (docs/checker.md, "Leases
         // protect believers"): say both, so the lease's own end is not misread.
         *why = held + ", whose lease (until " + format_time(latest->lapse_at_us) +
-               ") binds while its owner believed it held the lock: until " + format_time(latest_at) + after;
+               ") binds while its owner believed it held the lock: until " + format_time_beside(latest_at, {limit_us}) + after;
       } else {
-        *why = held + ", whose lease cannot lapse before " + format_time(latest_at) + after;
+        *why = held + ", whose lease cannot lapse before " + format_time_beside(latest_at, {limit_us}) + after;
       }
     }
     return false;
