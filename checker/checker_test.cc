@@ -683,6 +683,28 @@ TEST(Quorum, EveryDeathThatBrokeTheQuorumIsNamed) {
       << q.reason;
 }
 
+TEST(Quorum, GrantsDeadWhenTheAcquisitionDeclaredAreNamedWithTheWait) {
+  // c1's grants on node0 and node1 run at 1 s with 1 s leases; node2 is paused, and c1 waits for
+  // its reply until 6 s (a client that never checks the time it took): both keys are gone when it
+  // declares success. The finding names the deaths, the wait and the pause.
+  const std::string text =
+      R"({"lockstep_history": 1, "algorithm": "redlock-x", "lock_kind": "simple", "nodes": ["node0", "node1", "node2"]})" "\n"
+      R"({"t": 1000000, "type": "invoke", "id": 1, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "lock", "lease_ms": 1000})" "\n"
+      R"({"t": 1000000, "type": "fault", "fault": 1, "kind": "pause", "target": "node2", "phase": "start", "params": {"duration_ms": 5000}})" "\n"
+      R"({"t": 1000100, "type": "exec", "node": "node0", "seq": 1, "command": "SET", "op": 1, "args": ["L", "tok", "NX", "PX", "1000"], "reply": {"ok": "OK"}})" "\n"
+      R"({"t": 1000200, "type": "exec", "node": "node1", "seq": 1, "command": "SET", "op": 1, "args": ["L", "tok", "NX", "PX", "1000"], "reply": {"ok": "OK"}})" "\n"
+      R"({"t": 2000100, "type": "expire", "node": "node0", "key": "L"})" "\n"
+      R"({"t": 2000200, "type": "expire", "node": "node1", "key": "L"})" "\n"
+      R"({"t": 6000000, "type": "fault", "fault": 1, "kind": "pause", "target": "node2", "phase": "end"})" "\n"
+      R"({"t": 6000100, "type": "exec", "node": "node2", "seq": 1, "command": "SET", "op": 1, "args": ["L", "tok", "NX", "PX", "1000"], "reply": null})" "\n"
+      R"({"t": 6000200, "type": "complete", "id": 1, "outcome": "ok", "acquired": true})" "\n"
+      R"({"t": 60000000, "type": "end", "complete": true})" "\n";
+  const PropertyResult q = property_of(text, "quorum");
+  expect_explained(q, Verdict::kViolation, "declared at 6.000 s had 0 live grant(s) of 2 (quorum 2): its key expired on node0 at "
+                                           "2.000 s, and its key expired on node1 at 2.000 s; it declared success 5.000 s after its "
+                                           "first grant (at 1.000 s), and in between: node2 paused at 1.000 s for 5000 ms (fault #1)");
+}
+
 TEST(Examples, QuorumFindingSaysWhy) {
   const CheckResult r = check_history(load("redlock-restart.jsonl"));
   const PropertyResult& q = r.property("quorum");

@@ -161,6 +161,41 @@ Death death_of(const History& h, const DeathIndex& index, Sym node, Sym key, Tim
   return d;
 }
 
+// Why grants were dead when their acquisition declared success: each death, how long after its
+// first grant the declaration came, and the faults of the client's process or of a node that
+// began or lasted in between (a pause that kept the client, or the node it waited for). "": no
+// grant died.
+std::string dead_grants(const History& h, const Operation& op, std::vector<Death> dead, TimeUs first_grant) {
+  if (dead.empty()) return "";
+  std::sort(dead.begin(), dead.end(), [](const Death& a, const Death& b) { return a.t < b.t; });
+  std::string text = ": ";
+  for (size_t k = 0; k < dead.size(); ++k) text += (k == 0 ? "" : k + 1 == dead.size() ? ", and " : ", ") + dead[k].cause;
+  text += "; it declared success " + format_time(op.complete_t - first_grant) + " after its first grant (at " +
+          format_time(first_grant) + ")";
+  const std::string_view thread = h.str(op.thread);
+  const std::string_view process = thread.substr(0, thread.find('/'));
+  std::map<int64_t, TimeUs> ends;  // fault id → end
+  for (const FaultEvent& f : h.faults) {
+    if (f.phase == FaultPhase::kEnd) ends[f.fault] = f.t;
+  }
+  std::string during;
+  for (const FaultEvent& f : h.faults) {
+    if (f.phase == FaultPhase::kEnd || f.t > op.complete_t) continue;
+    const auto end = ends.find(f.fault);
+    const TimeUs until = f.phase == FaultPhase::kInstant ? f.t : end == ends.end() ? kTimeNever : end->second;
+    if (until < first_grant) continue;
+    const std::string_view target = h.str(f.target);
+    const bool node = std::find(h.header.nodes.begin(), h.header.nodes.end(), target) != h.header.nodes.end();
+    if (target != process && !node) continue;
+    const int64_t duration_ms = f.param(h.syms, "duration_ms");
+    during += std::string(during.empty() ? "" : ", ") +
+              (f.is(FaultKind::kPause) ? std::string(target) + " paused" : std::string(h.str(f.kind)) + " of " + std::string(target)) +
+              " at " + format_time(f.t) + (duration_ms == kAbsent ? "" : " for " + std::to_string(duration_ms) + " ms") + " (fault #" +
+              std::to_string(f.fault) + ")";
+  }
+  return during.empty() ? text : text + ", and in between: " + during;
+}
+
 struct Finding {
   std::string kind, text;
   nlohmann::json facts;
@@ -203,6 +238,8 @@ PropertyResult check_quorum(const History& h, const CheckOptions&) {
     ++checked;
     const TimeUs declared = op.complete_t;
     std::vector<Death> live;  // deaths of grants live at `declared`
+    std::vector<Death> dead;  // deaths of the others, before it
+    TimeUs first_grant = kTimeNever;
     int64_t grants = 0;
     bool unreadable = false;  // a script whose reply the history cannot read as granted or not
     // The grants that can count toward the quorum the client declared: those that ran before its
@@ -233,7 +270,8 @@ PropertyResult check_quorum(const History& h, const CheckOptions&) {
         d = {end.taken, std::string(h.str(end.taken_by)) + " was granted its key on " + std::string(h.str(x.node)) +
                             " at " + format_time(end.taken), true};
       }
-      if (d.t > declared) live.push_back(std::move(d));
+      first_grant = std::min(first_grant, x.t);
+      (d.t > declared ? live : dead).push_back(std::move(d));
     }
     std::sort(live.begin(), live.end(), [](const Death& a, const Death& b) { return a.t < b.t; });
     const int64_t n_live = static_cast<int64_t>(live.size());
@@ -252,7 +290,8 @@ PropertyResult check_quorum(const History& h, const CheckOptions&) {
     };
     if (n_live < quorum) {
       findings.push_back({"invalid_when_declared", who() + " had " + std::to_string(n_live) + " live grant(s) of " +
-                          std::to_string(grants) + " (quorum " + std::to_string(quorum) + ")", facts()});
+                          std::to_string(grants) + " (quorum " + std::to_string(quorum) + ")" +
+                          dead_grants(h, op, dead, first_grant), facts()});
       continue;
     }
     // The quorum is lost when the (n_live - quorum + 1)-th key dies.
