@@ -70,6 +70,7 @@ const Example kExamples[] = {
     {"imported-gc-pause.jsonl", {{"mutual_exclusion", Verdict::kViolation}}},
     {"stuck-key-never-held.jsonl", {{"liveness", Verdict::kViolation}, {"script_invariants", Verdict::kOk}}},
     {"lease-cut-by-belief.jsonl", {{"mutual_exclusion", Verdict::kViolation}, {"linearizability", Verdict::kViolation}}},
+    {"fair-reentry-after-failover.jsonl", {{"fairness", Verdict::kViolation}, {"script_invariants", Verdict::kUnknown}}},
     {"renew-within-a-millisecond.jsonl", {{"mutual_exclusion", Verdict::kOk}, {"linearizability", Verdict::kViolation}}},
     // scenarios/edge/redisson-rwlock-read-renew-cuts-lease.json's run (no faults).
     {"rwlock-renew-cuts-lease.jsonl",
@@ -703,6 +704,15 @@ TEST(Quorum, GrantsDeadWhenTheAcquisitionDeclaredAreNamedWithTheWait) {
   expect_explained(q, Verdict::kViolation, "declared at 6.000 s had 0 live grant(s) of 2 (quorum 2): its key expired on node0 at "
                                            "2.000 s, and its key expired on node1 at 2.000 s; it declared success 5.000 s after its "
                                            "first grant (at 1.000 s), and in between: node2 paused at 1.000 s for 5000 ms (fault #1)");
+}
+
+TEST(Examples, AFairGrantThatReenteredABroughtBackHoldSaysSo) {
+  // c1 released L on node0; the failover to node1 lost the release, and c1's next tryLock
+  // re-entered the hold node1 still had, ahead of c2, which was queued. The inversion names the
+  // loss (redisson-fair-lock, explore seeds 5022 and 5117).
+  const PropertyResult f = check_history(load("fair-reentry-after-failover.jsonl")).property("fairness");
+  expect_explained(f, Verdict::kViolation, "the grant re-entered c1/t0's earlier hold, which node1 still had: node1 lost its latest "
+                                           "writes to L at 2.000 s (failover), which brought back an older value");
 }
 
 TEST(Examples, QuorumFindingSaysWhy) {

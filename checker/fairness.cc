@@ -18,6 +18,7 @@
 #include <set>
 
 #include "checker/check.h"
+#include "checker/explain.h"
 #include "sim/core/assert.h"
 
 namespace lockstep::checker {
@@ -208,6 +209,18 @@ std::string queue_loss_note(const History& h, Sym lock, TimeUs from, TimeUs to) 
     }
   }
   return note.empty() ? "" : "; the queue it waited in was lost: " + note;
+}
+
+// A grant that re-entered its owner's earlier hold brought back by its node's data loss (a
+// failover to a replica that had not seen the release): the lock script lets a holder re-enter
+// ahead of the queue, and the node still thought it the holder.
+std::string brought_back_note(const History& h, const Entry& g, const Operation& gop) {
+  if (g.grant_exec < 0) return "";
+  const Exec grant = h.execs[static_cast<size_t>(g.grant_exec)];
+  const DataLoss* loss = key_brought_back(h, grant.node, gop.lock, grant.t, 0, gop.owner);
+  if (loss == nullptr) return "";
+  return "; the grant re-entered " + std::string(h.str(gop.thread)) + "'s earlier hold, which " + std::string(h.str(grant.node)) +
+         " still had: " + key_brought_back_text(h, *loss, gop.lock);
 }
 
 // Whether `node`'s keys may have changed between two of its recorded states by something other
@@ -401,7 +414,7 @@ PropertyResult check_fairness(const History& h, const CheckOptions&) {
                              " ms; its own wait had not run out)" +
                              // The granting script evicts stale heads first, by its caller's clock.
                              client_clock_note(h, h.client_of(gop.thread), g.grant_t) +
-                             queue_loss_note(h, gop.lock, v.enqueue_t, g.grant_t);
+                             queue_loss_note(h, gop.lock, v.enqueue_t, g.grant_t) + brought_back_note(h, g, gop);
     res = make_result(name, Verdict::kViolation, "FIFO inversion: " + text);
     res.counterexample = {{"granted", {{"op", gop.id}, {"thread", h.str(gop.thread)}, {"grant_us", g.grant_t}, {"enqueued_us", g.enqueue_t}}},
                           {"overtaken", {{"op", vop.id}, {"thread", h.str(vop.thread)}, {"enqueued_us", v.enqueue_t}}}};
