@@ -1351,6 +1351,17 @@ TEST(Liveness, AWaiterThatNeverTriedAgainAfterTheKeyExpiredSaysSo) {
   const PropertyResult t = property_of(retried, "liveness");
   ASSERT_EQ(t.verdict, Verdict::kViolation);
   EXPECT_EQ(t.explanation.text.find("made no attempt"), std::string::npos) << t.explanation.text;
+  // Nor when another owner's grant set the key again after it expired: a retry would have failed.
+  std::string taken = text;
+  taken.insert(taken.find("{\"t\": 60000000"),
+               "{\"t\": 5000600, \"type\": \"invoke\", \"id\": 3, \"thread\": \"C\", \"lock\": \"L\", \"op\": \"try_lock\", "
+               "\"lease_ms\": null, \"wait_ms\": 0}\n"
+               "{\"t\": 5000700, \"type\": \"exec\", \"node\": \"n0\", \"seq\": 3, \"conn\": \"c\", \"command\": \"SET\", \"op\": 3, "
+               "\"args\": [\"L\", \"c\", \"NX\"], \"reply\": {\"ok\": \"OK\"}}\n"
+               "{\"t\": 5000800, \"type\": \"complete\", \"id\": 3, \"outcome\": \"unknown\"}\n");
+  const PropertyResult k = property_of(taken, "liveness");
+  ASSERT_EQ(k.verdict, Verdict::kViolation);
+  EXPECT_EQ(k.explanation.text.find("made no attempt"), std::string::npos) << k.explanation.text;
 }
 
 TEST(Liveness, AKeyItsOwnerNeverBelievedInNamesTheCallItGaveUpOn) {

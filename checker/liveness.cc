@@ -517,12 +517,17 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
           first += "; its last attempt, at " + format_time(last->t) + ", was told to wait " +
                    format_time(last->reply_int * kUsPerMs) + " (the key's TTL then)";
         }
-        // The key expired where the waiter last tried, and it never tried again: a waiter that
-        // only a release would have woken (a blocking pop with no timeout).
+        // The key expired where the waiter last tried, stayed gone, and the waiter never tried
+        // again: a waiter that only a release would have woken (a blocking pop with no timeout).
         if (last) {
           for (const Expire& e : h.expires) {
             if (e.t > x.end) break;
             if (e.key != lock || e.node != last->node || e.t <= last->t) continue;
+            const bool set_again = std::any_of(h.execs.begin(), h.execs.end(), [&](const Exec& w) {
+              return w.line > e.line && w.t <= x.end && w.node == e.node && w.keys_count > 0 &&
+                     h.key_pool[w.keys_begin] == lock && exec_granted(h, w);
+            });
+            if (set_again) continue;
             no_retry = "; " + std::string(h.str(lock)) + " expired on " + std::string(h.str(e.node)) + " at " + format_time(e.t) +
                      ", and " + std::string(h.str(op.thread)) + " made no attempt after that by " + format_time(x.end) +
                      " (its last command, " + std::string(h.str(last->command)) + ", ran at " + format_time(last->t) + ")";
