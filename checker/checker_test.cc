@@ -71,6 +71,7 @@ const Example kExamples[] = {
     {"stuck-key-never-held.jsonl", {{"liveness", Verdict::kViolation}, {"script_invariants", Verdict::kOk}}},
     {"lease-cut-by-belief.jsonl", {{"mutual_exclusion", Verdict::kViolation}, {"linearizability", Verdict::kViolation}}},
     {"fair-reentry-after-failover.jsonl", {{"fairness", Verdict::kViolation}, {"script_invariants", Verdict::kUnknown}}},
+    {"rwlock-ghost-reader-after-failover.jsonl", {{"linearizability", Verdict::kViolation}}},
     {"renew-within-a-millisecond.jsonl", {{"mutual_exclusion", Verdict::kOk}, {"linearizability", Verdict::kViolation}}},
     // scenarios/edge/redisson-rwlock-read-renew-cuts-lease.json's run (no faults).
     {"rwlock-renew-cuts-lease.jsonl",
@@ -713,6 +714,16 @@ TEST(Examples, AFairGrantThatReenteredABroughtBackHoldSaysSo) {
   const PropertyResult f = check_history(load("fair-reentry-after-failover.jsonl")).property("fairness");
   expect_explained(f, Verdict::kViolation, "the grant re-entered c1/t0's earlier hold, which node1 still had: node1 lost its latest "
                                            "writes to L at 2.000 s (failover), which brought back an older value");
+}
+
+TEST(Examples, AWriteRefusedByAReaderAFailoverBroughtBackNamesTheReader) {
+  // A released its read hold on n0; the failover to n1 lost the release. B's read hold came and
+  // went on n1 (a read grant adds a field: the key never left), and C's write lock found A's
+  // field still there. Only the recorded states show it (redisson-rwlock, explore seed 9103).
+  const PropertyResult l = check_history(load("rwlock-ghost-reader-after-failover.jsonl")).property("linearizability");
+  expect_explained(l, Verdict::kViolation, "C's try_lock (#5) last ran on n1 at 5.000 s, where L still held A's read hold, which its "
+                                           "unlock (#2) had released at 2.000 s on n0: n1 lost its latest writes to L at 2.000 s "
+                                           "(failover), which brought back an older value");
 }
 
 TEST(Examples, QuorumFindingSaysWhy) {

@@ -937,11 +937,72 @@ void append_loss_story(const History& h, const Operation& op, const Exec& run, c
 // ran still had the lock's key, because the node had lost its latest writes to it (a failover to
 // a replica that had not seen the release, a restart from an old snapshot). Appends the story and
 // its facts to `e`; returns false (and appends nothing) when the history records no such loss.
+// With the key's recorded states, a holder the key still had where `run` ran although its owner
+// had released it and no longer believed it held the lock, brought back by the node's latest
+// loss of the key after that release (a read-write lock's other readers come and go without
+// removing it, which key_brought_back, reading only the commands, cannot tell): "c1/t0's read
+// hold, which its unlock (#12) had released at 69.137 s on node0". Sets `*loss`; "" when none.
+std::string ghost_holder(const History& h, const Operation& op, const Exec& run, const DataLoss** loss) {
+  const StateRecord* at = nullptr;
+  for (const StateRecord& st : h.states) {
+    if (st.t > run.t) break;
+    if (st.node == run.node && st.key == op.lock) at = &st;
+  }
+  if (at == nullptr || at->type == kNoSym) return "";
+  for (size_t i = 0; i < at->members.size(); ++i) {
+    std::string owner(h.str(at->members[i]));
+    if (owner == "mode") continue;
+    const bool write = owner.size() > 6 && owner.compare(owner.size() - 6, 6, ":write") == 0;
+    if (write) owner.resize(owner.size() - 6);
+    const Sym owner_sym = h.syms.find(owner);
+    if (owner_sym == kNoSym) continue;
+    const bool believed = std::any_of(h.holds.begin(), h.holds.end(), [&](const Hold& x) {
+      return x.owner == owner_sym && x.lock == op.lock && x.begin_t <= run.t && (x.end_t == kTimeNever || x.end_t > run.t);
+    });
+    if (believed) continue;
+    // The owner's last release that ran before the run, and the node's loss of the key after it.
+    const Operation* release = nullptr;
+    std::optional<Exec> released_at;
+    for (const Operation& p : h.ops) {
+      if (p.invoke_t > run.t) break;
+      if (p.owner != owner_sym || p.lock != op.lock || p.kind != OpKind::kUnlock || p.released != Tri::kTrue) continue;
+      if (std::optional<Exec> r = last_run(h, p); r && r->t <= run.t) {
+        release = &p;
+        released_at = r;
+      }
+    }
+    if (release == nullptr) continue;
+    const DataLoss* latest = nullptr;
+    for (const DataLoss& d : h.data_losses) {
+      if (d.t > run.t) break;
+      if (d.node != run.node || d.line < released_at->line) continue;
+      for (uint32_t k = 0; k < d.keys_count; ++k) {
+        if (h.key_pool[d.keys_begin + k] == op.lock) latest = &d;
+      }
+    }
+    if (latest == nullptr) continue;
+    *loss = latest;
+    return std::string(h.str(release->thread)) + "'s " + (write ? "write " : h.header.lock_kind == LockKind::kRwlock ? "read " : "") +
+           "hold, which its " + op_kind_name(release->kind) + " (#" + std::to_string(release->id) + ") had released at " +
+           format_time(released_at->t) + " on " + std::string(h.str(released_at->node));
+  }
+  return "";
+}
+
 bool append_stale_key_story(const History& h, const Operation& op, Explanation* e) {
   const std::optional<Exec> run = last_run(h, op);
   if (!run) return false;
   const DataLoss* loss = key_brought_back(h, run->node, op.lock, run->t);
-  if (loss == nullptr) return false;
+  if (loss == nullptr) {
+    const std::string ghost = ghost_holder(h, op, *run, &loss);
+    if (ghost.empty()) return false;
+    append_loss_story(h, op, *run, *loss,
+                      call_name(h, op) + " last ran on " + std::string(h.str(run->node)) + " at " + format_time(run->t) +
+                          ", where " + std::string(h.str(op.lock)) + " still held " + ghost + ": " +
+                          key_brought_back_text(h, *loss, op.lock),
+                      "stale_key", e);
+    return true;
+  }
   append_loss_story(h, op, *run, *loss,
                     call_name(h, op) + " last ran on " + std::string(h.str(run->node)) + " at " + format_time(run->t) +
                         ", where " + std::string(h.str(op.lock)) + " was still set: " + key_brought_back_text(h, *loss, op.lock),
