@@ -297,7 +297,8 @@ TEST(LinearizabilityRegression, ANullLeaseNeverLapses) {
   const PropertyResult none = lin(kSingle, never_released("null"));
   EXPECT_EQ(none.verdict, Verdict::kViolation);
   // Said as such, not as a lapse time 142 years on (the stand-in lease of a grant without one).
-  EXPECT_NE(none.reason.find("c2/t0's lock (#2, 40.000 s → 40.000 s) was granted while c1/t0 (owner u1) held it"),
+  // The call's two ends are 100 µs apart: they print in microseconds, not as "40.000 s → 40.000 s".
+  EXPECT_NE(none.reason.find("c2/t0's lock (#2, 40.000000 s → 40.000100 s) was granted while c1/t0 (owner u1) held it"),
             std::string::npos) << none.reason;
   EXPECT_NE(none.reason.find("its grant has no lease, so it never lapses by itself"), std::string::npos) << none.reason;
   // -1 is the watchdog's default lease (30 s): the takeover at 40 s is legal.
@@ -725,9 +726,11 @@ TEST(CertainHolds, ARenewalThatFoundTheHoldGoneInsideItsLeaseIsRefuted) {
 )";
   const PropertyResult r = lin(kSingle, lines);
   ASSERT_EQ(r.verdict, Verdict::kViolation) << r.reason;
-  EXPECT_NE(r.reason.find("c1/watchdog's renew (#2, 0.002 s → 0.003 s) found its hold gone while it still held it"),
+  // The renewal's return and the hold's protection end read alike in milliseconds: both print in
+  // microseconds (the protection lasts through the instant the owner learned of the loss).
+  EXPECT_NE(r.reason.find("c1/watchdog's renew (#2, 0.002 s → 0.003000 s) found its hold gone while it still held it"),
             std::string::npos) << r.reason;
-  EXPECT_NE(r.reason.find("no step the lock allows could end that hold before 0.003 s"), std::string::npos) << r.reason;
+  EXPECT_NE(r.reason.find("no step the lock allows could end that hold before 0.003001 s"), std::string::npos) << r.reason;
 }
 
 
