@@ -1375,6 +1375,50 @@ TEST(Liveness, AWaiterThatNeverTriedAgainAfterTheKeyExpiredSaysSo) {
   EXPECT_EQ(k.explanation.text.find("made no attempt"), std::string::npos) << k.explanation.text;
 }
 
+TEST(Liveness, ARenewalWhileTheUnlockIsStillOnItsWayIsTheLocksOwn) {
+  // The server counts c1's hold twice (a lost reply's retry re-entered it); c1's unlock only
+  // decrements it and its reply is lost, so the unlock is retried; meanwhile the watchdog renews
+  // (Redisson cancels it when the unlock completes), and the retry releases the lock at 5 s.
+  // Not a zombie renewal (redisson-lock, explore seed 9063).
+  const std::string text =
+      "{\"lockstep_history\": 1, \"lock_kind\": \"reentrant\", \"nodes\": [\"n0\"], \"liveness_bound_ms\": 45000}\n"
+      "{\"t\": 0, \"type\": \"invoke\", \"id\": 1, \"thread\": \"c1/t0\", \"owner\": \"u1\", \"lock\": \"L\", \"op\": \"lock\", \"lease_ms\": -1}\n"
+      "{\"t\": 100, \"type\": \"exec\", \"node\": \"n0\", \"seq\": 1, \"conn\": \"c1\", \"command\": \"EVAL\", \"script\": \"rlock_acquire\", \"op\": 1, \"keys\": [\"L\"], \"args\": [\"30000\", \"u1\"], \"reply\": null}\n"
+      "{\"t\": 200, \"type\": \"exec\", \"node\": \"n0\", \"seq\": 2, \"conn\": \"c1\", \"command\": \"EVAL\", \"script\": \"rlock_acquire\", \"op\": 1, \"keys\": [\"L\"], \"args\": [\"30000\", \"u1\"], \"reply\": null}\n"
+      "{\"t\": 300, \"type\": \"complete\", \"id\": 1, \"outcome\": \"ok\", \"count\": 1}\n"
+      "{\"t\": 300, \"type\": \"hold_begin\", \"thread\": \"c1/t0\", \"owner\": \"u1\", \"lock\": \"L\", \"op\": 1}\n"
+      "{\"t\": 2000000, \"type\": \"invoke\", \"id\": 2, \"thread\": \"c1/t0\", \"owner\": \"u1\", \"lock\": \"L\", \"op\": \"unlock\"}\n"
+      "{\"t\": 2000000, \"type\": \"hold_end\", \"thread\": \"c1/t0\", \"lock\": \"L\", \"reason\": \"unlock\"}\n"
+      "{\"t\": 2000100, \"type\": \"exec\", \"node\": \"n0\", \"seq\": 3, \"conn\": \"c1\", \"command\": \"EVAL\", \"script\": \"rlock_unlock\", \"op\": 2, \"keys\": [\"L\"], \"args\": [\"0\", \"30000\", \"u1\"], \"reply\": 0}\n"
+      "{\"t\": 3000000, \"type\": \"invoke\", \"id\": 3, \"thread\": \"c1/watchdog\", \"owner\": \"u1\", \"lock\": \"L\", \"op\": \"renew\", \"lease_ms\": 30000}\n"
+      "{\"t\": 3000100, \"type\": \"exec\", \"node\": \"n0\", \"seq\": 4, \"conn\": \"c1\", \"command\": \"EVAL\", \"script\": \"rlock_renew\", \"op\": 3, \"keys\": [\"L\"], \"args\": [\"30000\", \"u1\"], \"reply\": 1}\n"
+      "{\"t\": 3000200, \"type\": \"complete\", \"id\": 3, \"outcome\": \"ok\", \"renewed\": true}\n"
+      "{\"t\": 5000000, \"type\": \"exec\", \"node\": \"n0\", \"seq\": 5, \"conn\": \"c1\", \"command\": \"EVAL\", \"script\": \"rlock_unlock\", \"op\": 2, \"keys\": [\"L\"], \"args\": [\"0\", \"30000\", \"u1\"], \"reply\": 1}\n"
+      "{\"t\": 5000100, \"type\": \"complete\", \"id\": 2, \"outcome\": \"ok\", \"released\": true, \"count\": 0}\n"
+      "{\"t\": 60000000, \"type\": \"end\", \"complete\": true}\n";
+  EXPECT_EQ(property_of(text, "liveness").verdict, Verdict::kOk);
+  // The same renewal after the unlock had completed (timed out at 2.5 s, never retried) keeps the
+  // lock for nobody: the watchdog should have stopped.
+  std::string late = text;
+  const size_t retry = late.find("{\"t\": 5000000");
+  late.erase(retry, late.find("{\"t\": 60000000") - retry);
+  late.insert(late.find("{\"t\": 3000000"),
+              "{\"t\": 2500000, \"type\": \"complete\", \"id\": 2, \"outcome\": \"unknown\", \"error\": \"command timed out\"}\n");
+  expect_explained(property_of(late, "liveness"), Verdict::kViolation,
+                   "L was kept alive by a renewal of c1/watchdog that took effect at 3.000 s after its hold ended (unlock) at 2.000 s "
+                   "and after its unlock (#2) had ended unknown (command timed out) at 2.500 s");
+  // Sent before the unlock completed but landing after it (retried towards a new master, say): the
+  // watchdog's cancellation does not call back a renewal already on its way (explore
+  // --algorithm redisson-rwlock, seed 9117).
+  std::string in_flight = late;
+  const size_t renew = in_flight.find("{\"t\": 3000000, \"type\": \"invoke\"");
+  const std::string renew_line = in_flight.substr(renew, in_flight.find('\n', renew) + 1 - renew);
+  in_flight.erase(renew, renew_line.size());
+  in_flight.insert(in_flight.find("{\"t\": 2500000"), "{\"t\": 2400000" + renew_line.substr(renew_line.find(',')));
+  expect_explained(property_of(in_flight, "liveness"), Verdict::kViolation,
+                   "had ended unknown (command timed out) at 2.500 s (the renewal was sent at 2.400 s, before that)");
+}
+
 TEST(Liveness, AKeyItsOwnerNeverBelievedInNamesTheCallItGaveUpOn) {
   // c2's lock timed out at 1 s, but its re-send ran at 2 s and set the key with a long lease;
   // c1 waits on it. The key's owner never held the lock: the explanation names the call.

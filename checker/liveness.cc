@@ -22,11 +22,13 @@ struct Interval {
   TimeUs begin, end;
 };
 
-// When the server had a hold's owner field: from the grant (the acquisition's last granting
-// run, else its invoke) to the moment the unlock that ended the hold reached the node (its first
-// run; its completion when no runs were logged) or, for a hold that ended otherwise, its end.
-// Redisson cancels the watchdog when the unlock completes, so a renewal before the unlock
-// reached the node is the lock's own.
+// When the owner's watchdog may renew a hold: from the grant (the acquisition's last granting
+// run, else its invoke) to the completion of the unlock that ended the hold (the end of the
+// history if it never completed) or, for a hold that ended otherwise, its end. Redisson cancels
+// the watchdog when the unlock's call completes, whatever it answered (seed 003's unlockAsync),
+// so a renewal that took effect while the unlock was still on its way — retried after a lost
+// reply, say, its first run having only decremented a count the server held higher than the
+// client knew — is the lock's own.
 struct OwnedSpan {
   TimeUs from, to;
   int64_t unlock = -1;  // the index of the unlock that ended the hold, if one did
@@ -72,8 +74,7 @@ std::vector<OwnedSpan> owned_spans(const History& h, const ExecsByOp& execs_of) 
       if (it != unlock_at.end() && it->thread == x.thread && it->lock == x.lock && h.ops[it->index].invoke_t == x.end_t) {
         const uint32_t u = it->index;
         span.unlock = u;
-        span.to = std::max(span.to, !execs_of.empty() && !execs_of[u].empty() ? h.execs[execs_of[u].front()].t
-                                                                                : h.ops[u].complete_t);
+        span.to = std::max(span.to, h.ops[u].complete_t == kTimeNever ? h.end_t : h.ops[u].complete_t);
       }
     }
     spans.push_back(span);
@@ -643,6 +644,16 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
         kept_alive[lock] = std::string(h.str(lock)) + " was kept alive by a renewal of " + std::string(h.str(op.thread)) +
                            " that took effect at " + format_time(effect) + " after its hold ended (" +
                            std::string(h.str(reason)) + ") at " + format_time(ended);
+        // The unlock that ended the hold had completed by then: the watchdog was cancelled, but
+        // a renewal already on its way still landed.
+        if (const int64_t u = spans[last_index].unlock; u >= 0 && h.ops[static_cast<size_t>(u)].complete_t > ended) {
+          const Operation& unlock_op = h.ops[static_cast<size_t>(u)];
+          kept_alive[lock] += " and after its " + std::string(op_kind_name(unlock_op.kind)) + " (#" + std::to_string(unlock_op.id) +
+                              ") had ended " + outcome_name(unlock_op.outcome) +
+                              (unlock_op.error == kNoSym ? "" : " (" + std::string(h.str(unlock_op.error)) + ")") + " at " +
+                              format_time(unlock_op.complete_t);
+          if (op.invoke_t < unlock_op.complete_t) kept_alive[lock] += " (the renewal was sent at " + format_time(op.invoke_t) + ", before that)";
+        }
       }
       if (first.empty()) first = kept_alive[lock];
     }
