@@ -78,6 +78,8 @@ const Example kExamples[] = {
     {"lease-cut-by-belief.jsonl", {{"mutual_exclusion", Verdict::kViolation}, {"linearizability", Verdict::kViolation}}},
     {"fair-reentry-after-failover.jsonl", {{"fairness", Verdict::kViolation}, {"script_invariants", Verdict::kUnknown}}},
     {"rwlock-ghost-reader-after-failover.jsonl", {{"linearizability", Verdict::kViolation}}},
+    {"rwlock-ghost-writer-after-failover.jsonl", {{"linearizability", Verdict::kViolation}}},
+    {"reentered-hold-after-failover.jsonl", {{"linearizability", Verdict::kViolation}}},
     {"liveness-crash-without-lease.jsonl", {{"liveness", Verdict::kViolation}}},
     {"liveness-late-set-without-expiry.jsonl", {{"liveness", Verdict::kViolation}}},
     {"liveness-no-retry-after-expiry.jsonl", {{"liveness", Verdict::kViolation}}},
@@ -734,6 +736,23 @@ TEST(Examples, AWriteRefusedByAReaderAFailoverBroughtBackNamesTheReader) {
   expect_explained(l, Verdict::kViolation, "C's try_lock (#5) last ran on n1 at 5.000 s, where L still held A's read hold, which its "
                                            "unlock (#2) had released at 2.000 s on n0: n1 lost its latest writes to L at 2.000 s "
                                            "(failover), which brought back an older value");
+}
+
+TEST(Examples, ARefusedAcquisitionTellsTheNodesStoryNotAConflict) {
+  // A released its write hold on n0; the failover to n1 lost the release, and A's read lock there
+  // re-entered the write hold (write→read). C's read tryLock was refused. The model holds only
+  // A's read, which does not block C: the refusal is the node's ghost write hold — and C never
+  // acquired, so no "C acquired L while A believed it held it" story (redisson-rwlock, explore
+  // seed 20094).
+  const PropertyResult w = check_history(load("rwlock-ghost-writer-after-failover.jsonl")).property("linearizability");
+  expect_explained(w, Verdict::kViolation, "C's try_lock (#5) last ran on n1 at 5.000 s, where L still held A's write hold, which its "
+                                           "unlock (#2) had released at 2.000 s on n0: n1 lost its latest writes to L at 2.000 s");
+  expect_not_explained(w, Verdict::kViolation, "C acquired");
+  // Without key states: A's release ran on n0, the failover lost it, and A's next tryLock on n1
+  // re-entered the old hold; C's tryLock there was refused (redisson-lock, explore seed 20092).
+  expect_explained(check_history(load("reentered-hold-after-failover.jsonl")).property("linearizability"), Verdict::kViolation,
+                   "where L was still set: n1 lost its latest writes to L at 2.000 s (failover), which brought back an older "
+                   "value (A's hold, which its unlock (#2) had released at 2.000 s on n0), and A's try_lock (#3) re-entered it");
 }
 
 TEST(Examples, QuorumFindingSaysWhy) {

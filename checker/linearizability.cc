@@ -956,8 +956,13 @@ std::string ghost_holder(const History& h, const Operation& op, const Exec& run,
     if (write) owner.resize(owner.size() - 6);
     const Sym owner_sym = h.syms.find(owner);
     if (owner_sym == kNoSym) continue;
+    // On a read-write lock a field is one mode's: a write field with only a read hold believed
+    // (a write released, then a read taken) is a ghost all the same.
+    const bool rw = h.header.lock_kind == LockKind::kRwlock;
+    const auto same_mode = [&](Mode mode) { return !rw || (mode == Mode::kWrite) == write; };
     const bool believed = std::any_of(h.holds.begin(), h.holds.end(), [&](const Hold& x) {
-      return x.owner == owner_sym && x.lock == op.lock && x.begin_t <= run.t && (x.end_t == kTimeNever || x.end_t > run.t);
+      return x.owner == owner_sym && x.lock == op.lock && same_mode(x.mode) && x.begin_t <= run.t &&
+             (x.end_t == kTimeNever || x.end_t > run.t);
     });
     if (believed) continue;
     // The owner's last release that ran before the run, and the node's loss of the key after it.
@@ -966,6 +971,7 @@ std::string ghost_holder(const History& h, const Operation& op, const Exec& run,
     for (const Operation& p : h.ops) {
       if (p.invoke_t > run.t) break;
       if (p.owner != owner_sym || p.lock != op.lock || p.kind != OpKind::kUnlock || p.released != Tri::kTrue) continue;
+      if (!same_mode(p.mode)) continue;
       if (std::optional<Exec> r = last_run(h, p); r && r->t <= run.t) {
         release = &p;
         released_at = r;
@@ -989,23 +995,69 @@ std::string ghost_holder(const History& h, const Operation& op, const Exec& run,
   return "";
 }
 
+// The owner whose hold a node's loss of `lock` brought back and who re-entered it there: the
+// first grant on `node` after the node's last loss of the key before `t` went to an owner whose
+// release had run before that loss (elsewhere: the node never saw it), so the grant was a
+// re-entry of the old hold. Sets `*reentry` to that grant's operation and `*release` to the
+// release's; kNoSym when none.
+Sym reentering_owner(const History& h, Sym node, Sym lock, TimeUs t, const Operation** reentry, std::optional<Exec>* release) {
+  const DataLoss* loss = nullptr;
+  for (const DataLoss& d : h.data_losses) {
+    if (d.t > t) break;
+    if (d.node != node) continue;
+    for (uint32_t k = 0; k < d.keys_count; ++k) {
+      if (h.key_pool[d.keys_begin + k] == lock) loss = &d;
+    }
+  }
+  if (loss == nullptr) return kNoSym;
+  for (const Exec& x : h.execs) {
+    if (x.t > t) break;
+    if (x.line < loss->line || x.node != node || x.keys_count == 0 || h.key_pool[x.keys_begin] != lock || !exec_granted(h, x)) continue;
+    const int64_t index = x.op_id == kAbsent ? -1 : h.op_index(x.op_id);
+    if (index < 0) return kNoSym;
+    const Operation& grant = h.ops[static_cast<size_t>(index)];
+    for (const Operation& p : h.ops) {
+      if (p.invoke_t > loss->t) break;
+      if (p.owner != grant.owner || p.lock != lock || p.kind != OpKind::kUnlock || p.released != Tri::kTrue) continue;
+      if (std::optional<Exec> r = last_run(h, p); r && r->line < loss->line) {
+        *reentry = &grant;
+        *release = r;
+        return grant.owner;
+      }
+    }
+    return kNoSym;
+  }
+  return kNoSym;
+}
+
 bool append_stale_key_story(const History& h, const Operation& op, Explanation* e) {
   const std::optional<Exec> run = last_run(h, op);
   if (!run) return false;
-  const DataLoss* loss = key_brought_back(h, run->node, op.lock, run->t);
-  if (loss == nullptr) {
-    const std::string ghost = ghost_holder(h, op, *run, &loss);
-    if (ghost.empty()) return false;
-    append_loss_story(h, op, *run, *loss,
-                      call_name(h, op) + " last ran on " + std::string(h.str(run->node)) + " at " + format_time(run->t) +
-                          ", where " + std::string(h.str(op.lock)) + " still held " + ghost + ": " +
-                          key_brought_back_text(h, *loss, op.lock),
+  const std::string lead = call_name(h, op) + " last ran on " + std::string(h.str(run->node)) + " at " + format_time(run->t) +
+                           ", where " + std::string(h.str(op.lock));
+  if (const DataLoss* loss = key_brought_back(h, run->node, op.lock, run->t)) {
+    append_loss_story(h, op, *run, *loss, lead + " was still set: " + key_brought_back_text(h, *loss, op.lock), "stale_key", e);
+    return true;
+  }
+  // The recorded key states name the holder the node still had.
+  const DataLoss* loss = nullptr;
+  if (const std::string ghost = ghost_holder(h, op, *run, &loss); !ghost.empty()) {
+    append_loss_story(h, op, *run, *loss, lead + " still held " + ghost + ": " + key_brought_back_text(h, *loss, op.lock),
                       "stale_key", e);
     return true;
   }
+  // Without them: a hold brought back and re-entered by its own owner is still the brought-back value.
+  const Operation* reentry = nullptr;
+  std::optional<Exec> release;
+  const Sym owner = reentering_owner(h, run->node, op.lock, run->t, &reentry, &release);
+  loss = owner == kNoSym ? nullptr : key_brought_back(h, run->node, op.lock, run->t, 0, owner);
+  if (loss == nullptr) return false;
+  const Operation& released = h.ops[static_cast<size_t>(h.op_index(release->op_id))];
   append_loss_story(h, op, *run, *loss,
-                    call_name(h, op) + " last ran on " + std::string(h.str(run->node)) + " at " + format_time(run->t) +
-                        ", where " + std::string(h.str(op.lock)) + " was still set: " + key_brought_back_text(h, *loss, op.lock),
+                    lead + " was still set: " + key_brought_back_text(h, *loss, op.lock) + " (" +
+                        std::string(h.str(reentry->thread)) + "'s hold, which its " + op_kind_name(released.kind) + " (#" +
+                        std::to_string(released.id) + ") had released at " + format_time(release->t) + " on " +
+                        std::string(h.str(release->node)) + "), and " + call_name(h, *reentry) + " re-entered it",
                     "stale_key", e);
   return true;
 }
@@ -1090,9 +1142,10 @@ Explanation explain_search(const History& h, const Model& model, const Deepest& 
   Conflict c;
   c.lock = op.lock;
   c.second_begin = at;
-  if (op.is_acquire()) {
+  if (op.is_acquire() && op.acquired != Tri::kFalse) {
     // The holder in the way: one another owner still believed in when this acquisition returned
-    // (a holder the search merely granted ahead, with no recorded hold then, has no story).
+    // (a holder the search merely granted ahead, with no recorded hold then, has no story). A
+    // refused acquisition had nobody in its way by the model: its story is the node's (below).
     for (const Holder& holder : d.model_state.holders) {
       if (holder.owner == op.owner) continue;
       if (const Hold* hold = believed_hold(h, holder.owner, op.lock, at)) {
