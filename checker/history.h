@@ -13,10 +13,10 @@
 
 #include <cstdint>
 #include <deque>
+#include <initializer_list>
 #include <iterator>
 #include <map>
 #include <optional>
-#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <unordered_map>

@@ -933,10 +933,6 @@ void append_loss_story(const History& h, const Operation& op, const Exec& run, c
   e->facts[facts_key] = std::move(facts);
 }
 
-// Why an acquisition failed although nothing the operations did blocked it: the node where it last
-// ran still had the lock's key, because the node had lost its latest writes to it (a failover to
-// a replica that had not seen the release, a restart from an old snapshot). Appends the story and
-// its facts to `e`; returns false (and appends nothing) when the history records no such loss.
 // With the key's recorded states, a holder the key still had where `run` ran although its owner
 // had released it and no longer believed it held the lock, brought back by the node's latest
 // loss of the key after that release (a read-write lock's other readers come and go without
@@ -1030,6 +1026,12 @@ Sym reentering_owner(const History& h, Sym node, Sym lock, TimeUs t, const Opera
   return kNoSym;
 }
 
+// Why an acquisition failed although nothing the operations did blocked it: the node where it last
+// ran still had the lock's key, because the node had lost its latest writes to it (a failover to
+// a replica that had not seen the release, a restart from an old snapshot). Appends the story and
+// its facts to `e`; returns false (and appends nothing) when the history records no such loss.
+// The value it still had is named when the history says whose it was: from the recorded key
+// states (ghost_holder), or a brought-back hold its owner re-entered (reentering_owner).
 bool append_stale_key_story(const History& h, const Operation& op, Explanation* e) {
   const std::optional<Exec> run = last_run(h, op);
   if (!run) return false;

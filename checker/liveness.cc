@@ -110,7 +110,7 @@ std::string lease_tail(const History& h, const std::vector<uint32_t>& holds, con
   if (last == nullptr) return "";
   const Operation* grant = hold_acquisition(h, last->thread, last->lock, last->begin_t, last->op_id);
   if (grant == nullptr) return "";
-  std::string why = last->end_reason == kNoSym ? std::string() : " (" + std::string(h.str(last->end_reason)) + ")";
+  const std::string why = last->end_reason == kNoSym ? std::string() : " (" + std::string(h.str(last->end_reason)) + ")";
   const std::string ended = "; the last hold, " + std::string(h.str(last->thread)) + "'s, ended" + why + " at " + format_time(last->end_t);
   if (grant->lease_ms == kNoLeaseMs) {
     // No lease: only a release frees the lock. Said only when no call after the grant, by the
@@ -246,16 +246,16 @@ std::string key_keeper(const History& h, Sym lock, TimeUs t) {
   return next != nullptr ? text + ", until " + format_time(next->t) : text;
 }
 
-// Without recorded key states, what the exec log says kept the key at `t`: its last grant before
-// `t` and that nothing deleted it or let it expire since — "; the key L was still there: c1/t0's
-// acquisition #34 set it at 72.552 s (SETNX), and no expiry was set on it" — a lock whose owner
-// died between its SETNX and its EXPIRE. "" when the log does not say so.
 // Whether operation `op_id` asked for no lease at all (`"lease_ms": null`).
 bool lease_less(const History& h, int64_t op_id) {
   const int64_t index = op_id == kAbsent ? -1 : h.op_index(op_id);
   return index >= 0 && h.ops[static_cast<size_t>(index)].lease_ms == kNoLeaseMs;
 }
 
+// Without recorded key states, what the exec log says kept the key at `t`: its last grant before
+// `t` and that nothing deleted it or let it expire since — "; the key L was still there: c1/t0's
+// acquisition #34 set it at 72.552 s (SETNX), and no expiry was set on it" — a lock whose owner
+// died between its SETNX and its EXPIRE. "" when the log does not say so.
 std::string key_setter(const History& h, Sym lock, TimeUs t) {
   Exec grant;
   bool granted = false;  // `grant` is the key's last grant and no DEL followed
@@ -646,7 +646,8 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
                            std::string(h.str(reason)) + ") at " + format_time(ended);
         // The unlock that ended the hold had completed by then: the watchdog was cancelled, but
         // a renewal already on its way still landed.
-        if (const int64_t u = spans[last_index].unlock; u >= 0 && h.ops[static_cast<size_t>(u)].complete_t > ended) {
+        if (const int64_t u = spans[last_index].unlock;
+            u >= 0 && h.ops[static_cast<size_t>(u)].complete_t > ended && h.ops[static_cast<size_t>(u)].complete_t != kTimeNever) {
           const Operation& unlock_op = h.ops[static_cast<size_t>(u)];
           kept_alive[lock] += " and after its " + std::string(op_kind_name(unlock_op.kind)) + " (#" + std::to_string(unlock_op.id) +
                               ") had ended " + outcome_name(unlock_op.outcome) +
