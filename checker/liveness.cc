@@ -524,9 +524,10 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
           for (const Expire& e : h.expires) {
             if (e.t > x.end) break;
             if (e.key != lock || e.node != last->node || e.t <= last->t) continue;
+            const Sym key = lock;  // (a structured binding: clang does not capture those)
             const bool set_again = std::any_of(h.execs.begin(), h.execs.end(), [&](const Exec& w) {
               return w.line > e.line && w.t <= x.end && w.node == e.node && w.keys_count > 0 &&
-                     h.key_pool[w.keys_begin] == lock && exec_granted(h, w);
+                     h.key_pool[w.keys_begin] == key && exec_granted(h, w);
             });
             if (set_again) continue;
             no_retry = "; " + std::string(h.str(lock)) + " expired on " + std::string(h.str(e.node)) + " at " + format_time(e.t) +
