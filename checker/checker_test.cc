@@ -714,9 +714,9 @@ TEST(Quorum, GrantsDeadWhenTheAcquisitionDeclaredAreNamedWithTheWait) {
       R"({"t": 6000200, "type": "complete", "id": 1, "outcome": "ok", "acquired": true})" "\n"
       R"({"t": 60000000, "type": "end", "complete": true})" "\n";
   expect_explained(property_of(text, "quorum"), Verdict::kViolation,
-                   "declared at 6.000 s had 0 live grant(s) of 2 (quorum 2): its key expired on node0 at 2.000 s, and "
-                   "its key expired on node1 at 2.000 s; it declared success 5.000 s after its first grant (at 1.000 s), "
-                   "and in between: node2 paused at 1.000 s for 5000 ms (fault #1)");
+                   "declared at 6.000 s had 0 live grant(s) of 2 (quorum 2): its keys expired on node0 and node1 at "
+                   "2.000 s; it declared success 5.000 s after its first grant (at 1.000 s), and in between: node2 paused "
+                   "at 1.000 s for 5000 ms (fault #1)");
 }
 
 TEST(Examples, AFairGrantThatReenteredABroughtBackHoldSaysSo) {

@@ -53,6 +53,7 @@ struct Death {
   TimeUs t = kTimeNever;
   std::string cause;
   bool abnormal = false;  // data loss, crash, or an expiry after a clock jump of the node
+  Sym expired_on = kNoSym;  // the node, for a plain expiry (no clock jump): listed together
 };
 
 // The clock jumps of `node` in [from, to], as " after node0's clock jumped by 56439 ms at
@@ -142,10 +143,11 @@ Death death_of(const History& h, const DeathIndex& index, Sym node, Sym key, Tim
     if (first != deaths.end() && first->t < until) {
       const DeathIndex::Entry& e = *first;
       if (e.loss) {
-        d = {e.t, std::string(h.str(node)) + " lost its key at " + format_time(e.t) + " (" + std::string(h.str(e.reason)) + ")", true};
+        d = {e.t, std::string(h.str(node)) + " lost its key at " + format_time(e.t) + " (" + std::string(h.str(e.reason)) + ")", true, kNoSym};
       } else {
         const std::string jumps = node_clock_jumps(h, node, after, e.t);
-        d = {e.t, "its key expired on " + std::string(h.str(node)) + " at " + format_time(e.t) + jumps, !jumps.empty()};
+        d = {e.t, "its key expired on " + std::string(h.str(node)) + " at " + format_time(e.t) + jumps, !jumps.empty(),
+             jumps.empty() ? node : kNoSym};
       }
     }
   }
@@ -153,7 +155,7 @@ Death death_of(const History& h, const DeathIndex& index, Sym node, Sym key, Tim
   if (c != index.crashes.end()) {
     for (TimeUs t : c->second) {
       if (t > after && t < d.t && t < until) {
-        d = {t, std::string(h.str(node)) + " crashed at " + format_time(t), true};
+        d = {t, std::string(h.str(node)) + " crashed at " + format_time(t), true, kNoSym};
         break;
       }
     }
@@ -168,8 +170,26 @@ Death death_of(const History& h, const DeathIndex& index, Sym node, Sym key, Tim
 std::string dead_grants(const History& h, const Operation& op, std::vector<Death> dead, TimeUs first_grant) {
   if (dead.empty()) return "";
   std::sort(dead.begin(), dead.end(), [](const Death& a, const Death& b) { return a.t < b.t; });
+  // Plain expiries that read alike in time read as one: "its keys expired on node0 and node1 at
+  // 57.200 s".
+  std::vector<std::string> causes;
+  for (size_t k = 0; k < dead.size();) {
+    size_t end = k + 1;
+    while (dead[k].expired_on != kNoSym && end < dead.size() && dead[end].expired_on != kNoSym &&
+           format_time(dead[end].t) == format_time(dead[k].t)) {
+      ++end;
+    }
+    if (end - k == 1) {
+      causes.push_back(dead[k].cause);
+    } else {
+      std::string nodes;
+      for (size_t n = k; n < end; ++n) nodes += (n == k ? "" : n + 1 == end ? " and " : ", ") + std::string(h.str(dead[n].expired_on));
+      causes.push_back("its keys expired on " + nodes + " at " + format_time(dead[k].t));
+    }
+    k = end;
+  }
   std::string text = ": ";
-  for (size_t k = 0; k < dead.size(); ++k) text += (k == 0 ? "" : k + 1 == dead.size() ? ", and " : ", ") + dead[k].cause;
+  for (size_t k = 0; k < causes.size(); ++k) text += (k == 0 ? "" : k + 1 == causes.size() ? ", and " : ", ") + causes[k];
   text += "; it declared success " + format_time(op.complete_t - first_grant) + " after its first grant (at " +
           format_time(first_grant) + ")";
   const std::string_view thread = h.str(op.thread);
@@ -268,7 +288,7 @@ PropertyResult check_quorum(const History& h, const CheckOptions&) {
       Death d = death_of(h, deaths, x.node, key, x.t, end.released);
       if (end.taken < d.t) {
         d = {end.taken, std::string(h.str(end.taken_by)) + " was granted its key on " + std::string(h.str(x.node)) +
-                            " at " + format_time(end.taken), true};
+                            " at " + format_time(end.taken), true, kNoSym};
       }
       first_grant = std::min(first_grant, x.t);
       (d.t > declared ? live : dead).push_back(std::move(d));
