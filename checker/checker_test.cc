@@ -80,6 +80,7 @@ const Example kExamples[] = {
     {"rwlock-ghost-reader-after-failover.jsonl", {{"linearizability", Verdict::kViolation}}},
     {"rwlock-ghost-writer-after-failover.jsonl", {{"linearizability", Verdict::kViolation}}},
     {"reentered-hold-after-failover.jsonl", {{"linearizability", Verdict::kViolation}}},
+    {"redlock-declared-on-dead-grants.jsonl", {{"mutual_exclusion", Verdict::kViolation}, {"quorum", Verdict::kViolation}}},
     {"liveness-crash-without-lease.jsonl", {{"liveness", Verdict::kViolation}}},
     {"liveness-late-set-without-expiry.jsonl", {{"liveness", Verdict::kViolation}}},
     {"liveness-no-retry-after-expiry.jsonl", {{"liveness", Verdict::kViolation}}},
@@ -753,6 +754,18 @@ TEST(Examples, ARefusedAcquisitionTellsTheNodesStoryNotAConflict) {
   expect_explained(check_history(load("reentered-hold-after-failover.jsonl")).property("linearizability"), Verdict::kViolation,
                    "where L was still set: n1 lost its latest writes to L at 2.000 s (failover), which brought back an older "
                    "value (A's hold, which its unlock (#2) had released at 2.000 s on n0), and A's try_lock (#3) re-entered it");
+}
+
+TEST(Examples, AQuorumAcquisitionOnDeadGrantsIsTheStorysCause) {
+  // A's keys expired at 2 s; it declared success at 5 s (a client that never checks the time it
+  // took), while B, which took the lock at 3 s, still held it. Nothing happened to B's keys: the
+  // story names A's dead grants, not "the algorithm itself" alone (node-redlock, explore seed
+  // 30071).
+  const PropertyResult m = check_history(load("redlock-declared-on-dead-grants.jsonl")).property("mutual_exclusion");
+  expect_explained(m, Verdict::kViolation,
+                   "No fault, expiry or loss of B's explains it; A's own grants do: its lock (#1), declared at 5.000 s, had 0 "
+                   "live grant(s) of 2 (quorum 2): its keys expired on n0 and n1 at 2.000 s");
+  expect_not_explained(m, Verdict::kViolation, "the algorithm itself");
 }
 
 TEST(Examples, QuorumFindingSaysWhy) {

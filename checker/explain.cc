@@ -449,7 +449,16 @@ Explanation Story::build() {
   } else {
     bool raw = false;
     const std::string deleted = foreign_delete(h_, c_, c_.first_begin, c_.second_begin, &raw);
-    if (raw) {
+    // On a quorum lock the second acquisition may have declared success on grants that had died.
+    const Operation* second_op =
+        c_.second_thread == kNoSym ? nullptr : hold_acquisition(h_, c_.second_thread, c_.lock, c_.second_begin, c_.second_op);
+    const std::string shortfall = second_op == nullptr ? "" : quorum_shortfall(h_, *second_op);
+    if (!shortfall.empty()) {
+      text += ". No fault, expiry or loss of " + first + "'s explains it; " + second + "'s own grants do: its " +
+              op_kind_name(second_op->kind) + " (#" + std::to_string(second_op->id) + "), declared at " +
+              format_time(second_op->complete_t) + ", " + shortfall + ".";
+      facts["second_short_of_quorum"] = shortfall;
+    } else if (raw) {
       text += ". No fault, expiry or loss explains it: " + deleted + ".";
     } else {
       text += c_.second_thread == kNoSym

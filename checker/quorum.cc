@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <span>
 #include <string_view>
 #include <unordered_map>
 
@@ -216,12 +217,93 @@ std::string dead_grants(const History& h, const Operation& op, std::vector<Death
   return during.empty() ? text : text + ", and in between: " + during;
 }
 
+// An acquisition's grants at the moment it declared success: each counted grant's death, split
+// into those still live then and those already dead.
+struct Grants {
+  std::vector<Death> live;  // deaths of grants live at the declaration, earliest first
+  std::vector<Death> dead;  // deaths of the others, before it
+  TimeUs first_grant = kTimeNever;
+  int64_t count = 0;
+  bool unreadable = false;  // a script whose reply the history cannot read as granted or not
+};
+
+// The history's key deaths and each key's runs, built once for every acquisition judged.
+struct GrantIndex {
+  DeathIndex deaths;
+  std::map<Sym, std::vector<uint32_t>> execs_of_key;  // the runs touching each key (its first key), in history order
+
+  explicit GrantIndex(const History& h) : deaths(h) {
+    for (uint32_t e = 0; e < h.execs.size(); ++e) {
+      if (h.execs[e].keys_count > 0) execs_of_key[h.key_pool[h.execs[e].keys_begin]].push_back(e);
+    }
+  }
+};
+
+// The grants that can count toward the quorum `op` declared: those that ran before its
+// `complete` (a retry's request still queued on a paused node may be granted long after: the
+// client never counted it), and on each node only the latest (a node holds one value of the key;
+// an earlier attempt's grant there was superseded or released). `runs` are op's execs.
+Grants grants_of(const History& h, const Operation& op, std::span<const uint32_t> runs, GrantIndex& index) {
+  Grants g;
+  std::vector<uint32_t> counted;
+  for (uint32_t e : runs) {
+    const Exec& x = h.execs[e];
+    const Grant grant = grant_of(h, x);
+    if (x.line > op.complete_line) continue;  // ran after the client declared success
+    g.unreadable = g.unreadable || grant == Grant::kUnknown;
+    if (grant != Grant::kYes || x.keys_count == 0) continue;
+    auto same_node = std::find_if(counted.begin(), counted.end(), [&](uint32_t c) { return h.execs[c].node == x.node; });
+    if (same_node != counted.end()) {
+      *same_node = e;
+    } else {
+      counted.push_back(e);
+    }
+  }
+  for (uint32_t e : counted) {
+    const Exec& x = h.execs[e];
+    ++g.count;
+    const Sym key = h.key_pool[x.keys_begin];
+    const GrantEnd end = grant_end(h, index.execs_of_key[key], op, x);
+    Death d = death_of(h, index.deaths, x.node, key, x.t, end.released);
+    if (end.taken < d.t) {
+      d = {end.taken, std::string(h.str(end.taken_by)) + " was granted its key on " + std::string(h.str(x.node)) +
+                          " at " + format_time(end.taken), true, kNoSym};
+    }
+    g.first_grant = std::min(g.first_grant, x.t);
+    (d.t > op.complete_t ? g.live : g.dead).push_back(std::move(d));
+  }
+  std::sort(g.live.begin(), g.live.end(), [](const Death& a, const Death& b) { return a.t < b.t; });
+  return g;
+}
+
+int64_t quorum_of(const History& h) {
+  return h.header.quorum != kAbsent ? h.header.quorum : static_cast<int64_t>(h.header.nodes.size()) / 2 + 1;
+}
+
+std::string shortfall_text(const History& h, const Operation& op, const Grants& g, int64_t quorum) {
+  return "had " + std::to_string(g.live.size()) + " live grant(s) of " + std::to_string(g.count) + " (quorum " +
+         std::to_string(quorum) + ")" + dead_grants(h, op, g.dead, g.first_grant);
+}
+
 struct Finding {
   std::string kind, text;
   nlohmann::json facts;
 };
 
 }  // namespace
+
+std::string quorum_shortfall(const History& h, const Operation& op) {
+  if (!h.header.quorum_lock() || !op.is_acquire() || op.outcome != Outcome::kOk || op.acquired != Tri::kTrue) return "";
+  std::vector<uint32_t> runs;
+  for (uint32_t e = 0; e < h.execs.size(); ++e) {
+    if (h.execs[e].op_id == op.id) runs.push_back(e);
+  }
+  GrantIndex index(h);
+  const Grants g = grants_of(h, op, runs, index);
+  const int64_t quorum = quorum_of(h);
+  if (g.unreadable || static_cast<int64_t>(g.live.size()) >= quorum) return "";
+  return shortfall_text(h, op, g, quorum);
+}
 
 PropertyResult check_quorum(const History& h, const CheckOptions&) {
   const std::string name = "quorum";
@@ -238,14 +320,8 @@ PropertyResult check_quorum(const History& h, const CheckOptions&) {
     if (!acquired) return make_result(name, Verdict::kOk, "no acquisition in the history could have been granted: no quorum to count");
     return make_result(name, Verdict::kUnknown, "the history lacks per-node exec events with op ids");
   }
-  const DeathIndex deaths(h);
-  // The execs touching each key (its first key), in history order, for grant_ended().
-  std::map<Sym, std::vector<uint32_t>> execs_of_key;
-  for (uint32_t e = 0; e < h.execs.size(); ++e) {
-    if (h.execs[e].keys_count > 0) execs_of_key[h.key_pool[h.execs[e].keys_begin]].push_back(e);
-  }
-  const int64_t nodes = static_cast<int64_t>(h.header.nodes.size());
-  const int64_t quorum = h.header.quorum != kAbsent ? h.header.quorum : nodes / 2 + 1;
+  GrantIndex index(h);
+  const int64_t quorum = quorum_of(h);
   // The end of each acquisition's hold, by op id (the last hold of an id, as the holds list them).
   std::unordered_map<int64_t, TimeUs> hold_end_of;
   for (const Hold& x : h.holds) hold_end_of[x.op_id] = x.end_t == kTimeNever ? h.end_t : x.end_t;
@@ -257,43 +333,10 @@ PropertyResult check_quorum(const History& h, const CheckOptions&) {
     if (!op.is_acquire() || op.outcome != Outcome::kOk || op.acquired != Tri::kTrue) continue;
     ++checked;
     const TimeUs declared = op.complete_t;
-    std::vector<Death> live;  // deaths of grants live at `declared`
-    std::vector<Death> dead;  // deaths of the others, before it
-    TimeUs first_grant = kTimeNever;
-    int64_t grants = 0;
-    bool unreadable = false;  // a script whose reply the history cannot read as granted or not
-    // The grants that can count toward the quorum the client declared: those that ran before its
-    // `complete` (a retry's request still queued on a paused node may be granted long after: the
-    // client never counted it), and on each node only the latest (a node holds one value of the
-    // key; an earlier attempt's grant there was superseded or released).
-    std::vector<uint32_t> counted;
-    for (uint32_t e : execs[i]) {
-      const Exec& x = h.execs[e];
-      const Grant g = grant_of(h, x);
-      if (x.line > op.complete_line) continue;  // ran after the client declared success
-      unreadable = unreadable || g == Grant::kUnknown;
-      if (g != Grant::kYes || x.keys_count == 0) continue;
-      auto same_node = std::find_if(counted.begin(), counted.end(), [&](uint32_t c) { return h.execs[c].node == x.node; });
-      if (same_node != counted.end()) {
-        *same_node = e;
-      } else {
-        counted.push_back(e);
-      }
-    }
-    for (uint32_t e : counted) {
-      const Exec& x = h.execs[e];
-      ++grants;
-      const Sym key = h.key_pool[x.keys_begin];
-      const GrantEnd end = grant_end(h, execs_of_key[key], op, x);
-      Death d = death_of(h, deaths, x.node, key, x.t, end.released);
-      if (end.taken < d.t) {
-        d = {end.taken, std::string(h.str(end.taken_by)) + " was granted its key on " + std::string(h.str(x.node)) +
-                            " at " + format_time(end.taken), true, kNoSym};
-      }
-      first_grant = std::min(first_grant, x.t);
-      (d.t > declared ? live : dead).push_back(std::move(d));
-    }
-    std::sort(live.begin(), live.end(), [](const Death& a, const Death& b) { return a.t < b.t; });
+    const Grants g = grants_of(h, op, execs[i], index);
+    const std::vector<Death>& live = g.live;
+    const int64_t grants = g.count;
+    const bool unreadable = g.unreadable;
     const int64_t n_live = static_cast<int64_t>(live.size());
     if (n_live < quorum && unreadable) {
       ++unjudged;  // the missing grants may be in replies the history cannot read
@@ -309,9 +352,7 @@ PropertyResult check_quorum(const History& h, const CheckOptions&) {
                             {"grants", grants}, {"live_at_declare", n_live}, {"quorum", quorum}};
     };
     if (n_live < quorum) {
-      findings.push_back({"invalid_when_declared", who() + " had " + std::to_string(n_live) + " live grant(s) of " +
-                          std::to_string(grants) + " (quorum " + std::to_string(quorum) + ")" +
-                          dead_grants(h, op, dead, first_grant), facts()});
+      findings.push_back({"invalid_when_declared", who() + " " + shortfall_text(h, op, g, quorum), facts()});
       continue;
     }
     // The quorum is lost when the (n_live - quorum + 1)-th key dies.
