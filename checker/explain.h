@@ -69,8 +69,8 @@ std::string lease_end_text(const History& history, const Operation& grant, const
 // For a quorum lock (RedLock): why `acquisition`, which returned holding the lock, had fewer than a
 // quorum of live grants when it declared success — "had 1 live grant(s) of 3 (quorum 2): its keys
 // expired on node0 and node2 at 27.500 s; it declared success 16.499 s after its first grant (at
-// 17.430 s)" — or "" when it had a quorum, the history cannot say, or the lock is not a quorum
-// lock (checker/quorum.cc).
+// 17.430 s)" — or "" when it had a quorum, the history cannot say, or the quorum property does
+// not judge the history (checker/quorum.cc).
 std::string quorum_shortfall(const History& history, const Operation& acquisition);
 
 // A call as explanations name it: "c1/t0's unlock (#5)".

@@ -276,6 +276,11 @@ Grants grants_of(const History& h, const Operation& op, std::span<const uint32_t
   return g;
 }
 
+// Whether the quorum property judges this history: a RedLock by its lock kind or algorithm.
+bool judged(const History& h) {
+  return h.header.lock_kind == LockKind::kRedlock || h.header.algorithm.rfind("redlock", 0) == 0;
+}
+
 int64_t quorum_of(const History& h) {
   return h.header.quorum != kAbsent ? h.header.quorum : static_cast<int64_t>(h.header.nodes.size()) / 2 + 1;
 }
@@ -293,7 +298,7 @@ struct Finding {
 }  // namespace
 
 std::string quorum_shortfall(const History& h, const Operation& op) {
-  if (!h.header.quorum_lock() || !op.is_acquire() || op.outcome != Outcome::kOk || op.acquired != Tri::kTrue) return "";
+  if (!judged(h) || !op.is_acquire() || op.outcome != Outcome::kOk || op.acquired != Tri::kTrue) return "";
   std::vector<uint32_t> runs;
   for (uint32_t e = 0; e < h.execs.size(); ++e) {
     if (h.execs[e].op_id == op.id) runs.push_back(e);
@@ -307,8 +312,7 @@ std::string quorum_shortfall(const History& h, const Operation& op) {
 
 PropertyResult check_quorum(const History& h, const CheckOptions&) {
   const std::string name = "quorum";
-  const bool redlock = h.header.lock_kind == LockKind::kRedlock || h.header.algorithm.rfind("redlock", 0) == 0;
-  if (!redlock) return make_result(name, Verdict::kNotApplicable, "not a RedLock history (single-node lock)");
+  if (!judged(h)) return make_result(name, Verdict::kNotApplicable, "not a RedLock history (single-node lock)");
   ExecsByOp own;
   const ExecsByOp& execs = execs_by_op(h, own);
   if (!execs.any_runs()) {
