@@ -530,16 +530,21 @@ bool append_story(const History& history, const Conflict& conflict, Explanation*
   return true;
 }
 
-const DataLoss* key_brought_back(const History& history, Sym node, Sym lock, TimeUs t, uint32_t after_line,
-                                 Sym reentering_owner) {
+const DataLoss* latest_loss(const History& history, Sym node, Sym key, TimeUs t) {
   const DataLoss* loss = nullptr;
   for (const DataLoss& d : history.data_losses) {
     if (d.t > t) break;
     if (d.node != node) continue;
     for (uint32_t i = 0; i < d.keys_count; ++i) {
-      if (history.key_pool[d.keys_begin + i] == lock) loss = &d;
+      if (history.key_pool[d.keys_begin + i] == key) loss = &d;
     }
   }
+  return loss;
+}
+
+const DataLoss* key_brought_back(const History& history, Sym node, Sym lock, TimeUs t, uint32_t after_line,
+                                 Sym reentering_owner) {
+  const DataLoss* loss = latest_loss(history, node, lock, t);
   if (loss == nullptr || loss->line < after_line) return nullptr;
   for (const Expire& e : history.expires) {
     if (e.t > t) break;

@@ -79,6 +79,9 @@ std::string call_name(const History& history, const Operation& op);
 // Appends sentence `more` to `text`, with exactly one full stop between them.
 void append_sentence(std::string* text, std::string_view more);
 
+// The latest data loss of `key` on `node` by `t` (a restart, a failover), or nullptr.
+const DataLoss* latest_loss(const History& history, Sym node, Sym key, TimeUs t);
+
 // A lock's key that came back: the latest loss of `node`'s writes to `lock`'s key (a failover to a
 // replica that had not seen the release, a restart from an old snapshot) at or before `t`, after
 // which no run on the node granted the lock or deleted the key, and the key did not expire. Null

@@ -974,15 +974,8 @@ std::string ghost_holder(const History& h, const Operation& op, const Exec& run,
       }
     }
     if (release == nullptr) continue;
-    const DataLoss* latest = nullptr;
-    for (const DataLoss& d : h.data_losses) {
-      if (d.t > run.t) break;
-      if (d.node != run.node || d.line < released_at->line) continue;
-      for (uint32_t k = 0; k < d.keys_count; ++k) {
-        if (h.key_pool[d.keys_begin + k] == op.lock) latest = &d;
-      }
-    }
-    if (latest == nullptr) continue;
+    const DataLoss* latest = latest_loss(h, run.node, op.lock, run.t);
+    if (latest == nullptr || latest->line < released_at->line) continue;
     *loss = latest;
     return std::string(h.str(release->thread)) + "'s " + (write ? "write " : h.header.lock_kind == LockKind::kRwlock ? "read " : "") +
            "hold, which its " + op_kind_name(release->kind) + " (#" + std::to_string(release->id) + ") had released at " +
@@ -997,14 +990,7 @@ std::string ghost_holder(const History& h, const Operation& op, const Exec& run,
 // re-entry of the old hold. Sets `*reentry` to that grant's operation and `*release` to the
 // release's; kNoSym when none.
 Sym reentering_owner(const History& h, Sym node, Sym lock, TimeUs t, const Operation** reentry, std::optional<Exec>* release) {
-  const DataLoss* loss = nullptr;
-  for (const DataLoss& d : h.data_losses) {
-    if (d.t > t) break;
-    if (d.node != node) continue;
-    for (uint32_t k = 0; k < d.keys_count; ++k) {
-      if (h.key_pool[d.keys_begin + k] == lock) loss = &d;
-    }
-  }
+  const DataLoss* loss = latest_loss(h, node, lock, t);
   if (loss == nullptr) return kNoSym;
   for (const Exec& x : h.execs) {
     if (x.t > t) break;
