@@ -172,6 +172,14 @@ bool first_holder(const History& h, const StateRecord& s, std::string* owner, st
   return false;
 }
 
+// How a call ended, for the sentences about it: "<how> (command timed out) at 34.255 s", where
+// `how` is "ended <outcome>" unless given.
+std::string ended_how(const History& h, const Operation& op, std::string how = "") {
+  if (how.empty()) how = "ended " + std::string(outcome_name(op.outcome));
+  if (op.error != kNoSym) how += " (" + std::string(h.str(op.error)) + ")";
+  return how + " at " + format_time(op.complete_t);
+}
+
 // How the key's owner stood at `t`: a thread that had held the lock and let go "no longer
 // believed it held it"; one that never held it got it from an acquisition it gave up on (a
 // timed-out call whose re-sends ran later, an interrupted one), which is named.
@@ -187,10 +195,7 @@ std::string believed_by(const History& h, Sym lock, const std::string& owner, Ti
   }
   std::string text = ", whose thread never believed it held it";
   if (gave_up == nullptr) return text;
-  text += ": its " + std::string(op_kind_name(gave_up->kind)) + " (#" + std::to_string(gave_up->id) + ") had ended " +
-          outcome_name(gave_up->outcome);
-  if (gave_up->error != kNoSym) text += " (" + std::string(h.str(gave_up->error)) + ")";
-  return text + " at " + format_time(gave_up->complete_t);
+  return text + ": its " + op_kind_name(gave_up->kind) + " (#" + std::to_string(gave_up->id) + ") had " + ended_how(h, *gave_up);
 }
 
 // What kept the lock's key at `t` although no owner believed it held the lock, from the recorded
@@ -302,10 +307,8 @@ std::string key_setter(const History& h, Sym lock, TimeUs t) {
                      std::string(h.str(grant.command)) + ")";
   if (op.complete_t <= t && (op.outcome != Outcome::kOk || op.acquired == Tri::kFalse)) {
     // The call gave up (a timeout whose command ran later, a lost reply): nobody held the lock.
-    text += ", although its thread never believed it held it: the call had ";
-    text += op.outcome == Outcome::kOk ? std::string("returned without the lock") : "ended " + std::string(outcome_name(op.outcome));
-    if (op.error != kNoSym) text += " (" + std::string(h.str(op.error)) + ")";
-    text += " at " + format_time(op.complete_t);
+    text += ", although its thread never believed it held it: the call had " +
+            ended_how(h, op, op.outcome == Outcome::kOk ? "returned without the lock" : "");
   }
   if (was_persisted) {
     text += ", and " + std::string(h.str(persisted.conn)) + "'s PERSIST at " + format_time(persisted.t) +
@@ -340,10 +343,8 @@ std::string queue_keeper(const History& h, Sym lock, TimeUs t) {
   std::string text = "; the head of " + std::string(h.str(lock)) + "'s queue was " + std::string(h.str(last->thread)) +
                      " (owner " + std::string(h.str(head)) + "), which no longer waited: ";
   if (last->completed && last->complete_t <= t) {
-    return text + "its " + op_kind_name(last->kind) + " #" + std::to_string(last->id) + " had ended " +
-           std::string(outcome_name(last->outcome)) +
-           (last->error == kNoSym ? "" : " (" + std::string(h.str(last->error)) + ")") + " at " +
-           format_time(last->complete_t) + ", and its entry stays until its deadline";
+    return text + "its " + op_kind_name(last->kind) + " #" + std::to_string(last->id) + " had " + ended_how(h, *last) +
+           ", and its entry stays until its deadline";
   }
   const std::string thread(h.str(last->thread));
   for (const FaultEvent& f : h.faults) {
@@ -630,9 +631,7 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
           kept_alive[lock] = std::string(h.str(lock)) + " was kept alive by a renewal of " + std::string(h.str(op.thread)) +
                   " that took effect at " + format_time(effect) + ", although its owner " + std::string(h.str(op.owner)) +
                   " never believed it held the lock: its " + op_kind_name(gave_up->kind) + " #" + std::to_string(gave_up->id) +
-                  " had ended " + std::string(outcome_name(gave_up->outcome)) +
-                  (gave_up->error == kNoSym ? "" : " (" + std::string(h.str(gave_up->error)) + ")") + " at " +
-                  format_time(gave_up->complete_t) + " — a grant nobody holds, renewed by a watchdog";
+                  " had " + ended_how(h, *gave_up) + " — a grant nobody holds, renewed by a watchdog";
         }
         if (first.empty()) first = kept_alive[lock];
         continue;
@@ -647,14 +646,14 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
                            std::string(h.str(reason)) + ") at " + format_time(ended);
         // The unlock that ended the hold had completed by then: the watchdog was cancelled, but
         // a renewal already on its way still landed.
-        if (const int64_t u = spans[last_index].unlock;
-            u >= 0 && h.ops[static_cast<size_t>(u)].complete_t > ended && h.ops[static_cast<size_t>(u)].complete_t != kTimeNever) {
-          const Operation& unlock_op = h.ops[static_cast<size_t>(u)];
-          kept_alive[lock] += " and after its " + std::string(op_kind_name(unlock_op.kind)) + " (#" + std::to_string(unlock_op.id) +
-                              ") had ended " + outcome_name(unlock_op.outcome) +
-                              (unlock_op.error == kNoSym ? "" : " (" + std::string(h.str(unlock_op.error)) + ")") + " at " +
-                              format_time(unlock_op.complete_t);
-          if (op.invoke_t < unlock_op.complete_t) kept_alive[lock] += " (the renewal was sent at " + format_time(op.invoke_t) + ", before that)";
+        const int64_t u = spans[last_index].unlock;
+        const Operation* unlock_op = u >= 0 ? &h.ops[static_cast<size_t>(u)] : nullptr;
+        if (unlock_op != nullptr && unlock_op->complete_t > ended && unlock_op->complete_t != kTimeNever) {
+          kept_alive[lock] += " and after its " + std::string(op_kind_name(unlock_op->kind)) + " (#" +
+                              std::to_string(unlock_op->id) + ") had " + ended_how(h, *unlock_op);
+          if (op.invoke_t < unlock_op->complete_t) {
+            kept_alive[lock] += " (the renewal was sent at " + format_time(op.invoke_t) + ", before that)";
+          }
         }
       }
       if (first.empty()) first = kept_alive[lock];
