@@ -85,6 +85,10 @@ const Example kExamples[] = {
     {"liveness-late-set-without-expiry.jsonl", {{"liveness", Verdict::kViolation}}},
     {"liveness-no-retry-after-expiry.jsonl", {{"liveness", Verdict::kViolation}}},
     {"liveness-renewal-during-unlock.jsonl", {{"liveness", Verdict::kOk}}},
+    {"liveness-delay-held-back.jsonl", {{"liveness", Verdict::kOk}}},
+    {"liveness-crashed-holder-late-retry.jsonl", {{"liveness", Verdict::kViolation}}},
+    {"liveness-own-call-set-the-key.jsonl", {{"liveness", Verdict::kViolation}}},
+    {"fair-dead-waiter.jsonl", {{"fairness", Verdict::kOk}, {"script_invariants", Verdict::kUnknown}}},
     {"renew-within-a-millisecond.jsonl", {{"mutual_exclusion", Verdict::kOk}, {"linearizability", Verdict::kViolation}}},
     // scenarios/edge/redisson-rwlock-read-renew-cuts-lease.json's run (no faults).
     {"rwlock-renew-cuts-lease.jsonl",
@@ -330,6 +334,23 @@ TEST(Fairness, AnEvictionIsJudgedByTheTrueTimeNotTheNodesClock) {
   // At 40 s it has, whatever the node's clock says (a clock drifted 10 s behind: 30000 ms); the
   // scripts compare client times (regression: node clock faults were reported as evictions).
   EXPECT_EQ(property_of(eviction_history(40'000'000, 30'000), "fairness").verdict, Verdict::kOk);
+  // The same early eviction of a waiter whose client had crashed wrongs no thread (explore seed
+  // 40113: a dead waiter evicted 5 ms early by a drifted clock).
+  const std::string crash = R"({"t": 5000000, "type": "fault", "fault": 1, "kind": "crash", "target": "c2", "phase": "instant"})" "\n";
+  EXPECT_EQ(property_of(eviction_history(30'000'000, 30'000, crash), "fairness").verdict, Verdict::kOk);
+}
+
+TEST(Fairness, AWaiterWhoseClientCrashedIsNotOvertaken) {
+  // c2 queues behind c1's hold and its client crashes; c3, queued later, is granted when c1
+  // unlocks, before c2's entry could be evicted. Nobody waits any more for c2's turn: not an
+  // inversion (redisson-fair-lock, explore seed 40070).
+  const std::string text = testdata_text("fair-dead-waiter.jsonl");
+  EXPECT_EQ(property_of(text, "fairness").verdict, Verdict::kOk);
+  // The same without the crash: c2 still waits, and c3 overtook it.
+  std::string alive = text;
+  const size_t crash = alive.find("{\"t\": 50000,");
+  alive.erase(crash, alive.find('\n', crash) + 1 - crash);
+  expect_explained(property_of(alive, "fairness"), Verdict::kViolation, "c3/t0 was granted L at 0.101 s ahead of c2/t0");
 }
 
 TEST(Fairness, AWaiterGoneWithTheNodesDataWasNotEvictedByAScript) {
@@ -1381,6 +1402,57 @@ TEST(Liveness, AWaiterThatNeverTriedAgainAfterTheKeyExpiredSaysSo) {
                "\"args\": [\"L\", \"c\", \"NX\"], \"reply\": {\"ok\": \"OK\"}}\n"
                "{\"t\": 5000800, \"type\": \"complete\", \"id\": 3, \"outcome\": \"unknown\"}\n");
   expect_not_explained(property_of(taken, "liveness"), Verdict::kViolation, "made no attempt");
+}
+
+TEST(Liveness, WhatADelayHeldBackArrivesBeforeItHeals) {
+  // A's SET NX, sent during a delay on n0 (extra_ms 5000), lands at 2.9 s, after the window
+  // ended at 2 s, and its 10 s lease keeps B out until 12.9 s. The delay heals at 7 s, when what
+  // it held back has arrived: B is served 5.95 s later, within the bound (set-nx-px, explore seed
+  // 40134).
+  const std::string text = testdata_text("liveness-delay-held-back.jsonl");
+  const PropertyResult ok = property_of(text, "liveness");
+  EXPECT_EQ(ok.verdict, Verdict::kOk);
+  EXPECT_NE(ok.reason.find("after the last fault healed at 7.000 s: the delay on n0 ended at 2.000 s, and what it held "
+                           "back arrived up to 5000 ms later"),
+            std::string::npos)
+      << ok.reason;
+  // A delay that says nothing of its extra latency heals when its window ends: B waited 9.95 s.
+  std::string unsaid = text;
+  const std::string params = ", \"params\": {\"duration_ms\": 1000, \"extra_ms\": 5000}";
+  unsaid.erase(unsaid.find(params), params.size());
+  expect_explained(property_of(unsaid, "liveness"), Verdict::kViolation, "last fault healed at 2.000 s)");
+}
+
+TEST(Liveness, AKeyThatExpiredInTimeAndAWaiterThatTriedLateAreBothNamed) {
+  // A takes L with a 20 s lease and crashes; B's attempt fails at 0.5 s and it blocks on a pop
+  // for 30 s: L expires at 20 s, within the 25 s bound, but B tries again only at 30.5 s
+  // (python-redis-lock, explore seed 40136).
+  const std::string text = testdata_text("liveness-crashed-holder-late-retry.jsonl");
+  const PropertyResult r = property_of(text, "liveness");
+  expect_explained(r, Verdict::kViolation, "A's acquisition #1 set it at 0.000 s (SET); its client A crashed at 0.001 s (fault #1)");
+  expect_explained(r, Verdict::kViolation,
+                   "L expired on n0 at 20.000 s, and B did not try again until 30.500 s (its command before that ran at "
+                   "0.500 s; the next, BLPOP, at 30.499 s)");
+  // Without the crash fault (the hold ended for another reason) no crash is claimed.
+  std::string no_fault = text;
+  const size_t crash = no_fault.find("{\"t\": 1000, \"type\": \"fault\"");
+  no_fault.erase(crash, no_fault.find('\n', crash) + 1 - crash);
+  expect_not_explained(property_of(no_fault, "liveness"), Verdict::kViolation, "crashed");
+}
+
+TEST(Liveness, AWaitersOwnCallThatSetTheKeyIsNamed) {
+  // B's SETNX succeeded, but B never saw that reply (its try had been given up on) and its next
+  // SETNX found the key taken: it waits for itself for ever (setnx-naive, explore seed 40134).
+  const std::string text = testdata_text("liveness-own-call-set-the-key.jsonl");
+  expect_explained(property_of(text, "liveness"), Verdict::kViolation,
+                   "B's acquisition #1 set it at 1.000 s (SETNX), and no expiry was set on it; that was the waiting "
+                   "call itself, which never learned it: its next SETNX, right after it, found the key taken");
+  // Set by another thread's call instead: not the waiter's own.
+  std::string other = text;
+  other.insert(other.find("{\"t\": 1000000"), "{\"t\": 500000, \"type\": \"invoke\", \"id\": 2, \"thread\": \"C\", \"lock\": \"L\", "
+                                              "\"op\": \"try_lock\", \"lease_ms\": null, \"wait_ms\": 0}\n");
+  other.replace(other.find("\"op\": 1, \"args\": [\"L\", \"b\"], \"reply\": 1"), 9, "\"op\": 2,");
+  expect_not_explained(property_of(other, "liveness"), Verdict::kViolation, "waiting call itself");
 }
 
 TEST(Liveness, ARenewalWhileTheUnlockIsStillOnItsWayIsTheLocksOwn) {

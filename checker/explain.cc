@@ -530,6 +530,14 @@ bool append_story(const History& history, const Conflict& conflict, Explanation*
   return true;
 }
 
+const FaultEvent* client_crash(const History& history, Sym thread) {
+  const std::string_view client = history.client_of(thread);
+  for (const FaultEvent& f : history.faults) {
+    if (f.is(FaultKind::kCrash) && history.str(f.target) == client) return &f;
+  }
+  return nullptr;
+}
+
 const DataLoss* latest_loss(const History& history, Sym node, Sym key, TimeUs t) {
   const DataLoss* loss = nullptr;
   for (const DataLoss& d : history.data_losses) {

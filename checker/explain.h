@@ -79,6 +79,10 @@ std::string call_name(const History& history, const Operation& op);
 // Appends sentence `more` to `text`, with exactly one full stop between them.
 void append_sentence(std::string* text, std::string_view more);
 
+// The first `crash` fault of `thread`'s client (the process dies: its threads stop waiting), or
+// nullptr when it never crashed.
+const FaultEvent* client_crash(const History& history, Sym thread);
+
 // The latest data loss of `key` on `node` by `t` (a restart, a failover), or nullptr.
 const DataLoss* latest_loss(const History& history, Sym node, Sym key, TimeUs t);
 

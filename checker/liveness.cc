@@ -8,6 +8,8 @@
 //    without the lock, interrupted while its script granted it), at any time.
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <span>
 #include <tuple>
 
 #include "checker/check.h"
@@ -82,17 +84,52 @@ std::vector<OwnedSpan> owned_spans(const History& h, const ExecsByOp& execs_of) 
   return spans;
 }
 
-// The time the last fault healed: the latest end (or instant) of any fault; a fault that
-// started and never ended lasts to the end of the history.
-TimeUs last_heal(const History& h) {
-  TimeUs heal = 0;
-  std::map<int64_t, bool> open;  // fault id → started and not ended
+// When the last fault healed: the latest end (or instant) of any fault; a fault that started and
+// never ended lasts to the end of the history. A `delay` or `replication_lag` fault heals
+// `extra_ms` after its window ends: what was sent in the window arrives up to that much later (a
+// SET NX held back by a delay on the node can land seconds after the window and set a key whose
+// lease then runs its full length: `explore --algorithm set-nx-px` seed 40134).
+struct Heal {
+  TimeUs at = 0;
+  const FaultEvent* held_back = nullptr;  // the window end whose held-back traffic healed last
+  int64_t extra_ms = 0;                   // its extra_ms
+};
+
+Heal last_heal(const History& h) {
+  Heal heal;
+  std::map<int64_t, int64_t> open;  // fault id → started and not ended: its extra_ms (0 if none)
   for (const FaultEvent& f : h.faults) {
-    if (f.phase == FaultPhase::kStart) open[f.fault] = true;
-    if (f.phase == FaultPhase::kEnd) open.erase(f.fault);
-    heal = std::max(heal, f.t);
+    int64_t extra_ms = 0;
+    if (f.phase == FaultPhase::kStart) {
+      const int64_t x = f.is(FaultKind::kDelay) || f.is(FaultKind::kReplicationLag) ? f.param(h.syms, "extra_ms") : kAbsent;
+      open[f.fault] = x > 0 ? x : 0;
+    }
+    if (f.phase == FaultPhase::kEnd) {
+      if (const auto it = open.find(f.fault); it != open.end()) {
+        extra_ms = it->second;
+        open.erase(it);
+      }
+    }
+    const TimeUs at = f.t + extra_ms * kUsPerMs;
+    if (at >= heal.at) heal = {at, extra_ms > 0 ? &f : nullptr, extra_ms};
   }
-  return open.empty() ? heal : h.end_t;
+  if (!open.empty()) heal = {h.end_t, nullptr, 0};
+  return heal;
+}
+
+// How a sentence names the last heal: "last fault healed at 12.000 s", or "no faults" in a
+// history that recorded none (where "healed at 0.000 s" would suggest one); a delay's held-back
+// traffic is named: "last fault healed at 48.513 s: the delay on node0 ended at 42.532 s, and
+// what it held back arrived up to 5981 ms later".
+std::string heal_phrase(const History& h, const Heal& heal) {
+  if (h.faults.empty()) return "no faults";
+  std::string text = "last fault healed at " + format_time(heal.at);
+  if (heal.held_back != nullptr) {
+    text += ": the " + std::string(h.str(heal.held_back->kind)) + " on " + std::string(h.str(heal.held_back->target)) +
+            " ended at " + format_time(heal.held_back->t) + ", and what it held back arrived up to " +
+            std::to_string(heal.extra_ms) + " ms later";
+  }
+  return text;
 }
 
 // For a history without the server's side: when the hold that ended last before a stuck
@@ -130,11 +167,6 @@ std::string lease_tail(const History& h, const std::vector<uint32_t>& holds, con
          ": a bound below the lease reports such a wait as stuck";
 }
 
-// How a sentence names the last heal: "last fault healed at 12.000 s", or "no faults" in a
-// history that recorded none (where "healed at 0.000 s" would suggest one).
-std::string heal_phrase(const History& h, TimeUs heal) {
-  return h.faults.empty() ? "no faults" : "last fault healed at " + format_time(heal);
-}
 
 // Merged intervals in which some owner other than a waiter believed it held the lock.
 std::vector<Interval> busy(const History& h, const std::vector<uint32_t>& holds, bool writes_only) {
@@ -260,8 +292,9 @@ bool lease_less(const History& h, int64_t op_id) {
 // Without recorded key states, what the exec log says kept the key at `t`: its last grant before
 // `t` and that nothing deleted it or let it expire since — "; the key L was still there: c1/t0's
 // acquisition #34 set it at 72.552 s (SETNX), and no expiry was set on it" — a lock whose owner
-// died between its SETNX and its EXPIRE. "" when the log does not say so.
-std::string key_setter(const History& h, Sym lock, TimeUs t) {
+// died between its SETNX and its EXPIRE; whose client crashed before the call returned; or the
+// stuck `waiter`'s own call, whose reply it never saw. "" when the log does not say so.
+std::string key_setter(const History& h, Sym lock, TimeUs t, const Operation* waiter) {
   Exec grant;
   bool granted = false;  // `grant` is the key's last grant and no DEL followed
   bool expiry = false;  // an EXPIRE/PEXPIRE of the key succeeded after the grant
@@ -305,10 +338,32 @@ std::string key_setter(const History& h, Sym lock, TimeUs t) {
   std::string text = "; the key " + std::string(h.str(lock)) + " was still there: " + std::string(h.str(op.thread)) +
                      "'s acquisition #" + std::to_string(op.id) + " set it at " + format_time(grant.t) + " (" +
                      std::string(h.str(grant.command)) + ")";
-  if (op.complete_t <= t && (op.outcome != Outcome::kOk || op.acquired == Tri::kFalse)) {
+  const bool gave_up = op.complete_t <= t && (op.outcome != Outcome::kOk || op.acquired == Tri::kFalse);
+  if (gave_up) {
     // The call gave up (a timeout whose command ran later, a lost reply): nobody held the lock.
     text += ", although its thread never believed it held it: the call had " +
             ended_how(h, op, op.outcome == Outcome::kOk ? "returned without the lock" : "");
+  }
+  // Its client died: a holder nobody is left to release (or a command that ran after the death).
+  std::string died;
+  if (const FaultEvent* crash = client_crash(h, op.thread);
+      !gave_up && crash != nullptr && crash->t <= t && crash->t >= op.invoke_t) {
+    died = "; its client " + std::string(h.str(crash->target)) + (crash->t >= grant.t ? " crashed at " : " had crashed at ") +
+           format_time_beside(crash->t, {grant.t}) + " (fault #" + std::to_string(crash->fault) + ")" +
+           (crash->t >= grant.t ? "" : ", before the command ran");
+  }
+  // The waiter's own call set the key and did not learn it: a later run of the same call found
+  // the key taken (the reply went to a try the client had given up on).
+  std::string own;
+  if (&op == waiter) {
+    for (const Exec& e : h.execs) {
+      if (e.t > t) break;
+      if (e.line <= grant.line || e.op_id != op.id || e.keys_count == 0 || h.key_pool[e.keys_begin] != lock) continue;
+      if (exec_granted(h, e)) break;
+      own = "; that was the waiting call itself, which never learned it: its next " + std::string(h.str(e.command)) +
+            (e.t == grant.t ? ", right after it," : ", at " + format_time_beside(e.t, {grant.t}) + ",") + " found the key taken";
+      break;
+    }
   }
   if (was_persisted) {
     text += ", and " + std::string(h.str(persisted.conn)) + "'s PERSIST at " + format_time(persisted.t) +
@@ -316,7 +371,7 @@ std::string key_setter(const History& h, Sym lock, TimeUs t) {
   } else if (!expiry) {
     text += ", and no expiry was set on it";
   }
-  return text;
+  return text + died + own;
 }
 
 // What held a fair lock's queue at `t`, when the recorded states say: "; the head of L's queue
@@ -443,6 +498,49 @@ nlohmann::json availability_outcomes(const History& h, TimeUs heal,
 
 }  // namespace
 
+// The lock's key expired on a node within the bound of the stretch's start, and the waiter `op`
+// (its runs `runs`) did not try that node again until later in the stretch, nobody having set the
+// key since: "; L1 expired on node0 at 93.300 s, and c1/t1 did not try again until 125.868 s
+// (its command before that ran at 65.864 s; the next, BLPOP, at 125.867 s)". "" otherwise.
+std::string late_retry(const History& h, Sym lock, const Operation& op, std::span<const uint32_t> runs,
+                       const Interval& stretch, TimeUs bound_us) {
+  for (const Expire& e : h.expires) {
+    if (e.t > stretch.end || e.t - stretch.begin >= bound_us) break;
+    if (e.key != lock || e.t <= stretch.begin) continue;
+    std::optional<Exec> before;  // the waiter's last command before the expiry
+    std::optional<Exec> next;    // its first after it
+    std::optional<Exec> retry;   // its first attempt on the key on that node after it
+    for (uint32_t r : runs) {
+      const Exec run = h.execs[r];
+      if (run.t <= e.t) {
+        before = run;
+        continue;
+      }
+      if (run.t > stretch.end) break;
+      if (!next) next = run;
+      if (run.node == e.node && run.keys_count > 0 && h.key_pool[run.keys_begin] == lock) {
+        retry = run;
+        break;
+      }
+    }
+    if (!retry || !before) continue;
+    const uint32_t retry_line = retry->line;
+    const bool set_again = std::any_of(h.execs.begin(), h.execs.end(), [&](const Exec& w) {
+      return w.line > e.line && w.line < retry_line && w.node == e.node && w.keys_count > 0 &&
+             h.key_pool[w.keys_begin] == lock && exec_granted(h, w);
+    });
+    if (set_again) continue;
+    std::string text = "; " + std::string(h.str(lock)) + " expired on " + std::string(h.str(e.node)) + " at " + format_time(e.t) +
+                       ", and " + std::string(h.str(op.thread)) + " did not try again until " + format_time(retry->t) +
+                       " (its command before that ran at " + format_time(before->t);
+    if (next->line != retry->line) {
+      text += "; the next, " + std::string(h.str(next->command)) + ", at " + format_time_beside(next->t, {retry->t});
+    }
+    return text + ")";
+  }
+  return "";
+}
+
 PropertyResult check_liveness(const History& h, const CheckOptions&) {
   const std::string name = "liveness";
   if (h.header.liveness_bound_ms == kAbsent) {
@@ -460,7 +558,8 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
                        "no holds recorded (hold_begin / hold_end): a waiter is judged by who believed they held the lock");
   }
   const TimeUs bound_us = h.header.liveness_bound_ms * kUsPerMs;
-  const TimeUs heal = last_heal(h);
+  const Heal healed = last_heal(h);
+  const TimeUs heal = healed.at;
   std::map<Sym, std::vector<uint32_t>> holds_by_lock;
   for (uint32_t i = 0; i < h.holds.size(); ++i) holds_by_lock[h.holds[i].lock].push_back(i);
   ExecsByOp own;
@@ -490,7 +589,7 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
         first_waiter_lock = lock;
         first = std::string(h.str(op.thread)) + " waited for " + std::string(h.str(lock)) + " from " + format_time(x.begin) +
                 " to " + format_time(x.end) + " while no other owner believed it held it (bound " +
-                std::to_string(h.header.liveness_bound_ms) + " ms, " + heal_phrase(h, heal) + ")";
+                std::to_string(h.header.liveness_bound_ms) + " ms, " + heal_phrase(h, healed) + ")";
         // What kept the lock from the waiter, sampled in the middle of the stretch (at its start
         // the last holder's key may still be on its way out).
         const TimeUs mid = x.begin + (x.end - x.begin) / 2;
@@ -498,7 +597,7 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
         const std::string queue = key.empty() ? queue_keeper(h, lock, mid) : "";
         first += !key.empty() ? key : queue;
         if (key.empty() && queue.empty() && h.execs.empty()) first += lease_tail(h, holds_by_lock[lock], x, bound_us);
-        if (key.empty() && queue.empty()) setter = key_setter(h, lock, mid);
+        if (key.empty() && queue.empty()) setter = key_setter(h, lock, mid, &op);
         // The waiter's last attempt by the end of the stretch.
         std::optional<Exec> last;
         if (!execs_of.empty()) {
@@ -521,7 +620,12 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
         }
         // The key expired where the waiter last tried, stayed gone, and the waiter never tried
         // again: a waiter that only a release would have woken (a blocking pop with no timeout).
-        if (last) {
+        // Or it expired soon enough in the stretch for the waiter to be served within the bound,
+        // and the waiter tried again only later (python-redis-lock's waiter blocks on BLPOP for
+        // its expiry; a crashed holder never signals: `explore --algorithm python-redis-lock`
+        // seed 40136).
+        if (last && !execs_of.empty()) no_retry = late_retry(h, lock, op, execs_of[i], x, bound_us);
+        if (last && no_retry.empty()) {
           for (const Expire& e : h.expires) {
             if (e.t > x.end) break;
             if (e.key != lock || e.node != last->node || e.t <= last->t) continue;
@@ -676,7 +780,7 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
                              ? "a fault lasted to the end of the run, so no lock had to become acquirable after it healed"
                              : "every waiter was served within " + std::to_string(h.header.liveness_bound_ms) +
                                    " ms of the lock being free" +
-                                   (h.faults.empty() ? std::string() : " after the last fault healed at " + format_time(heal));
+                                   (h.faults.empty() ? std::string() : " after the " + heal_phrase(h, healed));
     if (const int64_t n = availability["failed"].get<int64_t>(); n > 0) {
       reason += "; " + std::to_string(n) + " acquisition(s) did not get the lock while no other owner believed it held it (availability, not safety" +
                 (h.faults.empty() ? std::string()
