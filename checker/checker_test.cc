@@ -88,6 +88,7 @@ const Example kExamples[] = {
     {"liveness-delay-held-back.jsonl", {{"liveness", Verdict::kOk}}},
     {"liveness-crashed-holder-late-retry.jsonl", {{"liveness", Verdict::kViolation}}},
     {"liveness-own-call-set-the-key.jsonl", {{"liveness", Verdict::kViolation}}},
+    {"liveness-deadlock-at-the-end.jsonl", {{"liveness", Verdict::kViolation}}},
     {"fair-dead-waiter.jsonl", {{"fairness", Verdict::kOk}, {"script_invariants", Verdict::kUnknown}}},
     {"renew-within-a-millisecond.jsonl", {{"mutual_exclusion", Verdict::kOk}, {"linearizability", Verdict::kViolation}}},
     // scenarios/edge/redisson-rwlock-read-renew-cuts-lease.json's run (no faults).
@@ -1453,6 +1454,36 @@ TEST(Liveness, AWaitersOwnCallThatSetTheKeyIsNamed) {
                                               "\"op\": \"try_lock\", \"lease_ms\": null, \"wait_ms\": 0}\n");
   other.replace(other.find("\"op\": 1, \"args\": [\"L\", \"b\"], \"reply\": 1"), 9, "\"op\": 2,");
   expect_not_explained(property_of(other, "liveness"), Verdict::kViolation, "waiting call itself");
+}
+
+TEST(Liveness, AKeyNothingWouldEverFreeIsADeadlockBeforeTheBoundPasses) {
+  // A's SET NX sets no expiry; its unlock times out in a partition and never runs. The history
+  // ends 20 s after the heal, less than the 30 s bound, with B still waiting: nothing would ever
+  // remove the key (python-redis-lock, explore seed 152, whose margin a later heal took away).
+  const std::string text = testdata_text("liveness-deadlock-at-the-end.jsonl");
+  expect_explained(property_of(text, "liveness"), Verdict::kViolation,
+                   "B waited for L from 20.000 s to the history's end at 40.000 s while no other owner believed it held it, "
+                   "less than the bound (30000 ms, last fault healed at 20.000 s), but nothing would ever free it; the key L "
+                   "was still there: A's acquisition #1 set it at 0.500 s (SET), and no expiry was set on it; A's unlock (#3) "
+                   "ended unknown (command timed out) at 5.000 s, and never ran");
+  // With a lease the key expires: not judged beyond the history's end, and the reason says a
+  // waiter was still waiting instead of "every waiter was served".
+  std::string leased = text;
+  leased.replace(leased.find("\"lease_ms\": null"), 16, "\"lease_ms\": 60000");
+  const std::string nx = "\"a\", \"NX\"]";
+  leased.replace(leased.find(nx), nx.size(), "\"a\", \"NX\", \"PX\", \"60000\"]");
+  const PropertyResult ok = property_of(leased, "liveness");
+  EXPECT_EQ(ok.verdict, Verdict::kOk);
+  EXPECT_NE(ok.reason.find("no waiter went unserved for 30000 ms while the lock was free after the last fault healed at "
+                           "20.000 s; 1 waiter(s) still waited when the history ended"),
+            std::string::npos)
+      << ok.reason;
+  // A script that ran on the key since (it may have deleted it) leaves it unjudged too.
+  std::string scripted = text;
+  scripted.insert(scripted.find("{\"t\": 6000000"),
+                  "{\"t\": 5500000, \"type\": \"exec\", \"node\": \"n0\", \"seq\": 4, \"conn\": \"c\", \"command\": \"EVAL\", "
+                  "\"keys\": [\"L\"], \"reply\": 0}\n");
+  EXPECT_EQ(property_of(scripted, "liveness").verdict, Verdict::kOk);
 }
 
 TEST(Liveness, ARenewalWhileTheUnlockIsStillOnItsWayIsTheLocksOwn) {

@@ -289,13 +289,25 @@ bool lease_less(const History& h, int64_t op_id) {
   return index >= 0 && h.ops[static_cast<size_t>(index)].lease_ms == kNoLeaseMs;
 }
 
+// Whether run `e` left its key as it was: a read, or an acquisition the key refused (SET NX
+// replying nil, SETNX replying 0).
+bool refused_or_read(const History& h, const Exec& e) {
+  for (const char* read : {"GET", "EXISTS", "TTL", "PTTL", "TYPE"}) {
+    if (command_is(h, e, read)) return true;
+  }
+  if (command_is(h, e, "SET")) return e.reply == ReplyKind::kNil;
+  return command_is(h, e, "SETNX") && e.reply == ReplyKind::kInt && e.reply_int == 0;
+}
+
 // Without recorded key states, what the exec log says kept the key at `t`: its last grant before
 // `t` and that nothing deleted it or let it expire since — "; the key L was still there: c1/t0's
 // acquisition #34 set it at 72.552 s (SETNX), and no expiry was set on it" — a lock whose owner
 // died between its SETNX and its EXPIRE; whose client crashed before the call returned; or the
 // stuck `waiter`'s own call, whose reply it never saw. "" when the log does not say so.
-std::string key_setter(const History& h, Sym lock, TimeUs t, const Operation* waiter) {
+std::string key_setter(const History& h, Sym lock, TimeUs t, const Operation* waiter, bool* for_ever) {
+  if (for_ever != nullptr) *for_ever = false;
   Exec grant;
+  bool only_refusals = true;  // every run on the key since the grant was a refused acquisition or a read
   bool granted = false;  // `grant` is the key's last grant and no DEL followed
   bool expiry = false;  // an EXPIRE/PEXPIRE of the key succeeded after the grant
   Exec persisted;  // a PERSIST that removed the expiry since, when `was_persisted`
@@ -307,6 +319,7 @@ std::string key_setter(const History& h, Sym lock, TimeUs t, const Operation* wa
     if (exec_granted(h, e)) {
       grant = e;
       granted = true;
+      only_refusals = true;
       was_persisted = false;
       // SET ... PX/EX sets its expiry with the grant, unless its acquisition asked for no lease
       // (`"lease_ms": null`: a plain SET NX); a script is opaque (its TTL is unknown).
@@ -321,6 +334,7 @@ std::string key_setter(const History& h, Sym lock, TimeUs t, const Operation* wa
     } else if (granted && one && command_is(h, e, "DEL")) {
       granted = false;  // deleted since
     }
+    if (granted && e.line != grant.line && !refused_or_read(h, e)) only_refusals = false;
   }
   if (!granted || grant.op_id == kAbsent) return "";
   for (const Expire& x : h.expires) {
@@ -343,6 +357,19 @@ std::string key_setter(const History& h, Sym lock, TimeUs t, const Operation* wa
     // The call gave up (a timeout whose command ran later, a lost reply): nobody held the lock.
     text += ", although its thread never believed it held it: the call had " +
             ended_how(h, op, op.outcome == Outcome::kOk ? "returned without the lock" : "");
+  }
+  // Its owner let go, and its unlock did not remove the key (it timed out before it ran, say):
+  // "; c1/t0's unlock (#37) ended unknown (command timed out) at 48.368 s, and never ran".
+  std::string let_go;
+  if (!gave_up) {
+    for (const Operation& u : h.ops) {
+      if (u.invoke_t > t) break;  // operations are in invoke order
+      if (u.kind != OpKind::kUnlock || u.lock != lock || u.owner != op.owner || u.invoke_t < grant.t) continue;
+      const bool ran = std::any_of(h.execs.begin(), h.execs.end(), [&](const Exec& e) { return e.op_id == u.id && e.t <= t; });
+      let_go = "; " + call_name(h, u) + (u.completed && u.complete_t <= t ? " " + ended_how(h, u) : " was still pending") +
+               (ran ? "" : ", and never ran");
+      break;
+    }
   }
   // Its client died: a holder nobody is left to release (or a command that ran after the death).
   std::string died;
@@ -371,7 +398,10 @@ std::string key_setter(const History& h, Sym lock, TimeUs t, const Operation* wa
   } else if (!expiry) {
     text += ", and no expiry was set on it";
   }
-  return text + died + own;
+  // Nothing will remove it: no expiry, and since the grant nothing but refused acquisitions and
+  // reads touched it (a script, a DEL, an EXPIRE may have; they are not judged).
+  if (for_ever != nullptr) *for_ever = !expiry && only_refusals;
+  return text + let_go + died + own;
 }
 
 // What held a fair lock's queue at `t`, when the recorded states say: "; the head of L's queue
@@ -498,6 +528,31 @@ nlohmann::json availability_outcomes(const History& h, TimeUs heal,
 
 }  // namespace
 
+// Whether waiter `op` (of a lock whose operations are `ops`, held by believed owners in `busy`)
+// still waited when the history ended, in a stretch [x.begin, end) that no owner held since `from`,
+// on a key that nothing would ever remove: set by a grant with no expiry, touched since only by
+// refused acquisitions and reads, with no call on the lock but acquisitions still pending that
+// could remove it. Sets the stretch and the key's story (key_setter).
+bool waits_for_ever(const History& h, const Operation& op, const std::vector<uint32_t>& ops, const std::vector<Interval>& busy,
+                    TimeUs from, TimeUs to, Interval* x, std::string* story) {
+  if (op.completed || to != h.end_t) return false;
+  TimeUs begin = from;  // the free stretch that reaches the end
+  for (const Interval& b : busy) {
+    if (b.begin >= to) break;
+    if (b.end >= to) return false;  // someone believed it held the lock at the end
+    begin = std::max(begin, b.end);
+  }
+  for (uint32_t k : ops) {
+    if (!h.ops[k].is_acquire() && !h.ops[k].completed) return false;  // a pending unlock may yet run
+  }
+  bool stays = false;
+  const std::string text = key_setter(h, op.lock, to, &op, &stays);
+  if (text.empty() || !stays || begin >= to) return false;
+  *x = {begin, to};
+  *story = text;
+  return true;
+}
+
 // The lock's key expired on a node within the bound of the stretch's start, and the waiter `op`
 // (its runs `runs`) did not try that node again until later in the stretch, nobody having set the
 // key since: "; L1 expired on node0 at 93.300 s, and c1/t1 did not try again until 125.868 s
@@ -583,8 +638,22 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
                                   death_of(crashes, h.str(op.thread))});
       Interval x;
       const bool read = h.header.lock_kind == LockKind::kRwlock && op.mode == Mode::kRead;
-      if (from >= to || !free_stretch(read ? writes : any, from, to, bound_us, &x)) continue;
-      stuck.push_back(interval_json(h, lock, x, "waiter", std::string(h.str(op.thread))));
+      if (from >= to) continue;
+      // Stuck for the bound; or still waiting when the history ends, less than the bound after the
+      // heal, on a key that nothing would ever remove (a deadlock does not need the bound to pass).
+      std::string for_ever;
+      if (!free_stretch(read ? writes : any, from, to, bound_us, &x) &&
+          !waits_for_ever(h, op, ops, read ? writes : any, from, to, &x, &for_ever)) {
+        continue;
+      }
+      stuck.push_back(interval_json(h, lock, x, for_ever.empty() ? "waiter" : "waiter_for_ever", std::string(h.str(op.thread))));
+      if (first.empty() && !for_ever.empty()) {
+        first_waiter_lock = lock;
+        first = std::string(h.str(op.thread)) + " waited for " + std::string(h.str(lock)) + " from " + format_time(x.begin) +
+                " to the history's end at " + format_time(x.end) + " while no other owner believed it held it, less than the bound (" +
+                std::to_string(h.header.liveness_bound_ms) + " ms, " + heal_phrase(h, healed) +
+                "), but nothing would ever free it" + for_ever;
+      }
       if (first.empty()) {
         first_waiter_lock = lock;
         first = std::string(h.str(op.thread)) + " waited for " + std::string(h.str(lock)) + " from " + format_time(x.begin) +
@@ -597,7 +666,7 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
         const std::string queue = key.empty() ? queue_keeper(h, lock, mid) : "";
         first += !key.empty() ? key : queue;
         if (key.empty() && queue.empty() && h.execs.empty()) first += lease_tail(h, holds_by_lock[lock], x, bound_us);
-        if (key.empty() && queue.empty()) setter = key_setter(h, lock, mid, &op);
+        if (key.empty() && queue.empty()) setter = key_setter(h, lock, mid, &op, nullptr);
         // The waiter's last attempt by the end of the stretch.
         std::optional<Exec> last;
         if (!execs_of.empty()) {
@@ -781,6 +850,16 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
                              : "every waiter was served within " + std::to_string(h.header.liveness_bound_ms) +
                                    " ms of the lock being free" +
                                    (h.faults.empty() ? std::string() : " after the " + heal_phrase(h, healed));
+    // Waiters still waiting when the history ended were not served: say so rather than "every".
+    const int64_t pending = std::count_if(h.ops.begin(), h.ops.end(), [&](const Operation& op) {
+      return op.is_acquire() && !op.completed && (op.wait_ms < 0 || op.wait_ms * kUsPerMs >= bound_us) &&
+             death_of(crashes, h.str(op.thread)) == kTimeNever;
+    });
+    if (pending > 0 && !never_healed) {
+      reason.replace(0, reason.find(" ms of the lock being free") + 26,
+                     "no waiter went unserved for " + std::to_string(h.header.liveness_bound_ms) + " ms while the lock was free");
+      reason += "; " + std::to_string(pending) + " waiter(s) still waited when the history ended";
+    }
     if (const int64_t n = availability["failed"].get<int64_t>(); n > 0) {
       reason += "; " + std::to_string(n) + " acquisition(s) did not get the lock while no other owner believed it held it (availability, not safety" +
                 (h.faults.empty() ? std::string()
