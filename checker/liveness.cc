@@ -299,6 +299,17 @@ bool refused_or_read(const History& h, const Exec& e) {
   return command_is(h, e, "SETNX") && e.reply == ReplyKind::kInt && e.reply_int == 0;
 }
 
+// Whether run `e` belongs to an unlock or force_unlock that may have released the lock (it did
+// not answer that it released nothing): its script may have deleted the key.
+bool may_release(const History& h, const Exec& e) {
+  if (e.op_id == kAbsent) return false;
+  const int64_t index = h.op_index(e.op_id);
+  if (index < 0) return false;
+  const Operation& op = h.ops[static_cast<size_t>(index)];
+  if (op.kind != OpKind::kUnlock && op.kind != OpKind::kForceUnlock) return false;
+  return !(op.completed && op.outcome == Outcome::kOk && op.released == Tri::kFalse);
+}
+
 // Without recorded key states, what the exec log says kept the key at `t`: its last grant before
 // `t` and that nothing deleted it or let it expire since — "; the key L was still there: c1/t0's
 // acquisition #34 set it at 72.552 s (SETNX), and no expiry was set on it" — a lock whose owner
@@ -333,6 +344,8 @@ std::string key_setter(const History& h, Sym lock, TimeUs t, const Operation* wa
       was_persisted = true;
     } else if (granted && one && command_is(h, e, "DEL")) {
       granted = false;  // deleted since
+    } else if (granted && may_release(h, e)) {
+      granted = false;  // an unlock's script ran on it: the key may be gone (scripts are opaque)
     }
     if (granted && e.line != grant.line && !refused_or_read(h, e)) only_refusals = false;
   }
@@ -553,6 +566,22 @@ bool waits_for_ever(const History& h, const Operation& op, const std::vector<uin
   return true;
 }
 
+// "; c2/t1 made no attempt from 84.870 s to 150.000 s: its last command, SET, ran on node0 at
+// 2.674 s, and node0 crashed at 7.028 s (fault #1) after it" — the node's crash or failover
+// named when one came between.
+std::string silent_since(const History& h, const Operation& op, const Exec& last, const Interval& stretch) {
+  std::string text = "; " + std::string(h.str(op.thread)) + " made no attempt from " + format_time(stretch.begin) + " to " +
+                     format_time(stretch.end) + ": its last command, " + std::string(h.str(last.command)) + ", ran on " +
+                     std::string(h.str(last.node)) + " at " + format_time(last.t);
+  for (const FaultEvent& f : h.faults) {
+    if (f.t <= last.t || f.t > stretch.end || f.target != last.node || f.phase == FaultPhase::kEnd) continue;
+    if (!f.is(FaultKind::kCrash) && !f.is(FaultKind::kFailover)) continue;
+    return text + ", and " + std::string(h.str(last.node)) + (f.is(FaultKind::kCrash) ? " crashed at " : " failed over at ") +
+           format_time(f.t) + " (fault #" + std::to_string(f.fault) + ") after it";
+  }
+  return text;
+}
+
 // The lock's key expired on a node within the bound of the stretch's start, and the waiter `op`
 // (its runs `runs`) did not try that node again until later in the stretch, nobody having set the
 // key since: "; L1 expired on node0 at 93.300 s, and c1/t1 did not try again until 125.868 s
@@ -682,6 +711,16 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
                      ": " + key_brought_back_text(h, *loss, lock);
           }
         }
+        // Or another node brought it back since (the waiter's last try went to the old master).
+        if (key.empty() && queue.empty() && setter.empty()) {
+          for (auto d = h.data_losses.rbegin(); d != h.data_losses.rend() && setter.empty(); ++d) {
+            if (d->t > mid || (last && d->node == last->node)) continue;
+            if (const DataLoss* loss = key_brought_back(h, d->node, lock, mid); loss == &*d) {
+              setter = "; the key " + std::string(h.str(lock)) + " was still there on " + std::string(h.str(d->node)) +
+                       ": " + key_brought_back_text(h, *loss, lock);
+            }
+          }
+        }
         // Why the waiter did not try again: the wait its last attempt was told.
         if (last && last->reply == ReplyKind::kInt && last->reply_int > 0) {
           first += "; its last attempt, at " + format_time(last->t) + ", was told to wait " +
@@ -710,6 +749,9 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
             break;
           }
         }
+        // A waiter that made no attempt in the whole stretch: its last command, and what happened
+        // to that node after it (a wait with no timeout does not notice a lost connection).
+        if (last && last->t < x.begin && no_retry.empty()) no_retry = silent_since(h, op, *last, x);
       }
     }
     // Renewals by an owner that no longer held the lock: a watchdog that was never cancelled.

@@ -111,7 +111,7 @@ TimeUs Model::may_lapse_at(const Holder& h, Sym lock, TimeUs at) const {
 
 template <typename Pred>
 bool Model::lapse(LockState& s, Pred pred, Sym lock, TimeUs limit_us, TimeUs* at_us, std::string* why,
-                  Sym self) const {
+                  Sym self, Sym asker) const {
   TimeUs at = *at_us;
   const Holder* latest = nullptr;
   TimeUs latest_at = 0;
@@ -127,17 +127,22 @@ bool Model::lapse(LockState& s, Pred pred, Sym lock, TimeUs limit_us, TimeUs* at
   }
   if (at > limit_us) {
     if (why) {
-      const std::string held = "held by " + owner(latest->owner);
+      // The operation's own owner's hold (a renewal that found it gone, a re-acquisition that
+      // needs it lapsed) is "its own hold", not another holder's.
+      const bool own = latest->owner == self || latest->owner == asker;
+      const std::string held = own ? "its own hold was still there" : "held by " + owner(latest->owner);
       const std::string after = " (after " + format_time_beside(limit_us, {latest_at}) + ", the latest time the operation can take effect)";
       if (latest->lease_us >= kNoLeaseUs) {
-        *why = held + ", whose grant has no lease: it never lapses by itself";
+        *why = held + (own ? ": its grant has no lease" : ", whose grant has no lease") + ": it never lapses by itself";
       } else if (latest_at < latest->lapse_at_us) {
         // The owner's belief, not the lease, ends the protection first (docs/checker.md, "Leases
         // protect believers"): say both, so the lease's own end is not misread.
-        *why = held + ", whose lease (until " + format_time(latest->lapse_at_us) +
-               ") binds while its owner believed it held the lock: until " + format_time_beside(latest_at, {limit_us}) + after;
+        *why = held + (own ? ": its lease (until " : ", whose lease (until ") + format_time(latest->lapse_at_us) +
+               (own ? ") binds while it believed it held the lock: until " : ") binds while its owner believed it held the lock: until ") +
+               format_time_beside(latest_at, {limit_us}) + after;
       } else {
-        *why = held + ", whose lease cannot lapse before " + format_time_beside(latest_at, {limit_us}) + after;
+        *why = held + (own ? ": its lease cannot lapse before " : ", whose lease cannot lapse before ") +
+               format_time_beside(latest_at, {limit_us}) + after;
       }
     }
     return false;
@@ -209,7 +214,7 @@ bool Model::release(LockState& s, const Operation& op, Effect effect, TimeUs lim
       std::erase_if(s.holders, [&](const Holder& x) { return x.owner == op.owner; });
       return true;
     }
-    return lapse(s, [&](const Holder& x) { return x.owner == op.owner; }, op.lock, limit_us, at_us, why);
+    return lapse(s, [&](const Holder& x) { return x.owner == op.owner; }, op.lock, limit_us, at_us, why, kNoSym, op.owner);
   }
   Holder* h = find_holder(s, op.owner);
   int32_t* count = h == nullptr ? nullptr : (mode == Mode::kRead ? &h->read_count : &h->count);
@@ -271,7 +276,7 @@ bool Model::renew(LockState& s, const Operation& op, TimeUs limit_us, TimeUs* at
     // outlived a write→read downgrade finds no write hold and renews nothing, while the read
     // hold (and the key) stay.
     if (kind_ == LockKind::kRwlock && (op.mode == Mode::kRead ? h->read_count : h->count) == 0) return true;
-    return lapse(s, [&](const Holder& x) { return x.owner == op.owner; }, op.lock, limit_us, at_us, why);
+    return lapse(s, [&](const Holder& x) { return x.owner == op.owner; }, op.lock, limit_us, at_us, why, kNoSym, op.owner);
   }
   return true;
 }

@@ -162,9 +162,10 @@ class Model {
   // nothing changed) when that would pass `limit_us`.
   template <typename Pred>
   // `self`: the owner whose own acquisition needs its earlier hold gone; that hold is judged by
-  // the owner's belief just before, not by the belief the new grant starts.
+  // the owner's belief just before, not by the belief the new grant starts. `asker`: the owner
+  // of the operation, for the reason only (its own hold is "its own hold", as for `self`).
   bool lapse(LockState& s, Pred pred, Sym lock, TimeUs limit_us, TimeUs* at_us, std::string* why,
-             Sym self = kNoSym) const;
+             Sym self = kNoSym, Sym asker = kNoSym) const;
   std::string owner(Sym sym, const SymbolTable& syms) const;
 
   LockKind kind_;
