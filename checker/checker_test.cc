@@ -89,6 +89,7 @@ const Example kExamples[] = {
     {"liveness-crashed-holder-late-retry.jsonl", {{"liveness", Verdict::kViolation}}},
     {"liveness-own-call-set-the-key.jsonl", {{"liveness", Verdict::kViolation}}},
     {"liveness-deadlock-at-the-end.jsonl", {{"liveness", Verdict::kViolation}}},
+    {"unknown-grant-pinned.jsonl", {{"mutual_exclusion", Verdict::kOk}, {"linearizability", Verdict::kViolation}}},
     {"liveness-silent-waiter-after-failover.jsonl", {{"liveness", Verdict::kViolation}}},
     {"fair-dead-waiter.jsonl", {{"fairness", Verdict::kOk}, {"script_invariants", Verdict::kUnknown}}},
     {"renew-within-a-millisecond.jsonl", {{"mutual_exclusion", Verdict::kOk}, {"linearizability", Verdict::kViolation}}},
@@ -1564,6 +1565,21 @@ TEST(Linearizability, TimesWithinAMillisecondOfEachOtherGetTheirMicroseconds) {
   EXPECT_EQ(format_time_beside(10'000'100, {10'000'100}), "10.000 s");
   EXPECT_EQ(format_time_beside(10'000'100, {10'000'900, 12'000'000}), "10.000100 s");
   EXPECT_EQ(format_time_beside(-2'000'050, {-2'000'900}), "-2.000050 s");
+}
+
+TEST(Linearizability, AnUnknownAcquisitionWhoseRunGrantedItTookEffectThen) {
+  // B's tryLock never returns, but its SET ran on n0 at 1.1 s, after a restart lost A's key, and
+  // granted it while A still believed it held the lock. "Cannot take effect" alone would leave out
+  // that an unknown outcome may also mean no effect; the run says it took effect, and when.
+  const std::string text = testdata_text("unknown-grant-pinned.jsonl");
+  const PropertyResult r = property_of(text, "linearizability");
+  expect_explained(r, Verdict::kViolation, "Its outcome is unknown, but its SET on n0 at 1.100 s granted it: it took effect.");
+  expect_explained(r, Verdict::kViolation, "n0 lost L at 1.050 s (restart); B acquired L at 1.100 s while A still believed it held it");
+  // Refused instead, the unknown acquisition need not have taken effect: linearizable.
+  std::string refused = text;
+  const std::string granted = "\"b\", \"NX\", \"PX\", \"30000\"], \"reply\": {\"ok\": \"OK\"}";
+  refused.replace(refused.find(granted), granted.size(), "\"b\", \"NX\", \"PX\", \"30000\"], \"reply\": null");
+  EXPECT_EQ(property_of(refused, "linearizability").verdict, Verdict::kOk);
 }
 
 TEST(Linearizability, ALeaseCutShortByItsOwnersBeliefGivesBothEnds) {

@@ -1123,10 +1123,23 @@ Explanation explain_search(const History& h, const Model& model, const Deepest& 
            format_time(op.complete_t) + ", " + outcome_name(op.outcome) + ") cannot take effect: " + d.why;
   e.facts = {{"linearized", d.linearized}, {"state", model.describe(d.model_state, h.syms)},
              {"stuck_op", op_json(h, op)}, {"why", d.why}};
+  // An acquisition whose outcome is unknown could also not take effect at all, unless a run of its
+  // granted the lock on a node: then it did (set-nx-px, explore seed 9075).
+  TimeUs granted_at = kTimeNever;  // that run's time: when the grant happened
+  if (op.is_acquire() && (!op.completed || op.outcome == Outcome::kUnknown)) {
+    for (const Exec& run : h.execs) {
+      if (run.op_id != op.id || !exec_granted(h, run)) continue;
+      append_sentence(&e.text, "Its outcome is unknown, but its " + std::string(h.str(run.command)) + " on " +
+                                   std::string(h.str(run.node)) + " at " + format_time(run.t) + " granted it: it took effect");
+      granted_at = run.t;
+      break;
+    }
+  }
   // The holder in the way is the one believed when the op took effect at the latest: its
   // completion, or for a grant the client never saw (a phantom), the run that granted it.
   TimeUs at = op.complete_t == kTimeNever ? op.invoke_t : op.complete_t;
   if (d.latest != kTimeNever) at = std::min(at, d.latest);
+  if (granted_at != kTimeNever) at = granted_at;
   Conflict c;
   c.lock = op.lock;
   c.second_begin = at;
