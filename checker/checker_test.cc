@@ -1456,6 +1456,12 @@ TEST(Liveness, AWaitersOwnCallThatSetTheKeyIsNamed) {
                                               "\"op\": \"try_lock\", \"lease_ms\": null, \"wait_ms\": 0}\n");
   other.replace(other.find("\"op\": 1, \"args\": [\"L\", \"b\"], \"reply\": 1"), 9, "\"op\": 2,");
   expect_not_explained(property_of(other, "liveness"), Verdict::kViolation, "waiting call itself");
+  // C's call, still pending, tried again and found its own key: it never learned it either.
+  std::string again = other;
+  const std::string second = "\"seq\": 2, \"conn\": \"b\", \"command\": \"SETNX\", \"op\": 1";
+  again.replace(again.find(second), second.size(), "\"seq\": 2, \"conn\": \"b\", \"command\": \"SETNX\", \"op\": 2");
+  expect_explained(property_of(again, "liveness"), Verdict::kViolation,
+                   "C's call was still waiting and never learned it: its next SETNX, right after it, found the key taken");
 }
 
 TEST(Liveness, AKeyNothingWouldEverFreeIsADeadlockBeforeTheBoundPasses) {

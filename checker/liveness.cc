@@ -392,15 +392,18 @@ std::string key_setter(const History& h, Sym lock, TimeUs t, const Operation* wa
            format_time_beside(crash->t, {grant.t}) + " (fault #" + std::to_string(crash->fault) + ")" +
            (crash->t >= grant.t ? "" : ", before the command ran");
   }
-  // The waiter's own call set the key and did not learn it: a later run of the same call found
-  // the key taken (the reply went to a try the client had given up on).
+  // A call still pending (the stuck waiter's own, or another waiter's) set the key and did not
+  // learn it: a later run of the same call found the key taken (the reply went to a try the
+  // client had given up on).
   std::string own;
-  if (&op == waiter) {
+  if (&op == waiter || op.complete_t > t) {
     for (const Exec& e : h.execs) {
       if (e.t > t) break;
       if (e.line <= grant.line || e.op_id != op.id || e.keys_count == 0 || h.key_pool[e.keys_begin] != lock) continue;
       if (exec_granted(h, e)) break;
-      own = "; that was the waiting call itself, which never learned it: its next " + std::string(h.str(e.command)) +
+      own = std::string(&op == waiter ? "; that was the waiting call itself, which never learned it"
+                                      : "; " + std::string(h.str(op.thread)) + "'s call was still waiting and never learned it") +
+            ": its next " + std::string(h.str(e.command)) +
             (e.t == grant.t ? ", right after it," : ", at " + format_time_beside(e.t, {grant.t}) + ",") + " found the key taken";
       break;
     }
