@@ -379,8 +379,9 @@ std::string key_setter(const History& h, Sym lock, TimeUs t, const Operation* wa
       if (u.invoke_t > t) break;  // operations are in invoke order
       if (u.kind != OpKind::kUnlock || u.lock != lock || u.owner != op.owner || u.invoke_t < grant.t) continue;
       const bool ran = std::any_of(h.execs.begin(), h.execs.end(), [&](const Exec& e) { return e.op_id == u.id && e.t <= t; });
-      let_go = "; " + call_name(h, u) + (u.completed && u.complete_t <= t ? " " + ended_how(h, u) : " was still pending") +
-               (ran ? "" : ", and never ran");
+      const bool ended = u.completed && u.complete_t <= t;
+      let_go = "; " + call_name(h, u) + (ended ? " " + ended_how(h, u) : " was still pending") +
+               (ended && u.released == Tri::kFalse ? " without releasing it" : "") + (ran ? "" : ", and never ran");
       break;
     }
   }
