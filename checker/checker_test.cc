@@ -33,6 +33,14 @@ std::string testdata_text(const std::string& name) {
 }
 
 // Parses `text` and checks the one property `name`.
+// `text` without its line that starts with `prefix` (which must be there).
+std::string without_line(std::string text, const std::string& prefix) {
+  const size_t at = text.find(prefix);
+  EXPECT_NE(at, std::string::npos) << prefix;
+  if (at != std::string::npos) text.erase(at, text.find('\n', at) + 1 - at);
+  return text;
+}
+
 PropertyResult property_of(const std::string& text, const std::string& name) {
   Result<History> h = parse_history_text(text, "<test>");
   EXPECT_TRUE(h.ok()) << (h.ok() ? "" : h.status().message());
@@ -350,9 +358,7 @@ TEST(Fairness, AWaiterWhoseClientCrashedIsNotOvertaken) {
   const std::string text = testdata_text("fair-dead-waiter.jsonl");
   EXPECT_EQ(property_of(text, "fairness").verdict, Verdict::kOk);
   // The same without the crash: c2 still waits, and c3 overtook it.
-  std::string alive = text;
-  const size_t crash = alive.find("{\"t\": 50000,");
-  alive.erase(crash, alive.find('\n', crash) + 1 - crash);
+  const std::string alive = without_line(text, "{\"t\": 50000,");
   expect_explained(property_of(alive, "fairness"), Verdict::kViolation, "c3/t0 was granted L at 0.101 s ahead of c2/t0");
 }
 
@@ -1437,9 +1443,7 @@ TEST(Liveness, AKeyThatExpiredInTimeAndAWaiterThatTriedLateAreBothNamed) {
                    "L expired on n0 at 20.000 s, and B did not try again until 30.500 s (its command before that ran at "
                    "0.500 s; the next, BLPOP, at 30.499 s)");
   // Without the crash fault (the hold ended for another reason) no crash is claimed.
-  std::string no_fault = text;
-  const size_t crash = no_fault.find("{\"t\": 1000, \"type\": \"fault\"");
-  no_fault.erase(crash, no_fault.find('\n', crash) + 1 - crash);
+  const std::string no_fault = without_line(text, "{\"t\": 1000, \"type\": \"fault\"");
   expect_not_explained(property_of(no_fault, "liveness"), Verdict::kViolation, "crashed");
 }
 
@@ -1508,11 +1512,8 @@ TEST(Liveness, AWaiterSilentSinceItsNodeFailedOverAndTheKeyItBroughtBackAreNamed
                    "over at 3.000 s (fault #1) after it");
   // Without the failover, A's unlock script may have deleted the key: it is not said to be still
   // there (it used to be, from A's SET, although the unlock had run).
-  std::string plain = text;
-  for (const char* line : {"{\"t\": 3000000, \"type\": \"fault\"", "{\"t\": 3000000, \"type\": \"data_loss\""}) {
-    const size_t at = plain.find(line);
-    plain.erase(at, plain.find('\n', at) + 1 - at);
-  }
+  const std::string plain =
+      without_line(without_line(text, "{\"t\": 3000000, \"type\": \"fault\""), "{\"t\": 3000000, \"type\": \"data_loss\"");
   const PropertyResult p = property_of(plain, "liveness");
   expect_not_explained(p, Verdict::kViolation, "still there");
   expect_explained(p, Verdict::kViolation, "B made no attempt from 2.900 s to 60.000 s: its last command, SET, ran on n0 at 1.000 s.");
