@@ -1490,6 +1490,14 @@ TEST(Liveness, AKeyNothingWouldEverFreeIsADeadlockBeforeTheBoundPasses) {
                            "20.000 s; 1 waiter(s) still waited when the history ended"),
             std::string::npos)
       << ok.reason;
+  // The unlock's script refused with an error (READONLY on a demoted master) deleted nothing.
+  std::string refused = text;
+  refused.insert(refused.find("{\"t\": 5000000"),
+                 "{\"t\": 4000000, \"type\": \"exec\", \"node\": \"n0\", \"seq\": 4, \"conn\": \"a\", \"command\": \"EVALSHA\", "
+                 "\"op\": 3, \"keys\": [\"L\"], \"reply\": {\"err\": \"READONLY You can't write against a read only replica.\"}}\n");
+  expect_explained(property_of(refused, "liveness"), Verdict::kViolation,
+                   "A's unlock (#3) ended unknown (command timed out) at 5.000 s, and its EVALSHA on n0 at 4.000 s was refused "
+                   "with an error");
   // A script that ran on the key since (it may have deleted it) leaves it unjudged too.
   std::string scripted = text;
   scripted.insert(scripted.find("{\"t\": 6000000"),

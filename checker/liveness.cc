@@ -289,9 +289,10 @@ bool lease_less(const History& h, int64_t op_id) {
   return index >= 0 && h.ops[static_cast<size_t>(index)].lease_ms == kNoLeaseMs;
 }
 
-// Whether run `e` left its key as it was: a read, or an acquisition the key refused (SET NX
-// replying nil, SETNX replying 0).
+// Whether run `e` left its key as it was: a read, an acquisition the key refused (SET NX
+// replying nil, SETNX replying 0), or a command refused with an error.
 bool refused_or_read(const History& h, const Exec& e) {
+  if (e.reply == ReplyKind::kError || e.reply == ReplyKind::kNoScript) return true;  // refused before it ran
   for (const char* read : {"GET", "EXISTS", "TTL", "PTTL", "TYPE"}) {
     if (command_is(h, e, read)) return true;
   }
@@ -300,9 +301,10 @@ bool refused_or_read(const History& h, const Exec& e) {
 }
 
 // Whether run `e` belongs to an unlock or force_unlock that may have released the lock (it did
-// not answer that it released nothing): its script may have deleted the key.
+// not answer that it released nothing): its script may have deleted the key. A run answered with
+// an error did not (a script refused before it ran: READONLY on a demoted master, NOSCRIPT).
 bool may_release(const History& h, const Exec& e) {
-  if (e.op_id == kAbsent) return false;
+  if (e.op_id == kAbsent || e.reply == ReplyKind::kError || e.reply == ReplyKind::kNoScript) return false;
   const int64_t index = h.op_index(e.op_id);
   if (index < 0) return false;
   const Operation& op = h.ops[static_cast<size_t>(index)];
@@ -378,10 +380,22 @@ std::string key_setter(const History& h, Sym lock, TimeUs t, const Operation* wa
     for (const Operation& u : h.ops) {
       if (u.invoke_t > t) break;  // operations are in invoke order
       if (u.kind != OpKind::kUnlock || u.lock != lock || u.owner != op.owner || u.invoke_t < grant.t) continue;
-      const bool ran = std::any_of(h.execs.begin(), h.execs.end(), [&](const Exec& e) { return e.op_id == u.id && e.t <= t; });
+      std::optional<Exec> refused;  // its last run, when every run was refused with an error
+      bool ran = false, all_refused = true;
+      for (const Exec& e : h.execs) {
+        if (e.t > t) break;
+        if (e.op_id != u.id) continue;
+        ran = true;
+        all_refused = all_refused && e.reply == ReplyKind::kError;
+        refused = e;
+      }
       const bool ended = u.completed && u.complete_t <= t;
       let_go = "; " + call_name(h, u) + (ended ? " " + ended_how(h, u) : " was still pending") +
                (ended && u.released == Tri::kFalse ? " without releasing it" : "") + (ran ? "" : ", and never ran");
+      if (ran && all_refused) {
+        let_go += ", and its " + std::string(h.str(refused->command)) + " on " + std::string(h.str(refused->node)) + " at " +
+                  format_time(refused->t) + " was refused with an error";
+      }
       break;
     }
   }
