@@ -386,7 +386,7 @@ std::string key_setter(const History& h, Sym lock, TimeUs t, const Operation* wa
         if (e.t > t) break;
         if (e.op_id != u.id) continue;
         ran = true;
-        all_refused = all_refused && e.reply == ReplyKind::kError;
+        all_refused = all_refused && (e.reply == ReplyKind::kError || e.reply == ReplyKind::kNoScript);
         refused = e;
       }
       const bool ended = u.completed && u.complete_t <= t;
