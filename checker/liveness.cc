@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 #include <span>
 #include <tuple>
 
@@ -573,9 +574,18 @@ bool waits_for_ever(const History& h, const Operation& op, const std::vector<uin
     if (b.end >= to) return false;  // someone believed it held the lock at the end
     begin = std::max(begin, b.end);
   }
+  std::set<int64_t> released;  // unlocks and force_unlocks that said they released the lock
   for (uint32_t k : ops) {
-    if (!h.ops[k].is_acquire() && !h.ops[k].completed) return false;  // a pending unlock may yet run
+    const Operation& u = h.ops[k];
+    if (!u.is_acquire() && !u.completed) return false;  // a pending unlock may yet run
+    if ((u.kind == OpKind::kUnlock || u.kind == OpKind::kForceUnlock) && u.outcome == Outcome::kOk && u.released != Tri::kFalse) {
+      released.insert(u.id);
+    }
   }
+  // Each of them must show its runs: a log that leaves some commands out (another tool's) cannot
+  // say that nothing removed the key.
+  for (const Exec& e : h.execs) released.erase(e.op_id);
+  if (!released.empty()) return false;
   bool stays = false;
   const std::string text = key_setter(h, op.lock, to, &op, &stays);
   if (text.empty() || !stays || begin >= to) return false;
