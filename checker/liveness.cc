@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <map>
 #include <optional>
-#include <set>
 #include <span>
 #include <tuple>
 
@@ -490,20 +489,12 @@ bool free_stretch(const std::vector<Interval>& busy, TimeUs from, TimeUs to, Tim
   return false;
 }
 
-// When each process was first hit by a `crash` fault. A client's pending acquire stops waiting
-// when its client dies (the thread is gone; nobody is left to serve), so its waiting interval
-// ends there. Threads are named "<client>/t<k>".
-std::map<std::string, TimeUs> crash_times(const History& h) {
-  std::map<std::string, TimeUs> out;
-  for (const FaultEvent& f : h.faults) {
-    if (f.is(FaultKind::kCrash)) out.emplace(std::string(h.str(f.target)), f.t);
-  }
-  return out;
-}
-
-TimeUs death_of(const std::map<std::string, TimeUs>& crashes, std::string_view thread) {
-  const auto it = crashes.find(std::string(thread.substr(0, thread.find('/'))));
-  return it == crashes.end() ? kTimeNever : it->second;
+// When `thread`'s client died (client_crash), or kTimeNever. A client's pending acquire stops
+// waiting when its client dies (the thread is gone; nobody is left to serve), so its waiting
+// interval ends there.
+TimeUs death_of(const History& h, Sym thread) {
+  const FaultEvent* crash = client_crash(h, thread);
+  return crash == nullptr ? kTimeNever : crash->t;
 }
 
 // When a successful renewal took effect on a node: its last run that renewed (a renewal script
@@ -560,13 +551,30 @@ nlohmann::json availability_outcomes(const History& h, TimeUs heal,
 
 }  // namespace
 
-// Whether waiter `op` (of a lock whose operations are `ops`, held by believed owners in `busy`)
-// still waited when the history ended, in a stretch [x.begin, end) that no owner held since `from`,
-// on a key that nothing would ever remove: set by a grant with no expiry, touched since only by
-// refused acquisitions and reads, with no call on the lock but acquisitions still pending that
-// could remove it. Sets the stretch and the key's story (key_setter).
+// Whether nothing would ever remove `lock`'s key after `end`: set by a grant with no expiry,
+// touched since only by refused acquisitions and reads (key_setter), with no call on the lock but
+// acquisitions still pending, and every unlock that said it released the lock showing its runs (a
+// log that leaves commands out, another tool's, cannot say that nothing removed the key).
+bool key_stays(const History& h, Sym lock, const std::vector<uint32_t>& ops, const ExecsByOp& execs_of, TimeUs end) {
+  if (execs_of.empty()) return false;
+  for (uint32_t k : ops) {
+    const Operation& u = h.ops[k];
+    if (!u.is_acquire() && !u.completed) return false;  // a pending unlock may yet run
+    const bool released = (u.kind == OpKind::kUnlock || u.kind == OpKind::kForceUnlock) && u.outcome == Outcome::kOk &&
+                          u.released != Tri::kFalse;
+    if (released && execs_of[k].empty()) return false;
+  }
+  bool stays = false;
+  return !key_setter(h, lock, end, nullptr, &stays).empty() && stays;
+}
+
+// Whether waiter `op` (held off by believed owners in `busy`) still waited when the history ended,
+// in a stretch [x.begin, end) that no owner held since `from`, on a key that nothing would ever
+// remove (key_stays, judged once per lock in `stays`). Sets the stretch, and the key's story when
+// `story` is given.
 bool waits_for_ever(const History& h, const Operation& op, const std::vector<uint32_t>& ops, const std::vector<Interval>& busy,
-                    TimeUs from, TimeUs to, Interval* x, std::string* story) {
+                    const ExecsByOp& execs_of, TimeUs from, TimeUs to, std::map<Sym, bool>* stays, Interval* x,
+                    std::string* story) {
   if (op.completed || to != h.end_t) return false;
   TimeUs begin = from;  // the free stretch that reaches the end
   for (const Interval& b : busy) {
@@ -574,23 +582,12 @@ bool waits_for_ever(const History& h, const Operation& op, const std::vector<uin
     if (b.end >= to) return false;  // someone believed it held the lock at the end
     begin = std::max(begin, b.end);
   }
-  std::set<int64_t> released;  // unlocks and force_unlocks that said they released the lock
-  for (uint32_t k : ops) {
-    const Operation& u = h.ops[k];
-    if (!u.is_acquire() && !u.completed) return false;  // a pending unlock may yet run
-    if ((u.kind == OpKind::kUnlock || u.kind == OpKind::kForceUnlock) && u.outcome == Outcome::kOk && u.released != Tri::kFalse) {
-      released.insert(u.id);
-    }
-  }
-  // Each of them must show its runs: a log that leaves some commands out (another tool's) cannot
-  // say that nothing removed the key.
-  for (const Exec& e : h.execs) released.erase(e.op_id);
-  if (!released.empty()) return false;
-  bool stays = false;
-  const std::string text = key_setter(h, op.lock, to, &op, &stays);
-  if (text.empty() || !stays || begin >= to) return false;
+  if (begin >= to) return false;
+  const auto [it, fresh] = stays->try_emplace(op.lock, false);
+  if (fresh) it->second = key_stays(h, op.lock, ops, execs_of, to);
+  if (!it->second) return false;
   *x = {begin, to};
-  *story = text;
+  if (story != nullptr) *story = key_setter(h, op.lock, to, &op, nullptr);
   return true;
 }
 
@@ -677,11 +674,11 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
   ExecsByOp own;
   const ExecsByOp& execs_of = h.execs.empty() ? own : execs_by_op(h, own);
   const std::vector<OwnedSpan> spans = owned_spans(h, execs_of);
+  std::map<Sym, bool> key_stays_for_ever;  // per lock, judged once (waits_for_ever)
   nlohmann::json stuck = nlohmann::json::array();
   std::string first;
   std::string setter;  // the first stuck waiter's key, from the exec log (key_setter)
   std::string no_retry;  // the first stuck waiter made no attempt after its key expired
-  const std::map<std::string, TimeUs> crashes = crash_times(h);
   Sym first_waiter_lock = kNoSym;        // `first` tells of a waiter of this lock
   std::map<Sym, std::string> kept_alive;  // per lock, its first ownerless or zombie renewal
   for (const auto& [lock, ops] : group_by_lock(h.ops)) {
@@ -692,19 +689,20 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
       if (!op.is_acquire() || (op.wait_ms >= 0 && op.wait_ms * kUsPerMs < bound_us)) continue;
       const TimeUs from = std::max(op.invoke_t, heal);
       const TimeUs to = std::min({op.complete_t == kTimeNever ? h.end_t : op.complete_t, h.end_t,
-                                  death_of(crashes, h.str(op.thread))});
+                                  death_of(h, op.thread)});
       Interval x;
       const bool read = h.header.lock_kind == LockKind::kRwlock && op.mode == Mode::kRead;
       if (from >= to) continue;
       // Stuck for the bound; or still waiting when the history ends, less than the bound after the
       // heal, on a key that nothing would ever remove (a deadlock does not need the bound to pass).
       std::string for_ever;
-      if (!free_stretch(read ? writes : any, from, to, bound_us, &x) &&
-          !waits_for_ever(h, op, ops, read ? writes : any, from, to, &x, &for_ever)) {
+      const bool stuck_for_bound = free_stretch(read ? writes : any, from, to, bound_us, &x);
+      if (!stuck_for_bound && !waits_for_ever(h, op, ops, read ? writes : any, execs_of, from, to, &key_stays_for_ever, &x,
+                                              first.empty() ? &for_ever : nullptr)) {
         continue;
       }
-      stuck.push_back(interval_json(h, lock, x, for_ever.empty() ? "waiter" : "waiter_for_ever", std::string(h.str(op.thread))));
-      if (first.empty() && !for_ever.empty()) {
+      stuck.push_back(interval_json(h, lock, x, stuck_for_bound ? "waiter" : "waiter_for_ever", std::string(h.str(op.thread))));
+      if (first.empty() && !stuck_for_bound) {
         first_waiter_lock = lock;
         first = std::string(h.str(op.thread)) + " waited for " + std::string(h.str(lock)) + " from " + format_time(x.begin) +
                 " to the history's end at " + format_time(x.end) + " while no other owner believed it held it, less than the bound (" +
@@ -923,7 +921,7 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
     // Waiters still waiting when the history ended were not served: say so rather than "every".
     const int64_t pending = std::count_if(h.ops.begin(), h.ops.end(), [&](const Operation& op) {
       return op.is_acquire() && !op.completed && (op.wait_ms < 0 || op.wait_ms * kUsPerMs >= bound_us) &&
-             death_of(crashes, h.str(op.thread)) == kTimeNever;
+             death_of(h, op.thread) == kTimeNever;
     });
     if (pending > 0 && !never_healed) {
       reason.replace(0, reason.find(" ms of the lock being free") + 26,
