@@ -116,6 +116,20 @@ TEST(LinearizabilityRegression, AHolderWithoutALeaseIsDescribedAsHavingNone) {
       << r.explanation.text;
   EXPECT_NE(r.explanation.text.find("c1/t0 held L from 0.002 s (no lease)"), std::string::npos) << r.explanation.text;
   EXPECT_EQ(r.explanation.text.find("may lapse"), std::string::npos) << r.explanation.text;
+
+  // The same holder believed it held the lock until 6 s: the hold is certain until then, by
+  // that belief alone.
+  const PropertyResult until_unlock = lin(simple, R"({"t": 1000, "type": "invoke", "id": 1, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "lock", "lease_ms": null}
+{"t": 2000, "type": "complete", "id": 1, "outcome": "ok", "acquired": true}
+{"t": 2000, "type": "hold_begin", "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": 1}
+{"t": 5000000, "type": "invoke", "id": 2, "thread": "c2/t0", "owner": "u2:0", "lock": "L", "op": "try_lock", "wait_ms": 0, "lease_ms": 1000}
+{"t": 5001000, "type": "complete", "id": 2, "outcome": "ok", "acquired": true}
+{"t": 6000000, "type": "hold_end", "thread": "c1/t0", "lock": "L", "reason": "crash"}
+)");
+  ASSERT_EQ(until_unlock.verdict, Verdict::kViolation) << until_unlock.reason;
+  EXPECT_NE(until_unlock.explanation.text.find("its grant has no lease, its owner believed it held it until then"),
+            std::string::npos) << until_unlock.explanation.text;
+  EXPECT_EQ(until_unlock.explanation.text.find("its lease and"), std::string::npos) << until_unlock.explanation.text;
 }
 
 // c1's lock is granted at 1 s but the reply is lost; the re-sent script re-enters at 4 s (the

@@ -1227,8 +1227,10 @@ PropertyResult certain_violation(const History& h, const Model& model, const std
               "call of its owner or force_unlock came after";
     } else {
       what += "no step the lock allows could end that hold before " + format_time_beside(c.hold.until, {blocked.complete_t}) +
-              ": its lease and its owner's belief protected it until then, and no call of its owner or "
-              "force_unlock came between";
+              (grant.lease_ms == kNoLeaseMs ? ": its grant has no lease, its owner believed it held it until then, and no call of its owner or "
+                                              "force_unlock came between"
+                                            : ": its lease and its owner's belief protected it until then, and no call of its owner or "
+                                              "force_unlock came between");
     }
   }
   PropertyResult r =
