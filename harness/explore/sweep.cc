@@ -64,6 +64,11 @@ std::string fixed6(double v) {
   return buf;
 }
 
+// A value no seed ran at (an interrupted sweep) has no rate: null in JSON, an empty CSV field,
+// "not run" in the table; never 0, which would read as "ran and found nothing".
+json rate_json(uint64_t k, uint64_t n) { return n == 0 ? json(nullptr) : json(rate(k, n)); }
+std::string rate_csv(uint64_t k, uint64_t n) { return n == 0 ? std::string() : fixed6(rate(k, n)); }
+
 }  // namespace
 
 std::vector<int64_t> ParamRange::values() const {
@@ -224,12 +229,12 @@ json SweepResult::to_json() const {
     json by = json::object();
     for (const std::string& p : properties) {
       const uint64_t k = row.by_property.count(p) ? row.by_property.at(p) : 0;
-      by[p] = {{"violations", k}, {"rate", rate(k, row.seeds)}};
+      by[p] = {{"violations", k}, {"rate", rate_json(k, row.seeds)}};
     }
     rows_json.push_back({{"value", row.value},
                          {"seeds", row.seeds},
                          {"violating", row.violating},
-                         {"violation_rate", rate(row.violating, row.seeds)},
+                         {"violation_rate", rate_json(row.violating, row.seeds)},
                          {"by_property", by},
                          {"unknown", row.unknown},
                          {"errors", row.errors},
@@ -258,10 +263,10 @@ std::string SweepResult::to_csv() const {
   out += ",unknown,errors\n";
   for (const SweepRow& row : rows) {
     out += std::to_string(row.value) + "," + std::to_string(row.seeds) + "," + std::to_string(row.violating) +
-           "," + fixed6(rate(row.violating, row.seeds));
+           "," + rate_csv(row.violating, row.seeds);
     for (const std::string& p : properties) {
       const uint64_t k = row.by_property.count(p) ? row.by_property.at(p) : 0;
-      out += "," + std::to_string(k) + "," + fixed6(rate(k, row.seeds));
+      out += "," + std::to_string(k) + "," + rate_csv(k, row.seeds);
     }
     out += "," + std::to_string(row.unknown) + "," + std::to_string(row.errors) + "\n";
   }
@@ -302,6 +307,11 @@ std::string SweepResult::to_text() const {
   out += "\n";
   for (const SweepRow& row : rows) {
     char buf[128];
+    if (row.seeds == 0) {
+      std::snprintf(buf, sizeof buf, "%12lld     not run\n", static_cast<long long>(row.value));
+      out += buf;
+      continue;
+    }
     std::snprintf(buf, sizeof buf, "%12lld %5llu/%-5llu %7.1f%%", static_cast<long long>(row.value),
                   static_cast<unsigned long long>(row.violating), static_cast<unsigned long long>(row.seeds),
                   100.0 * rate(row.violating, row.seeds));

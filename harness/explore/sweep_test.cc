@@ -124,6 +124,11 @@ TEST(SweepRunTest, AStoppedSweepKeepsWhatFinishedAndSaysSo) {
   EXPECT_EQ(sweep.to_json().value("interrupted", false), true);
   EXPECT_EQ(sweep.to_text().rfind("interrupted: 5 of 12 runs finished", 0), 0u) << sweep.to_text();
   EXPECT_NE(sweep.to_svg().find("interrupted: 5 of 12 runs"), std::string::npos);
+  // A value no seed ran at has no rate: not 0 %, which would read as "ran and found nothing".
+  EXPECT_TRUE(sweep.to_json()["rows"][3]["violation_rate"].is_null()) << sweep.to_json()["rows"][3].dump();
+  EXPECT_TRUE(sweep.to_json()["rows"][1]["violation_rate"].is_number());
+  EXPECT_NE(sweep.to_csv().find("\n40000,0,0,,"), std::string::npos) << sweep.to_csv();
+  EXPECT_NE(sweep.to_text().find("       40000     not run\n"), std::string::npos) << sweep.to_text();
 
   o.stop = nullptr;
   Result<SweepResult> all = run_sweep(scenarios, param, o);
