@@ -1613,5 +1613,41 @@ TEST(Linearizability, ALeaseCutShortByItsOwnersBeliefGivesBothEnds) {
                    "5.000 s (after 2.500 s, the latest time the operation can take effect)");
 }
 
+// Keys of one lock that expire on one node at one instant (a read-write lock's hold timeouts
+// with the lock itself) are one event of the story, named by the lock's own key.
+TEST(Examples, KeysOfALockExpiringTogetherAreOneEventOfTheStory) {
+  const std::string text =
+      R"({"lockstep_history": 1, "lock_kind": "simple", "nodes": ["node0"]})" "\n"
+      R"({"t": 1000000, "type": "invoke", "id": 1, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "lock", "lease_ms": 10000})" "\n"
+      R"({"t": 1000500, "type": "exec", "node": "node0", "seq": 1, "local_ms": 1000, "conn": "c1", "command": "SET", "op": 1, "args": ["L", "u1", "PX", "10000", "NX"], "reply": {"ok": "OK"}})" "\n"
+      R"({"t": 1001000, "type": "complete", "id": 1, "outcome": "ok", "acquired": true})" "\n"
+      R"({"t": 1001000, "type": "hold_begin", "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": 1})" "\n"
+      R"({"t": 11000500, "type": "expire", "node": "node0", "key": "{L}:u1:timeout:1", "local_ms": 11000})" "\n"
+      R"({"t": 11000500, "type": "expire", "node": "node0", "key": "L", "local_ms": 11000})" "\n"
+      R"({"t": 11000500, "type": "expire", "node": "node0", "key": "{L}:u1:timeout:2", "local_ms": 11000})" "\n"
+      R"({"t": 12000000, "type": "invoke", "id": 2, "thread": "c2/t0", "owner": "u2:0", "lock": "L", "op": "lock", "lease_ms": 10000})" "\n"
+      R"({"t": 12000500, "type": "exec", "node": "node0", "seq": 2, "local_ms": 12000, "conn": "c2", "command": "SET", "op": 2, "args": ["L", "u2", "PX", "10000", "NX"], "reply": {"ok": "OK"}})" "\n"
+      R"({"t": 12001000, "type": "complete", "id": 2, "outcome": "ok", "acquired": true})" "\n"
+      R"({"t": 12001000, "type": "hold_begin", "thread": "c2/t0", "owner": "u2:0", "lock": "L", "op": 2})" "\n"
+      R"({"t": 15000000, "type": "end", "complete": true})" "\n";
+  Result<History> h = parse_history_text(text, "<together>");
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  const PropertyResult me = check_history(h.value()).property("mutual_exclusion");
+  ASSERT_EQ(me.verdict, Verdict::kViolation);
+  EXPECT_NE(me.explanation.text.find("; L expired on node0 at 11.000 s (node-local 11.000 s), with 2 more of L's keys; "),
+            std::string::npos) << me.explanation.text;
+  EXPECT_EQ(me.explanation.text.find("timeout:1 expired"), std::string::npos) << me.explanation.text;
+  const nlohmann::json& chain = me.explanation.facts["chain"];
+  ASSERT_TRUE(chain.is_array()) << me.explanation.facts.dump();
+  size_t expiries = 0;
+  for (const nlohmann::json& item : chain) {
+    if (item.value("event", "") != "expire") continue;
+    ++expiries;
+    EXPECT_EQ(item["key"], "L");
+    EXPECT_EQ(item["more_keys"], nlohmann::json::array({"{L}:u1:timeout:1", "{L}:u1:timeout:2"}));
+  }
+  EXPECT_EQ(expiries, 1u) << chain.dump();
+}
+
 }  // namespace
 }  // namespace lockstep::checker

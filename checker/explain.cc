@@ -272,12 +272,39 @@ std::string Story::shortened_by(const Expire& e) const {
 void Story::add_server_events() {
   const std::string_view lock = h_.str(c_.lock);
   const TimeUs from = from_, to = c_.second_begin;
-  for (const Expire& e : h_.expires) {
-    if (e.t < from || e.t > to || !key_of_lock(h_.str(e.key), lock)) continue;
+  // Keys of the lock that expired on one node at one instant (a read-write lock's hold timeouts
+  // with the lock itself) are one event: the lock's own key is named, or the first, and the
+  // others counted (their names stay in the fact).
+  const std::vector<Expire>& expires = h_.expires;
+  for (size_t i = 0; i < expires.size();) {
+    const Expire& first = expires[i];
+    size_t end = i + 1;
+    while (end < expires.size() && expires[end].t == first.t && expires[end].node == first.node) ++end;
+    const Expire* main = nullptr;
+    std::vector<const Expire*> others;
+    for (size_t j = i; j < end; ++j) {
+      const Expire& e = expires[j];
+      if (e.t < from || e.t > to || !key_of_lock(h_.str(e.key), lock)) continue;
+      if (main == nullptr || (e.key == c_.lock && main->key != c_.lock)) {
+        if (main != nullptr) others.push_back(main);
+        main = &e;
+      } else {
+        others.push_back(&e);
+      }
+    }
+    i = end;
+    if (main == nullptr) continue;
+    const Expire& e = *main;
     Item item{e.t, false, name(e.key) + " expired on " + name(e.node) + " at " + format_time(e.t), {}};
     if (e.local_ms != kAbsent) item.text += " (node-local " + format_time(e.local_ms * kUsPerMs) + ")";
+    if (!others.empty()) item.text += ", with " + std::to_string(others.size()) + " more of " + std::string(lock) + "'s keys";
     item.text += shortened_by(e);
     item.fact = {{"event", "expire"}, {"node", name(e.node)}, {"key", name(e.key)}, {"t_us", e.t}, {"local_ms", e.local_ms}};
+    if (!others.empty()) {
+      nlohmann::json keys = nlohmann::json::array();
+      for (const Expire* o : others) keys.push_back(name(o->key));
+      item.fact["more_keys"] = std::move(keys);
+    }
     chain_.push_back(std::move(item));
   }
   for (const DataLoss& d : h_.data_losses) {
