@@ -32,7 +32,6 @@ std::string testdata_text(const std::string& name) {
   return ss.str();
 }
 
-// Parses `text` and checks the one property `name`.
 // `text` without its line that starts with `prefix` (which must be there).
 std::string without_line(std::string text, const std::string& prefix) {
   const size_t at = text.find(prefix);
@@ -41,6 +40,7 @@ std::string without_line(std::string text, const std::string& prefix) {
   return text;
 }
 
+// Parses `text` and checks the one property `name`.
 PropertyResult property_of(const std::string& text, const std::string& name) {
   Result<History> h = parse_history_text(text, "<test>");
   EXPECT_TRUE(h.ok()) << (h.ok() ? "" : h.status().message());
@@ -100,6 +100,7 @@ const Example kExamples[] = {
     {"unknown-grant-pinned.jsonl", {{"mutual_exclusion", Verdict::kOk}, {"linearizability", Verdict::kViolation}}},
     {"liveness-silent-waiter-after-failover.jsonl", {{"liveness", Verdict::kViolation}}},
     {"fair-dead-waiter.jsonl", {{"fairness", Verdict::kOk}, {"script_invariants", Verdict::kUnknown}}},
+    {"liveness-dead-queue-head.jsonl", {{"liveness", Verdict::kViolation}}},
     {"renew-within-a-millisecond.jsonl", {{"mutual_exclusion", Verdict::kOk}, {"linearizability", Verdict::kViolation}}},
     // scenarios/edge/redisson-rwlock-read-renew-cuts-lease.json's run (no faults).
     {"rwlock-renew-cuts-lease.jsonl",
@@ -1647,6 +1648,23 @@ TEST(Examples, KeysOfALockExpiringTogetherAreOneEventOfTheStory) {
     EXPECT_EQ(item["more_keys"], nlohmann::json::array({"{L}:u1:timeout:1", "{L}:u1:timeout:2"}));
   }
   EXPECT_EQ(expiries, 1u) << chain.dump();
+}
+
+// A fair lock's queue kept by a waiter whose client crashed: the story names the head, its
+// crash and its deadline from the timeout zset; the wait the waiter was told is its last script
+// run's reply, not the replica count of the WAIT Redisson sends after it
+// (`explore --algorithm redisson-fair-lock --options '{"profile": "current"}'` seed 18).
+TEST(Liveness, ADeadQueueHeadIsNamedWithItsDeadline) {
+  const std::string text = testdata_text("liveness-dead-queue-head.jsonl");
+  expect_explained(property_of(text, "liveness"), Verdict::kViolation,
+                   "; the head of L's queue was c2/t0 (owner u2:0), which no longer waited: its client c2 had crashed at "
+                   "3.000 s, and its entry stays until its timeout (400000 ms, a client time) has passed; its last attempt, "
+                   "at 20.000 s, was told to wait 380.000 s (its estimate for its place in the queue)");
+  // Without the timeout zset's state the deadline is not known, and not claimed.
+  const std::string no_zset = without_line(without_line(text, R"({"t": 1500500, "type": "state", "node": "node0", "seq": 2, "key": "redisson_lock_timeout)"),
+                                           R"({"t": 2500500, "type": "state", "node": "node0", "seq": 4, "key": "redisson_lock_timeout)");
+  expect_explained(property_of(no_zset, "liveness"), Verdict::kViolation,
+                   "its client c2 had crashed at 3.000 s, and its entry stays until its deadline; its last attempt");
 }
 
 }  // namespace

@@ -456,17 +456,30 @@ std::string queue_keeper(const History& h, Sym lock, TimeUs t) {
     if (last == nullptr || op.invoke_t >= last->invoke_t) last = &op;
   }
   if (last == nullptr) return "";
+  // The head's deadline: its score in the timeout zset on the same node (a client's clock, ms).
+  std::string deadline = ", and its entry stays until its deadline";
+  if (const Sym timeouts = h.syms.find("redisson_lock_timeout:{" + std::string(h.str(lock)) + "}"); timeouts != kNoSym) {
+    const StateRecord* zset = nullptr;
+    for (const StateRecord& s : h.states) {
+      if (s.t > t) break;
+      if (s.key == timeouts && s.node == at->node) zset = &s;
+    }
+    for (size_t i = 0; zset != nullptr && zset->type != kNoSym && i < zset->members.size() && i < zset->values.size(); ++i) {
+      if (zset->members[i] != head) continue;
+      deadline = ", and its entry stays until its timeout (" + std::string(h.str(zset->values[i])) +
+                 " ms, a client time) has passed";
+      break;
+    }
+  }
   std::string text = "; the head of " + std::string(h.str(lock)) + "'s queue was " + std::string(h.str(last->thread)) +
                      " (owner " + std::string(h.str(head)) + "), which no longer waited: ";
   if (last->completed && last->complete_t <= t) {
-    return text + "its " + op_kind_name(last->kind) + " #" + std::to_string(last->id) + " had " + ended_how(h, *last) +
-           ", and its entry stays until its deadline";
+    return text + "its " + op_kind_name(last->kind) + " #" + std::to_string(last->id) + " had " + ended_how(h, *last) + deadline;
   }
   const std::string thread(h.str(last->thread));
   for (const FaultEvent& f : h.faults) {
     if (f.t <= t && f.is(FaultKind::kCrash) && thread.rfind(std::string(h.str(f.target)) + "/", 0) == 0) {
-      return text + "its client " + std::string(h.str(f.target)) + " had crashed at " + format_time(f.t) +
-             ", and its entry stays until its deadline";
+      return text + "its client " + std::string(h.str(f.target)) + " had crashed at " + format_time(f.t) + deadline;
     }
   }
   return "";
@@ -722,11 +735,16 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
         first += !key.empty() ? key : queue;
         if (key.empty() && queue.empty() && h.execs.empty()) first += lease_tail(h, holds_by_lock[lock], x, bound_us);
         if (key.empty() && queue.empty()) setter = key_setter(h, lock, mid, &op, nullptr);
-        // The waiter's last attempt by the end of the stretch.
-        std::optional<Exec> last;
+        // The waiter's last command by the end of the stretch, and its last script run (an
+        // acquire script's integer reply is the TTL it was told to wait; a WAIT for the replicas,
+        // which Redisson sends after each attempt, replies a count).
+        std::optional<Exec> last, last_script;
         if (!execs_of.empty()) {
           for (uint32_t e : execs_of[i]) {
-            if (Exec run = h.execs[e]; run.t <= x.end) last = run;
+            Exec run = h.execs[e];
+            if (run.t > x.end) continue;
+            last = run;
+            if (run.script != kNoSym) last_script = run;
           }
         }
         // Nothing the log says set the key since: the node where the waiter last tried may have
@@ -748,9 +766,10 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
           }
         }
         // Why the waiter did not try again: the wait its last attempt was told.
-        if (last && last->reply == ReplyKind::kInt && last->reply_int > 0) {
-          first += "; its last attempt, at " + format_time(last->t) + ", was told to wait " +
-                   format_time(last->reply_int * kUsPerMs) + " (the key's TTL then)";
+        if (last_script && last_script->reply == ReplyKind::kInt && last_script->reply_int > 0) {
+          first += "; its last attempt, at " + format_time(last_script->t) + ", was told to wait " +
+                   format_time(last_script->reply_int * kUsPerMs) +
+                   (h.header.fair ? " (its estimate for its place in the queue)" : " (the key's TTL then)");
         }
         // The key expired where the waiter last tried, stayed gone, and the waiter never tried
         // again: a waiter that only a release would have woken (a blocking pop with no timeout).
