@@ -240,6 +240,13 @@ AlgorithmInfo make_info(std::string name, std::string lock_kind, std::string des
     return redisson_scripts(kind, client_options(options, option_names));
   };
   info.coverage_points = redisson_coverage_points(/*redlock=*/false);
+  if (kind == LockKind::kFair) {
+    // The checker classifies reorderings and evictions by threadWaitTime, which the profile
+    // decides (classic 5 s, current 5 min): the history says which.
+    info.history_header = [option_names](const nlohmann::json& options) {
+      return nlohmann::json{{"thread_wait_ms", client_options(options, option_names).fair_thread_wait_ms}};
+    };
+  }
   info.make = [option_names, kind](Runtime& rt,
                                    const nlohmann::json& options) -> std::unique_ptr<LockClient> {
     return std::make_unique<RedissonLock>(rt, client_options(options, option_names), kind);
