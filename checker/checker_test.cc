@@ -101,6 +101,7 @@ const Example kExamples[] = {
     {"liveness-silent-waiter-after-failover.jsonl", {{"liveness", Verdict::kViolation}}},
     {"fair-dead-waiter.jsonl", {{"fairness", Verdict::kOk}, {"script_invariants", Verdict::kUnknown}}},
     {"liveness-dead-queue-head.jsonl", {{"liveness", Verdict::kViolation}}},
+    {"rwlock-renewal-for-another-thread.jsonl", {{"liveness", Verdict::kOk}, {"script_invariants", Verdict::kUnknown}}},
     {"renew-within-a-millisecond.jsonl", {{"mutual_exclusion", Verdict::kOk}, {"linearizability", Verdict::kViolation}}},
     // scenarios/edge/redisson-rwlock-read-renew-cuts-lease.json's run (no faults).
     {"rwlock-renew-cuts-lease.jsonl",
@@ -1665,6 +1666,19 @@ TEST(Liveness, ADeadQueueHeadIsNamedWithItsDeadline) {
                                            R"({"t": 2500500, "type": "state", "node": "node0", "seq": 4, "key": "redisson_lock_timeout)");
   expect_explained(property_of(no_zset, "liveness"), Verdict::kViolation,
                    "its client c2 had crashed at 3.000 s, and its entry stays until its deadline; its last attempt");
+}
+
+// A client's watchdog renews a read lock for every thread of the client that holds it: c1/t0's
+// renewal landing after its own unlock kept alive the lock c1/t1 still held, which is no zombie
+// (`explore --algorithm redisson-rwlock --options '{"profile": "current"}'` seed 88). Without
+// c1/t1's hold, the same renewal kept alive a lock nobody held.
+TEST(Liveness, ARenewalForAnotherThreadOfTheClientIsNoZombie) {
+  const std::string text = testdata_text("rwlock-renewal-for-another-thread.jsonl");
+  EXPECT_EQ(property_of(text, "liveness").verdict, Verdict::kOk);
+  const std::string alone = without_line(without_line(text, R"({"t": 2001000, "type": "hold_begin", "thread": "c1/t1")"),
+                                         R"({"t": 20000000, "type": "hold_end", "thread": "c1/t1")");
+  expect_explained(property_of(alone, "liveness"), Verdict::kViolation,
+                   "L was kept alive by a renewal of c1/t0 that took effect at 10.500 s after its hold ended (unlock) at 10.000 s");
 }
 
 }  // namespace
