@@ -1666,6 +1666,17 @@ TEST(Liveness, ADeadQueueHeadIsNamedWithItsDeadline) {
                                            R"({"t": 2500500, "type": "state", "node": "node0", "seq": 4, "key": "redisson_lock_timeout)");
   expect_explained(property_of(no_zset, "liveness"), Verdict::kViolation,
                    "its client c2 had crashed at 3.000 s, and its entry stays until its deadline; its last attempt");
+  // c2/t0 gave up on L and took another lock, M: the head's story is its call on L, not on M
+  // (`--options '{"profile": "current"}'` seed 47 named a grant of another lock).
+  std::string gave_up = text;
+  const std::string crash = R"({"t": 3000000, "type": "fault")";
+  gave_up.insert(gave_up.find(crash),
+                 R"({"t": 2600000, "type": "complete", "id": 2, "outcome": "fail", "error": "java.lang.InterruptedException"})" "\n"
+                 R"({"t": 2700000, "type": "invoke", "id": 6, "thread": "c2/t0", "owner": "u2:0", "lock": "M", "op": "lock", "lease_ms": 30000})" "\n"
+                 R"({"t": 2800000, "type": "complete", "id": 6, "outcome": "ok", "acquired": true, "count": 1})" "\n");
+  expect_explained(property_of(gave_up, "liveness"), Verdict::kViolation,
+                   "which no longer waited: its lock #2 had ended fail (java.lang.InterruptedException) at 2.600 s, and its "
+                   "entry stays until its timeout (400000 ms, a client time) has passed");
 }
 
 // A client's watchdog renews a read lock for every thread of the client that holds it: c1/t0's

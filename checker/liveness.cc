@@ -452,7 +452,7 @@ std::string queue_keeper(const History& h, Sym lock, TimeUs t) {
   const Sym head = at->members.front();
   const Operation* last = nullptr;  // the head owner's last acquisition invoked by t
   for (const Operation& op : h.ops) {
-    if (op.owner != head || !op.is_acquire() || op.invoke_t > t) continue;
+    if (op.owner != head || op.lock != lock || !op.is_acquire() || op.invoke_t > t) continue;
     if (last == nullptr || op.invoke_t >= last->invoke_t) last = &op;
   }
   if (last == nullptr) return "";
