@@ -102,6 +102,7 @@ const Example kExamples[] = {
     {"fair-dead-waiter.jsonl", {{"fairness", Verdict::kOk}, {"script_invariants", Verdict::kUnknown}}},
     {"liveness-dead-queue-head.jsonl", {{"liveness", Verdict::kViolation}}},
     {"rwlock-renewal-for-another-thread.jsonl", {{"liveness", Verdict::kOk}, {"script_invariants", Verdict::kUnknown}}},
+    {"liveness-zombie-renewal-after-failover.jsonl", {{"liveness", Verdict::kViolation}}},
     {"renew-within-a-millisecond.jsonl", {{"mutual_exclusion", Verdict::kOk}, {"linearizability", Verdict::kViolation}}},
     // scenarios/edge/redisson-rwlock-read-renew-cuts-lease.json's run (no faults).
     {"rwlock-renew-cuts-lease.jsonl",
@@ -1690,6 +1691,21 @@ TEST(Liveness, ARenewalForAnotherThreadOfTheClientIsNoZombie) {
                                          R"({"t": 20000000, "type": "hold_end", "thread": "c1/t1")");
   expect_explained(property_of(alone, "liveness"), Verdict::kViolation,
                    "L was kept alive by a renewal of c1/t0 that took effect at 10.500 s after its hold ended (unlock) at 10.000 s");
+}
+
+// A renewal sent before the unlock lands after it on a node that lost the release: the failover
+// brought the owner's hold back, and the renewal re-armed it. The story says where it ran and why
+// the hold was there (`explore --algorithm redisson-lock --options '{"profile": "current"}'`
+// seed 1050). Without the loss nothing is claimed about the node.
+TEST(Liveness, AZombieRenewalOnAFailedOverNodeNamesTheLoss) {
+  const std::string text = testdata_text("liveness-zombie-renewal-after-failover.jsonl");
+  expect_explained(property_of(text, "liveness"), Verdict::kViolation,
+                   "L was kept alive by a renewal of c1/t0 that took effect at 12.000 s after its hold ended (unlock) at "
+                   "10.000 s and after its unlock (#3) had ended ok at 10.001 s (the renewal was sent at 9.000 s, before "
+                   "that); it ran on node1 at 12.000 s, where node1 lost its latest writes to L at 10.500 s (failover), "
+                   "which brought back an older value (with c1/t0's hold)");
+  const std::string no_loss = without_line(text, R"({"t": 10500000, "type": "data_loss")");
+  expect_not_explained(property_of(no_loss, "liveness"), Verdict::kViolation, "it ran on node1");
 }
 
 }  // namespace

@@ -931,6 +931,19 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
             kept_alive[lock] += " (the renewal was sent at " + format_time(op.invoke_t) + ", before that)";
           }
         }
+        // The node it renewed on had lost the release: a failover or restart brought the
+        // owner's hold back, and the renewal re-armed it.
+        if (!execs_of.empty()) {
+          for (uint32_t e : execs_of[i]) {
+            const Exec run = h.execs[e];
+            if (run.t != effect) continue;
+            if (const DataLoss* loss = key_brought_back(h, run.node, lock, run.t, 0, op.owner); loss != nullptr && loss->t >= ended) {
+              kept_alive[lock] += "; it ran on " + std::string(h.str(run.node)) + " at " + format_time(run.t) + ", where " +
+                                  key_brought_back_text(h, *loss, lock) + " (with " + std::string(h.str(op.thread)) + "'s hold)";
+            }
+            break;
+          }
+        }
       }
       if (first.empty()) first = kept_alive[lock];
     }
