@@ -103,6 +103,7 @@ const Example kExamples[] = {
     {"liveness-dead-queue-head.jsonl", {{"liveness", Verdict::kViolation}}},
     {"rwlock-renewal-for-another-thread.jsonl", {{"liveness", Verdict::kOk}, {"script_invariants", Verdict::kUnknown}}},
     {"liveness-zombie-renewal-after-failover.jsonl", {{"liveness", Verdict::kViolation}}},
+    {"lease-outlived-by-design.jsonl", {{"mutual_exclusion", Verdict::kViolation}}},
     {"renew-within-a-millisecond.jsonl", {{"mutual_exclusion", Verdict::kOk}, {"linearizability", Verdict::kViolation}}},
     // scenarios/edge/redisson-rwlock-read-renew-cuts-lease.json's run (no faults).
     {"rwlock-renew-cuts-lease.jsonl",
@@ -1706,6 +1707,31 @@ TEST(Liveness, AZombieRenewalOnAFailedOverNodeNamesTheLoss) {
                    "which brought back an older value (with c1/t0's hold)");
   const std::string no_loss = without_line(text, R"({"t": 10500000, "type": "data_loss")");
   expect_not_explained(property_of(no_loss, "liveness"), Verdict::kViolation, "it ran on node1");
+}
+
+// A lease that nothing in the history renews, outlived by its holder: the lapse is the first
+// inevitable event, not a node's clock jump that ran one of three keys out early (two ran out on
+// time: `explore --algorithm redlock-spec --options '{"extend": false}'` seed 2, which the
+// replay proves is the algorithm itself). A renewal anywhere in the history, or a fault of the
+// holder's own client, leaves the story as it was.
+TEST(Explanation, ALeaseNothingRenewsOutlivedByItsHolderIsTheCause) {
+  const std::string text = testdata_text("lease-outlived-by-design.jsonl");
+  const PropertyResult me = property_of(text, "mutual_exclusion");
+  expect_explained(me, Verdict::kViolation,
+                   "First inevitable event: c1/t0's lease of 10 s, set by its lock (#1) returning at 1.001 s, was never "
+                   "renewed and had run out by 11.001 s: nothing in this history renews L's lease, and the hold outlived it.");
+  EXPECT_EQ(me.explanation.facts["first_inevitable"]["event"], "lease_outlived");
+  const std::string end_line = R"({"t": 15000000, "type": "end")";
+  std::string renewing = text;
+  renewing.insert(renewing.find(end_line),
+                  R"({"t": 15000000, "type": "invoke", "id": 3, "thread": "c2/t0", "owner": "u2:0", "lock": "L", "op": "renew", "lease_ms": 10000})" "\n");
+  expect_explained(property_of(renewing, "mutual_exclusion"), Verdict::kViolation,
+                   "First inevitable event: node1's clock jumped by 5000 ms at 2.000 s (fault #1).");
+  std::string paused = text;
+  paused.insert(paused.find(R"({"t": 2000000, "type": "fault")"),
+                R"({"t": 1500000, "type": "fault", "fault": 2, "kind": "pause", "target": "c1", "phase": "start", "params": {"duration_ms": 100}})" "\n"
+                R"({"t": 1600000, "type": "fault", "fault": 2, "kind": "pause", "target": "c1", "phase": "end"})" "\n");
+  expect_not_explained(property_of(paused, "mutual_exclusion"), Verdict::kViolation, "nothing in this history renews");
 }
 
 }  // namespace

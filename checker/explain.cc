@@ -101,6 +101,7 @@ class Story {
   void add_force_unlocks();
   void add_stalled_acquisition();
   void add_lease_lapse();
+  void add_design_lapse();
   const Operation* first_acquisition() const;
   std::string name(Sym s) const { return std::string(h_.str(s)); }
 
@@ -110,6 +111,7 @@ class Story {
   TimeUs from_;  // the first holder's acquisition began
   std::vector<Item> chain_;  // between the first hold's start and the second's acquisition
   std::vector<Item> after_;  // after it, until the first holder learned or the run ended
+  const Item* design_lapse_ = nullptr;  // the first holder outlived a lease nothing renews
 };
 
 bool Story::relevant_target(std::string_view target) const {
@@ -419,6 +421,65 @@ void Story::add_lease_lapse() {
   chain_.push_back(std::move(item));
 }
 
+// The first holder kept the lock past a lease that nothing in the history renews: no renewal of
+// this lock by anyone in the whole history (the algorithm, as configured, does not extend
+// leases: redlock-spec without `extend`, a lock(lease) held longer than its lease), no fault of
+// the holder's own client before the second acquisition, and a lease that had certainly run out
+// before the second acquisition — counted from the owner's latest grant or re-arm, by the
+// calls' return times and by the server's runs (a re-sent acquisition re-arms) — with the key
+// expiring on its own after that (the server's log shows the lapse). Then the lapse, not a fault
+// of the chain, let the second one in: a fault that ran a key out earlier only hastened what the
+// design made certain (`explore --algorithm redlock-spec --options '{"extend": false}'` seed 2
+// named a node's clock jump although two of three keys ran out on time).
+void Story::add_design_lapse() {
+  // (Without the server's side, add_lease_lapse tells the same lapse.)
+  if (c_.second_thread == kNoSym || h_.execs.empty()) return;
+  const Operation* grant = first_acquisition();
+  if (grant == nullptr || grant->lease_ms == kNoLeaseMs) return;
+  for (const Operation& op : h_.ops) {
+    if (op.kind == OpKind::kRenew && op.lock == c_.lock) return;
+  }
+  // A fault of the holder's own client (a pause, a crash, its clock, its links) may be what kept
+  // a renewal from happening: the design is not proven then.
+  for (const FaultEvent& f : h_.faults) {
+    if (f.t > c_.second_begin) break;
+    const std::string target = name(f.target);
+    if (target == first_client_ || target.rfind(first_client_ + " ", 0) == 0 ||
+        target.find(" " + first_client_ + ",") != std::string::npos || target.find("," + first_client_ + ",") != std::string::npos ||
+        (target.size() > first_client_.size() && target.compare(target.size() - first_client_.size() - 1, std::string::npos, "," + first_client_) == 0) ||
+        target == "all") {
+      return;
+    }
+  }
+  const LeaseEnd end = latest_lease_end(h_, *grant, c_.second_begin);
+  if (end.at == kTimeNever || end.at >= c_.second_begin) return;
+  const TimeUs at = end.at;
+  // The server's side: the owner's latest granting run armed the key until `armed` (a re-sent
+  // acquisition running late re-arms it), and the key expired on its own after that.
+  TimeUs armed = 0;
+  for (const Exec& x : h_.execs) {
+    if (x.t >= c_.second_begin) break;
+    if (x.t < grant->invoke_t || x.op_id == kAbsent || x.keys_count == 0 || h_.key_pool[x.keys_begin] != c_.lock) continue;
+    const int64_t index = h_.op_index(x.op_id);
+    if (index < 0 || h_.ops[static_cast<size_t>(index)].owner != grant->owner || !exec_granted(h_, x)) continue;
+    armed = std::max(armed, x.t + h_.ops[static_cast<size_t>(index)].effective_lease_us());
+  }
+  if (armed >= c_.second_begin) return;
+  const bool expired = std::any_of(h_.expires.begin(), h_.expires.end(), [&](const Expire& e) {
+    return e.key == c_.lock && e.t >= armed && e.t <= c_.second_begin;
+  });
+  if (!expired) return;
+  LeaseEnd lapse = end;
+  lapse.at = at;
+  Item item{at, true,
+            name(c_.first_thread) + "'s " + lease_end_text(h_, *grant, lapse, "had run out by") +
+                ": nothing in this history renews " + name(c_.lock) + "'s lease, and the hold outlived it",
+            {}};
+  item.fact = {{"event", "lease_outlived"}, {"op", grant->id}, {"lease_ms", grant->effective_lease_us() / kUsPerMs},
+               {"by_us", at}, {"t_us", at}};
+  chain_.push_back(std::move(item));
+}
+
 Explanation Story::build() {
   add_faults();
   add_server_events();
@@ -426,8 +487,16 @@ Explanation Story::build() {
   add_force_unlocks();
   add_stalled_acquisition();
   add_lease_lapse();
+  const size_t before_design = chain_.size();
+  add_design_lapse();
+  const bool design = chain_.size() > before_design;
   auto by_time = [](const Item& a, const Item& b) { return a.t < b.t; };
   std::stable_sort(chain_.begin(), chain_.end(), by_time);
+  if (design) {
+    for (const Item& item : chain_) {
+      if (item.fact.value("event", "") == "lease_outlived") design_lapse_ = &item;
+    }
+  }
   std::stable_sort(after_.begin(), after_.end(), by_time);
   const std::string first = name(c_.first_thread), lock = name(c_.lock);
   const std::string second = c_.second_thread == kNoSym ? std::string() : name(c_.second_thread);
@@ -458,7 +527,7 @@ Explanation Story::build() {
     text += "; " + item.text;
     chain.push_back(item.fact);
   }
-  const Item* cause = direct_cause();
+  const Item* cause = design_lapse_ != nullptr ? design_lapse_ : direct_cause();
   if (cause == nullptr) {
     for (const Item& item : chain_) {
       if (item.cause) { cause = &item; break; }
