@@ -1732,6 +1732,18 @@ TEST(Explanation, ALeaseNothingRenewsOutlivedByItsHolderIsTheCause) {
                 R"({"t": 1500000, "type": "fault", "fault": 2, "kind": "pause", "target": "c1", "phase": "start", "params": {"duration_ms": 100}})" "\n"
                 R"({"t": 1600000, "type": "fault", "fault": 2, "kind": "pause", "target": "c1", "phase": "end"})" "\n");
   expect_not_explained(property_of(paused, "mutual_exclusion"), Verdict::kViolation, "nothing in this history renews");
+  // A partition that cuts c1 off is a fault of its client too; one between others is not.
+  for (const auto& [target, claimed] : {std::pair<std::string, bool>{"c1 | node0,node1,node2", false},
+                                        {"node2 -> node0,c1", false}, {"c3 | node0,node1", true}}) {
+    std::string cut = text;
+    cut.insert(cut.find(R"({"t": 2000000, "type": "fault")"),
+               R"({"t": 1500000, "type": "fault", "fault": 2, "kind": "partition", "target": ")" + target +
+                   R"(", "phase": "start", "params": {"duration_ms": 100}})" "\n"
+                   R"({"t": 1600000, "type": "fault", "fault": 2, "kind": "partition", "target": ")" + target +
+                   R"(", "phase": "end"})" "\n");
+    const PropertyResult r = property_of(cut, "mutual_exclusion");
+    EXPECT_EQ(r.explanation.text.find("nothing in this history renews") != std::string::npos, claimed) << target << ": " << r.explanation.text;
+  }
 }
 
 }  // namespace

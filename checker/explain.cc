@@ -76,6 +76,21 @@ std::string foreign_delete(const History& h, const Conflict& c, TimeUs from, Tim
   return "";
 }
 
+// Whether a fault's target names `process`: the process itself, "all", or one of the processes
+// of a link or partition ("c2 -> node0,node1", "c1 | node0,c3", "c2 <-> node0").
+bool target_names(std::string_view target, std::string_view process) {
+  if (target == "all") return true;
+  size_t at = 0;
+  while (at < target.size()) {
+    const size_t end = target.find_first_of(" ,|<->", at);
+    const std::string_view token = target.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at);
+    if (token == process) return true;
+    if (end == std::string_view::npos) break;
+    at = end + 1;
+  }
+  return false;
+}
+
 class Story {
  public:
   Story(const History& h, const Conflict& c) : h_(h), c_(c), from_(c.first_begin) {
@@ -443,13 +458,7 @@ void Story::add_design_lapse() {
   // a renewal from happening: the design is not proven then.
   for (const FaultEvent& f : h_.faults) {
     if (f.t > c_.second_begin) break;
-    const std::string target = name(f.target);
-    if (target == first_client_ || target.rfind(first_client_ + " ", 0) == 0 ||
-        target.find(" " + first_client_ + ",") != std::string::npos || target.find("," + first_client_ + ",") != std::string::npos ||
-        (target.size() > first_client_.size() && target.compare(target.size() - first_client_.size() - 1, std::string::npos, "," + first_client_) == 0) ||
-        target == "all") {
-      return;
-    }
+    if (target_names(h_.str(f.target), first_client_)) return;
   }
   const LeaseEnd end = latest_lease_end(h_, *grant, c_.second_begin);
   if (end.at == kTimeNever || end.at >= c_.second_begin) return;
