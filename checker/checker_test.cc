@@ -104,6 +104,7 @@ const Example kExamples[] = {
     {"rwlock-renewal-for-another-thread.jsonl", {{"liveness", Verdict::kOk}, {"script_invariants", Verdict::kUnknown}}},
     {"liveness-zombie-renewal-after-failover.jsonl", {{"liveness", Verdict::kViolation}}},
     {"lease-outlived-by-design.jsonl", {{"mutual_exclusion", Verdict::kViolation}}},
+    {"liveness-key-expired-after-its-state.jsonl", {{"liveness", Verdict::kViolation}}},
     {"renew-within-a-millisecond.jsonl", {{"mutual_exclusion", Verdict::kOk}, {"linearizability", Verdict::kViolation}}},
     // scenarios/edge/redisson-rwlock-read-renew-cuts-lease.json's run (no faults).
     {"rwlock-renew-cuts-lease.jsonl",
@@ -1744,6 +1745,22 @@ TEST(Explanation, ALeaseNothingRenewsOutlivedByItsHolderIsTheCause) {
     const PropertyResult r = property_of(cut, "mutual_exclusion");
     EXPECT_EQ(r.explanation.text.find("nothing in this history renews") != std::string::npos, claimed) << target << ": " << r.explanation.text;
   }
+}
+
+// A key's states are recorded when scripts run, not when it expires: a key whose last state
+// names a holder but that expired before the middle of the stretch was not "still there" then
+// (`explore --algorithm redisson-fair-lock` seed 80163 said it was, and that it expired).
+TEST(Liveness, AKeyThatExpiredAfterItsLastStateIsNotStillThere) {
+  const std::string text = testdata_text("liveness-key-expired-after-its-state.jsonl");
+  const PropertyResult r = property_of(text, "liveness");
+  expect_explained(r, Verdict::kViolation,
+                   "; L expired on node0 at 11.000 s, and c2/t0 made no attempt after that by 80.000 s (its last "
+                   "command, EVALSHA, ran at 1.500 s)");
+  EXPECT_EQ(r.explanation.text.find("was still there"), std::string::npos) << r.explanation.text;
+  // Without the expiry the key stays, held by the crashed c1/t0.
+  const std::string kept = without_line(text, R"({"t": 11000500, "type": "expire")");
+  expect_explained(property_of(kept, "liveness"), Verdict::kViolation,
+                   "the key L was still there, held by c1/t0 (owner u1:0) with count 1, whose thread no longer believed it held it");
 }
 
 }  // namespace

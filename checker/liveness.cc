@@ -255,6 +255,12 @@ std::string key_keeper(const History& h, Sym lock, TimeUs t) {
     break;
   }
   if (at == nullptr || !first_holder(h, *at, &owner, &count)) return "";
+  // The key expired after its last recorded state and before t: it was not there at t (a state
+  // is recorded when a script runs, not when the key expires).
+  for (const Expire& e : h.expires) {
+    if (e.t > t) break;
+    if (e.key == lock && e.node == at->node && e.line > at->line) return "";
+  }
   first_holder(h, *latest, &owner, &count);
   std::string who = "owner " + owner;
   for (const Hold& x : h.holds) {
