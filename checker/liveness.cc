@@ -932,7 +932,8 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
         const Operation* unlock_op = u >= 0 ? &h.ops[static_cast<size_t>(u)] : nullptr;
         if (unlock_op != nullptr && unlock_op->complete_t > ended && unlock_op->complete_t != kTimeNever) {
           kept_alive[lock] += " and after its " + std::string(op_kind_name(unlock_op->kind)) + " (#" +
-                              std::to_string(unlock_op->id) + ") had " + ended_how(h, *unlock_op);
+                              std::to_string(unlock_op->id) + ") had " + ended_how(h, *unlock_op) +
+                              (unlock_op->released == Tri::kFalse ? ", answering that the server still counted a hold" : "");
           if (op.invoke_t < unlock_op->complete_t) {
             kept_alive[lock] += " (the renewal was sent at " + format_time(op.invoke_t) + ", before that)";
           }
