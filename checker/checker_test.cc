@@ -1716,6 +1716,10 @@ TEST(Liveness, AZombieRenewalOnAFailedOverNodeNamesTheLoss) {
   expect_explained(property_of(counted, "liveness"), Verdict::kViolation,
                    "after its unlock (#3) had ended ok at 10.001 s, answering that the server still counted a hold (the "
                    "renewal was sent at 9.000 s, before that)");
+  // An unlock whose script never ran (it timed out on its way: redisson-rwlock seed 80063).
+  const std::string never_ran = without_line(text, R"({"t": 10000500, "type": "exec")");
+  expect_explained(property_of(never_ran, "liveness"), Verdict::kViolation,
+                   "after its unlock (#3) had ended ok at 10.001 s, and never ran (the renewal was sent at 9.000 s");
 }
 
 // A lease that nothing in the history renews, outlived by its holder: the lapse is the first

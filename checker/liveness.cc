@@ -933,7 +933,8 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
         if (unlock_op != nullptr && unlock_op->complete_t > ended && unlock_op->complete_t != kTimeNever) {
           kept_alive[lock] += " and after its " + std::string(op_kind_name(unlock_op->kind)) + " (#" +
                               std::to_string(unlock_op->id) + ") had " + ended_how(h, *unlock_op) +
-                              (unlock_op->released == Tri::kFalse ? ", answering that the server still counted a hold" : "");
+                              (unlock_op->released == Tri::kFalse ? ", answering that the server still counted a hold" : "") +
+                              (!execs_of.empty() && execs_of[static_cast<size_t>(u)].empty() ? ", and never ran" : "");
           if (op.invoke_t < unlock_op->complete_t) {
             kept_alive[lock] += " (the renewal was sent at " + format_time(op.invoke_t) + ", before that)";
           }
