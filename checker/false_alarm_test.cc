@@ -36,6 +36,13 @@ TEST(LinearizabilityRegression, AQuorumLocksFailedAcquisitionIsAvailabilityNotSa
   const PropertyResult single = lin(kSingle, kFailedTryOnFreeLock);
   EXPECT_EQ(single.verdict, Verdict::kViolation);
   EXPECT_NE(single.reason.find("failed although nothing blocked it"), std::string::npos) << single.reason;
+  // A reentrant lock's holder refused its own re-entry: the story says it was its own hold
+  // (`explore --algorithm redisson-lock` seed 80016, on a node a failover had rolled back).
+  const PropertyResult own = lin(kSingle, R"({"t": 500, "type": "invoke", "id": 2, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "lock", "lease_ms": 10000}
+{"t": 600, "type": "complete", "id": 2, "outcome": "ok", "acquired": true, "count": 1}
+)" + std::string(kFailedTryOnFreeLock));
+  EXPECT_EQ(own.verdict, Verdict::kViolation) << own.reason;
+  EXPECT_NE(own.reason.find("failed although only its own hold was there, which it may re-enter"), std::string::npos) << own.reason;
 }
 
 // c1 holds L; its unlock runs (and releases), the reply is lost, the re-sent unlock finds the lock
