@@ -1747,7 +1747,9 @@ TEST(Explanation, ALeaseNothingRenewsOutlivedByItsHolderIsTheCause) {
   expect_not_explained(property_of(paused, "mutual_exclusion"), Verdict::kViolation, "nothing in this history renews");
   // A partition that cuts c1 off is a fault of its client too; one between others is not.
   for (const auto& [target, claimed] : {std::pair<std::string, bool>{"c1 | node0,node1,node2", false},
-                                        {"node2 -> node0,c1", false}, {"c3 | node0,node1", true}}) {
+                                        {"node2 -> node0,c1", false}, {"c3 | node0,node1", true},
+                                        {"c1<->node0", false}, {"node1->c1", false}, {"c1/t0", false},
+                                        {"c11->node0", true}, {"node0<->c3", true}}) {
     std::string cut = text;
     cut.insert(cut.find(R"({"t": 2000000, "type": "fault")"),
                R"({"t": 1500000, "type": "fault", "fault": 2, "kind": "partition", "target": ")" + target +
@@ -1757,6 +1759,11 @@ TEST(Explanation, ALeaseNothingRenewsOutlivedByItsHolderIsTheCause) {
     const PropertyResult r = property_of(cut, "mutual_exclusion");
     EXPECT_EQ(r.explanation.text.find("nothing in this history renews") != std::string::npos, claimed) << target << ": " << r.explanation.text;
   }
+  // A client whose name holds a '-' is still the one paused.
+  std::string named = paused;
+  for (size_t at = named.find("\"c1"); at != std::string::npos; at = named.find("\"c1", at)) named.replace(at, 3, "\"app-1");
+  ASSERT_NE(named.find(R"("target": "app-1")"), std::string::npos) << named;
+  expect_not_explained(property_of(named, "mutual_exclusion"), Verdict::kViolation, "nothing in this history renews");
 }
 
 // A key's states are recorded when scripts run, not when it expires: a key whose last state

@@ -76,16 +76,28 @@ std::string foreign_delete(const History& h, const Conflict& c, TimeUs from, Tim
   return "";
 }
 
-// Whether a fault's target names `process`: the process itself, "all", or one of the processes
-// of a link or partition ("c2 -> node0,node1", "c1 | node0,c3", "c2 <-> node0").
+// Whether a fault's target names `process`: the process itself, one of its threads ("c1/t0"),
+// "all", or one end of a link or a member of a partition ("c2->node0", "c2<->node0",
+// "c2 -> node0,node1", "c1 | node0,c3"). A name may hold a '-'; the arrows are whole.
 bool target_names(std::string_view target, std::string_view process) {
   if (target == "all") return true;
+  auto names = [&](std::string_view token) {
+    return token == process || (token.size() > process.size() && token.substr(0, process.size()) == process &&
+                                token[process.size()] == '/');
+  };
   size_t at = 0;
-  while (at < target.size()) {
-    const size_t end = target.find_first_of(" ,|<->", at);
-    const std::string_view token = target.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at);
-    if (token == process) return true;
-    if (end == std::string_view::npos) break;
+  while (at <= target.size()) {
+    const size_t end = std::min(target.find_first_of(" ,|", at), target.size());
+    std::string_view token = target.substr(at, end - at);
+    // A link's two ends.
+    for (const std::string_view arrow : {std::string_view("<->"), std::string_view("->")}) {
+      if (const size_t a = token.find(arrow); a != std::string_view::npos) {
+        if (names(token.substr(0, a))) return true;
+        token = token.substr(a + arrow.size());
+        break;
+      }
+    }
+    if (names(token)) return true;
     at = end + 1;
   }
   return false;
@@ -462,7 +474,6 @@ void Story::add_design_lapse() {
   }
   const LeaseEnd end = latest_lease_end(h_, *grant, c_.second_begin);
   if (end.at == kTimeNever || end.at >= c_.second_begin) return;
-  const TimeUs at = end.at;
   // The server's side: the owner's latest granting run armed the key until `armed` (a re-sent
   // acquisition running late re-arms it), and the key expired on its own after that.
   TimeUs armed = 0;
@@ -478,14 +489,12 @@ void Story::add_design_lapse() {
     return e.key == c_.lock && e.t >= armed && e.t <= c_.second_begin;
   });
   if (!expired) return;
-  LeaseEnd lapse = end;
-  lapse.at = at;
-  Item item{at, true,
-            name(c_.first_thread) + "'s " + lease_end_text(h_, *grant, lapse, "had run out by") +
+  Item item{end.at, true,
+            name(c_.first_thread) + "'s " + lease_end_text(h_, *grant, end, "had run out by") +
                 ": nothing in this history renews " + name(c_.lock) + "'s lease, and the hold outlived it",
             {}};
   item.fact = {{"event", "lease_outlived"}, {"op", grant->id}, {"lease_ms", grant->effective_lease_us() / kUsPerMs},
-               {"by_us", at}, {"t_us", at}};
+               {"by_us", end.at}, {"t_us", end.at}};
   chain_.push_back(std::move(item));
 }
 
