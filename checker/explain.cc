@@ -138,7 +138,6 @@ class Story {
   TimeUs from_;  // the first holder's acquisition began
   std::vector<Item> chain_;  // between the first hold's start and the second's acquisition
   std::vector<Item> after_;  // after it, until the first holder learned or the run ended
-  const Item* design_lapse_ = nullptr;  // the first holder outlived a lease nothing renews
 };
 
 bool Story::relevant_target(std::string_view target) const {
@@ -505,15 +504,13 @@ Explanation Story::build() {
   add_force_unlocks();
   add_stalled_acquisition();
   add_lease_lapse();
-  const size_t before_design = chain_.size();
   add_design_lapse();
-  const bool design = chain_.size() > before_design;
   auto by_time = [](const Item& a, const Item& b) { return a.t < b.t; };
   std::stable_sort(chain_.begin(), chain_.end(), by_time);
-  if (design) {
-    for (const Item& item : chain_) {
-      if (item.fact.value("event", "") == "lease_outlived") design_lapse_ = &item;
-    }
+  // The first holder outlived a lease nothing renews: that, not any fault, is the cause.
+  const Item* design_lapse = nullptr;
+  for (const Item& item : chain_) {
+    if (item.fact.value("event", "") == "lease_outlived") design_lapse = &item;
   }
   std::stable_sort(after_.begin(), after_.end(), by_time);
   const std::string first = name(c_.first_thread), lock = name(c_.lock);
@@ -545,7 +542,7 @@ Explanation Story::build() {
     text += "; " + item.text;
     chain.push_back(item.fact);
   }
-  const Item* cause = design_lapse_ != nullptr ? design_lapse_ : direct_cause();
+  const Item* cause = design_lapse != nullptr ? design_lapse : direct_cause();
   if (cause == nullptr) {
     for (const Item& item : chain_) {
       if (item.cause) { cause = &item; break; }
