@@ -1297,6 +1297,31 @@ TEST(Explanation, ALeaseThatRanOutWithoutAServerSideIsTheStorysExpiry) {
   EXPECT_EQ(lin.explanation.text.find("No fault, expiry or loss"), std::string::npos) << lin.explanation.text;
 }
 
+// A history of calls alone (another tool's) records no holds, so nothing says what a holder
+// believed: the story says the lease kept the first hold, not the holder's belief.
+TEST(Explanation, WithoutHoldsTheLeaseNotABeliefKeepsTheFirstHold) {
+  const std::string calls =
+      "{\"t\": 0, \"type\": \"invoke\", \"id\": 1, \"thread\": \"a\", \"lock\": \"L\", \"op\": \"lock\", \"lease_ms\": 1000}\n"
+      "{\"t\": 100000, \"type\": \"complete\", \"id\": 1, \"outcome\": \"ok\"}\n"
+      "{\"t\": 200000, \"type\": \"invoke\", \"id\": 2, \"thread\": \"b\", \"lock\": \"L\", \"op\": \"lock\", \"lease_ms\": 1000}\n"
+      "{\"t\": 300000, \"type\": \"complete\", \"id\": 2, \"outcome\": \"ok\"}\n";
+  const PropertyResult r = property_of(header() + calls + "{\"t\": 400000, \"type\": \"end\", \"complete\": true}\n", "linearizability");
+  expect_explained(r, Verdict::kViolation, "its lease protected it until then (the history records no holds, so every lease binds)");
+  expect_explained(r, Verdict::kViolation, "b acquired L at 0.300 s while a's lease still bound it (until 1.000 s)");
+  EXPECT_EQ(r.explanation.text.find("belie"), std::string::npos) << r.explanation.text;
+
+  // With a's hold recorded, its belief is part of what protected it.
+  const PropertyResult held = property_of(
+      header() + calls.substr(0, calls.find("{\"t\": 200000")) +
+          "{\"t\": 100000, \"type\": \"hold_begin\", \"thread\": \"a\", \"lock\": \"L\", \"op\": 1}\n" +
+          calls.substr(calls.find("{\"t\": 200000")) +
+          "{\"t\": 300000, \"type\": \"hold_begin\", \"thread\": \"b\", \"lock\": \"L\", \"op\": 2}\n"
+          "{\"t\": 400000, \"type\": \"end\", \"complete\": true}\n",
+      "linearizability");
+  expect_explained(held, Verdict::kViolation, "its lease and its owner's belief protected it until then");
+  expect_explained(held, Verdict::kViolation, "b acquired L at 0.300 s while a still believed it held it");
+}
+
 TEST(Explanation, NoLeaseLapseIsClaimedThatTheHistoryDoesNotProve) {
   auto story = [](const std::string& text, const std::string& cause = "No fault, expiry or loss explains it") {
     const PropertyResult r = property_of(text, "mutual_exclusion");

@@ -530,7 +530,10 @@ Explanation Story::build() {
     text += "; " + c_.loser_call + " at " + format_time(c_.second_begin) + " found " + lock + " gone";
   } else {
     text += "; " + second + " acquired " + lock + " at " + format_time(c_.second_begin) + " while " + first;
-    if (c_.first_end == kTimeNever || c_.first_end > c_.second_begin) {
+    if (c_.first_end_by_lease && c_.first_end > c_.second_begin) {
+      // Without holds nobody's belief is recorded: the hold's end here is where its lease ran out.
+      text += "'s lease still bound it (until " + format_time(c_.first_end) + ")";
+    } else if (c_.first_end == kTimeNever || c_.first_end > c_.second_begin) {
       text += " still believed it held it";
       if (c_.first_end != kTimeNever) text += " (until " + format_time(c_.first_end) + ")";
     } else {

@@ -22,6 +22,9 @@ struct Conflict {
   Sym first_thread = kNoSym;       // the earlier holder
   TimeUs first_begin = 0;          // when it started to hold
   TimeUs first_end = kTimeNever;   // when it stopped believing it held (kTimeNever: never)
+  // first_end is where the first holder's lease ran out, not a belief: the history records no
+  // holds, so nothing says what the holder believed.
+  bool first_end_by_lease = false;
   Sym second_thread = kNoSym;      // the later acquirer; kNoSym: the first holder's own call
   TimeUs second_begin = 0;         // when its acquisition took effect or returned
   // The later acquirer's acquisition, when its hold names it (hold_begin's "op"): a live or

@@ -1229,8 +1229,12 @@ PropertyResult certain_violation(const History& h, const Model& model, const std
       what += "no step the lock allows could end that hold before " + format_time_beside(c.hold.until, {blocked.complete_t}) +
               (grant.lease_ms == kNoLeaseMs ? ": its grant has no lease, its owner believed it held it until then, and no call of its owner or "
                                               "force_unlock came between"
-                                            : ": its lease and its owner's belief protected it until then, and no call of its owner or "
-                                              "force_unlock came between");
+               : h.holds.empty()
+                   // No holds recorded: nothing says what the owner believed, and every lease binds.
+                   ? ": its lease protected it until then (the history records no holds, so every lease binds), and no call of its owner or "
+                     "force_unlock came between"
+                   : ": its lease and its owner's belief protected it until then, and no call of its owner or "
+                     "force_unlock came between");
     }
   }
   PropertyResult r =
@@ -1248,6 +1252,7 @@ PropertyResult certain_violation(const History& h, const Model& model, const std
   story.first_thread = grant.thread;
   story.first_begin = c.hold.from;
   story.first_end = c.hold.until;
+  story.first_end_by_lease = h.holds.empty() && c.hold.proof < 0 && c.hold.until != kTimeNever;
   if (const Hold* hold = believed_hold(h, c.hold.owner, blocked.lock, c.hold.from)) {
     story.first_begin = hold->begin_t;
     story.first_end = hold->end_t;
