@@ -1322,6 +1322,27 @@ TEST(Explanation, WithoutHoldsTheLeaseNotABeliefKeepsTheFirstHold) {
   expect_explained(held, Verdict::kViolation, "b acquired L at 0.300 s while a still believed it held it");
 }
 
+// Two times a sentence compares are given in microseconds when milliseconds would read alike
+// ("acquired at 2.000 s while a held it until 2.000 s" says nothing).
+TEST(Explanation, TimesASentenceComparesNeverReadAlike) {
+  const std::string text = header() +
+      "{\"t\": 0, \"type\": \"invoke\", \"id\": 1, \"thread\": \"a\", \"lock\": \"L\", \"op\": \"lock\", \"lease_ms\": 1000}\n"
+      "{\"t\": 100, \"type\": \"complete\", \"id\": 1, \"outcome\": \"ok\", \"token\": 5}\n"
+      "{\"t\": 100, \"type\": \"hold_begin\", \"thread\": \"a\", \"lock\": \"L\", \"op\": 1, \"token\": 5}\n"
+      "{\"t\": 2000000, \"type\": \"invoke\", \"id\": 2, \"thread\": \"b\", \"lock\": \"L\", \"op\": \"lock\", \"lease_ms\": 1000}\n"
+      "{\"t\": 2000100, \"type\": \"complete\", \"id\": 2, \"outcome\": \"ok\", \"token\": 6}\n"
+      "{\"t\": 2000100, \"type\": \"hold_begin\", \"thread\": \"b\", \"lock\": \"L\", \"op\": 2, \"token\": 6}\n"
+      "{\"t\": 2000200, \"type\": \"write\", \"thread\": \"b\", \"lock\": \"L\", \"resource\": \"R\", \"token\": 6, \"fenced\": true, \"accepted\": true}\n"
+      "{\"t\": 2000300, \"type\": \"write\", \"thread\": \"a\", \"lock\": \"L\", \"resource\": \"R\", \"token\": 5, \"fenced\": true, \"accepted\": true}\n"
+      "{\"t\": 2000400, \"type\": \"hold_end\", \"thread\": \"a\", \"lock\": \"L\", \"reason\": \"unlock\"}\n"
+      "{\"t\": 2000500, \"type\": \"hold_end\", \"thread\": \"b\", \"lock\": \"L\", \"reason\": \"unlock\"}\n"
+      "{\"t\": 3000000, \"type\": \"end\", \"complete\": true}\n";
+  expect_explained(property_of(text, "mutual_exclusion"), Verdict::kViolation,
+                   "b acquired L at 2.000100 s while a still believed it held it (until 2.000400 s)");
+  expect_explained(property_of(text, "fencing"), Verdict::kViolation,
+                   "resource R accepted token 6 from b at 2.000200 s, then token 5 from a at 2.000300 s");
+}
+
 TEST(Explanation, NoLeaseLapseIsClaimedThatTheHistoryDoesNotProve) {
   auto story = [](const std::string& text, const std::string& cause = "No fault, expiry or loss explains it") {
     const PropertyResult r = property_of(text, "mutual_exclusion");

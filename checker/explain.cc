@@ -529,16 +529,16 @@ Explanation Story::build() {
   if (c_.second_thread == kNoSym) {
     text += "; " + c_.loser_call + " at " + format_time(c_.second_begin) + " found " + lock + " gone";
   } else {
-    text += "; " + second + " acquired " + lock + " at " + format_time(c_.second_begin) + " while " + first;
+    text += "; " + second + " acquired " + lock + " at " + format_time_beside(c_.second_begin, {c_.first_end}) + " while " + first;
     if (c_.first_end_by_lease && c_.first_end > c_.second_begin) {
       // Without holds nobody's belief is recorded: the hold's end here is where its lease ran out.
-      text += "'s lease still bound it (until " + format_time(c_.first_end) + ")";
+      text += "'s lease still bound it (until " + format_time_beside(c_.first_end, {c_.second_begin}) + ")";
     } else if (c_.first_end == kTimeNever || c_.first_end > c_.second_begin) {
       text += " still believed it held it";
-      if (c_.first_end != kTimeNever) text += " (until " + format_time(c_.first_end) + ")";
+      if (c_.first_end != kTimeNever) text += " (until " + format_time_beside(c_.first_end, {c_.second_begin}) + ")";
     } else {
       // The first holder had already let go; its lease, not its belief, was in the way.
-      text += "'s lease still bound it (its hold had ended at " + format_time(c_.first_end) + ")";
+      text += "'s lease still bound it (its hold had ended at " + format_time_beside(c_.first_end, {c_.second_begin}) + ")";
     }
   }
   for (const Item& item : after_) {

@@ -89,8 +89,8 @@ PropertyResult check_fencing(const History& h, const CheckOptions&) {
                         std::to_string(p.token) + "; " + unfenced);
     r.counterexample = {{"accepted_higher", write_json(h, p)}, {"accepted_lower", write_json(h, w)}};
     r.explanation.text = "resource " + std::string(h.str(w.resource)) + " accepted token " + std::to_string(p.token) +
-                         " from " + std::string(h.str(p.thread)) + " at " + format_time(p.t) + ", then token " +
-                         std::to_string(w.token) + " from " + std::string(h.str(w.thread)) + " at " + format_time(w.t) +
+                         " from " + std::string(h.str(p.thread)) + " at " + format_time_beside(p.t, {w.t}) + ", then token " +
+                         std::to_string(w.token) + " from " + std::string(h.str(w.thread)) + " at " + format_time_beside(w.t, {p.t}) +
                          ": the resource's fence did not reject the stale holder.";
     r.explanation.facts = r.counterexample;
   } else if (fenced_writes == 0) {
