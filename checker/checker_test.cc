@@ -467,6 +467,24 @@ TEST(Quorum, SetGrantsAreReadFromArgs) {
   EXPECT_EQ(q.verdict, Verdict::kOk) << q.reason;
 }
 
+// What makes a history a quorum lock is the same for every property: a header `quorum` is
+// enough, whatever the algorithm's name. Several nodes and none of it: not judged, and said so.
+TEST(Quorum, AHeaderQuorumIsJudgedWhateverTheAlgorithmsName) {
+  std::string text = spec_acquisition(1) + R"({"t": 60000000, "type": "end", "complete": true})" "\n";
+  const std::string named = R"("algorithm": "redlock-spec", )";
+  text.replace(text.find(named), named.size(), R"("algorithm": "my-quorum-lock", )");
+  const PropertyResult unnamed = property_of(text, "quorum");
+  EXPECT_EQ(unnamed.verdict, Verdict::kNotApplicable);
+  EXPECT_NE(unnamed.reason.find("the header declares no quorum"), std::string::npos) << unnamed.reason;
+  EXPECT_NE(unnamed.reason.find("its 3 nodes are not judged as independent masters"), std::string::npos) << unnamed.reason;
+
+  const std::string kind = R"("lock_kind": "simple", )";
+  text.replace(text.find(kind), kind.size(), R"("lock_kind": "simple", "quorum": 2, )");
+  const PropertyResult declared = property_of(text, "quorum");
+  EXPECT_EQ(declared.verdict, Verdict::kViolation) << declared.reason;
+  EXPECT_NE(declared.reason.find("had 1 live grant(s) of 1 (quorum 2)"), std::string::npos) << declared.reason;
+}
+
 // A node that crashes and restarts keeps what its persistence kept: only the restart's data_loss
 // (none with aof-always) ends a grant's key. A node that crashes and never comes back loses it.
 TEST(Quorum, ACrashedNodeThatRestartsWithTheKeyKeepsTheQuorum) {

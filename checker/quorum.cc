@@ -276,10 +276,10 @@ Grants grants_of(const History& h, const Operation& op, std::span<const uint32_t
   return g;
 }
 
-// Whether the quorum property judges this history: a RedLock by its lock kind or algorithm.
-bool judged(const History& h) {
-  return h.header.lock_kind == LockKind::kRedlock || h.header.algorithm.rfind("redlock", 0) == 0;
-}
+// Whether the quorum property judges this history: a quorum lock as the other properties see it
+// (HistoryHeader::quorum_lock), a header with `quorum`, `lock_kind: redlock`, or an algorithm
+// named redlock….
+bool judged(const History& h) { return h.header.quorum_lock(); }
 
 int64_t quorum_of(const History& h) {
   return h.header.quorum != kAbsent ? h.header.quorum : static_cast<int64_t>(h.header.nodes.size()) / 2 + 1;
@@ -312,7 +312,15 @@ std::string quorum_shortfall(const History& h, const Operation& op) {
 
 PropertyResult check_quorum(const History& h, const CheckOptions&) {
   const std::string name = "quorum";
-  if (!judged(h)) return make_result(name, Verdict::kNotApplicable, "not a RedLock history (single-node lock)");
+  if (!judged(h)) {
+    // Several nodes without a declared quorum may be a master with replicas, or a quorum lock
+    // whose header does not say so: the text says which fields would make it one.
+    return make_result(name, Verdict::kNotApplicable,
+                       h.header.nodes.size() > 1
+                           ? "not a RedLock history: the header declares no quorum (quorum, lock_kind redlock, or an algorithm "
+                             "named redlock…), so its " + std::to_string(h.header.nodes.size()) + " nodes are not judged as independent masters"
+                           : "not a RedLock history (single-node lock)");
+  }
   ExecsByOp own;
   const ExecsByOp& execs = execs_by_op(h, own);
   if (!execs.any_runs()) {
