@@ -845,6 +845,10 @@ TEST(Reader, NamesFileLineFieldAndProblem) {
             "h.jsonl:2: field 't': expected an integer, found a string");
   EXPECT_EQ(parse_error(header() + "{\"t\": 1, \"type\": \"invoke\", \"id\": 1, \"lock\": \"L\", \"op\": \"lock\"}\n"),
             "h.jsonl:2: event 'invoke': missing required field 'thread'");
+  // An acquisition must say its lease: no default is safe for a history from another tool.
+  EXPECT_EQ(parse_error(header() + "{\"t\": 1, \"type\": \"invoke\", \"id\": 1, \"thread\": \"a\", \"lock\": \"L\", \"op\": \"try_lock\"}\n"),
+            "h.jsonl:2: field 'lease_ms': missing on a try_lock; write -1 (the watchdog keeps the lease: watchdog_ms, default 30000), "
+            "null (no lease: the lock never expires by itself) or the lease in ms");
   EXPECT_EQ(parse_error(header() + "{\"t\": 1, \"type\": \"teleport\"}\n").substr(0, 48),
             "h.jsonl:2: field 'type': unknown event type 'tel");
   EXPECT_EQ(parse_error(header() + "\n{\"t\": 5, \"type\": \"end\"\n").substr(0, 26), "h.jsonl:3: not valid JSON ");
@@ -854,7 +858,8 @@ TEST(Reader, NamesFileLineFieldAndProblem) {
 // 30 s taken at t = 9.2e18 µs used to lapse at once (the sum wrapped) and linearizability said ok.
 TEST(Reader, RefusesNumbersThatWouldOverflow) {
   auto invoke = [](const std::string& t, const std::string& extra) {
-    return "{\"t\": " + t + R"(, "type": "invoke", "id": 1, "thread": "a", "lock": "L", "op": "lock")" + extra + "}\n";
+    const std::string lease = extra.find("lease_ms") == std::string::npos ? R"(, "lease_ms": -1)" : "";
+    return "{\"t\": " + t + R"(, "type": "invoke", "id": 1, "thread": "a", "lock": "L", "op": "lock")" + lease + extra + "}\n";
   };
   EXPECT_EQ(parse_error(header() + invoke("9223372036854000000", "")),
             "h.jsonl:2: field 't': expected a time between 0 and 2305843009213693952 µs, found 9223372036854000000");
@@ -970,9 +975,9 @@ TEST(ExecsByOp, EachOperationsRunsInOrder) {
            ", \"command\": \"EVAL\", \"script\": \"s\"" + (op != nullptr ? std::string(", \"op\": ") + op : "") + ", \"reply\": null}\n";
   };
   Result<History> h = parse_history_text(header() +
-      "{\"t\": 1, \"type\": \"invoke\", \"id\": 7, \"thread\": \"a\", \"lock\": \"L\", \"op\": \"lock\"}\n"
-      "{\"t\": 1, \"type\": \"invoke\", \"id\": 3, \"thread\": \"b\", \"lock\": \"L\", \"op\": \"lock\"}\n"
-      "{\"t\": 1, \"type\": \"invoke\", \"id\": 9, \"thread\": \"c\", \"lock\": \"L\", \"op\": \"lock\"}\n" +
+      "{\"t\": 1, \"type\": \"invoke\", \"id\": 7, \"thread\": \"a\", \"lock\": \"L\", \"op\": \"lock\", \"lease_ms\": -1}\n"
+      "{\"t\": 1, \"type\": \"invoke\", \"id\": 3, \"thread\": \"b\", \"lock\": \"L\", \"op\": \"lock\", \"lease_ms\": -1}\n"
+      "{\"t\": 1, \"type\": \"invoke\", \"id\": 9, \"thread\": \"c\", \"lock\": \"L\", \"op\": \"lock\", \"lease_ms\": -1}\n" +
       exec(2, "3") + exec(3, "7") + exec(4, nullptr) + exec(5, "3") + exec(6, "99") + exec(7, "7") + exec(8, "3") +
       "{\"t\": 9, \"type\": \"end\"}\n");
   ASSERT_TRUE(h.ok()) << h.status().message();
@@ -987,7 +992,7 @@ TEST(ExecsByOp, EachOperationsRunsInOrder) {
 
 TEST(Reader, MissingFooterMakesPropertiesUnknown) {
   Result<History> h = parse_history_text(header() +
-      "{\"t\": 1, \"type\": \"invoke\", \"id\": 1, \"thread\": \"a\", \"lock\": \"L\", \"op\": \"lock\"}\n"
+      "{\"t\": 1, \"type\": \"invoke\", \"id\": 1, \"thread\": \"a\", \"lock\": \"L\", \"op\": \"lock\", \"lease_ms\": -1}\n"
       "{\"t\": 2, \"type\": \"complete\", \"id\": 1, \"outcome\": \"ok\", \"acquired\": true, \"count\": 1}\n"
       "{\"t\": 2, \"type\": \"hold_begin\", \"thread\": \"a\", \"lock\": \"L\", \"op\": 1}\n");
   ASSERT_TRUE(h.ok());
@@ -1217,9 +1222,9 @@ TEST(Linearizability, UnknownWindowBoundsLateEffects) {
       "{\"t\": 1000, \"type\": \"invoke\", \"id\": 1, \"thread\": \"c1\", \"lock\": \"L\", \"op\": \"lock\", \"lease_ms\": 30000}\n"
       "{\"t\": 1500, \"type\": \"complete\", \"id\": 1, \"outcome\": \"ok\", \"acquired\": true, \"count\": 1}\n"
       "{\"t\": 2000, \"type\": \"invoke\", \"id\": 2, \"thread\": \"c1\", \"lock\": \"L\", \"op\": \"unlock\"}\n"
-      "{\"t\": 5000, \"type\": \"invoke\", \"id\": 3, \"thread\": \"c2\", \"lock\": \"L\", \"op\": \"try_lock\", \"wait_ms\": 0}\n"
+      "{\"t\": 5000, \"type\": \"invoke\", \"id\": 3, \"thread\": \"c2\", \"lock\": \"L\", \"op\": \"try_lock\", \"wait_ms\": 0, \"lease_ms\": -1}\n"
       "{\"t\": 5500, \"type\": \"complete\", \"id\": 3, \"outcome\": \"ok\", \"acquired\": false}\n"
-      "{\"t\": 10000000, \"type\": \"invoke\", \"id\": 4, \"thread\": \"c2\", \"lock\": \"L\", \"op\": \"lock\"}\n"
+      "{\"t\": 10000000, \"type\": \"invoke\", \"id\": 4, \"thread\": \"c2\", \"lock\": \"L\", \"op\": \"lock\", \"lease_ms\": -1}\n"
       "{\"t\": 10000500, \"type\": \"complete\", \"id\": 4, \"outcome\": \"ok\", \"acquired\": true, \"count\": 1}\n"
       "{\"t\": 10000600, \"type\": \"complete\", \"id\": 2, \"outcome\": \"unknown\"}\n"
       "{\"t\": 10000700, \"type\": \"end\"}\n");

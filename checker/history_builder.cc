@@ -184,7 +184,15 @@ Status HistoryBuilder::on_invoke(const LineFields& f) {
   Mode mode = Mode::kExclusive;
   if (Status s = parse_mode(f.mode, f.has(F::kMode), mode); !s.ok()) return s;
   op.mode = mode;
-  if (f.has(F::kLease)) op.lease_ms = f.lease_ms;
+  if (f.has(F::kLease)) {
+    op.lease_ms = f.lease_ms;
+  } else if (op.kind == OpKind::kLock || op.kind == OpKind::kTryLock) {
+    // No default is safe: the watchdog's 30 s lets a takeover at 40 s through, no lease at all
+    // calls a lock's own expiry a violation. The writer says which (docs/history-format.md).
+    return bad("field 'lease_ms': missing on a " + std::string(f.op_str) +
+               "; write -1 (the watchdog keeps the lease: watchdog_ms, default 30000), null (no lease: the lock never "
+               "expires by itself) or the lease in ms");
+  }
   if (f.has(F::kWatchdog)) op.watchdog_ms = f.watchdog_ms;
   if (f.has(F::kWait)) op.wait_ms = f.wait_ms;
   if ((op.lease_ms < -1 || op.lease_ms > kMaxHistoryDurationMs) && op.lease_ms != kNoLeaseMs) {
