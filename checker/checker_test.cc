@@ -637,6 +637,36 @@ TEST(Linearizability, AFailedAcquisitionOnAResurrectedKeyNamesTheFailover) {
                         "stale_key", "last ran on", &text);
 }
 
+// A grant its owner never believed in protects nobody, also when that owner holds nothing else of
+// the lock: a false alarm before (redisson-fair-lock seed 90050: c3/t1's try_lock was granted
+// twice on node0 with the replies lost, then answered false on node1 after a failover; c4/t0's
+// grant on node1 was called impossible, "held by c3/t1, whose lease cannot lapse before
+// 109.188 s").
+TEST(Linearizability, AGrantItsOwnerNeverBelievedInProtectsNobody) {
+  // x's hold makes L a lock with recorded holds; a never held it, its try_lock ran twice (two
+  // grants, both replies lost) and returned false; b took L in between.
+  const std::string text = R"({"lockstep_history": 1, "algorithm": "redisson-lock", "lock_kind": "reentrant"}
+{"t": 100, "type": "invoke", "id": 1, "thread": "x", "owner": "x", "lock": "L", "op": "lock", "lease_ms": -1}
+{"t": 200, "type": "exec", "node": "node0", "seq": 1, "local_ms": 0, "conn": "x", "command": "EVAL", "script": "acquire", "op": 1, "keys": ["L"], "args": ["30000", "x"], "reply": null}
+{"t": 300, "type": "complete", "id": 1, "outcome": "ok", "acquired": true}
+{"t": 300, "type": "hold_begin", "thread": "x", "owner": "x", "lock": "L", "op": 1}
+{"t": 1000, "type": "invoke", "id": 2, "thread": "x", "owner": "x", "lock": "L", "op": "unlock"}
+{"t": 1000, "type": "hold_end", "thread": "x", "lock": "L", "reason": "unlock"}
+{"t": 1100, "type": "exec", "node": "node0", "seq": 2, "local_ms": 1, "conn": "x", "command": "EVAL", "script": "unlock", "op": 2, "keys": ["L"], "args": ["x"], "reply": 1}
+{"t": 1200, "type": "complete", "id": 2, "outcome": "ok", "released": true}
+{"t": 2000, "type": "invoke", "id": 3, "thread": "a", "owner": "a", "lock": "L", "op": "try_lock", "lease_ms": -1, "wait_ms": 0}
+{"t": 2100, "type": "exec", "node": "node0", "seq": 3, "local_ms": 2, "conn": "a", "command": "EVAL", "script": "acquire", "op": 3, "keys": ["L"], "args": ["30000", "a"], "reply": null}
+{"t": 3000, "type": "invoke", "id": 4, "thread": "b", "owner": "b", "lock": "L", "op": "try_lock", "lease_ms": -1, "wait_ms": 30000}
+{"t": 4100, "type": "exec", "node": "node0", "seq": 4, "local_ms": 4, "conn": "a", "command": "EVAL", "script": "acquire", "op": 3, "keys": ["L"], "args": ["30000", "a"], "reply": null}
+{"t": 7000, "type": "complete", "id": 4, "outcome": "ok", "acquired": true}
+{"t": 7000, "type": "hold_begin", "thread": "b", "owner": "b", "lock": "L", "op": 4}
+{"t": 8000, "type": "complete", "id": 3, "outcome": "ok", "acquired": false}
+{"t": 20000, "type": "end", "complete": true}
+)";
+  const PropertyResult believed_by_b = property_of(text, "linearizability");
+  EXPECT_EQ(believed_by_b.verdict, Verdict::kOk) << believed_by_b.reason;
+}
+
 // An unlock that did not release the one hold its owner had taken (found exploring redisson-rwlock,
 // seed 500 of 1,000): the promoted replica had not seen the owner's earlier release, so the new
 // acquisition re-entered the old hold and the unlock left a count of 1. The explanation said "No

@@ -1183,6 +1183,7 @@ Explanation explain_search(const History& h, const Model& model, const Deepest& 
     append_sentence(&e.text, token_story(h, op));
   } else if (op.is_acquire() && op.acquired == Tri::kFalse && c.first_thread == kNoSym) {
     append_stale_key_story(h, op, &e);
+
   } else if ((op.kind == OpKind::kUnlock || op.kind == OpKind::kRenew) && c.first_thread == kNoSym && h.execs.empty()) {
     append_unknown_acquisitions(h, static_cast<uint32_t>(d.stuck_op), &e);
   }

@@ -33,9 +33,12 @@ void remove_empty(LockState& s) {
 void Beliefs::add(Sym owner, Sym lock, TimeUs from, TimeUs to) {
   LS_ASSERT(from <= to);
   intervals_[key(owner, lock)].emplace_back(from, to);
+  locks_.push_back(lock);
 }
 
 void Beliefs::seal() {
+  std::sort(locks_.begin(), locks_.end());
+  locks_.erase(std::unique(locks_.begin(), locks_.end()), locks_.end());
   for (auto& [key, list] : intervals_) {
     std::sort(list.begin(), list.end());
     std::vector<std::pair<TimeUs, TimeUs>> merged;
@@ -52,7 +55,12 @@ void Beliefs::seal() {
 
 TimeUs Beliefs::protected_until(Sym owner, Sym lock, TimeUs t) const {
   const auto it = intervals_.find(key(owner, lock));
-  if (it == intervals_.end()) return kTimeNever;
+  if (it == intervals_.end()) {
+    // An owner that never believed it held a lock others were recorded holding: its grants (a
+    // reply lost, a re-send that then answered otherwise) protect nobody. Without any recorded
+    // hold of the lock, nothing says who believed what, and every lease binds.
+    return std::binary_search(locks_.begin(), locks_.end(), lock) ? t : kTimeNever;
+  }
   const auto& list = it->second;
   // The last interval starting at or before t.
   auto iv = std::upper_bound(list.begin(), list.end(), std::pair<TimeUs, TimeUs>{t, kTimeNever});

@@ -73,8 +73,8 @@ class Beliefs {
   // Sorts and merges. REQUIRES: called once, after every add().
   void seal();
   // The end of the belief interval of (owner, lock) containing `t`, `t` itself when the owner
-  // did not believe at t, or kTimeNever when nothing was recorded for the pair (a history without
-  // holds: every lease binds).
+  // did not believe at t (also when it never held `lock` while others did), or kTimeNever when
+  // nobody's hold of `lock` was recorded (a history without holds: every lease binds).
   TimeUs protected_until(Sym owner, Sym lock, TimeUs t) const;
   // Whether a belief interval of (owner, lock) ends within [from, to].
   bool ends_within(Sym owner, Sym lock, TimeUs from, TimeUs to) const;
@@ -84,6 +84,7 @@ class Beliefs {
   // into output (seal() sorts each list in place), so the unordered map is deterministic.
   static uint64_t key(Sym owner, Sym lock) { return static_cast<uint64_t>(owner) << 32 | lock; }
   std::unordered_map<uint64_t, std::vector<std::pair<TimeUs, TimeUs>>> intervals_;
+  std::vector<Sym> locks_;  // the locks with a recorded hold, sorted by seal()
 };
 
 // How step() treats the operation's recorded result.
