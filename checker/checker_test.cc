@@ -1396,6 +1396,31 @@ TEST(Explanation, TimesASentenceComparesNeverReadAlike) {
                    "resource R accepted token 6 from b at 2.000200 s, then token 5 from a at 2.000300 s");
 }
 
+// A failover's loss is recorded on the promoted replica, while the fault names the old master:
+// the failover is still what happened to the node that lost the key, and comes before anything
+// that happened to the holder's own client (redisson-rwlock seed 90199 named c3's clock jump,
+// which moved no key; the replay proves the failover alone).
+TEST(Explanation, AFailoverIsTheCauseOfItsReplicasLoss) {
+  const std::string text = R"({"lockstep_history": 1, "lock_kind": "reentrant", "nodes": ["n0", "n1"]}
+{"t": 1000, "type": "invoke", "id": 1, "thread": "a/t0", "owner": "a", "lock": "L", "op": "lock", "lease_ms": -1}
+{"t": 1100, "type": "exec", "node": "n0", "seq": 1, "local_ms": 1, "conn": "a", "command": "EVAL", "script": "acquire", "op": 1, "keys": ["L"], "args": ["30000", "a"], "reply": null}
+{"t": 1200, "type": "complete", "id": 1, "outcome": "ok", "acquired": true}
+{"t": 1200, "type": "hold_begin", "thread": "a/t0", "owner": "a", "lock": "L", "op": 1}
+{"t": 1500, "type": "fault", "fault": 1, "kind": "clock_jump", "target": "a", "phase": "instant", "params": {"delta_ms": 60000}}
+{"t": 2000, "type": "node", "node": "n1", "event": "promoted"}
+{"t": 2000, "type": "data_loss", "node": "n1", "reason": "failover", "keys": ["L"]}
+{"t": 2000, "type": "fault", "fault": 2, "kind": "failover", "target": "n0", "phase": "instant", "params": {"promoted": "n1"}}
+{"t": 3000, "type": "invoke", "id": 2, "thread": "b/t0", "owner": "b", "lock": "L", "op": "lock", "lease_ms": -1}
+{"t": 3100, "type": "exec", "node": "n1", "seq": 1, "local_ms": 3, "conn": "b", "command": "EVAL", "script": "acquire", "op": 2, "keys": ["L"], "args": ["30000", "b"], "reply": null}
+{"t": 3200, "type": "complete", "id": 2, "outcome": "ok", "acquired": true}
+{"t": 3200, "type": "hold_begin", "thread": "b/t0", "owner": "b", "lock": "L", "op": 2}
+{"t": 9000, "type": "end", "complete": true}
+)";
+  const PropertyResult r = property_of(text, "mutual_exclusion");
+  expect_explained(r, Verdict::kViolation, "First inevitable event: failover on n0 at 0.002 s (fault #2)");
+  EXPECT_EQ(r.explanation.facts["first_inevitable"]["fault"], 2) << r.explanation.facts.dump();
+}
+
 TEST(Explanation, NoLeaseLapseIsClaimedThatTheHistoryDoesNotProve) {
   auto story = [](const std::string& text, const std::string& cause = "No fault, expiry or loss explains it") {
     const PropertyResult r = property_of(text, "mutual_exclusion");

@@ -164,10 +164,12 @@ bool Story::relevant_target(std::string_view target) const {
 const Item* Story::direct_cause() const {
   std::string node;
   bool clock_mattered = true;
+  TimeUs failover_loss_t = kTimeNever;  // a failover's loss happens on the promoted replica, not its target
   for (const Item& item : chain_) {
     const std::string event = item.fact.value("event", "");
     if (event == "expire" || event == "data_loss") {
       node = item.fact.value("node", "");
+      if (event == "data_loss" && item.fact.value("reason", "") == "failover") failover_loss_t = item.fact.value("t_us", kTimeNever);
       const nlohmann::json& local_ms = item.fact.contains("local_ms") ? item.fact["local_ms"] : nlohmann::json();
       if (event == "expire" && local_ms.is_number_integer() && local_ms.get<int64_t>() != kAbsent) {
         const TimeUs t = item.fact.value("t_us", TimeUs{0});
@@ -195,6 +197,8 @@ const Item* Story::direct_cause() const {
       if (pass == 0 && !node.empty() && target == node && ((clock && clock_mattered) || stops || *kind == FaultKind::kFailover)) {
         return &item;
       }
+      // The failover of the master whose replica, promoted at that instant, lost the key.
+      if (pass == 0 && *kind == FaultKind::kFailover && item.fact.value("t_us", TimeUs{-1}) == failover_loss_t) return &item;
       // What keeps a holder from renewing or releasing: its clock, a stop, its network (a lost
       // reply, a partition, a drop, a delay); not a replication lag or another node's failover.
       if (pass == 1 && holder_side(target) && (clock || stops || is_network_fault(*kind))) return &item;
