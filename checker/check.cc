@@ -74,14 +74,26 @@ bool command_is(const History& history, const Exec& exec, std::string_view name)
                     [](char a, char b) { return std::toupper(static_cast<unsigned char>(a)) == b; });
 }
 
-bool exec_granted(const History& history, const Exec& exec) {
+RunGrant run_grant(const History& history, const Exec& exec) {
+  const auto yes_if = [](bool granted) { return granted ? RunGrant::kYes : RunGrant::kNo; };
   if (command_is(history, exec, "SET") || command_is(history, exec, "SETNX")) {
-    return exec.reply == ReplyKind::kStatus || (exec.reply == ReplyKind::kInt && exec.reply_int == 1);
+    return yes_if(exec.reply == ReplyKind::kStatus || (exec.reply == ReplyKind::kInt && exec.reply_int == 1));
   }
+  if (exec.script == kNoSym) return RunGrant::kNo;
   const std::string_view script = history.str(exec.script);
-  if (script.find("acquire") == std::string_view::npos || script.find("failed") != std::string_view::npos) return false;
-  return exec.reply == ReplyKind::kNil || (exec.reply == ReplyKind::kArray && exec.reply_int == -1);
+  if (history.header.has_grant_replies) {
+    const auto it = history.header.grant_replies.find(script);
+    if (it == history.header.grant_replies.end()) return RunGrant::kUnreadable;
+    if (it->second == kNeverGrants) return RunGrant::kNo;
+    if (it->second == kAbsent) return yes_if(exec.reply == ReplyKind::kNil);
+    return yes_if(exec.reply == ReplyKind::kInt && exec.reply_int == it->second);
+  }
+  if (script.find("failed") != std::string_view::npos) return RunGrant::kNo;
+  if (script.find("acquire") == std::string_view::npos) return RunGrant::kUnreadable;
+  return yes_if(exec.reply == ReplyKind::kNil || (exec.reply == ReplyKind::kArray && exec.reply_int == -1));
 }
+
+bool exec_granted(const History& history, const Exec& exec) { return run_grant(history, exec) == RunGrant::kYes; }
 
 CheckResult check_history(const History& history, const CheckOptions& options) {
   using Fn = PropertyResult (*)(const History&, const CheckOptions&);

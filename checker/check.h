@@ -57,8 +57,19 @@ const ExecsByOp& execs_by_op(const History& history, ExecsByOp& own);
 // True when `exec` ran the command `name` (given in upper case; the log's case does not matter).
 bool command_is(const History& history, const Exec& exec, std::string_view name);
 
-// True when `exec` granted its operation's lock on its node: an acquire script that replied nil
-// (Redisson's convention) or {-1, token} (the fenced lock), or a SET/SETNX that set the key.
+// Whether a run granted its operation's lock on its node, as far as the history says:
+//  - a SET/SETNX by its reply (OK, or 1);
+//  - a script the header's grant_replies names, by the reply it names there;
+//  - without grant_replies, a script named *acquire* by Redisson's convention: nil, or
+//    {-1, token} (the fenced lock), grants; a script named *failed* (the clean-up after a
+//    failed attempt) never does;
+//  - any other command: no grant.
+// Any other script is unreadable: its reply says nothing the checker can trust (a script of
+// another tool's log, of a Lua algorithm, that answers in its own way).
+enum class RunGrant : uint8_t { kNo, kYes, kUnreadable };
+RunGrant run_grant(const History& history, const Exec& exec);
+
+// run_grant(...) == kYes.
 bool exec_granted(const History& history, const Exec& exec);
 
 }  // namespace lockstep::checker

@@ -157,13 +157,18 @@ std::vector<LinOp> lin_ops(const History& h, const std::vector<uint32_t>& indice
       if (op.kind == OpKind::kRenew) continue;
       x.required = false;
       x.deadline_t = unknown_window_ms < 0 ? kTimeNever : op.invoke_t + unknown_window_ms * kUsPerMs;
-      if (pin_unknown && !execs_of.empty()) {
+      // An acquisition whose script's reply the history cannot read (run_grant) is not pinned:
+      // it may have taken effect or not, as the client saw it.
+      const bool quorum_acquire = op.is_acquire() && h.header.quorum_lock();
+      const bool unreadable = !execs_of.empty() && op.is_acquire() && !quorum_acquire &&
+                              std::any_of(execs_of[i].begin(), execs_of[i].end(),
+                                          [&](uint32_t e) { return run_grant(h, h.execs[e]) == RunGrant::kUnreadable; });
+      if (pin_unknown && !execs_of.empty() && !unreadable) {
         // It never reached a node; or it is an acquisition whose grants are phantoms (above)
         // and whose other runs found the lock taken and changed nothing; or it took effect, if
         // at all, at one of its runs: the last one (the earlier ones are phantoms), or on a
         // quorum lock between its first and its last.
         const std::span<const uint32_t> runs = execs_of[i];
-        const bool quorum_acquire = op.is_acquire() && h.header.quorum_lock();
         if (runs.empty() || (op.is_acquire() && !quorum_acquire)) continue;
         x.invoke_t = h.execs[quorum_acquire ? runs.front() : runs.back()].t;
         x.deadline_t = h.execs[runs.back()].t;
