@@ -63,9 +63,10 @@ bool command_is(const History& history, const Exec& exec, std::string_view name)
 //  - without grant_replies, a script named *acquire* by Redisson's convention: nil, or
 //    {-1, token} (the fenced lock), grants; a script named *failed* (the clean-up after a
 //    failed attempt) never does;
-//  - any other command: no grant.
-// Any other script is unreadable: its reply says nothing the checker can trust (a script of
-// another tool's log, of a Lua algorithm, that answers in its own way).
+//  - any command that runs no script: no grant.
+// Any other script run, or one the log does not name, is unreadable: its reply says nothing the
+// checker can trust (a script of another tool's log, of a Lua algorithm, that answers in its own
+// way).
 enum class RunGrant : uint8_t { kNo, kYes, kUnreadable };
 RunGrant run_grant(const History& history, const Exec& exec);
 

@@ -25,29 +25,16 @@
 namespace lockstep::checker {
 namespace {
 
-enum class Grant : uint8_t { kNo, kYes, kUnknown };
-
-// Whether the node granted the lock by this command: a SET (SETNX) that replied OK (1); a script
-// whose reply the header's grant_replies names (never, for one it names "never"); without
-// grant_replies, a script that replied nil
-// (Redisson's convention). A script grant_replies does not name is kUnknown: the history cannot
-// say what its reply meant.
-Grant grant_of(const History& h, const Exec& e) {
-  std::string command(h.str(e.command));
-  std::transform(command.begin(), command.end(), command.begin(), [](unsigned char c) { return std::toupper(c); });
-  if (command == "SET" || command == "SETNX") {
-    return e.reply == ReplyKind::kStatus || (e.reply == ReplyKind::kInt && e.reply_int == 1) ? Grant::kYes : Grant::kNo;
+// Whether the node granted the lock by this command, as every property reads it (run_grant),
+// but for one difference: without grant_replies, quorum reads any command's nil reply as a grant
+// (Redisson's convention), where the others read only an acquire script's.
+RunGrant grant_of(const History& h, const Exec& e) {
+  if (!h.header.has_grant_replies && !command_is(h, e, "SET") && !command_is(h, e, "SETNX")) {
+    return e.reply == ReplyKind::kNil ? RunGrant::kYes : RunGrant::kNo;
   }
-  if (!h.header.has_grant_replies) return e.reply == ReplyKind::kNil ? Grant::kYes : Grant::kNo;
-  const bool script = command == "EVAL" || command == "EVALSHA" || command == "EVAL_RO" || command == "EVALSHA_RO" ||
-                      command == "FCALL" || command == "FCALL_RO";
-  const auto it = e.script == kNoSym ? h.header.grant_replies.end() : h.header.grant_replies.find(h.str(e.script));
-  if (it == h.header.grant_replies.end()) return script ? Grant::kUnknown : Grant::kNo;
-  if (it->second == kNeverGrants) return Grant::kNo;
-  if (it->second == kAbsent) return e.reply == ReplyKind::kNil ? Grant::kYes : Grant::kNo;
-  return e.reply == ReplyKind::kInt && e.reply_int == it->second ? Grant::kYes : Grant::kNo;
+  return run_grant(h, e);
 }
-bool is_grant(const History& h, const Exec& e) { return grant_of(h, e) == Grant::kYes; }
+bool is_grant(const History& h, const Exec& e) { return grant_of(h, e) == RunGrant::kYes; }
 
 // A key's death on a node after `after`: time and cause (kTimeNever if it lived on).
 struct Death {
@@ -248,10 +235,10 @@ Grants grants_of(const History& h, const Operation& op, std::span<const uint32_t
   std::vector<uint32_t> counted;
   for (uint32_t e : runs) {
     const Exec& x = h.execs[e];
-    const Grant grant = grant_of(h, x);
+    const RunGrant grant = grant_of(h, x);
     if (x.line > op.complete_line) continue;  // ran after the client declared success
-    g.unreadable = g.unreadable || grant == Grant::kUnknown;
-    if (grant != Grant::kYes || x.keys_count == 0) continue;
+    g.unreadable = g.unreadable || grant == RunGrant::kUnreadable;
+    if (grant != RunGrant::kYes || x.keys_count == 0) continue;
     auto same_node = std::find_if(counted.begin(), counted.end(), [&](uint32_t c) { return h.execs[c].node == x.node; });
     if (same_node != counted.end()) {
       *same_node = e;
