@@ -39,7 +39,7 @@ ExecsByOp::ExecsByOp(const History& history) : first_(history.ops.size() + 1, 0)
   // runs' operations are looked up twice rather than kept (4 bytes a run: 56 MB at B2's size).
   auto op_of = [&](size_t run) -> int64_t {
     const Exec e = history.execs[run];
-    return e.op_id == kAbsent ? -1 : history.op_index(e.op_id);
+    return e.op_id == kAbsent || is_replica_wait(history, e) ? -1 : history.op_index(e.op_id);
   };
   for (size_t i = 0; i < history.execs.size(); ++i) {
     if (const int64_t index = op_of(i); index >= 0) ++first_[index + 1];
@@ -72,6 +72,10 @@ bool command_is(const History& history, const Exec& exec, std::string_view name)
   return command.size() == name.size() &&
          std::equal(command.begin(), command.end(), name.begin(),
                     [](char a, char b) { return std::toupper(static_cast<unsigned char>(a)) == b; });
+}
+
+bool is_replica_wait(const History& history, const Exec& exec) {
+  return command_is(history, exec, "WAIT") || command_is(history, exec, "WAITAOF");
 }
 
 RunGrant run_grant(const History& history, const Exec& exec) {

@@ -31,6 +31,9 @@ CheckResult check_history(const History& history, const CheckOptions& options = 
 
 // The exec events of each operation, for checkers that read the server side: execs_of[i] are the
 // indices into History::execs of ops[i]'s runs, in history order (empty for an op without runs).
+// A WAIT (WAITAOF) the client sent after a run is not a run: it waits for replicas and changes
+// nothing, and taken as the call's last run it would place the call after its own effect
+// (Redisson's sync_replicas sends one after every script: is_replica_wait).
 // Two flat arrays (8 bytes per operation and run), not a vector per operation.
 class ExecsByOp {
  public:
@@ -56,6 +59,9 @@ const ExecsByOp& execs_by_op(const History& history, ExecsByOp& own);
 
 // True when `exec` ran the command `name` (given in upper case; the log's case does not matter).
 bool command_is(const History& history, const Exec& exec, std::string_view name);
+
+// True when `exec` is a WAIT or WAITAOF: an acknowledgement from the replicas, not a run of its call.
+bool is_replica_wait(const History& history, const Exec& exec);
 
 // Whether a run granted its operation's lock on its node, as far as the history says:
 //  - a SET/SETNX by its reply (OK, or 1);

@@ -863,6 +863,16 @@ TEST(Examples, ARefusedAcquisitionTellsTheNodesStoryNotAConflict) {
   expect_explained(check_history(load("reentered-hold-after-failover.jsonl")).property("linearizability"), Verdict::kViolation,
                    "where L was still set: n1 lost its latest writes to L at 2.000 s (failover), which brought back an older "
                    "value (A's hold, which its unlock (#2) had released at 2.000 s on n0), and A's try_lock (#3) re-entered it");
+  // The same with Redisson's sync_replicas: a WAIT for the replicas after every script. A's
+  // unlock waits on n1 after the failover; that WAIT is not where its release ran (the story was
+  // lost, and the execution order broke at the wrong call: redisson-lock "current", seed 3126).
+  std::string text = testdata_text("reentered-hold-after-failover.jsonl");
+  const std::string release = R"({"t": 2000200, "type": "complete", "id": 2,)";
+  text.insert(text.find(release), R"({"t": 2000150, "type": "exec", "node": "n1", "seq": 0, "conn": "A", "command": "WAIT", "op": 2, "args": ["1", "1000"], "reply": 1})" "\n");
+  const PropertyResult waited = property_of(text, "linearizability");
+  expect_explained(waited, Verdict::kViolation,
+                   "value (A's hold, which its unlock (#2) had released at 2.000 s on n0), and A's try_lock (#3) re-entered it");
+  EXPECT_EQ(waited.explanation.text.find("WAIT"), std::string::npos) << waited.explanation.text;
 }
 
 TEST(Examples, AQuorumAcquisitionOnDeadGrantsIsTheStorysCause) {

@@ -892,12 +892,13 @@ std::string token_story(const History& h, const Operation& op) {
   return "The token counter started again: " + text + ".";
 }
 
-// The last run of `op` (its exec event with the latest time before it completed), if any.
+// The last run of `op` (its exec event with the latest time before it completed; a replicas'
+// WAIT is not a run), if any.
 std::optional<Exec> last_run(const History& h, const Operation& op) {
   std::optional<Exec> run;
   for (const Exec& x : h.execs) {
     if (x.t > op.complete_t) break;
-    if (x.op_id == op.id) run = x;
+    if (x.op_id == op.id && !is_replica_wait(h, x)) run = x;
   }
   return run;
 }
