@@ -33,12 +33,11 @@ void remove_empty(LockState& s) {
 void Beliefs::add(Sym owner, Sym lock, TimeUs from, TimeUs to) {
   LS_ASSERT(from <= to);
   intervals_[key(owner, lock)].emplace_back(from, to);
-  locks_.push_back(lock);
+  if (held_.size() <= lock) held_.resize(lock + 1);
+  held_[lock] = true;
 }
 
 void Beliefs::seal() {
-  std::sort(locks_.begin(), locks_.end());
-  locks_.erase(std::unique(locks_.begin(), locks_.end()), locks_.end());
   for (auto& [key, list] : intervals_) {
     std::sort(list.begin(), list.end());
     std::vector<std::pair<TimeUs, TimeUs>> merged;
@@ -59,7 +58,7 @@ TimeUs Beliefs::protected_until(Sym owner, Sym lock, TimeUs t) const {
     // An owner that never believed it held a lock others were recorded holding: its grants (a
     // reply lost, a re-send that then answered otherwise) protect nobody. Without any recorded
     // hold of the lock, nothing says who believed what, and every lease binds.
-    return std::binary_search(locks_.begin(), locks_.end(), lock) ? t : kTimeNever;
+    return lock < held_.size() && held_[lock] ? t : kTimeNever;
   }
   const auto& list = it->second;
   // The last interval starting at or before t.

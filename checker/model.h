@@ -84,7 +84,7 @@ class Beliefs {
   // into output (seal() sorts each list in place), so the unordered map is deterministic.
   static uint64_t key(Sym owner, Sym lock) { return static_cast<uint64_t>(owner) << 32 | lock; }
   std::unordered_map<uint64_t, std::vector<std::pair<TimeUs, TimeUs>>> intervals_;
-  std::vector<Sym> locks_;  // the locks with a recorded hold, sorted by seal()
+  std::vector<bool> held_;  // indexed by lock: whether anyone's hold of it was recorded
 };
 
 // How step() treats the operation's recorded result.
