@@ -83,11 +83,13 @@ RunGrant run_grant(const History& history, const Exec& exec) {
   if (command_is(history, exec, "SET") || command_is(history, exec, "SETNX")) {
     return yes_if(exec.reply == ReplyKind::kStatus || (exec.reply == ReplyKind::kInt && exec.reply_int == 1));
   }
-  const bool script_command = command_is(history, exec, "EVAL") || command_is(history, exec, "EVALSHA") ||
-                              command_is(history, exec, "EVAL_RO") || command_is(history, exec, "EVALSHA_RO") ||
-                              command_is(history, exec, "FCALL") || command_is(history, exec, "FCALL_RO");
-  if (!script_command) return RunGrant::kNo;
-  if (exec.script == kNoSym) return RunGrant::kUnreadable;  // a script run the log does not name
+  if (exec.script == kNoSym) {
+    // A script run the log does not name is unreadable; any other command grants nothing.
+    const bool script_command = command_is(history, exec, "EVAL") || command_is(history, exec, "EVALSHA") ||
+                                command_is(history, exec, "EVAL_RO") || command_is(history, exec, "EVALSHA_RO") ||
+                                command_is(history, exec, "FCALL") || command_is(history, exec, "FCALL_RO");
+    return script_command ? RunGrant::kUnreadable : RunGrant::kNo;
+  }
   const std::string_view script = history.str(exec.script);
   if (history.header.has_grant_replies) {
     const auto it = history.header.grant_replies.find(script);

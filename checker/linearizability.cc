@@ -1189,7 +1189,6 @@ Explanation explain_search(const History& h, const Model& model, const Deepest& 
     append_sentence(&e.text, token_story(h, op));
   } else if (op.is_acquire() && op.acquired == Tri::kFalse && c.first_thread == kNoSym) {
     append_stale_key_story(h, op, &e);
-
   } else if ((op.kind == OpKind::kUnlock || op.kind == OpKind::kRenew) && c.first_thread == kNoSym && h.execs.empty()) {
     append_unknown_acquisitions(h, static_cast<uint32_t>(d.stuck_op), &e);
   }
@@ -1209,6 +1208,9 @@ PropertyResult certain_violation(const History& h, const Model& model, const std
                                    format_time_beside(blocked.complete_t, {blocked.invoke_t, until}));
   const std::string held = model.kind() == LockKind::kRwlock ? std::string(" (") + mode_name(c.hold.mode) + ")" : "";
   const std::string holder = model.owner(c.hold.owner);
+  // Nobody's hold of the lock recorded (Beliefs): nothing says what its owner believed, and every
+  // lease binds.
+  const bool no_beliefs = std::none_of(h.holds.begin(), h.holds.end(), [&](const Hold& x) { return x.lock == blocked.lock; });
   const std::string began = "its hold began with its " + std::string(op_kind_name(grant.kind)) + " (#" +
                             std::to_string(grant.id) + "), returned at " + format_time(c.hold.from);
   std::string what;
@@ -1236,8 +1238,7 @@ PropertyResult certain_violation(const History& h, const Model& model, const std
       what += "no step the lock allows could end that hold before " + format_time_beside(c.hold.until, {blocked.complete_t}) +
               (grant.lease_ms == kNoLeaseMs ? ": its grant has no lease, its owner believed it held it until then, and no call of its owner or "
                                               "force_unlock came between"
-               : h.holds.empty()
-                   // No holds recorded: nothing says what the owner believed, and every lease binds.
+               : no_beliefs
                    ? ": its lease protected it until then (the history records no holds, so every lease binds), and no call of its owner or "
                      "force_unlock came between"
                    : ": its lease and its owner's belief protected it until then, and no call of its owner or "
@@ -1259,7 +1260,7 @@ PropertyResult certain_violation(const History& h, const Model& model, const std
   story.first_thread = grant.thread;
   story.first_begin = c.hold.from;
   story.first_end = c.hold.until;
-  story.first_end_by_lease = h.holds.empty() && c.hold.proof < 0 && c.hold.until != kTimeNever;
+  story.first_end_by_lease = no_beliefs && c.hold.proof < 0 && c.hold.until != kTimeNever;
   if (const Hold* hold = believed_hold(h, c.hold.owner, blocked.lock, c.hold.from)) {
     story.first_begin = hold->begin_t;
     story.first_end = hold->end_t;
