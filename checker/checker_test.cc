@@ -1457,6 +1457,75 @@ TEST(Explanation, AFailoverIsTheCauseOfItsReplicasLoss) {
   EXPECT_EQ(r.explanation.facts["first_inevitable"]["fault"], 2) << r.explanation.facts.dump();
 }
 
+// A node's clock jump stays in effect after the fault: a failover to that node, whose clock had
+// jumped before the hold began, expires the key at once (its absolute expiry has passed there).
+// The jump is the story's first cause, not a delay of the same node that came later (reduced
+// from `explore --algorithm redis-semaphore-mutex` seed 100181, where replay proves the jump and
+// the failover the cause).
+TEST(Explanation, ANodesEarlierClockJumpStillActs) {
+  const std::string text = R"({"lockstep_history": 1, "lock_kind": "simple", "nodes": ["n0", "n1"]}
+{"t": 500000, "type": "fault", "fault": 1, "kind": "clock_jump", "target": "n1", "phase": "instant", "params": {"delta_ms": 20000}}
+{"t": 900000, "type": "fault", "fault": 2, "kind": "delay", "target": "n1", "phase": "start", "params": {"duration_ms": 1000, "extra_ms": 500}}
+{"t": 1000000, "type": "invoke", "id": 1, "thread": "a/t0", "owner": "a", "lock": "L", "op": "lock", "lease_ms": 10000}
+{"t": 1000100, "type": "exec", "node": "n0", "seq": 1, "local_ms": 1000, "conn": "a", "command": "SET", "op": 1, "args": ["L", "a", "PX", "10000", "NX"], "reply": {"ok": "OK"}}
+{"t": 1000200, "type": "complete", "id": 1, "outcome": "ok", "acquired": true}
+{"t": 1000200, "type": "hold_begin", "thread": "a/t0", "owner": "a", "lock": "L", "op": 1}
+{"t": 1900000, "type": "fault", "fault": 2, "kind": "delay", "target": "n1", "phase": "end"}
+{"t": 3000000, "type": "node", "node": "n1", "event": "promoted"}
+{"t": 3000000, "type": "fault", "fault": 3, "kind": "failover", "target": "n0", "phase": "instant", "params": {"promoted": "n1"}}
+{"t": 3060000, "type": "expire", "node": "n1", "key": "L", "local_ms": 23560}
+{"t": 4000000, "type": "invoke", "id": 2, "thread": "b/t0", "owner": "b", "lock": "L", "op": "lock", "lease_ms": 10000}
+{"t": 4000100, "type": "exec", "node": "n1", "seq": 1, "local_ms": 24500, "conn": "b", "command": "SET", "op": 2, "args": ["L", "b", "PX", "10000", "NX"], "reply": {"ok": "OK"}}
+{"t": 4000200, "type": "complete", "id": 2, "outcome": "ok", "acquired": true}
+{"t": 4000200, "type": "hold_begin", "thread": "b/t0", "owner": "b", "lock": "L", "op": 2}
+{"t": 9000000, "type": "end", "complete": true}
+)";
+  const PropertyResult r = property_of(text, "mutual_exclusion");
+  expect_explained(r, Verdict::kViolation,
+                   "First inevitable event: n1's clock jumped by 20000 ms at 0.500 s (fault #1), so that L expired there "
+                   "20.500 s early.");
+  EXPECT_EQ(r.explanation.facts["first_inevitable"]["fault"], 1) << r.explanation.facts.dump();
+  EXPECT_EQ(r.explanation.facts["first_inevitable"]["early_us"], 20500100) << r.explanation.facts.dump();
+}
+
+// A blocking lock() may wait long before a node grants it. A key's expiry before that grant (the
+// previous holder's, at the instant of the grant) did not end the hold it began: the grant wrote
+// the key anew. Taken for the story's expiry it made n0's later clock jump look harmless (the
+// clock had been right then), and the lost reply to the waiter was named instead (`explore
+// --algorithm redisson-lock` seed 100194, where replay proves the clock jump alone the cause).
+TEST(Explanation, AnExpiryBeforeTheGrantIsNotTheHoldsEnd) {
+  const std::string text = R"({"lockstep_history": 1, "lock_kind": "reentrant", "nodes": ["n0"]}
+{"t": 100000, "type": "invoke", "id": 1, "thread": "p/t0", "owner": "p", "lock": "L", "op": "lock", "lease_ms": 5000}
+{"t": 100100, "type": "exec", "node": "n0", "seq": 1, "local_ms": 100, "conn": "p", "command": "EVAL", "script": "acquire", "op": 1, "keys": ["L"], "args": ["5000", "p"], "reply": null}
+{"t": 100200, "type": "complete", "id": 1, "outcome": "ok", "acquired": true}
+{"t": 100200, "type": "hold_begin", "thread": "p/t0", "owner": "p", "lock": "L", "op": 1}
+{"t": 500000, "type": "invoke", "id": 2, "thread": "a/t0", "owner": "a", "lock": "L", "op": "lock", "lease_ms": -1}
+{"t": 500100, "type": "exec", "node": "n0", "seq": 2, "local_ms": 500, "conn": "a", "command": "EVAL", "script": "acquire", "op": 2, "keys": ["L"], "args": ["30000", "a"], "reply": 4600}
+{"t": 2000000, "type": "fault", "fault": 1, "kind": "lose_reply", "target": "a", "phase": "start", "params": {"replies": 1}}
+{"t": 2500000, "type": "fault", "fault": 1, "kind": "lose_reply", "target": "a", "phase": "end"}
+{"t": 5050000, "type": "hold_end", "thread": "p/t0", "lock": "L", "reason": "lost"}
+{"t": 5100100, "type": "expire", "node": "n0", "key": "L", "local_ms": 5100}
+{"t": 5100100, "type": "exec", "node": "n0", "seq": 3, "local_ms": 5100, "conn": "a", "command": "EVAL", "script": "acquire", "op": 2, "keys": ["L"], "args": ["30000", "a"], "reply": null}
+{"t": 5100200, "type": "complete", "id": 2, "outcome": "ok", "acquired": true}
+{"t": 5100200, "type": "hold_begin", "thread": "a/t0", "owner": "a", "lock": "L", "op": 2}
+{"t": 10000000, "type": "fault", "fault": 2, "kind": "clock_jump", "target": "n0", "phase": "instant", "params": {"delta_ms": 40000}}
+{"t": 10000000, "type": "expire", "node": "n0", "key": "L", "local_ms": 50000}
+{"t": 12000000, "type": "invoke", "id": 3, "thread": "b/t0", "owner": "b", "lock": "L", "op": "lock", "lease_ms": -1}
+{"t": 12000100, "type": "exec", "node": "n0", "seq": 4, "local_ms": 52000, "conn": "b", "command": "EVAL", "script": "acquire", "op": 3, "keys": ["L"], "args": ["30000", "b"], "reply": null}
+{"t": 12000200, "type": "complete", "id": 3, "outcome": "ok", "acquired": true}
+{"t": 12000200, "type": "hold_begin", "thread": "b/t0", "owner": "b", "lock": "L", "op": 3}
+{"t": 20000000, "type": "end", "complete": true}
+)";
+  const PropertyResult r = property_of(text, "mutual_exclusion");
+  expect_explained(r, Verdict::kViolation,
+                   "a/t0 held L from 5.100 s (lease 30 s); a reply to a was lost at 2.000 s (fault #1); lose_reply on a ended at "
+                   "2.500 s; L expired on n0 at 5.100 s (node-local 5.100 s); n0's clock jumped by 40000 ms at 10.000 s (fault #2); "
+                   "L expired on n0 at 10.000 s (node-local 50.000 s); "
+                   "b/t0 acquired L at 12.000 s while a/t0 still believed it held it (until 20.000 s). First inevitable event: n0's "
+                   "clock jumped by 40000 ms at 10.000 s (fault #2).");
+  EXPECT_EQ(r.explanation.facts["first_inevitable"]["fault"], 2) << r.explanation.facts.dump();
+}
+
 TEST(Explanation, NoLeaseLapseIsClaimedThatTheHistoryDoesNotProve) {
   auto story = [](const std::string& text, const std::string& cause = "No fault, expiry or loss explains it") {
     const PropertyResult r = property_of(text, "mutual_exclusion");

@@ -1,6 +1,7 @@
 #include "checker/explain.h"
 
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 #include "checker/check.h"
@@ -17,6 +18,7 @@ struct Item {
   bool cause = false;  // could have made the violation inevitable (a fault, a loss, a failure)
   std::string text;
   nlohmann::json fact;
+  bool before_grant = false;  // a key's expiry or loss before a node first granted the first hold
 };
 
 std::string seconds(int64_t ms) {
@@ -115,11 +117,31 @@ class Story {
       const int64_t index = hold.op_id == kAbsent ? -1 : h.op_index(hold.op_id);
       if (index >= 0) from_ = std::min(from_, h.ops[index].invoke_t);
     }
+    // A key's expiry or loss before a node first granted the lock (the previous holder's key
+    // expiring at the instant of the grant) did not end this hold, as the grant wrote the key
+    // anew: direct_cause looks past it (redisson-lock seed 100194, where it hid a node's clock
+    // jump). It stays in the story: it may still have moved what came after.
+    // Not on a quorum lock: an acquisition there grants, releases and retries on independent
+    // masters, and a loss on one master may let another client in by way of its quorum.
+    granted_from_ = from_;
+    const Operation* grant = h.header.quorum_lock() ? nullptr : first_acquisition();
+    if (grant != nullptr) {
+      for (const Exec& x : h.execs) {
+        if (x.t > c.first_begin) break;
+        if (x.op_id == grant->id && exec_granted(h, x)) {
+          granted_from_ = std::max(from_, x.t);
+          granted_line_ = x.line;
+          break;
+        }
+      }
+    }
   }
   Explanation build();
 
  private:
   bool relevant_target(std::string_view target) const;
+  TimeUs early_by(const Expire& e) const;
+  TimeUs clock_still_off(Sym node) const;
   void add_faults();
   void add_server_events();
   std::string shortened_by(const Expire& e) const;
@@ -136,6 +158,10 @@ class Story {
   const Conflict& c_;
   std::string first_client_, second_client_;
   TimeUs from_;  // the first holder's acquisition began
+  TimeUs granted_from_ = 0;  // a node first granted it (from_ when the history does not say)
+  uint32_t granted_line_ = 0;  // that run's line (a key that expired at that instant, before it)
+  // Whether a server event at `t` on file line `line` came before the first grant.
+  bool before_grant(TimeUs t, uint32_t line) const { return t < granted_from_ || (t == granted_from_ && line < granted_line_); }
   std::vector<Item> chain_;  // between the first hold's start and the second's acquisition
   std::vector<Item> after_;  // after it, until the first holder learned or the run ended
 };
@@ -158,25 +184,31 @@ bool Story::relevant_target(std::string_view target) const {
 // off from everyone) comes first in time but explains nothing; without a direct one, the
 // earliest fault is named, as before. (lockstep run then proves the cause by replay.)
 //
-// A clock fault of that node counts only if the node's clock was off by enough to matter: had
-// its clock been right, the key would have outlived the second acquisition. A drift that moved
-// the expiry by a millisecond while the holder was paused past its lease explains nothing.
+// A clock fault of that node counts only if the node's clock moved by enough to matter: had it
+// not moved since the key's expiry was set, the key would have outlived the second acquisition
+// (early_by). A drift that moved the expiry by a millisecond while the holder was paused past its
+// lease explains nothing, and neither does a clock that was ahead all along (a relative TTL runs
+// out on time by any clock).
 const Item* Story::direct_cause() const {
   std::string node;
   bool clock_mattered = true;
   TimeUs failover_loss_t = kTimeNever;  // a failover's loss happens on the promoted replica, not its target
+  // The key's first expiry or loss since a node granted the hold (before it, the grant wrote the
+  // key anew), else its first in the story. (On a quorum lock, the first: which loss mattered
+  // there, neither the first nor the one that broke the quorum says every time; replay does.)
+  const Item* lost = nullptr;
   for (const Item& item : chain_) {
     const std::string event = item.fact.value("event", "");
-    if (event == "expire" || event == "data_loss") {
-      node = item.fact.value("node", "");
-      if (event == "data_loss" && item.fact.value("reason", "") == "failover") failover_loss_t = item.fact.value("t_us", kTimeNever);
-      const nlohmann::json& local_ms = item.fact.contains("local_ms") ? item.fact["local_ms"] : nlohmann::json();
-      if (event == "expire" && local_ms.is_number_integer() && local_ms.get<int64_t>() != kAbsent) {
-        const TimeUs t = item.fact.value("t_us", TimeUs{0});
-        const TimeUs skew = local_ms.get<int64_t>() * kUsPerMs - t;  // how far ahead its clock was
-        clock_mattered = t + skew > c_.second_begin;
-      }
-      break;
+    if ((event == "expire" || event == "data_loss") && (lost == nullptr || (lost->before_grant && !item.before_grant))) {
+      lost = &item;
+    }
+  }
+  if (lost != nullptr) {
+    const std::string event = lost->fact.value("event", "");
+    node = lost->fact.value("node", "");
+    if (event == "data_loss" && lost->fact.value("reason", "") == "failover") failover_loss_t = lost->fact.value("t_us", kTimeNever);
+    if (event == "expire" && lost->fact.contains("early_us")) {
+      clock_mattered = lost->fact.value("t_us", TimeUs{0}) + lost->fact["early_us"].get<TimeUs>() > c_.second_begin;
     }
   }
   auto holder_side = [&](const std::string& target) {
@@ -184,7 +216,15 @@ const Item* Story::direct_cause() const {
     // "c2 -> node0,...", "c2 | node0,..." or "c2 <-> node0": the holder's side of the link.
     return target.rfind(first_client_ + " ", 0) == 0;
   };
-  // First what happened to the node itself (its clock ran the key out, it lost the key), then
+  // The failover of the master whose replica, promoted at that instant, lost the key.
+  for (const Item& item : chain_) {
+    if (failover_loss_t == kTimeNever) break;
+    if (item.cause && item.fact.value("event", "") == "fault" && item.fact.value("kind", "") == fault_kind_name(FaultKind::kFailover) &&
+        item.fact.value("t_us", TimeUs{-1}) == failover_loss_t) {
+      return &item;
+    }
+  }
+  // Then what happened to the node itself (its clock ran the key out, it lost the key), then
   // what kept the holder from renewing or releasing.
   for (int pass = 0; pass < 2; ++pass) {
     for (const Item& item : chain_) {
@@ -197,14 +237,55 @@ const Item* Story::direct_cause() const {
       if (pass == 0 && !node.empty() && target == node && ((clock && clock_mattered) || stops || *kind == FaultKind::kFailover)) {
         return &item;
       }
-      // The failover of the master whose replica, promoted at that instant, lost the key.
-      if (pass == 0 && *kind == FaultKind::kFailover && item.fact.value("t_us", TimeUs{-1}) == failover_loss_t) return &item;
       // What keeps a holder from renewing or releasing: its clock, a stop, its network (a lost
       // reply, a partition, a drop, a delay); not a replication lag or another node's failover.
       if (pass == 1 && holder_side(target) && (clock || stops || is_network_fault(*kind))) return &item;
     }
   }
   return nullptr;
+}
+
+// How much earlier than its holder's lease a key expired because of the clocks: how far the
+// expiring node's clock was ahead of true time then, less how far ahead the clock of the node that
+// set the expiry was when it did (the first holder's latest run on the key that granted or
+// renewed: on whichever node for a replicated lock, as a replica promoted later reads the
+// master's deadline by its own clock; on the same node for a quorum lock's independent masters).
+// Without such a run, the expiring node's offset. Only a node-local expiry says.
+TimeUs Story::early_by(const Expire& e) const {
+  LS_ASSERT(e.local_ms != kAbsent);
+  const TimeUs ahead_at_expiry = e.local_ms * kUsPerMs - e.t;
+  const Operation* grant = first_acquisition();
+  if (grant == nullptr) return ahead_at_expiry;
+  std::optional<TimeUs> ahead_when_armed;  // (runs are read back by value: keep the number)
+  for (const Exec& x : h_.execs) {
+    if (x.t > e.t || (x.t == e.t && x.line > e.line)) break;
+    if (x.op_id == kAbsent || x.local_ms == kAbsent || x.keys_count == 0 || h_.key_pool[x.keys_begin] != e.key) continue;
+    const int64_t index = h_.op_index(x.op_id);
+    if (index < 0) continue;
+    const Operation& op = h_.ops[static_cast<size_t>(index)];
+    // A quorum lock's masters are independent: each key was set by the run on its own node.
+    if (op.owner != grant->owner || (h_.header.quorum_lock() && x.node != e.node)) continue;
+    const bool renewed = op.kind == OpKind::kRenew && x.reply == ReplyKind::kInt && x.reply_int >= 1;
+    if (renewed || exec_granted(h_, x)) ahead_when_armed = x.local_ms * kUsPerMs - x.t;
+  }
+  return ahead_at_expiry - ahead_when_armed.value_or(0);
+}
+
+// Whether a clock fault of `node` that ended before the story began still acted in it: the
+// node's clock stays where a jump (or a drift) left it, so a key of the lock that expired there in
+// the story early enough (early_by) that, had the clock not moved, it would have outlived the
+// second acquisition, expired early because of it: returns by how much, else 0. (A node clock
+// jump 23 s before the hold, then a failover to that node, where the master's deadline for the
+// key had already passed: redis-semaphore-mutex seed 100181.)
+TimeUs Story::clock_still_off(Sym node) const {
+  const std::string_view lock = h_.str(c_.lock);
+  for (const Expire& e : h_.expires) {
+    if (e.t > c_.second_begin) break;
+    if (before_grant(e.t, e.line) || e.node != node || e.local_ms == kAbsent || !key_of_lock(h_.str(e.key), lock)) continue;
+    const TimeUs early = early_by(e);
+    if (early > 0 && e.t + early > c_.second_begin) return early;
+  }
+  return 0;
 }
 
 void Story::add_faults() {
@@ -227,7 +308,11 @@ void Story::add_faults() {
                                           : kind + " on " + target + " ended at " + format_time(f.t);
       item.fact["phase"] = "end";
     } else {
-      if (f.t < from_ && (duration_ms == kAbsent || f.t + duration_ms * kUsPerMs < from_)) continue;
+      // What a delay held back arrives up to extra_ms after its end (Redis's view of the fault).
+      const int64_t extra_ms = std::max<int64_t>(0, f.param(syms, "extra_ms"));
+      const bool over = f.t < from_ && (duration_ms == kAbsent || f.t + (duration_ms + extra_ms) * kUsPerMs < from_);
+      const TimeUs still_ahead_us = over && f.is_clock() ? clock_still_off(f.target) : 0;
+      if (over && still_ahead_us == 0) continue;
       item.cause = true;
       item.fact["phase"] = f.phase == FaultPhase::kStart ? "start" : "instant";
       if (f.is(FaultKind::kPause)) {
@@ -256,6 +341,10 @@ void Story::add_faults() {
         if (duration_ms != kAbsent) item.text += " for " + seconds(duration_ms);
       }
       item.text += ref;
+      if (still_ahead_us > 0) {
+        item.text += ", so that " + name(c_.lock) + " expired there " + format_time(still_ahead_us) + " early";
+        item.fact["early_us"] = still_ahead_us;
+      }
     }
     (f.t <= c_.second_begin ? chain_ : after_).push_back(std::move(item));
   }
@@ -332,6 +421,8 @@ void Story::add_server_events() {
     if (!others.empty()) item.text += ", with " + std::to_string(others.size()) + " more of " + std::string(lock) + "'s keys";
     item.text += shortened_by(e);
     item.fact = {{"event", "expire"}, {"node", name(e.node)}, {"key", name(e.key)}, {"t_us", e.t}, {"local_ms", e.local_ms}};
+    item.before_grant = before_grant(e.t, e.line);
+    if (e.local_ms != kAbsent && !item.before_grant) item.fact["early_us"] = early_by(e);
     if (!others.empty()) {
       nlohmann::json keys = nlohmann::json::array();
       for (const Expire* o : others) keys.push_back(name(o->key));
@@ -346,6 +437,7 @@ void Story::add_server_events() {
       if (!key_of_lock(h_.str(key), lock)) continue;
       Item item{d.t, true, name(d.node) + " lost " + name(key) + " at " + format_time(d.t) + " (" + name(d.reason) + ")", {}};
       item.fact = {{"event", "data_loss"}, {"node", name(d.node)}, {"key", name(key)}, {"reason", name(d.reason)}, {"t_us", d.t}};
+      item.before_grant = before_grant(d.t, d.line);
       chain_.push_back(std::move(item));
       break;
     }
