@@ -1526,6 +1526,32 @@ TEST(Explanation, AnExpiryBeforeTheGrantIsNotTheHoldsEnd) {
   EXPECT_EQ(r.explanation.facts["first_inevitable"]["fault"], 2) << r.explanation.facts.dump();
 }
 
+// The replica's own earlier crash (restarted long before) did not lose the key: the failover that
+// promoted it did, at that instant, and is named first (`explore --algorithm set-nx-px` seed
+// 100135, where replay proves the failover alone the cause).
+TEST(Explanation, AFailoversLossIsNamedBeforeThePromotedNodesOlderFaults) {
+  const std::string text = R"({"lockstep_history": 1, "lock_kind": "simple", "nodes": ["n0", "n1"]}
+{"t": 1000000, "type": "invoke", "id": 1, "thread": "a/t0", "owner": "a", "lock": "L", "op": "lock", "lease_ms": 30000}
+{"t": 1000100, "type": "exec", "node": "n0", "seq": 1, "local_ms": 1000, "conn": "a", "command": "SET", "op": 1, "args": ["L", "a", "PX", "30000", "NX"], "reply": {"ok": "OK"}}
+{"t": 1000200, "type": "complete", "id": 1, "outcome": "ok", "acquired": true}
+{"t": 1000200, "type": "hold_begin", "thread": "a/t0", "owner": "a", "lock": "L", "op": 1}
+{"t": 2000000, "type": "fault", "fault": 1, "kind": "crash", "target": "n1", "phase": "start", "params": {"restart_after_ms": 1000}}
+{"t": 3000000, "type": "fault", "fault": 1, "kind": "crash", "target": "n1", "phase": "end"}
+{"t": 3000000, "type": "node", "node": "n1", "event": "restarted"}
+{"t": 5000000, "type": "node", "node": "n1", "event": "promoted"}
+{"t": 5000000, "type": "data_loss", "node": "n1", "reason": "failover", "keys": ["L"]}
+{"t": 5000000, "type": "fault", "fault": 2, "kind": "failover", "target": "n0", "phase": "instant", "params": {"promoted": "n1"}}
+{"t": 6000000, "type": "invoke", "id": 2, "thread": "b/t0", "owner": "b", "lock": "L", "op": "lock", "lease_ms": 30000}
+{"t": 6000100, "type": "exec", "node": "n1", "seq": 1, "local_ms": 6000, "conn": "b", "command": "SET", "op": 2, "args": ["L", "b", "PX", "30000", "NX"], "reply": {"ok": "OK"}}
+{"t": 6000200, "type": "complete", "id": 2, "outcome": "ok", "acquired": true}
+{"t": 6000200, "type": "hold_begin", "thread": "b/t0", "owner": "b", "lock": "L", "op": 2}
+{"t": 9000000, "type": "end", "complete": true}
+)";
+  const PropertyResult r = property_of(text, "mutual_exclusion");
+  expect_explained(r, Verdict::kViolation, "First inevitable event: failover on n0 at 5.000 s (fault #2)");
+  EXPECT_EQ(r.explanation.facts["first_inevitable"]["fault"], 2) << r.explanation.facts.dump();
+}
+
 TEST(Explanation, NoLeaseLapseIsClaimedThatTheHistoryDoesNotProve) {
   auto story = [](const std::string& text, const std::string& cause = "No fault, expiry or loss explains it") {
     const PropertyResult r = property_of(text, "mutual_exclusion");
