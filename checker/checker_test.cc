@@ -1552,6 +1552,38 @@ TEST(Explanation, AFailoversLossIsNamedBeforeThePromotedNodesOlderFaults) {
   EXPECT_EQ(r.explanation.facts["first_inevitable"]["fault"], 2) << r.explanation.facts.dump();
 }
 
+// A delay acts until what it held back arrived, extra_ms after its end: an unlock's DEL it held
+// back ran after the delay ended and deleted the next holder's key. The delay is in the story and
+// its first cause (`explore --algorithm setnx-naive` seed 100107, where replay proves the delay
+// alone the cause), not "the algorithm itself".
+TEST(Explanation, ADelayLastsUntilWhatItHeldBackArrived) {
+  const std::string text = R"({"lockstep_history": 1, "lock_kind": "simple", "nodes": ["n0"]}
+{"t": 1000000, "type": "invoke", "id": 1, "thread": "c/t0", "owner": "c", "lock": "L", "op": "lock", "lease_ms": null}
+{"t": 1000100, "type": "exec", "node": "n0", "seq": 1, "local_ms": 1000, "conn": "c", "command": "SETNX", "op": 1, "args": ["L", "c"], "reply": 1}
+{"t": 1000200, "type": "complete", "id": 1, "outcome": "ok", "acquired": true}
+{"t": 1000200, "type": "hold_begin", "thread": "c/t0", "owner": "c", "lock": "L", "op": 1}
+{"t": 2000000, "type": "fault", "fault": 1, "kind": "delay", "target": "n0", "phase": "start", "params": {"duration_ms": 1000, "extra_ms": 3000}}
+{"t": 2500000, "type": "invoke", "id": 2, "thread": "c/t0", "owner": "c", "lock": "L", "op": "unlock"}
+{"t": 2500000, "type": "hold_end", "thread": "c/t0", "lock": "L", "reason": "unlock"}
+{"t": 2600000, "type": "exec", "node": "n0", "seq": 2, "local_ms": 2600, "conn": "c", "command": "DEL", "op": 2, "args": ["L"], "reply": 1}
+{"t": 2700000, "type": "complete", "id": 2, "outcome": "ok", "released": true}
+{"t": 3000000, "type": "fault", "fault": 1, "kind": "delay", "target": "n0", "phase": "end"}
+{"t": 4000000, "type": "invoke", "id": 3, "thread": "a/t0", "owner": "a", "lock": "L", "op": "lock", "lease_ms": null}
+{"t": 4000100, "type": "exec", "node": "n0", "seq": 3, "local_ms": 4000, "conn": "a", "command": "SETNX", "op": 3, "args": ["L", "a"], "reply": 1}
+{"t": 4000200, "type": "complete", "id": 3, "outcome": "ok", "acquired": true}
+{"t": 4000200, "type": "hold_begin", "thread": "a/t0", "owner": "a", "lock": "L", "op": 3}
+{"t": 4200000, "type": "exec", "node": "n0", "seq": 4, "local_ms": 4200, "conn": "c", "command": "DEL", "op": 2, "args": ["L"], "reply": 1}
+{"t": 4500000, "type": "invoke", "id": 4, "thread": "b/t0", "owner": "b", "lock": "L", "op": "lock", "lease_ms": null}
+{"t": 4500100, "type": "exec", "node": "n0", "seq": 5, "local_ms": 4500, "conn": "b", "command": "SETNX", "op": 4, "args": ["L", "b"], "reply": 1}
+{"t": 4500200, "type": "complete", "id": 4, "outcome": "ok", "acquired": true}
+{"t": 4500200, "type": "hold_begin", "thread": "b/t0", "owner": "b", "lock": "L", "op": 4}
+{"t": 9000000, "type": "end", "complete": true}
+)";
+  const PropertyResult r = property_of(text, "mutual_exclusion");
+  expect_explained(r, Verdict::kViolation, "First inevitable event: delay on n0 at 2.000 s for 1 s (fault #1)");
+  EXPECT_EQ(r.explanation.facts["first_inevitable"]["fault"], 1) << r.explanation.facts.dump();
+}
+
 TEST(Explanation, NoLeaseLapseIsClaimedThatTheHistoryDoesNotProve) {
   auto story = [](const std::string& text, const std::string& cause = "No fault, expiry or loss explains it") {
     const PropertyResult r = property_of(text, "mutual_exclusion");
