@@ -250,7 +250,8 @@ const Item* Story::direct_cause() const {
 // set the expiry was when it did (the first holder's latest run on the key that granted or
 // renewed: on whichever node for a replicated lock, as a replica promoted later reads the
 // master's deadline by its own clock; on the same node for a quorum lock's independent masters).
-// Without such a run, the expiring node's offset. Only a node-local expiry says.
+// Without such a run, the expiring node's offset. Only a node-local expiry says; 0 within what
+// whole-millisecond local times can tell.
 TimeUs Story::early_by(const Expire& e) const {
   LS_ASSERT(e.local_ms != kAbsent);
   const TimeUs ahead_at_expiry = e.local_ms * kUsPerMs - e.t;
@@ -268,7 +269,10 @@ TimeUs Story::early_by(const Expire& e) const {
     const bool renewed = op.kind == OpKind::kRenew && x.reply == ReplyKind::kInt && x.reply_int >= 1;
     if (renewed || exec_granted(h_, x)) ahead_when_armed = x.local_ms * kUsPerMs - x.t;
   }
-  return ahead_at_expiry - ahead_when_armed.value_or(0);
+  // Node-local times are whole milliseconds: each offset read is up to 1 ms short.
+  constexpr TimeUs kReadError = 2 * kUsPerMs;
+  const TimeUs early = ahead_at_expiry - ahead_when_armed.value_or(0);
+  return early <= kReadError ? 0 : early;
 }
 
 // Whether a clock fault of `node` that ended before the story began still acted in it: the
