@@ -1584,6 +1584,32 @@ TEST(Explanation, ADelayLastsUntilWhatItHeldBackArrived) {
   EXPECT_EQ(r.explanation.facts["first_inevitable"]["fault"], 1) << r.explanation.facts.dump();
 }
 
+// A pause of the holder's client longer than its lease, once the lock was granted, lets the lease
+// lapse by itself: it is named ahead of a delay of the same client while its call still waited
+// (`explore --algorithm redisson-fair-lock` seed 32, where replay proves the pause alone the cause).
+TEST(Explanation, AHoldersPauseLongerThanItsLeaseComesBeforeItsEarlierNetworkFaults) {
+  const std::string text = R"({"lockstep_history": 1, "lock_kind": "reentrant", "nodes": ["n0"]}
+{"t": 1000000, "type": "invoke", "id": 1, "thread": "a/t0", "owner": "a", "lock": "L", "op": "lock", "lease_ms": -1}
+{"t": 1000100, "type": "exec", "node": "n0", "seq": 1, "local_ms": 1000, "conn": "a", "command": "EVAL", "script": "acquire", "op": 1, "keys": ["L"], "args": ["30000", "a"], "reply": 19000}
+{"t": 2000000, "type": "fault", "fault": 1, "kind": "delay", "target": "a", "phase": "start", "params": {"duration_ms": 1000, "extra_ms": 500}}
+{"t": 3000000, "type": "fault", "fault": 1, "kind": "delay", "target": "a", "phase": "end"}
+{"t": 20000100, "type": "exec", "node": "n0", "seq": 2, "local_ms": 20000, "conn": "a", "command": "EVAL", "script": "acquire", "op": 1, "keys": ["L"], "args": ["30000", "a"], "reply": null}
+{"t": 20000200, "type": "complete", "id": 1, "outcome": "ok", "acquired": true}
+{"t": 20000200, "type": "hold_begin", "thread": "a/t0", "owner": "a", "lock": "L", "op": 1}
+{"t": 25000000, "type": "fault", "fault": 2, "kind": "pause", "target": "a", "phase": "start", "params": {"duration_ms": 40000}}
+{"t": 50000100, "type": "expire", "node": "n0", "key": "L", "local_ms": 50000}
+{"t": 51000000, "type": "invoke", "id": 2, "thread": "b/t0", "owner": "b", "lock": "L", "op": "lock", "lease_ms": -1}
+{"t": 51000100, "type": "exec", "node": "n0", "seq": 3, "local_ms": 51000, "conn": "b", "command": "EVAL", "script": "acquire", "op": 2, "keys": ["L"], "args": ["30000", "b"], "reply": null}
+{"t": 51000200, "type": "complete", "id": 2, "outcome": "ok", "acquired": true}
+{"t": 51000200, "type": "hold_begin", "thread": "b/t0", "owner": "b", "lock": "L", "op": 2}
+{"t": 65000000, "type": "fault", "fault": 2, "kind": "pause", "target": "a", "phase": "end"}
+{"t": 90000000, "type": "end", "complete": true}
+)";
+  const PropertyResult r = property_of(text, "mutual_exclusion");
+  expect_explained(r, Verdict::kViolation, "First inevitable event: a paused at 25.000 s for 40 s > lease 30 s (fault #2)");
+  EXPECT_EQ(r.explanation.facts["first_inevitable"]["fault"], 2) << r.explanation.facts.dump();
+}
+
 TEST(Explanation, NoLeaseLapseIsClaimedThatTheHistoryDoesNotProve) {
   auto story = [](const std::string& text, const std::string& cause = "No fault, expiry or loss explains it") {
     const PropertyResult r = property_of(text, "mutual_exclusion");
