@@ -1,6 +1,7 @@
 #include "checker/explain.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -162,6 +163,7 @@ class Story {
   uint32_t granted_line_ = 0;  // that run's line (a key that expired at that instant, before it)
   // Whether a server event at `t` on file line `line` came before the first grant.
   bool before_grant(TimeUs t, uint32_t line) const { return t < granted_from_ || (t == granted_from_ && line < granted_line_); }
+  mutable std::map<Sym, TimeUs> still_off_;  // clock_still_off by node
   std::vector<Item> chain_;  // between the first hold's start and the second's acquisition
   std::vector<Item> after_;  // after it, until the first holder learned or the run ended
 };
@@ -290,14 +292,21 @@ TimeUs Story::early_by(const Expire& e) const {
 // jump 23 s before the hold, then a failover to that node, where the master's deadline for the
 // key had already passed: redis-semaphore-mutex seed 100181.)
 TimeUs Story::clock_still_off(Sym node) const {
+  // Once per node: a long run may hold many clock faults of it, and early_by reads the runs.
+  if (const auto known = still_off_.find(node); known != still_off_.end()) return known->second;
   const std::string_view lock = h_.str(c_.lock);
+  TimeUs found = 0;
   for (const Expire& e : h_.expires) {
     if (e.t > c_.second_begin) break;
     if (before_grant(e.t, e.line) || e.node != node || e.local_ms == kAbsent || !key_of_lock(h_.str(e.key), lock)) continue;
     const TimeUs early = early_by(e);
-    if (early > 0 && e.t + early > c_.second_begin) return early;
+    if (early > 0 && e.t + early > c_.second_begin) {
+      found = early;
+      break;
+    }
   }
-  return 0;
+  still_off_.emplace(node, found);
+  return found;
 }
 
 void Story::add_faults() {
