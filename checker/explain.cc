@@ -219,11 +219,12 @@ const Item* Story::direct_cause() const {
     return target.rfind(first_client_ + " ", 0) == 0;
   };
   // The failover of the master whose replica, promoted at that instant, lost the key.
-  for (const Item& item : chain_) {
-    if (failover_loss_t == kTimeNever) break;
-    if (item.cause && item.fact.value("event", "") == "fault" && item.fact.value("kind", "") == fault_kind_name(FaultKind::kFailover) &&
-        item.fact.value("t_us", TimeUs{-1}) == failover_loss_t) {
-      return &item;
+  if (failover_loss_t != kTimeNever) {
+    for (const Item& item : chain_) {
+      if (item.cause && item.fact.value("event", "") == "fault" && item.fact.value("kind", "") == fault_kind_name(FaultKind::kFailover) &&
+          item.fact.value("t_us", TimeUs{-1}) == failover_loss_t) {
+        return &item;
+      }
     }
   }
   // Then what happened to the node itself (its clock ran the key out, it lost the key), then a
