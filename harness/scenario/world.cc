@@ -177,8 +177,8 @@ void write_history_header(history::Writer& writer, const Scenario& s, uint64_t s
   for (const ClientSpec& c : s.clients) note_clock(c.name, c.clock);
   if (!clocks.empty()) w->value("clocks") += clocks.dump();
   // Algorithm-specific fields, in key order (nlohmann keeps objects sorted): deterministic.
-  for (auto it = extra.begin(); it != extra.end(); ++it) w->value(it.key()) += it.value().dump();
-  for (auto it = more.begin(); it != more.end(); ++it) w->value(it.key()) += it.value().dump();
+  for (auto it = extra.begin(); it != extra.end(); ++it) w->value_of_any_key(it.key()) += it.value().dump();
+  for (auto it = more.begin(); it != more.end(); ++it) w->value_of_any_key(it.key()) += it.value().dump();
   w->end();
 }
 

@@ -86,6 +86,25 @@ TEST(JsonTextTest, ReadBackOfLoneHighBytes) {
   EXPECT_EQ(out, "a\xc3\xbf" "b");
 }
 
+// Every byte value at every place of strings up to 40 bytes long, among bytes that need no
+// escaping: json_plain tests blocks of sixteen (SSE2), words of eight or single bytes, by the
+// string's length, and a byte must be caught wherever it sits in its block (in a word, its
+// neighbours' borrows must neither hide it nor invent one).
+TEST(JsonTextTest, PlainCatchesEveryByteAtEveryPlace) {
+  for (size_t len = 1; len <= 40; ++len) {
+    for (size_t at = 0; at < len; ++at) {
+      for (int c = 0; c < 256; ++c) {
+        for (const char fill : {'a', ' ', '~', '#', ']'}) {
+          std::string s(len, fill);
+          s[at] = static_cast<char>(c);
+          const bool want = c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
+          ASSERT_EQ(json_plain(s), want) << "len " << len << " at " << at << " byte " << c;
+        }
+      }
+    }
+  }
+}
+
 // json_plain agrees with a byte-by-byte reading of its definition, whatever the length and
 // wherever the odd byte sits (the blocks of eight and the tail).
 RC_GTEST_PROP(JsonTextProp, PlainMatchesItsDefinition, ()) {

@@ -27,6 +27,25 @@ namespace lockstep::history {
 
 class Writer {
  public:
+  // A field's key: a string literal, checked when the program is compiled to need no JSON
+  // escaping, so that writing it is a copy (a key is written on every field of every line).
+  class Key {
+   public:
+    static constexpr size_t kMaxSize = 64;
+    template <size_t N>
+    consteval Key(const char (&text)[N]) : text_(text, N - 1) {  // NOLINT: implicit on purpose
+      if (N - 1 > kMaxSize) throw "a history key is at most 64 bytes";
+      for (size_t i = 0; i + 1 < N; ++i) {
+        const char c = text[i];
+        if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') throw "a history key needs no escaping";
+      }
+    }
+    constexpr std::string_view text() const { return text_; }
+
+   private:
+    std::string_view text_;
+  };
+
   enum class Mode : uint8_t { kMemory, kDiscard, kFile };
   // A file's bytes: the text itself, or one zstd frame of it (sim/core/zstd_file.h).
   enum class Compression : uint8_t { kNone, kZstd };
@@ -53,14 +72,17 @@ class Writer {
   Writer& begin_header();
   // Starts an event line: {"t": t, "type": "<type>". REQUIRES: t >= the previous event's t.
   Writer& begin(TimeUs t, std::string_view type);
-  Writer& str(std::string_view key, std::string_view value);
-  Writer& num(std::string_view key, int64_t value);
-  Writer& boolean(std::string_view key, bool value);
-  Writer& null(std::string_view key);
-  Writer& strings(std::string_view key, std::span<const std::string> values);
-  Writer& strings(std::string_view key, std::span<const std::string_view> values);
+  Writer& str(Key key, std::string_view value);
+  Writer& num(Key key, int64_t value);
+  Writer& boolean(Key key, bool value);
+  Writer& null(Key key);
+  Writer& strings(Key key, std::span<const std::string> values);
+  Writer& strings(Key key, std::span<const std::string_view> values);
   // Appends `"key": ` and returns the buffer: the caller appends one JSON value.
-  std::string& value(std::string_view key);
+  std::string& value(Key key);
+  // value() for a key known only at run time (the header's algorithm-specific fields): the key
+  // is escaped as needed.
+  std::string& value_of_any_key(std::string_view key);
   // Ends the line.
   void end();
 
@@ -83,7 +105,7 @@ class Writer {
   }
 
  private:
-  void key(std::string_view k);
+  void key(Key k);
   void flush();
 
   Mode mode_;

@@ -45,21 +45,37 @@ TEST(WriterTest, FastAndGeneralPathsWriteTheSameText) {
     return out;
   };
   const std::string long_value(300, 'v');
-  const std::string long_key(260, 'k');
   const std::vector<std::string> many(40, std::string("element-") + "0123456789");
   const std::vector<std::string> few = {"a", "", "c"};
-  for (const std::string& value : {std::string("plain"), std::string("tab\there"), long_value}) {
-    for (const std::string& key : {std::string("k"), std::string("k\"ey"), long_key}) {
+  // The longest key fills most of a field's 256-byte piece with its long value.
+  constexpr Writer::Key kLongKey("kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk");
+  static_assert(kLongKey.text().size() == Writer::Key::kMaxSize);
+  for (const std::string& value : {std::string("plain"), std::string("tab\there"), std::string(180, 'v'),
+                                   std::string(200, 'v'), long_value}) {
+    for (const Writer::Key key : {Writer::Key("k"), kLongKey}) {
       Writer w;
       w.begin(5, "ty\npe").str(key, value).num(key, INT64_MIN).strings(key, many).strings(key, few).end();
-      std::string want = "{\"t\": 5, \"type\": \"ty\\npe\", " + q(key) + ": " + q(value) + ", " +
-                         q(key) + ": -9223372036854775808, " + q(key) + ": [";
+      const std::string k = "\"" + std::string(key.text()) + "\"";
+      std::string want = "{\"t\": 5, \"type\": \"ty\\npe\", " + k + ": " + q(value) + ", " + k +
+                         ": -9223372036854775808, " + k + ": [";
       for (size_t i = 0; i < many.size(); ++i) want += (i > 0 ? ", " : "") + q(many[i]);
-      want += "], " + q(key) + ": [\"a\", \"\", \"c\"]}\n";
-      EXPECT_EQ(w.text(), want) << key << " / " << value;
+      want += "], " + k + ": [\"a\", \"\", \"c\"]}\n";
+      EXPECT_EQ(w.text(), want) << key.text() << " / " << value;
       EXPECT_NO_THROW((void)nlohmann::json::parse(w.text()));
     }
   }
+}
+
+// A key known only at run time (an algorithm's header field) is escaped like any string.
+TEST(WriterTest, ARunTimeKeyIsEscaped) {
+  Writer w;
+  w.begin_header();
+  w.value_of_any_key("plain") += "1";
+  w.value_of_any_key("k\"e\ny") += "[2]";
+  w.end();
+  EXPECT_EQ(w.text(), "{\"lockstep_history\": 1, \"plain\": 1, \"k\\\"e\\ny\": [2]}\n");
+  const nlohmann::json j = nlohmann::json::parse(w.text());
+  EXPECT_EQ(j["k\"e\ny"], nlohmann::json::array({2}));
 }
 
 TEST(WriterTest, WritesThroughATemporaryNameAndRenamesOnFinish) {
