@@ -39,17 +39,23 @@ int64_t Executor::latch_ttl_ms() const {
 std::vector<std::string> Executor::script_argv(const ScriptCall& call, int32_t attempt,
                                                bool by_sha) const {
   LS_ASSERT(call.script != nullptr);
+  auto build = [&](const std::vector<std::string>& keys, const std::vector<std::string>& args) {
+    std::vector<std::string> argv;
+    argv.reserve(3 + keys.size() + args.size());
+    argv.emplace_back(by_sha ? "EVALSHA" : "EVAL");
+    argv.emplace_back(by_sha ? std::string_view(call.script->sha1) : call.script->body);
+    argv.push_back(std::to_string(keys.size()));
+    argv.insert(argv.end(), keys.begin(), keys.end());
+    argv.insert(argv.end(), args.begin(), args.end());
+    return argv;
+  };
+  // Without a per-attempt rewrite the keys and arguments go straight into the argv (this runs
+  // for every script command a Redisson client sends).
+  if (!call.per_attempt) return build(call.keys, call.args);
   std::vector<std::string> keys = call.keys;
   std::vector<std::string> args = call.args;
-  if (call.per_attempt) call.per_attempt(attempt, keys, args);
-  std::vector<std::string> argv;
-  argv.reserve(3 + keys.size() + args.size());
-  argv.emplace_back(by_sha ? "EVALSHA" : "EVAL");
-  argv.emplace_back(by_sha ? std::string_view(call.script->sha1) : call.script->body);
-  argv.push_back(std::to_string(keys.size()));
-  for (std::string& k : keys) argv.push_back(std::move(k));
-  for (std::string& a : args) argv.push_back(std::move(a));
-  return argv;
+  call.per_attempt(attempt, keys, args);
+  return build(keys, args);
 }
 
 Task<CallResult> Executor::eval(size_t endpoint, ScriptCall call) {
