@@ -10,11 +10,11 @@
 namespace lockstep::history {
 namespace {
 
-void maybe_bool(Writer& w, Writer::Key key, int8_t v) {
+void maybe_bool(Writer& w, const Writer::Key& key, int8_t v) {
   if (v >= 0) w.boolean(key, v == 1);
 }
 
-void maybe_num(Writer& w, Writer::Key key, int64_t v) {
+void maybe_num(Writer& w, const Writer::Key& key, int64_t v) {
   if (v != kAbsent) w.num(key, v);
 }
 

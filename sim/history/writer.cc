@@ -42,7 +42,7 @@ class Chunk {
     return true;
   }
   // `, "key": `
-  bool key(Writer::Key k) { return raw(", \"") && raw(k.text()) && raw("\": "); }
+  bool key(const Writer::Key& k) { return raw(k.field()); }
   void append_to(std::string& out) const { out.append(buf_, n_); }
 
  private:
@@ -68,7 +68,7 @@ class Chunk {
 };
 
 template <typename T>
-bool strings_chunk(Chunk& c, Writer::Key k, std::span<const T> values) {
+bool strings_chunk(Chunk& c, const Writer::Key& k, std::span<const T> values) {
   if (!c.key(k) || !c.raw("[")) return false;
   for (size_t i = 0; i < values.size(); ++i) {
     if (i > 0 && !c.raw(", ")) return false;
@@ -106,11 +106,9 @@ Writer::~Writer() {
   if (file_ != nullptr) abandon();
 }
 
-void Writer::key(Key k) {
+void Writer::key(const Key& k) {
   LS_ASSERT(in_line_);
-  buf_ += ", \"";
-  buf_ += k.text();
-  buf_ += "\": ";
+  buf_ += k.field();
 }
 
 Writer& Writer::begin_header() {
@@ -174,7 +172,7 @@ Writer& Writer::begin(TimeUs t, std::string_view type) {
   return *this;
 }
 
-Writer& Writer::str(Key k, std::string_view v) {
+Writer& Writer::str(const Key& k, std::string_view v) {
   LS_ASSERT(in_line_);
   if (Chunk c; c.key(k) && c.quoted(v)) {
     c.append_to(buf_);
@@ -185,7 +183,7 @@ Writer& Writer::str(Key k, std::string_view v) {
   return *this;
 }
 
-Writer& Writer::num(Key k, int64_t v) {
+Writer& Writer::num(const Key& k, int64_t v) {
   LS_ASSERT(in_line_);
   if (Chunk c; c.key(k) && c.integer(v)) {
     c.append_to(buf_);
@@ -196,19 +194,19 @@ Writer& Writer::num(Key k, int64_t v) {
   return *this;
 }
 
-Writer& Writer::boolean(Key k, bool v) {
+Writer& Writer::boolean(const Key& k, bool v) {
   key(k);
   buf_ += v ? "true" : "false";
   return *this;
 }
 
-Writer& Writer::null(Key k) {
+Writer& Writer::null(const Key& k) {
   key(k);
   buf_ += "null";
   return *this;
 }
 
-Writer& Writer::strings(Key k, std::span<const std::string> values) {
+Writer& Writer::strings(const Key& k, std::span<const std::string> values) {
   LS_ASSERT(in_line_);
   if (Chunk c; strings_chunk(c, k, values)) {
     c.append_to(buf_);
@@ -224,7 +222,7 @@ Writer& Writer::strings(Key k, std::span<const std::string> values) {
   return *this;
 }
 
-Writer& Writer::strings(Key k, std::span<const std::string_view> values) {
+Writer& Writer::strings(const Key& k, std::span<const std::string_view> values) {
   LS_ASSERT(in_line_);
   if (Chunk c; strings_chunk(c, k, values)) {
     c.append_to(buf_);
@@ -240,7 +238,7 @@ Writer& Writer::strings(Key k, std::span<const std::string_view> values) {
   return *this;
 }
 
-std::string& Writer::value(Key k) {
+std::string& Writer::value(const Key& k) {
   key(k);
   return buf_;
 }

@@ -8,6 +8,7 @@
 #ifndef LOCKSTEP_SIM_HISTORY_WRITER_H_
 #define LOCKSTEP_SIM_HISTORY_WRITER_H_
 
+#include <array>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -29,21 +30,33 @@ class Writer {
  public:
   // A field's key: a string literal, checked when the program is compiled to need no JSON
   // escaping, so that writing it is a copy (a key is written on every field of every line).
+  // It keeps the text a field starts with, `, "key": `, written when compiling.
   class Key {
    public:
     static constexpr size_t kMaxSize = 64;
     template <size_t N>
-    consteval Key(const char (&text)[N]) : text_(text, N - 1) {  // NOLINT: implicit on purpose
+    consteval Key(const char (&text)[N]) {  // NOLINT: implicit on purpose
       if (N - 1 > kMaxSize) throw "a history key is at most 64 bytes";
       for (size_t i = 0; i + 1 < N; ++i) {
         const char c = text[i];
         if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') throw "a history key needs no escaping";
       }
+      constexpr std::string_view kOpen = ", \"";
+      constexpr std::string_view kClose = "\": ";
+      size_t n = 0;
+      for (const char c : kOpen) field_[n++] = c;
+      for (size_t i = 0; i + 1 < N; ++i) field_[n++] = text[i];
+      for (const char c : kClose) field_[n++] = c;
+      size_ = static_cast<uint8_t>(n);
     }
-    constexpr std::string_view text() const { return text_; }
+    // The key alone.
+    constexpr std::string_view text() const { return field().substr(3, size_ - 6u); }
+    // `, "key": `
+    constexpr std::string_view field() const { return {field_.data(), size_}; }
 
    private:
-    std::string_view text_;
+    std::array<char, kMaxSize + 6> field_{};
+    uint8_t size_ = 0;
   };
 
   enum class Mode : uint8_t { kMemory, kDiscard, kFile };
@@ -72,14 +85,14 @@ class Writer {
   Writer& begin_header();
   // Starts an event line: {"t": t, "type": "<type>". REQUIRES: t >= the previous event's t.
   Writer& begin(TimeUs t, std::string_view type);
-  Writer& str(Key key, std::string_view value);
-  Writer& num(Key key, int64_t value);
-  Writer& boolean(Key key, bool value);
-  Writer& null(Key key);
-  Writer& strings(Key key, std::span<const std::string> values);
-  Writer& strings(Key key, std::span<const std::string_view> values);
+  Writer& str(const Key& key, std::string_view value);
+  Writer& num(const Key& key, int64_t value);
+  Writer& boolean(const Key& key, bool value);
+  Writer& null(const Key& key);
+  Writer& strings(const Key& key, std::span<const std::string> values);
+  Writer& strings(const Key& key, std::span<const std::string_view> values);
   // Appends `"key": ` and returns the buffer: the caller appends one JSON value.
-  std::string& value(Key key);
+  std::string& value(const Key& key);
   // value() for a key known only at run time (the header's algorithm-specific fields): the key
   // is escaped as needed.
   std::string& value_of_any_key(std::string_view key);
@@ -105,7 +118,7 @@ class Writer {
   }
 
  private:
-  void key(Key k);
+  void key(const Key& k);
   void flush();
 
   Mode mode_;
