@@ -52,7 +52,7 @@ TEST(WriterTest, FastAndGeneralPathsWriteTheSameText) {
   static_assert(kLongKey.text().size() == Writer::Key::kMaxSize);
   for (const std::string& value : {std::string("plain"), std::string("tab\there"), std::string(180, 'v'),
                                    std::string(200, 'v'), long_value}) {
-    for (const Writer::Key key : {Writer::Key("k"), kLongKey}) {
+    for (const Writer::Key& key : {Writer::Key("k"), kLongKey}) {
       Writer w;
       w.begin(5, "ty\npe").str(key, value).num(key, INT64_MIN).strings(key, many).strings(key, few).end();
       const std::string k = "\"" + std::string(key.text()) + "\"";
