@@ -66,41 +66,101 @@ const ExecsByOp& execs_by_op(const History& history, ExecsByOp& own) {
   return own;
 }
 
-bool command_is(const History& history, const Exec& exec, std::string_view name) {
-  // Without copying: called for every run of every acquisition.
-  const std::string_view command = history.str(exec.command);
+namespace {
+
+// `command` is `name` (given in upper case), whatever the log's case.
+bool name_is(std::string_view command, std::string_view name) {
   return command.size() == name.size() &&
          std::equal(command.begin(), command.end(), name.begin(),
                     [](char a, char b) { return std::toupper(static_cast<unsigned char>(a)) == b; });
+}
+
+}  // namespace
+
+bool command_is(const History& history, const Exec& exec, std::string_view name) {
+  return name_is(history.str(exec.command), name);
 }
 
 bool is_replica_wait(const History& history, const Exec& exec) {
   return command_is(history, exec, "WAIT") || command_is(history, exec, "WAITAOF");
 }
 
-RunGrant run_grant(const History& history, const Exec& exec) {
+namespace {
+
+GrantRule::Command command_rule(std::string_view command) {
+  if (name_is(command, "SET") || name_is(command, "SETNX")) return GrantRule::Command::kSetLike;
+  for (std::string_view script : {"EVAL", "EVALSHA", "EVAL_RO", "EVALSHA_RO", "FCALL", "FCALL_RO"}) {
+    if (name_is(command, script)) return GrantRule::Command::kScript;
+  }
+  return GrantRule::Command::kOther;
+}
+
+void script_rule(const HistoryHeader& header, std::string_view script, GrantRule& rule) {
+  using S = GrantRule::Script;
+  rule.value = 0;
+  if (header.has_grant_replies) {
+    const auto it = header.grant_replies.find(script);
+    if (it == header.grant_replies.end()) {
+      rule.script = S::kUnreadable;
+    } else if (it->second == kNeverGrants) {
+      rule.script = S::kNever;
+    } else if (it->second == kAbsent) {
+      rule.script = S::kNil;
+    } else {
+      rule.script = S::kInt;
+      rule.value = it->second;
+    }
+    return;
+  }
+  if (script.find("failed") != std::string_view::npos) {
+    rule.script = S::kNever;
+  } else if (script.find("acquire") == std::string_view::npos) {
+    rule.script = S::kUnreadable;
+  } else {
+    rule.script = S::kAcquire;
+  }
+}
+
+RunGrant apply(GrantRule::Command command, const GrantRule* script, const Exec& exec) {
   const auto yes_if = [](bool granted) { return granted ? RunGrant::kYes : RunGrant::kNo; };
-  if (command_is(history, exec, "SET") || command_is(history, exec, "SETNX")) {
+  if (command == GrantRule::Command::kSetLike) {
     return yes_if(exec.reply == ReplyKind::kStatus || (exec.reply == ReplyKind::kInt && exec.reply_int == 1));
   }
-  if (exec.script == kNoSym) {
+  if (script == nullptr) {
     // A script run the log does not name is unreadable; any other command grants nothing.
-    const bool script_command = command_is(history, exec, "EVAL") || command_is(history, exec, "EVALSHA") ||
-                                command_is(history, exec, "EVAL_RO") || command_is(history, exec, "EVALSHA_RO") ||
-                                command_is(history, exec, "FCALL") || command_is(history, exec, "FCALL_RO");
-    return script_command ? RunGrant::kUnreadable : RunGrant::kNo;
+    return command == GrantRule::Command::kScript ? RunGrant::kUnreadable : RunGrant::kNo;
   }
-  const std::string_view script = history.str(exec.script);
-  if (history.header.has_grant_replies) {
-    const auto it = history.header.grant_replies.find(script);
-    if (it == history.header.grant_replies.end()) return RunGrant::kUnreadable;
-    if (it->second == kNeverGrants) return RunGrant::kNo;
-    if (it->second == kAbsent) return yes_if(exec.reply == ReplyKind::kNil);
-    return yes_if(exec.reply == ReplyKind::kInt && exec.reply_int == it->second);
+  switch (script->script) {
+    case GrantRule::Script::kUnreadable: return RunGrant::kUnreadable;
+    case GrantRule::Script::kNever: return RunGrant::kNo;
+    case GrantRule::Script::kNil: return yes_if(exec.reply == ReplyKind::kNil);
+    case GrantRule::Script::kInt: return yes_if(exec.reply == ReplyKind::kInt && exec.reply_int == script->value);
+    case GrantRule::Script::kAcquire:
+      return yes_if(exec.reply == ReplyKind::kNil || (exec.reply == ReplyKind::kArray && exec.reply_int == -1));
   }
-  if (script.find("failed") != std::string_view::npos) return RunGrant::kNo;
-  if (script.find("acquire") == std::string_view::npos) return RunGrant::kUnreadable;
-  return yes_if(exec.reply == ReplyKind::kNil || (exec.reply == ReplyKind::kArray && exec.reply_int == -1));
+  LS_ASSERT(false);
+  return RunGrant::kUnreadable;
+}
+
+}  // namespace
+
+RunGrant run_grant(const History& history, const Exec& exec) {
+  const std::vector<GrantRule>& rules = history.grant_rules;
+  if (exec.command < rules.size() && (exec.script == kNoSym || exec.script < rules.size())) {
+    return apply(rules[exec.command].command, exec.script == kNoSym ? nullptr : &rules[exec.script], exec);
+  }
+  GrantRule script;
+  if (exec.script != kNoSym) script_rule(history.header, history.str(exec.script), script);
+  return apply(command_rule(history.str(exec.command)), exec.script == kNoSym ? nullptr : &script, exec);
+}
+
+void prepare_grant_rules(History& history) {
+  history.grant_rules.assign(history.syms.size(), GrantRule{});
+  for (Sym sym = 0; sym < history.grant_rules.size(); ++sym) {
+    GrantRule& rule = history.grant_rules[sym];
+    rule.command = command_rule(history.str(sym));
+    script_rule(history.header, history.str(sym), rule);
+  }
 }
 
 bool exec_granted(const History& history, const Exec& exec) { return run_grant(history, exec) == RunGrant::kYes; }

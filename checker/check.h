@@ -79,6 +79,10 @@ RunGrant run_grant(const History& history, const Exec& exec);
 // run_grant(...) == kYes.
 bool exec_granted(const History& history, const Exec& exec);
 
+// Fills history.grant_rules for every symbol, from the names and the header's grant_replies
+// (HistoryBuilder::finish does; run_grant gives the same answers with or without them).
+void prepare_grant_rules(History& history);
+
 }  // namespace lockstep::checker
 
 #endif  // LOCKSTEP_CHECKER_CHECK_H_

@@ -637,6 +637,53 @@ TEST(Linearizability, AFailedAcquisitionOnAResurrectedKeyNamesTheFailover) {
                         "stale_key", "last ran on", &text);
 }
 
+// run_grant reads a run the same way from the rules prepared once per symbol (HistoryBuilder::
+// finish) and from the names themselves: every command and script name below, in either case,
+// with every kind of reply, with and without the header's grant_replies.
+TEST(RunGrant, PreparedRulesReadEveryRunAsItsNamesDo) {
+  const std::vector<std::string> commands = {"SET", "set", "SETNX", "EVAL", "evalsha", "EVAL_RO", "EVALSHA_RO",
+                                             "FCALL", "fcall_ro", "GET", "DEL", "SETEX"};
+  const std::vector<std::string> scripts = {"", "lock_acquire", "acquire_failed", "tryLockInnerAsync",
+                                            "release", "never_named"};
+  const std::vector<std::string> replies = {"null", R"({"ok": "OK"})", "1", "0", "7", "-1", "[-1, 5]",
+                                            "[1, 5]", "[]", R"("text")", R"({"err": "ERR x"})",
+                                            R"({"err": "NOSCRIPT No matching script"})", "true"};
+  for (const std::string header_extra :
+       {std::string(), std::string(R"(, "grant_replies": {"tryLockInnerAsync": null, "lock_acquire": 7, "release": "never"})")}) {
+    std::string text = R"({"lockstep_history": 1, "lock_kind": "reentrant", "nodes": ["n0"])" + header_extra + "}\n";
+    int seq = 0;
+    for (const std::string& command : commands) {
+      for (const std::string& script : scripts) {
+        for (const std::string& reply : replies) {
+          ++seq;
+          text += R"({"t": )" + std::to_string(1000 + seq) + R"(, "type": "exec", "node": "n0", "seq": )" +
+                  std::to_string(seq) + R"(, "local_ms": 1, "conn": "a", "command": ")" + command + "\"" +
+                  (script.empty() ? "" : R"(, "script": ")" + script + "\"") + R"(, "reply": )" + reply + "}\n";
+        }
+      }
+    }
+    text += R"({"t": 900000, "type": "end", "complete": true})" "\n";
+    Result<History> parsed = parse_history_text(text, "<runs>");
+    ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+    History& h = parsed.value();
+    ASSERT_EQ(h.grant_rules.size(), h.syms.size());
+    ASSERT_EQ(h.execs.size(), static_cast<size_t>(seq));
+    std::vector<RunGrant> prepared;
+    for (size_t i = 0; i < h.execs.size(); ++i) prepared.push_back(run_grant(h, h.execs[i]));
+    h.grant_rules.clear();
+    size_t granted = 0;
+    for (size_t i = 0; i < h.execs.size(); ++i) {
+      const RunGrant fresh = run_grant(h, h.execs[i]);
+      EXPECT_EQ(prepared[i], fresh) << "run " << i + 1 << header_extra;
+      granted += fresh == RunGrant::kYes;
+    }
+    // Both readings grant something, refuse something and cannot read something.
+    EXPECT_GT(granted, 0u);
+    EXPECT_NE(std::find(prepared.begin(), prepared.end(), RunGrant::kNo), prepared.end());
+    EXPECT_NE(std::find(prepared.begin(), prepared.end(), RunGrant::kUnreadable), prepared.end());
+  }
+}
+
 // Another tool's log names its scripts in its own way. A script whose reply the checker cannot
 // read (not named *acquire*, not in grant_replies) does not pin an unknown acquisition to "no
 // effect": a's lock ran, its reply was lost, and a's unlock then released the lock (a false

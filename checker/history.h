@@ -335,6 +335,16 @@ struct FaultEvent {
   int64_t param(const class SymbolTable& syms, std::string_view name) const;
 };
 
+// How a symbol reads as a run's command and as its script name, for run_grant (checker/check.h):
+// worked out once per symbol (prepare_grant_rules) instead of by string compares on every run.
+struct GrantRule {
+  enum class Command : uint8_t { kOther, kSetLike, kScript };  // SET/SETNX; EVAL, FCALL and kin
+  enum class Script : uint8_t { kUnreadable, kNever, kNil, kInt, kAcquire };
+  int64_t value = 0;  // kInt: the reply that grants
+  Command command = Command::kOther;
+  Script script = Script::kUnreadable;
+};
+
 // The whole history. Vectors are in file order (non-decreasing t).
 struct History {
   std::string source;  // file name or "<memory>", for messages
@@ -370,6 +380,10 @@ struct History {
   // negative ids go to op_by_id. Lookup only.
   std::vector<uint32_t> op_dense;
   std::unordered_map<int64_t, uint32_t> op_by_id;
+
+  // Each symbol's GrantRule, by symbol (prepare_grant_rules, when the history is complete).
+  // Symbols beyond its end, and a history never prepared, are read afresh by run_grant.
+  std::vector<GrantRule> grant_rules;
 };
 
 // Formats a true time in seconds with millisecond precision: "40.002 s".

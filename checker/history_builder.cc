@@ -8,6 +8,7 @@
 #include <cctype>
 #include <nlohmann/json.hpp>
 
+#include "checker/check.h"
 #include "checker/history_line.h"
 #include "checker/history_parse.h"
 
@@ -457,6 +458,7 @@ Status HistoryBuilder::finish() {
     hold.end_t = history_.end_t;
     hold.end_reason = sym("end");
   }
+  prepare_grant_rules(history_);
   return Status();
 }
 
