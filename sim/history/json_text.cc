@@ -62,7 +62,7 @@ size_t utf8_length(std::string_view s, size_t i) {
 
 namespace {
 
-// Whether some byte of `w` needs escaping: its high bit set, below 0x20, '"' or '\\'. Each test
+// Whether no byte of `w` needs escaping (its high bit set, below 0x20, '"' or '\\'). Each test
 // is exact for "some byte of the word" (a subtraction's borrow only reaches bytes above one
 // that already tests true).
 bool word_plain(uint64_t w) {
