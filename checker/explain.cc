@@ -120,8 +120,9 @@ class Story {
     }
     // A key's expiry or loss before a node first granted the lock (the previous holder's key
     // expiring at the instant of the grant) did not end this hold, as the grant wrote the key
-    // anew: direct_cause looks past it (redisson-lock seed 100194, where it hid a node's clock
-    // jump). It stays in the story: it may still have moved what came after.
+    // anew (redisson-lock seed 100194, where it hid a node's clock jump). Such an expiry is left
+    // out of the story; such a loss stays in it (it may still have moved what came after), and
+    // direct_cause looks past it.
     // Not on a quorum lock: an acquisition there grants, releases and retries on independent
     // masters, and a loss on one master may let another client in by way of its quorum.
     granted_from_ = from_;
@@ -438,13 +439,16 @@ void Story::add_server_events() {
     i = end;
     if (main == nullptr) continue;
     const Expire& e = *main;
+    // While the first holder's acquisition waited, earlier holders' keys expired, up to the one
+    // at the grant's instant that let it in; the grant wrote the key anew, so they explain
+    // nothing about this hold (a lock() that waited through five leases listed all five).
+    if (before_grant(e.t, e.line)) continue;
     Item item{e.t, false, name(e.key) + " expired on " + name(e.node) + " at " + format_time(e.t), {}};
     if (e.local_ms != kAbsent) item.text += " (node-local " + format_time(e.local_ms * kUsPerMs) + ")";
     if (!others.empty()) item.text += ", with " + std::to_string(others.size()) + " more of " + std::string(lock) + "'s keys";
     item.text += shortened_by(e);
     item.fact = {{"event", "expire"}, {"node", name(e.node)}, {"key", name(e.key)}, {"t_us", e.t}, {"local_ms", e.local_ms}};
-    item.before_grant = before_grant(e.t, e.line);
-    if (e.local_ms != kAbsent && !item.before_grant) item.fact["early_us"] = early_by(e);
+    if (e.local_ms != kAbsent) item.fact["early_us"] = early_by(e);
     if (!others.empty()) {
       nlohmann::json keys = nlohmann::json::array();
       for (const Expire* o : others) keys.push_back(name(o->key));
