@@ -105,6 +105,7 @@ const Example kExamples[] = {
     {"liveness-zombie-renewal-after-failover.jsonl", {{"liveness", Verdict::kViolation}}},
     {"lease-outlived-by-design.jsonl", {{"mutual_exclusion", Verdict::kViolation}}},
     {"waited-through-an-earlier-lease.jsonl", {{"mutual_exclusion", Verdict::kViolation}}},
+    {"node-crash-before-the-grant.jsonl", {{"mutual_exclusion", Verdict::kViolation}}},
     {"liveness-key-expired-after-its-state.jsonl", {{"liveness", Verdict::kViolation}}},
     {"renew-within-a-millisecond.jsonl", {{"mutual_exclusion", Verdict::kOk}, {"linearizability", Verdict::kViolation}}},
     // scenarios/edge/redisson-rwlock-read-renew-cuts-lease.json's run (no faults).
@@ -155,6 +156,20 @@ TEST(Examples, ExpiriesWhileTheAcquisitionWaitedAreNotInTheStory) {
   ASSERT_EQ(me.explanation.facts["chain"].size(), 2u) << me.explanation.facts.dump();
   EXPECT_EQ(me.explanation.facts["chain"][0]["t_us"], 21000300);
   EXPECT_EQ(me.explanation.facts["first_inevitable"]["event"], "lease_outlived");
+}
+
+// node0 crashed at 3 s and lost L (c0's key) while c1's lock() waited; it granted c1 at 4.5 s,
+// and c1 outlived its 10 s lease (a renewal elsewhere in the history keeps the design from being
+// claimed). The crash and the loss stay in the story, but the grant wrote the key anew after
+// them: the expiry that ended c1's hold is the first inevitable event, not the crash.
+TEST(Examples, TheGrantingNodesCrashBeforeTheGrantIsNotTheFirstInevitableEvent) {
+  const CheckResult r = check_history(load("node-crash-before-the-grant.jsonl"));
+  const PropertyResult& me = r.property("mutual_exclusion");
+  ASSERT_EQ(me.verdict, Verdict::kViolation);
+  EXPECT_NE(me.explanation.text.find("node0 crashed at 3.000 s (fault #1); node0 lost L at 4.000 s (restart)"),
+            std::string::npos) << me.explanation.text;
+  EXPECT_EQ(me.explanation.facts["first_inevitable"]["event"], "expire") << me.explanation.facts.dump();
+  EXPECT_EQ(me.explanation.facts["first_inevitable"]["t_us"], 14500200);
 }
 
 TEST(Examples, ClockJumpIsTheFirstInevitableEvent) {

@@ -19,7 +19,9 @@ struct Item {
   bool cause = false;  // could have made the violation inevitable (a fault, a loss, a failure)
   std::string text;
   nlohmann::json fact;
-  bool before_grant = false;  // a key's expiry or loss before a node first granted the first hold
+  // A loss of the key, or a stop of the node that then granted it, before a node first granted
+  // the first hold: it ended nothing of that hold, and is never its first inevitable event.
+  bool before_grant = false;
 };
 
 std::string seconds(int64_t ms) {
@@ -133,6 +135,7 @@ class Story {
         if (x.op_id == grant->id && exec_granted(h, x)) {
           granted_from_ = std::max(from_, x.t);
           granted_line_ = x.line;
+          granted_node_ = x.node;
           break;
         }
       }
@@ -162,6 +165,7 @@ class Story {
   TimeUs from_;  // the first holder's acquisition began
   TimeUs granted_from_ = 0;  // a node first granted it (from_ when the history does not say)
   uint32_t granted_line_ = 0;  // that run's line (a key that expired at that instant, before it)
+  Sym granted_node_ = kNoSym;  // that run's node
   // Whether a server event at `t` on file line `line` came before the first grant.
   bool before_grant(TimeUs t, uint32_t line) const { return t < granted_from_ || (t == granted_from_ && line < granted_line_); }
   mutable std::map<Sym, TimeUs> still_off_;  // clock_still_off by node
@@ -236,7 +240,7 @@ const Item* Story::direct_cause() const {
   const bool leased = c_.lease_ms != kAbsent && c_.lease_ms != kNoLeaseMs;
   for (int pass = 0; pass < 3; ++pass) {
     for (const Item& item : chain_) {
-      if (!item.cause || item.fact.value("event", "") != "fault") continue;
+      if (!item.cause || item.before_grant || item.fact.value("event", "") != "fault") continue;
       const std::optional<FaultKind> kind = parse_fault_kind(item.fact.value("kind", ""));
       const std::string target = item.fact.value("target", "");
       if (!kind.has_value()) continue;
@@ -337,6 +341,10 @@ void Story::add_faults() {
       const TimeUs still_ahead_us = over && f.is_clock() ? clock_still_off(f.target) : 0;
       if (over && still_ahead_us == 0) continue;
       item.cause = true;
+      // The granting node crashed or paused before it granted: it was back when it did, and the
+      // grant wrote the key anew.
+      item.before_grant = f.target == granted_node_ && (f.is(FaultKind::kCrash) || f.is(FaultKind::kPause)) &&
+                          before_grant(f.t, f.line);
       item.fact["phase"] = f.phase == FaultPhase::kStart ? "start" : "instant";
       if (f.is(FaultKind::kPause)) {
         item.text = target + " paused at " + format_time(f.t);
@@ -670,10 +678,15 @@ Explanation Story::build() {
   const Item* cause = design_lapse != nullptr ? design_lapse : direct_cause();
   if (cause == nullptr) {
     for (const Item& item : chain_) {
-      if (item.cause) { cause = &item; break; }
+      // A loss before the grant did not end this hold (the grant wrote the key anew).
+      if (item.cause && !item.before_grant) { cause = &item; break; }
     }
   }
-  if (cause == nullptr && !chain_.empty()) cause = &chain_.front();  // an expiry
+  if (cause == nullptr) {  // an expiry
+    for (const Item& item : chain_) {
+      if (!item.before_grant) { cause = &item; break; }
+    }
+  }
   nlohmann::json facts = {{"lock", lock},
                           {"first", {{"thread", first}, {"begin_us", c_.first_begin}, {"end_us", c_.first_end == kTimeNever ? nlohmann::json(nullptr) : nlohmann::json(c_.first_end)}}},
                           {"second", {{"thread", c_.second_thread == kNoSym ? nlohmann::json(nullptr) : nlohmann::json(second)},
