@@ -342,9 +342,14 @@ void Story::add_faults() {
       if (over && still_ahead_us == 0) continue;
       item.cause = true;
       // The granting node crashed or paused before it granted: it was back when it did, and the
-      // grant wrote the key anew.
-      item.before_grant = f.target == granted_node_ && (f.is(FaultKind::kCrash) || f.is(FaultKind::kPause)) &&
-                          before_grant(f.t, f.line);
+      // grant wrote the key anew. A fault that had ended before the grant (with what it held
+      // back) did nothing to it either: `explore --algorithm redisson-lock` seed 77 named a
+      // replication lag that ended 20 s before the grant, where replay shows no fault needed.
+      // A clock fault stays a candidate: its clock may still be off (clock_still_off).
+      const bool ended_before_grant = duration_ms != kAbsent && !f.is_clock() &&
+                                      before_grant(f.t + (duration_ms + extra_ms) * kUsPerMs, UINT32_MAX);
+      item.before_grant = ended_before_grant || (f.target == granted_node_ && (f.is(FaultKind::kCrash) || f.is(FaultKind::kPause)) &&
+                                                 before_grant(f.t, f.line));
       item.fact["phase"] = f.phase == FaultPhase::kStart ? "start" : "instant";
       if (f.is(FaultKind::kPause)) {
         item.text = target + " paused at " + format_time(f.t);
@@ -682,9 +687,9 @@ Explanation Story::build() {
       if (item.cause && !item.before_grant) { cause = &item; break; }
     }
   }
-  if (cause == nullptr) {  // an expiry
+  if (cause == nullptr) {  // an expiry (a fault's end is never a cause)
     for (const Item& item : chain_) {
-      if (!item.before_grant) { cause = &item; break; }
+      if (!item.before_grant && item.fact.value("phase", "") != "end") { cause = &item; break; }
     }
   }
   nlohmann::json facts = {{"lock", lock},
