@@ -19,8 +19,9 @@ struct Item {
   bool cause = false;  // could have made the violation inevitable (a fault, a loss, a failure)
   std::string text;
   nlohmann::json fact;
-  // A loss of the key, or a stop of the node that then granted it, before a node first granted
-  // the first hold: it ended nothing of that hold, and is never its first inevitable event.
+  // Before a node first granted the first hold: a loss of the key, a stop of the node that then
+  // granted it, or a fault over by then. It ended nothing of that hold, and is never its first
+  // inevitable event.
   bool before_grant = false;
 };
 
