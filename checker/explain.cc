@@ -338,7 +338,9 @@ void Story::add_faults() {
     } else {
       // What a delay held back arrives up to extra_ms after its end (Redis's view of the fault).
       const int64_t extra_ms = std::max<int64_t>(0, f.param(syms, "extra_ms"));
-      const bool over = f.t < from_ && (duration_ms == kAbsent || f.t + (duration_ms + extra_ms) * kUsPerMs < from_);
+      // When the fault and what it held back were over (kTimeNever: it says no duration).
+      const TimeUs over_at = duration_ms == kAbsent ? kTimeNever : f.t + (duration_ms + extra_ms) * kUsPerMs;
+      const bool over = f.t < from_ && (duration_ms == kAbsent || over_at < from_);
       const TimeUs still_ahead_us = over && f.is_clock() ? clock_still_off(f.target) : 0;
       if (over && still_ahead_us == 0) continue;
       item.cause = true;
@@ -347,8 +349,7 @@ void Story::add_faults() {
       // back) did nothing to it either: `explore --algorithm redisson-lock` seed 77 named a
       // replication lag that ended 20 s before the grant, where replay shows no fault needed.
       // A clock fault stays a candidate: its clock may still be off (clock_still_off).
-      const bool ended_before_grant = duration_ms != kAbsent && !f.is_clock() &&
-                                      before_grant(f.t + (duration_ms + extra_ms) * kUsPerMs, UINT32_MAX);
+      const bool ended_before_grant = over_at != kTimeNever && !f.is_clock() && before_grant(over_at, UINT32_MAX);
       item.before_grant = ended_before_grant || (f.target == granted_node_ && (f.is(FaultKind::kCrash) || f.is(FaultKind::kPause)) &&
                                                  before_grant(f.t, f.line));
       item.fact["phase"] = f.phase == FaultPhase::kStart ? "start" : "instant";
