@@ -1307,6 +1307,7 @@ PropertyResult check_linearizability(const History& h, const CheckOptions& optio
   int64_t budget_unbounded = 0;  // unknown-outcome ops of that lock with no deadline
   nlohmann::json locks = nlohmann::json::array();
   for (const auto& [lock, indices] : group_by_lock(h.ops)) {
+    if (!options.lock.empty() && h.str(lock) != options.lock) continue;
     std::vector<LinOp> ops = lin_ops(h, indices, options.unknown_window_ms, execs_of, beliefs, options.use_exec_order);
     std::string order_why = options.use_exec_order ? "no exec events with op ids" : "not asked for (--no-exec-order)";
     const auto expiries = expiries_of_key.find(lock);

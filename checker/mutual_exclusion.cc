@@ -80,7 +80,7 @@ int64_t lease_of(const History& h, const Hold& x) {
 
 }  // namespace
 
-PropertyResult check_mutual_exclusion(const History& h, const CheckOptions&) {
+PropertyResult check_mutual_exclusion(const History& h, const CheckOptions& options) {
   const std::string name = "mutual_exclusion";
   if (h.holds.empty()) {
     // Nothing to compare: a history of operations alone (converted from another tool) says when
@@ -91,6 +91,7 @@ PropertyResult check_mutual_exclusion(const History& h, const CheckOptions&) {
   int64_t count = 0;
   std::vector<Overlap> first;
   for (const auto& [lock, holds] : group_by_lock(h.holds)) {
+    if (!options.lock.empty() && h.str(lock) != options.lock) continue;
     std::vector<Overlap> found = sweep(h, holds, rw, &count);
     if (first.empty() && !found.empty()) first = found;
   }

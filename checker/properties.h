@@ -32,6 +32,10 @@ struct CheckOptions {
   // result is the same whatever the number; more threads finish sooner and use more memory at
   // the peak (each property's own working set at the same time).
   int threads = 1;
+  // Judge one lock only, by name: mutual_exclusion and linearizability look at no other lock's
+  // holds and operations (the other properties are unchanged). Empty judges every lock. A replay
+  // that proves a cause asks whether the same lock's violation happens again (counterfactual.h).
+  std::string lock;
 };
 
 PropertyResult check_mutual_exclusion(const History& history, const CheckOptions& options);

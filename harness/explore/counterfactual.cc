@@ -49,9 +49,9 @@ std::string list(const json& schedule, const std::vector<int64_t>& faults) {
 class Prover {
  public:
   Prover(const json& materialized, uint64_t seed, std::string property, const std::string& file, int budget,
-         std::string mutant)
+         std::string mutant, std::string lock)
       : doc_(materialized), seed_(seed), property_(std::move(property)), file_(file), budget_(budget),
-        mutant_(std::move(mutant)) {
+        mutant_(std::move(mutant)), lock_(std::move(lock)) {
     schedule_ = doc_.contains("faults") && doc_["faults"].contains("schedule") ? doc_["faults"]["schedule"]
                                                                                 : json::array();
   }
@@ -85,6 +85,7 @@ class Prover {
     scenario::RunOptions options;
     options.seed = seed_;
     options.mutant = mutant_;
+    options.check_lock = lock_;
     options.history_text = false;
     options.result_json = false;
     Result<scenario::RunReport> r = scenario::run_scenario(s.value(), options);
@@ -106,6 +107,7 @@ class Prover {
   std::string file_;
   int budget_;
   std::string mutant_;
+  std::string lock_;
   bool exhausted_ = false;
   Status error_;
   std::vector<Replay> replays_;
@@ -135,6 +137,44 @@ std::vector<int64_t> all_but(int64_t n, int64_t removed) {
 
 }  // namespace
 
+std::string violated_lock(const checker::PropertyResult& property) {
+  const json& ce = property.counterexample;
+  if (!ce.is_object()) return "";
+  const json* lock = nullptr;
+  if (property.name == "mutual_exclusion" && ce.contains("first") && ce["first"].is_object() && ce["first"].contains("lock")) {
+    lock = &ce["first"]["lock"];
+  } else if (property.name == "linearizability" && ce.contains("lock")) {
+    lock = &ce["lock"];
+  }
+  return lock != nullptr && lock->is_string() ? lock->get<std::string>() : "";
+}
+
+void compare_with_story(const checker::PropertyResult& property, Cause* cause) {
+  const json& facts = property.explanation.facts;
+  const json& story = facts.contains("story") ? facts["story"] : facts;
+  if (!story.is_object() || !story.contains("first_inevitable")) return;
+  const bool proven = cause->algorithm_itself || cause->sufficient;
+  if (!proven || cause->exhausted) return;
+  cause->has_story = true;
+  const json& first = story["first_inevitable"];
+  if (first.is_object() && first.value("event", "") == "fault" && first.contains("fault") && first["fault"].is_number_integer()) {
+    cause->story_fault = first["fault"].get<int64_t>();
+  }
+  const auto among = [](const std::vector<int64_t>& v, int64_t k) { return std::find(v.begin(), v.end(), k) != v.end(); };
+  const std::string named = "fault #" + std::to_string(cause->story_fault);
+  if (cause->story_fault != 0 && cause->algorithm_itself) {
+    cause->story_agrees = false;
+    cause->text += "; so the story's first inevitable event, " + named + ", was not needed";
+  } else if (cause->story_fault != 0 && !among(cause->cause, cause->story_fault) && !among(cause->necessary, cause->story_fault)) {
+    cause->story_agrees = false;
+    cause->text += "; the story's first inevitable event, " + named + ", is not in that cause";
+  } else if (cause->story_fault == 0 && !cause->algorithm_itself && !cause->cause.empty()) {
+    cause->story_agrees = false;
+    cause->text += "; the story named no fault as its first inevitable event, but the violation needs " +
+                   std::string(cause->cause.size() == 1 ? "this one" : "these");
+  }
+}
+
 json Cause::to_json() const {
   json j = {{"property", property},     {"seed", seed},          {"faults", faults},
             {"cause", cause},           {"necessary", necessary}, {"algorithm_itself", algorithm_itself},
@@ -142,13 +182,18 @@ json Cause::to_json() const {
   json list = json::array();
   for (const Replay& r : replays) list.push_back({{"kept", r.kept}, {"violated", r.violated}});
   j["replays"] = list;
+  if (has_story) {
+    j["story"] = {{"first_inevitable_fault", story_fault == 0 ? json(nullptr) : json(story_fault)}, {"agrees", story_agrees}};
+  }
   return j;
 }
 
 Result<Cause> prove_cause(const json& doc, const scenario::Scenario& parsed, uint64_t seed,
                           const std::string& property, const CounterfactualOptions& options) {
   LS_ASSERT(options.max_replays >= 1);
-  Prover p(materialize_faults(doc, parsed, seed), seed, property, parsed.file, options.max_replays, options.mutant);
+  Prover p(materialize_faults(doc, parsed, seed), seed, property, parsed.file, options.max_replays, options.mutant,
+           options.lock);
+  const std::string violation = options.lock.empty() ? "the violation" : "the violation on " + options.lock;
   Cause c;
   c.property = property;
   c.seed = seed;
@@ -166,7 +211,7 @@ Result<Cause> prove_cause(const json& doc, const scenario::Scenario& parsed, uin
     const bool raw = raw_steps(parsed);
     const std::string who = raw ? "the algorithm itself, or the workload's raw commands" : "the algorithm itself";
     c.text = n == 0 ? "the run had no faults: " + who + (raw ? " violate " : " violates ") + property
-                    : "verified by replay: the violation happens without any of the run's " + std::to_string(n) +
+                    : "verified by replay: " + violation + " happens without any of the run's " + std::to_string(n) +
                           " fault(s): " + who;
   } else {
     // 2. Necessity: each fault removed alone.
@@ -195,13 +240,13 @@ Result<Cause> prove_cause(const json& doc, const scenario::Scenario& parsed, uin
     const json& schedule = p.schedule();
     if (c.sufficient && c.cause == c.necessary) {
       c.text = "verified by replay: without " + (c.cause.size() == 1 ? list(schedule, c.cause) : "any one of " + list(schedule, c.cause)) +
-               " the violation does not happen; with " + (c.cause.size() == 1 ? "it" : "them") + " alone it does";
+               " " + violation + " does not happen; with " + (c.cause.size() == 1 ? "it" : "them") + " alone it does";
     } else if (c.sufficient) {
-      c.text = "verified by replay: " + list(schedule, c.cause) + " alone cause the violation" +
+      c.text = "verified by replay: " + list(schedule, c.cause) + " alone cause " + violation +
                (c.necessary.empty() ? " (no single fault is necessary: the run's faults are redundant)"
                                     : "; without " + list(schedule, c.necessary) + " it does not happen");
     } else if (!c.necessary.empty()) {
-      c.text = "replay: without " + list(schedule, c.necessary) + " the violation does not happen";
+      c.text = "replay: without " + list(schedule, c.necessary) + " " + violation + " does not happen";
     }
   }
   c.exhausted = p.exhausted();

@@ -6,7 +6,8 @@
 // turn (which faults are necessary?), and with only the necessary ones (are they sufficient?).
 // When no single fault is necessary (redundant faults), faults are dropped one at a time while
 // the violation stays, which leaves a minimal sufficient set. "This violation" means the same
-// property violated again. Every replay is one run; their number is bounded, and a result that
+// property violated again, on the same lock for mutual exclusion and linearizability (a run with
+// two locks may break one by a fault and the other by design). Every replay is one run; their number is bounded, and a result that
 // ran out says so.
 #ifndef LOCKSTEP_HARNESS_EXPLORE_COUNTERFACTUAL_H_
 #define LOCKSTEP_HARNESS_EXPLORE_COUNTERFACTUAL_H_
@@ -17,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "checker/result.h"
 #include "harness/scenario/scenario.h"
 #include "sim/core/status.h"
 
@@ -25,7 +27,13 @@ namespace lockstep::explore {
 struct CounterfactualOptions {
   int max_replays = 16;  // replay runs at most (lockstep run --replays)
   std::string mutant;    // the mutant the run used, if any: its replays use it too
+  // The lock the violation is on (violated_lock): a replay counts a violation of that lock only.
+  // Empty: of any lock.
+  std::string lock;
 };
+
+// The lock a mutual_exclusion or linearizability violation is on (its counterexample's), else "".
+std::string violated_lock(const checker::PropertyResult& property);
 
 // One replay: the faults it kept (numbers as in the history, 1-based) and whether the property
 // was violated again.
@@ -45,6 +53,12 @@ struct Cause {
   bool exhausted = false;             // the replay budget ran out first
   std::vector<Replay> replays;
   std::string text;                   // "verified by replay: without fault #2 …"
+  // What the violation's story (checker/explain.h) named as its first inevitable event, against
+  // the proof: the fault it named (0: none, or no story), and whether the proof bears it out.
+  // Set by compare_with_story.
+  bool has_story = false;
+  int64_t story_fault = 0;
+  bool story_agrees = true;
 
   nlohmann::json to_json() const;
 };
@@ -53,6 +67,12 @@ struct Cause {
 // `doc`) with `seed`. REQUIRES: that run violated `property`.
 Result<Cause> prove_cause(const nlohmann::json& doc, const scenario::Scenario& parsed, uint64_t seed,
                           const std::string& property, const CounterfactualOptions& options);
+
+// Compares `cause` with the story of `property`'s violation and says in its text where they part:
+// the story named a fault that the violation did not need (it happens without any fault, or
+// without that one), or named none while the violation needs one. A cause not proven (the
+// budget ran out) is compared with nothing.
+void compare_with_story(const checker::PropertyResult& property, Cause* cause);
 
 }  // namespace lockstep::explore
 

@@ -88,6 +88,79 @@ TEST(Counterfactual, WithoutFaultsItIsTheAlgorithmItself) {
   EXPECT_NE(c.value().text.find("the algorithm itself"), std::string::npos) << c.value().text;
 }
 
+// Two locks: c3 outlives its 100 ms lease on K with no fault at all, while L is broken by c1's
+// pause. The violation on L needs the pause; a violation of any lock does not.
+json two_locks() {
+  json doc = pause_story(false);
+  doc["clients"]["count"] = 4;
+  doc["workload"]["script"].push_back(json::parse(
+      R"({"threads": "c3", "steps": [{"op": "lock", "lock": "K", "lease_ms": 100, "then": [{"op": "hold", "ms": 1000}, {"op": "unlock", "lock": "K"}]}]})"));
+  doc["workload"]["script"].push_back(json::parse(
+      R"({"threads": "c4", "steps": [{"op": "lock", "lock": "K", "at_ms": 500, "then": [{"op": "hold", "ms": 100}, {"op": "unlock", "lock": "K"}]}]})"));
+  return doc;
+}
+
+TEST(Counterfactual, TheViolationIsOnTheSameLock) {
+  const json doc = two_locks();
+  const scenario::Scenario s = parse(doc);
+  Result<Cause> any = prove_cause(doc, s, 1, "mutual_exclusion", CounterfactualOptions{});
+  ASSERT_TRUE(any.ok()) << any.status().message();
+  EXPECT_TRUE(any.value().algorithm_itself) << any.value().text;  // K breaks without faults
+  CounterfactualOptions on_l;
+  on_l.lock = "L";
+  Result<Cause> c = prove_cause(doc, s, 1, "mutual_exclusion", on_l);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_FALSE(c.value().algorithm_itself);
+  EXPECT_EQ(c.value().cause, std::vector<int64_t>{1});
+  EXPECT_NE(c.value().text.find("without fault #1 (pause c1 at 2.000 s) the violation on L does not happen; with it alone it does"),
+            std::string::npos)
+      << c.value().text;
+}
+
+// The story's first inevitable event against the proof: agreeing, a fault the violation did not
+// need, and no fault where the violation needs one.
+TEST(Counterfactual, TheStoryIsComparedWithTheProof) {
+  checker::PropertyResult p;
+  p.name = "mutual_exclusion";
+  p.counterexample = {{"first", {{"lock", "L"}}}, {"second", {{"lock", "L"}}}};
+  EXPECT_EQ(violated_lock(p), "L");
+  auto story_naming = [&](json first_inevitable) {
+    checker::PropertyResult named = p;
+    named.explanation.facts = {{"first_inevitable", std::move(first_inevitable)}};
+    return named;
+  };
+  Cause proven;
+  proven.sufficient = true;
+  proven.cause = {2};
+  proven.necessary = {2};
+  proven.text = "verified by replay: …";
+  Cause c = proven;
+  compare_with_story(story_naming({{"event", "fault"}, {"fault", 2}}), &c);
+  EXPECT_TRUE(c.has_story);
+  EXPECT_TRUE(c.story_agrees);
+  EXPECT_EQ(c.text, proven.text);
+  c = proven;
+  compare_with_story(story_naming({{"event", "fault"}, {"fault", 1}}), &c);
+  EXPECT_FALSE(c.story_agrees);
+  EXPECT_NE(c.text.find("the story's first inevitable event, fault #1, is not in that cause"), std::string::npos) << c.text;
+  c = proven;
+  compare_with_story(story_naming(nullptr), &c);
+  EXPECT_FALSE(c.story_agrees);
+  EXPECT_NE(c.text.find("the story named no fault as its first inevitable event, but the violation needs this one"),
+            std::string::npos) << c.text;
+  Cause itself;
+  itself.algorithm_itself = true;
+  compare_with_story(story_naming({{"event", "fault"}, {"fault", 3}}), &itself);
+  EXPECT_FALSE(itself.story_agrees);
+  EXPECT_EQ(itself.to_json()["story"]["first_inevitable_fault"], 3);
+  EXPECT_NE(itself.text.find("so the story's first inevitable event, fault #3, was not needed"), std::string::npos) << itself.text;
+  Cause unproven;  // the budget ran out: nothing to compare with
+  unproven.exhausted = true;
+  compare_with_story(story_naming(nullptr), &unproven);
+  EXPECT_FALSE(unproven.has_story);
+  EXPECT_FALSE(unproven.to_json().contains("story"));
+}
+
 TEST(Counterfactual, ABudgetThatRunsOutSaysSo) {
   const json doc = pause_story(true);
   CounterfactualOptions o;

@@ -208,6 +208,7 @@ Result<RunReport> run_scenario(const Scenario& s, const RunOptions& options) {
     checker::CheckOptions copts;
     copts.properties = s.checks.properties;
     copts.threads = options.check_threads;
+    copts.lock = options.check_lock;
     report.check = checker::check_history(h.value(), copts);
     report.check.source = report.history_file;
   }

@@ -75,6 +75,9 @@ struct RunOptions {
   bool result_json = true;
   // Properties checked at once (checker::CheckOptions::threads).
   int check_threads = 1;
+  // Judge this lock only (checker::CheckOptions::lock): a replay asking whether the same lock's
+  // violation happens again. Empty: every lock.
+  std::string check_lock;
   // With out_dir: write the history as one zstd frame, to history.jsonl.zst (`run --compress`).
   bool compress_history = false;
 };
