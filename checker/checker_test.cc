@@ -71,6 +71,7 @@ const Example kExamples[] = {
     {"unknown-took-effect.jsonl", {{"linearizability", Verdict::kOk}}},
     {"unknown-no-effect.jsonl", {{"linearizability", Verdict::kOk}}},
     {"early-lapse.jsonl", {{"mutual_exclusion", Verdict::kViolation}, {"linearizability", Verdict::kViolation}}},
+    {"expiry-cut-short.jsonl", {{"mutual_exclusion", Verdict::kViolation}, {"linearizability", Verdict::kViolation}}},
     {"rwlock-write-vs-read.jsonl",
      {{"mutual_exclusion", Verdict::kViolation}, {"linearizability", Verdict::kViolation},
       {"script_invariants", Verdict::kViolation}}},
@@ -159,8 +160,8 @@ TEST(Examples, ExpiriesWhileTheAcquisitionWaitedAreNotInTheStory) {
 }
 
 // c1 paused for 200 ms at 2.2 s, and node0 crashed at 3 s and lost L (c0's key), while c1's
-// lock() waited; node0 granted c1 at 4.5 s, and c1 outlived its 10 s lease (a renewal elsewhere
-// in the history keeps the design from being claimed). The pause, the crash and the loss stay
+// lock() waited; node0 granted c1 at 4.5 s, and c1 outlived its 10 s watchdog lease (a renewal
+// elsewhere in the history, the watchdog's, keeps the design from being claimed). The pause, the crash and the loss stay
 // in the story, but they were over when the grant wrote the key anew: the expiry that ended c1's
 // hold is the first inevitable event, not the pause of the holder's client nor the crash.
 TEST(Examples, TheGrantingNodesCrashBeforeTheGrantIsNotTheFirstInevitableEvent) {
@@ -174,10 +175,47 @@ TEST(Examples, TheGrantingNodesCrashBeforeTheGrantIsNotTheFirstInevitableEvent) 
   EXPECT_EQ(me.explanation.facts["first_inevitable"]["t_us"], 14500200);
 }
 
+// c1 holds L with a lease of 60 s; a command outside the lock's operations cuts the key's expiry
+// to 5 s, the key expires at 7 s, and c2 acquires at 10 s; c1's 15 s pause from 8 s could have
+// held back its release, but the key was gone before it: the expiry that no clock explains is
+// the first inevitable event (redisson-rwlock seed 56 named a pause where another reader's
+// renewal had cut the holder's timeout key short). A node clock jump that explains the early
+// expiry is named instead; without the command, a write the log does not show.
+TEST(Examples, AnExpiryNoClockExplainsIsTheFirstInevitableEvent) {
+  const std::string text = testdata_text("expiry-cut-short.jsonl");
+  const PropertyResult me = property_of(text, "mutual_exclusion");
+  expect_explained(me, Verdict::kViolation,
+                   "First inevitable event: L expired on node0 at 7.000 s (node-local 7.000 s); it expired 54.000 s before "
+                   "c1/t0's lease there ran out, which no clock explains; the last write to it: ops sent PEXPIRE L at 2.000 s, "
+                   "a command outside the lock's operations.");
+  EXPECT_EQ(me.explanation.facts["first_inevitable"]["cut_us"], 54000100) << me.explanation.facts.dump();
+  std::string jumped = text;
+  const std::string expire = R"({"t": 7000000, "type": "expire", "node": "node0", "key": "L", "local_ms": 7000})";
+  jumped.replace(jumped.find(expire), expire.size(), R"({"t": 7000000, "type": "expire", "node": "node0", "key": "L", "local_ms": 61000})");
+  jumped.insert(jumped.find(R"({"t": 2000000, "type": "exec")"),
+                R"({"t": 1500000, "type": "fault", "fault": 2, "kind": "clock_jump", "target": "node0", "phase": "instant", "params": {"delta_ms": 54000}})" "\n");
+  const PropertyResult by_clock = property_of(jumped, "mutual_exclusion");
+  expect_explained(by_clock, Verdict::kViolation, "First inevitable event: node0's clock jumped by 54000 ms at 1.500 s (fault #2).");
+  expect_not_explained(by_clock, Verdict::kViolation, "which no clock explains");
+  expect_explained(property_of(without_line(text, R"({"t": 2000000, "type": "exec")"), "mutual_exclusion"), Verdict::kViolation,
+                   "which no clock explains: a write the log does not show had cut its expiry short.");
+}
+
 TEST(Examples, ClockJumpIsTheFirstInevitableEvent) {
   const CheckResult r = check_history(load("early-lapse.jsonl"));
   const std::string& text = r.property("mutual_exclusion").explanation.text;
   EXPECT_NE(text.find("First inevitable event: node0's clock jumped by 60000 ms"), std::string::npos) << text;
+  // An earlier drift of node0 that moved its clock 5 ms ahead, and one that slowed it, are in the
+  // story but are not what ran the key out (redis-semaphore-mutex seed 82 named such a drift).
+  for (const char* ppm : {"5000", "-500000"}) {
+    std::string drifted = testdata_text("early-lapse.jsonl");
+    drifted.insert(drifted.find(R"({"t": 5000000, "type": "fault")"),
+                   R"({"t": 2000000, "type": "fault", "fault": 2, "kind": "clock_drift", "target": "node0", "phase": "start", "params": {"drift_ppm": )" +
+                       std::string(ppm) + R"(, "duration_ms": 1000}})" "\n");
+    const PropertyResult me = property_of(drifted, "mutual_exclusion");
+    expect_explained(me, Verdict::kViolation, "clock_drift on node0 at 2.000 s for 1 s (fault #2)");
+    expect_explained(me, Verdict::kViolation, "First inevitable event: node0's clock jumped by 60000 ms");
+  }
 }
 
 // The story says who cut the key's expiry short: the recorded states show the read renewal at
@@ -273,8 +311,11 @@ TEST(Examples, AClockFaultThatMovedTheExpiryByAMillisecondIsNotTheCause) {
   const PropertyResult me = check_history(parsed.value()).property("mutual_exclusion");
   EXPECT_NE(me.explanation.text.find("clock_drift"), std::string::npos) << "the drift is still in the chain: " << me.explanation.text;
   EXPECT_NE(me.explanation.text.find("First inevitable event: c1 paused at 10.000 s"), std::string::npos) << me.explanation.text;
-  // The same drift 20 s ahead would have made the key expire 20 s early: then it is named.
+  // A drift that moved the clock 20 s ahead (its rate doubled for 20 s) made the key expire 20 s
+  // early: then it is named. (The fault's own numbers bound how far it moved the clock.)
   h.replace(h.find(R"("local_ms": 31402})"), std::string(R"("local_ms": 31402})").size(), R"("local_ms": 51401})");
+  const std::string rate = R"({"drift_ppm": 5000, "duration_ms": 1000})";
+  h.replace(h.find(rate), rate.size(), R"({"drift_ppm": 1000000, "duration_ms": 20000})");
   Result<History> ahead = parse_history_text(h, "<test>");
   ASSERT_TRUE(ahead.ok()) << ahead.status().message();
   const std::string story = check_history(ahead.value()).property("mutual_exclusion").explanation.text;
@@ -2119,8 +2160,9 @@ TEST(Liveness, AZombieRenewalOnAFailedOverNodeNamesTheLoss) {
 // A lease that nothing in the history renews, outlived by its holder: the lapse is the first
 // inevitable event, not a node's clock jump that ran one of three keys out early (two ran out on
 // time: `explore --algorithm redlock-spec --options '{"extend": false}'` seed 2, which the
-// replay proves is the algorithm itself). A renewal anywhere in the history, or a fault of the
-// holder's own client, leaves the story as it was.
+// replay proves is the algorithm itself). A renewal by the holder's owner, a renewal by anyone of
+// a hold without a lease of its own (a watchdog's), or a fault of the holder's own client that
+// could have held back its next call past the second grant, leaves the story as it was.
 TEST(Explanation, ALeaseNothingRenewsOutlivedByItsHolderIsTheCause) {
   const std::string text = testdata_text("lease-outlived-by-design.jsonl");
   const PropertyResult me = property_of(text, "mutual_exclusion");
@@ -2129,29 +2171,76 @@ TEST(Explanation, ALeaseNothingRenewsOutlivedByItsHolderIsTheCause) {
                    "renewed and had run out by 11.001 s: nothing in this history renews L's lease, and the hold outlived it.");
   EXPECT_EQ(me.explanation.facts["first_inevitable"]["event"], "lease_outlived");
   const std::string end_line = R"({"t": 15000000, "type": "end")";
+  // c2 renews its own hold: c1's lease of its own is still renewed by nothing.
   std::string renewing = text;
   renewing.insert(renewing.find(end_line),
                   R"({"t": 15000000, "type": "invoke", "id": 3, "thread": "c2/t0", "owner": "u2:0", "lock": "L", "op": "renew", "lease_ms": 10000})" "\n");
   expect_explained(property_of(renewing, "mutual_exclusion"), Verdict::kViolation,
+                   "First inevitable event: c1/t0's lease of 10 s, set by its lock (#1) returning at 1.001 s, was never "
+                   "renewed and had run out by 11.001 s: nothing renewed this hold's own lease (other owners' renewals "
+                   "of L renew theirs), and the hold outlived it.");
+  // c1's owner renews (another hold of it): it was meant to; and a hold on the watchdog is
+  // renewed by the algorithm, as other owners' renewals show.
+  std::string renewing_own = text;
+  renewing_own.insert(renewing_own.find(end_line),
+                      R"({"t": 15000000, "type": "invoke", "id": 3, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "renew", "lease_ms": 10000})" "\n");
+  expect_explained(property_of(renewing_own, "mutual_exclusion"), Verdict::kViolation,
                    "First inevitable event: node1's clock jumped by 5000 ms at 2.000 s (fault #1).");
-  std::string paused = text;
-  paused.insert(paused.find(R"({"t": 2000000, "type": "fault")"),
-                R"({"t": 1500000, "type": "fault", "fault": 2, "kind": "pause", "target": "c1", "phase": "start", "params": {"duration_ms": 100}})" "\n"
-                R"({"t": 1600000, "type": "fault", "fault": 2, "kind": "pause", "target": "c1", "phase": "end"})" "\n");
+  std::string watchdog = renewing;
+  const std::string own_lease = R"("lease_ms": 10000})";
+  watchdog.replace(watchdog.find(own_lease), own_lease.size(), R"("lease_ms": -1, "watchdog_ms": 10000})");
+  expect_explained(property_of(watchdog, "mutual_exclusion"), Verdict::kViolation,
+                   "First inevitable event: node1's clock jumped by 5000 ms at 2.000 s (fault #1).");
+  // A pause of c1 of 5 s could have held back its next move (its hold ends at 15 s) past c2's
+  // grant at 12.001 s; one of 100 ms could not, and changes nothing.
+  auto with_pause = [&](int64_t duration_ms) {
+    std::string paused = text;
+    const std::string start = R"({"t": 1500000, "type": "fault", "fault": 2, "kind": "pause", "target": "c1", "phase": "start", "params": {"duration_ms": )" +
+                              std::to_string(duration_ms) + "}}\n";
+    const std::string end = R"({"t": )" + std::to_string(1500000 + duration_ms * 1000) +
+                            R"(, "type": "fault", "fault": 2, "kind": "pause", "target": "c1", "phase": "end"})" "\n";
+    paused.insert(paused.find(R"({"t": 2000000, "type": "fault")"), start);
+    // The end goes where its time falls: the 100 ms pause's before the jump, the 5 s one's after the early expiry.
+    paused.insert(duration_ms < 500 ? paused.find(R"({"t": 2000000, "type": "fault")") : paused.find(R"({"t": 11000100)"), end);
+    return paused;
+  };
+  // c1's clock set ahead fires its timers early, which holds nothing back; set back by 5 s, it
+  // could have held back its release past c2's grant.
+  for (const auto& [delta_ms, claimed] : {std::pair<const char*, bool>{"5000", true}, {"-5000", false}}) {
+    std::string jumped = text;
+    jumped.insert(jumped.find(R"({"t": 2000000, "type": "fault")"),
+                  R"({"t": 1500000, "type": "fault", "fault": 2, "kind": "clock_jump", "target": "c1", "phase": "instant", "params": {"delta_ms": )" +
+                      std::string(delta_ms) + "}}\n");
+    const PropertyResult r = property_of(jumped, "mutual_exclusion");
+    EXPECT_EQ(r.explanation.facts["first_inevitable"]["event"] == "lease_outlived", claimed) << delta_ms << ": " << r.explanation.text;
+  }
+  const std::string paused = with_pause(5000);
   expect_not_explained(property_of(paused, "mutual_exclusion"), Verdict::kViolation, "nothing in this history renews");
-  // A partition that cuts c1 off is a fault of its client too; one between others is not.
+  const PropertyResult short_pause = property_of(with_pause(100), "mutual_exclusion");
+  expect_explained(short_pause, Verdict::kViolation, "c1 paused at 1.500 s for 100 ms (fault #2)");
+  EXPECT_EQ(short_pause.explanation.facts["first_inevitable"]["event"], "lease_outlived") << short_pause.explanation.text;
+  // A partition that cuts c1 off is a fault of its client too; one between others is not. The
+  // network holds back what c1 sent, so it counts once c1 sent something on the lock before c2's
+  // grant (an unlock at 11.5 s that failed); with nothing sent until 15 s, it could not matter.
+  std::string tried = text;
+  tried.insert(tried.find(R"({"t": 12000000, "type": "invoke")"),
+               R"({"t": 11500000, "type": "invoke", "id": 3, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "unlock"})" "\n"
+               R"({"t": 11600000, "type": "complete", "id": 3, "outcome": "fail", "error": "ERR unreachable"})" "\n");
   for (const auto& [target, claimed] : {std::pair<std::string, bool>{"c1 | node0,node1,node2", false},
                                         {"node2 -> node0,c1", false}, {"c3 | node0,node1", true},
                                         {"c1<->node0", false}, {"node1->c1", false}, {"c1/t0", false},
                                         {"c11->node0", true}, {"node0<->c3", true}}) {
-    std::string cut = text;
-    cut.insert(cut.find(R"({"t": 2000000, "type": "fault")"),
-               R"({"t": 1500000, "type": "fault", "fault": 2, "kind": "partition", "target": ")" + target +
-                   R"(", "phase": "start", "params": {"duration_ms": 100}})" "\n"
-                   R"({"t": 1600000, "type": "fault", "fault": 2, "kind": "partition", "target": ")" + target +
-                   R"(", "phase": "end"})" "\n");
-    const PropertyResult r = property_of(cut, "mutual_exclusion");
-    EXPECT_EQ(r.explanation.text.find("nothing in this history renews") != std::string::npos, claimed) << target << ": " << r.explanation.text;
+    for (const bool sent_before : {true, false}) {
+      std::string cut = sent_before ? tried : text;
+      cut.insert(cut.find(R"({"t": 2000000, "type": "fault")"),
+                 R"({"t": 1500000, "type": "fault", "fault": 2, "kind": "partition", "target": ")" + target +
+                     R"(", "phase": "start", "params": {"duration_ms": 100}})" "\n"
+                     R"({"t": 1600000, "type": "fault", "fault": 2, "kind": "partition", "target": ")" + target +
+                     R"(", "phase": "end"})" "\n");
+      const PropertyResult r = property_of(cut, "mutual_exclusion");
+      EXPECT_EQ(r.explanation.text.find("nothing in this history renews") != std::string::npos, claimed || !sent_before)
+          << target << (sent_before ? " (c1 sent its unlock before c2's grant): " : ": ") << r.explanation.text;
+    }
   }
   // A client whose name holds a '-' is still the one paused.
   std::string named = paused;

@@ -23,6 +23,12 @@ struct Item {
   // granted it, or a fault over by then. It ended nothing of that hold, and is never its first
   // inevitable event.
   bool before_grant = false;
+  // A pause or clock fault of the first holder's own client that could not have held back its
+  // next call on the lock past the second acquisition: that call came later than the second
+  // acquisition by more than the fault could shift it (a pause by its length, a clock by how far
+  // it moved). It explains nothing, and is never the first inevitable event.
+  bool too_small = false;
+  int64_t fault_index = -1;  // the fault's index in History::faults, for a fault
 };
 
 std::string seconds(int64_t ms) {
@@ -109,6 +115,25 @@ bool target_names(std::string_view target, std::string_view process) {
   return false;
 }
 
+// How far clock fault `f` moved its target's clock ahead (`direction` +1) or back (-1), in ms: a
+// jump's size, a drift's rate over its length (rounded up); 0 for one that moved it the other
+// way. kAbsent for another fault, or when the history does not give the numbers.
+int64_t clock_moved_ms(const History& h, const FaultEvent& f, int direction) {
+  LS_ASSERT(direction == 1 || direction == -1);
+  if (f.is(FaultKind::kClockJump)) {
+    int64_t delta_ms = f.param(h.syms, "delta_ms");
+    if (delta_ms == kAbsent) delta_ms = f.param(h.syms, "jump_ms");
+    return delta_ms == kAbsent ? kAbsent : std::max<int64_t>(0, direction * delta_ms);
+  }
+  if (f.is(FaultKind::kClockDrift)) {
+    const int64_t ppm = f.param(h.syms, "drift_ppm");
+    const int64_t duration_ms = f.param(h.syms, "duration_ms");
+    if (ppm == kAbsent || duration_ms == kAbsent || duration_ms < 0) return kAbsent;
+    return (std::max<int64_t>(0, direction * ppm) * duration_ms + 999'999) / 1'000'000;
+  }
+  return kAbsent;
+}
+
 class Story {
  public:
   Story(const History& h, const Conflict& c) : h_(h), c_(c), from_(c.first_begin) {
@@ -145,8 +170,11 @@ class Story {
   Explanation build();
 
  private:
+  TimeUs holder_next_call() const;
+  bool could_delay_holder(const FaultEvent& f) const;
   bool relevant_target(std::string_view target) const;
   TimeUs early_by(const Expire& e) const;
+  TimeUs cut_short_by(const Expire& e, std::string* by) const;
   TimeUs clock_still_off(Sym node) const;
   void add_faults();
   void add_server_events();
@@ -219,6 +247,16 @@ const Item* Story::direct_cause() const {
       clock_mattered = lost->fact.value("t_us", TimeUs{0}) + lost->fact["early_us"].get<TimeUs>() > c_.second_begin;
     }
   }
+  // A node's clock fault that moved its clock ahead by so little that, without it, the key would
+  // still have expired before the first hold ended (a drift of 38 ms beside a jump of 11 s:
+  // redis-semaphore-mutex seed 82) is not the one that mattered; one the history gives no
+  // numbers for may be.
+  const TimeUs hold_ended = c_.first_end == kTimeNever || c_.first_end_by_lease ? c_.second_begin : c_.first_end;
+  auto clock_moved_enough = [&](const Item& item) {
+    const FaultEvent& f = h_.faults[static_cast<size_t>(item.fault_index)];
+    const int64_t ahead_ms = clock_moved_ms(h_, f, 1);
+    return ahead_ms == kAbsent || (ahead_ms > 0 && lost->t + ahead_ms * kUsPerMs > hold_ended);
+  };
   auto holder_side = [&](const std::string& target) {
     if (target == first_client_) return true;
     // "c2 -> node0,...", "c2 | node0,..." or "c2 <-> node0": the holder's side of the link.
@@ -239,15 +277,23 @@ const Item* Story::direct_cause() const {
   // before the grant, while the call waited), then what kept the holder from renewing or
   // releasing.
   const bool leased = c_.lease_ms != kAbsent && c_.lease_ms != kNoLeaseMs;
+  // A key of the holder's that a script cut short (cut_short_by) explains the loss before any
+  // fault of the holder's client does: only the node's own faults come first.
+  const Item* cut = nullptr;
+  for (const Item& item : chain_) {
+    if (!item.before_grant && item.fact.contains("cut_us")) { cut = &item; break; }
+  }
   for (int pass = 0; pass < 3; ++pass) {
+    if (pass == 1 && cut != nullptr) return cut;
     for (const Item& item : chain_) {
-      if (!item.cause || item.before_grant || item.fact.value("event", "") != "fault") continue;
+      if (!item.cause || item.before_grant || item.too_small || item.fact.value("event", "") != "fault") continue;
       const std::optional<FaultKind> kind = parse_fault_kind(item.fact.value("kind", ""));
       const std::string target = item.fact.value("target", "");
       if (!kind.has_value()) continue;
       const bool clock = is_clock_fault(*kind);
       const bool stops = *kind == FaultKind::kCrash || *kind == FaultKind::kPause;
-      if (pass == 0 && !node.empty() && target == node && ((clock && clock_mattered) || stops || *kind == FaultKind::kFailover)) {
+      if (pass == 0 && !node.empty() && target == node && ((clock && clock_mattered && clock_moved_enough(item)) || stops ||
+                                                          *kind == FaultKind::kFailover)) {
         return &item;
       }
       if (pass == 1 && leased && *kind == FaultKind::kPause && holder_side(target) && item.t >= granted_from_ &&
@@ -292,6 +338,61 @@ TimeUs Story::early_by(const Expire& e) const {
   return early <= kReadError ? 0 : early;
 }
 
+// How much earlier than the runs that armed it a key of the first holder's expired, beyond what
+// the clocks explain (early_by): a script cut its expiry short (redisson-rwlock seed 56: another
+// reader's renewal set every reader's timeout key to 30 s, and a hold with a lease of 60 s lost
+// its key 29 s early, so that a release deleted the lock under it). The key is the lock's own or
+// one named with the holder's owner; the runs are the owner's grants and renewals of the lock on
+// the key's node since the first grant. 0 when the history cannot say: no local time, a quorum
+// lock, a loss of the key or a change of the node's role since the grant (a promoted replica
+// may hold an older deadline), or no such run.
+//
+// `by` names the last command outside the lock's operations that wrote to the key after the
+// latest arming run ("ops sent PEXPIRE L at 2.000 s, a command outside the lock's operations"),
+// else it is empty: a lock's script may or may not have written (only recorded states say:
+// shortened_by), and a key that a script names inside itself is not in the log's keys.
+TimeUs Story::cut_short_by(const Expire& e, std::string* by) const {
+  by->clear();
+  if (e.local_ms == kAbsent || h_.header.quorum_lock() || granted_node_ == kNoSym) return 0;
+  const Operation* grant = first_acquisition();
+  if (grant == nullptr || grant->lease_ms == kNoLeaseMs) return 0;
+  const std::string_view key = h_.str(e.key);
+  if (e.key != c_.lock && key.find(h_.str(grant->owner)) == std::string_view::npos) return 0;
+  for (const DataLoss& d : h_.data_losses) {
+    if (d.t > e.t) break;
+    if (d.t >= granted_from_ && d.node == e.node) return 0;
+  }
+  for (const NodeEvent& n : h_.node_events) {
+    if (n.t > e.t) break;
+    if (n.t >= granted_from_ && n.node == e.node) return 0;
+  }
+  TimeUs armed = 0;
+  // The last run that wrote to the key since the latest arming one (runs are read back by value:
+  // keep a copy).
+  std::optional<Exec> writer;
+  for (const Exec& x : h_.execs) {
+    if (x.t > e.t || (x.t == e.t && x.line > e.line)) break;
+    if (x.t < granted_from_ || x.node != e.node || x.keys_count == 0) continue;
+    const int64_t index = x.op_id == kAbsent ? -1 : h_.op_index(x.op_id);
+    const Operation* op = index < 0 ? nullptr : &h_.ops[static_cast<size_t>(index)];
+    const bool on_lock = h_.key_pool[x.keys_begin] == c_.lock;
+    const bool renewed = op != nullptr && op->kind == OpKind::kRenew && x.reply == ReplyKind::kInt && x.reply_int >= 1;
+    if (on_lock && op != nullptr && op->owner == grant->owner && (renewed || exec_granted(h_, x))) {
+      if (op->effective_lease_us() == kNoLeaseUs) return 0;
+      armed = std::max(armed, x.t + op->effective_lease_us());
+      writer.reset();
+    } else if (op == nullptr && h_.key_pool[x.keys_begin] == e.key && !read_only(h_, x) && !h_.str(x.conn).ends_with("/pubsub")) {
+      writer = x;  // a command outside the lock's operations (a lock's script may not have written)
+    }
+  }
+  // Node-local times are whole milliseconds, and an expiry is seen when the node next looks.
+  constexpr TimeUs kSlack = 10 * kUsPerMs;
+  const TimeUs explained = e.t + early_by(e);
+  if (armed <= explained + kSlack) return 0;
+  if (writer.has_value()) *by = raw_command(h_, *writer);
+  return armed - explained;
+}
+
 // Whether a clock fault of `node` that ended before the story began still acted in it: the
 // node's clock stays where a jump (or a drift) left it, so a key of the lock that expired there in
 // the story early enough (early_by) that, had the clock not moved, it would have outlived the
@@ -316,9 +417,49 @@ TimeUs Story::clock_still_off(Sym node) const {
   return found;
 }
 
+// When the first holder's owner next called on the lock (invoked) after the latest call that
+// set or re-armed its lease before the second acquisition, or stopped believing it held it, if
+// sooner: what a fault of its client would have had to hold back. kTimeNever when the history
+// cannot say (no such call, an outcome unknown, no hold end).
+TimeUs Story::holder_next_call() const {
+  const Operation* grant = first_acquisition();
+  if (grant == nullptr || grant->complete_t == kTimeNever) return kTimeNever;
+  const LeaseEnd end = latest_lease_end(h_, *grant, c_.second_begin);
+  if (grant->lease_ms != kNoLeaseMs && end.at == kTimeNever) return kTimeNever;
+  const TimeUs since = (end.last_rearm != nullptr ? end.last_rearm : grant)->complete_t;
+  TimeUs next = c_.first_end_by_lease ? kTimeNever : c_.first_end;
+  for (const Operation& op : h_.ops) {
+    if (op.invoke_t >= next) break;  // operations are in invoke order
+    if (op.invoke_t > since && op.owner == grant->owner && op.lock == c_.lock) next = op.invoke_t;
+  }
+  return next;
+}
+
+// Whether fault `f` (its start) could have kept the first holder from its next call on the lock
+// until after the second acquisition: a pause of its client by up to its length, a clock fault by
+// how far it moved the clock (a jump's size; a drift's rate over its length). Any other fault,
+// or one whose shift the history does not give, could.
+bool Story::could_delay_holder(const FaultEvent& f) const {
+  // (A fault of everything acts on the nodes too: not judged here.)
+  const std::string_view target = h_.str(f.target);
+  if (target == "all" || !target_names(target, first_client_)) return true;
+  // A timer fires when its process's clock reads its deadline: a clock set back, or slowed,
+  // fires it late; one set ahead fires it early, which holds nothing back. The network delays
+  // what the holder sent, not when it decided to send it: a call invoked after the second
+  // acquisition was late whatever became of it (a drop on the holder's links while it held a
+  // lease it outlived by design: `explore --algorithm python-redis-lock` seed 55).
+  const int64_t shift_ms = f.is(FaultKind::kPause)                             ? f.param(h_.syms, "duration_ms")
+                           : f.known.has_value() && is_network_fault(*f.known) ? 0
+                                                                               : clock_moved_ms(h_, f, -1);
+  if (shift_ms == kAbsent || shift_ms < 0) return true;
+  const TimeUs next = holder_next_call();
+  return next == kTimeNever || next - shift_ms * kUsPerMs <= c_.second_begin;
+}
+
 void Story::add_faults() {
   const SymbolTable& syms = h_.syms;
-  for (const FaultEvent& f : h_.faults) {
+  for (size_t index = 0; index < h_.faults.size(); ++index) {
+    const FaultEvent& f = h_.faults[index];
     const std::string kind = name(f.kind);
     const std::string target = name(f.target);
     if (!relevant_target(target)) continue;
@@ -327,6 +468,7 @@ void Story::add_faults() {
     if (f.t > (c_.first_end == kTimeNever ? h_.end_t : std::max(c_.first_end, c_.second_begin))) continue;
     Item item;
     item.t = f.t;
+    item.fault_index = static_cast<int64_t>(index);
     item.fact = {{"event", "fault"}, {"fault", f.fault}, {"kind", kind}, {"target", target},
                  {"t_us", f.t}};
     const std::string ref = " (fault #" + std::to_string(f.fault) + ")";
@@ -352,6 +494,7 @@ void Story::add_faults() {
       const bool ended_before_grant = over_at != kTimeNever && !f.is_clock() && before_grant(over_at, UINT32_MAX);
       item.before_grant = ended_before_grant || (f.target == granted_node_ && (f.is(FaultKind::kCrash) || f.is(FaultKind::kPause)) &&
                                                  before_grant(f.t, f.line));
+      item.too_small = !could_delay_holder(f);
       item.fact["phase"] = f.phase == FaultPhase::kStart ? "start" : "instant";
       if (f.is(FaultKind::kPause)) {
         item.text = target + " paused at " + format_time(f.t);
@@ -461,8 +604,23 @@ void Story::add_server_events() {
     Item item{e.t, false, name(e.key) + " expired on " + name(e.node) + " at " + format_time(e.t), {}};
     if (e.local_ms != kAbsent) item.text += " (node-local " + format_time(e.local_ms * kUsPerMs) + ")";
     if (!others.empty()) item.text += ", with " + std::to_string(others.size()) + " more of " + std::string(lock) + "'s keys";
-    item.text += shortened_by(e);
+    const std::string shortened = shortened_by(e);
+    item.text += shortened;
     item.fact = {{"event", "expire"}, {"node", name(e.node)}, {"key", name(e.key)}, {"t_us", e.t}, {"local_ms", e.local_ms}};
+    std::vector<const Expire*> group = {main};
+    group.insert(group.end(), others.begin(), others.end());
+    for (const Expire* k : group) {
+      std::string by;
+      const TimeUs cut = cut_short_by(*k, &by);
+      if (cut == 0) continue;
+      item.fact["cut_us"] = cut;
+      item.fact["cut_key"] = name(k->key);
+      if (k == main && !shortened.empty()) break;  // the recorded states already say who cut it
+      item.text += std::string("; ") + (k == main ? "it" : name(k->key)) + " expired " + format_time(cut) + " before " +
+                   name(c_.first_thread) + "'s lease there ran out, which no clock explains" +
+                   (by.empty() ? ": a write the log does not show had cut its expiry short" : "; the last write to it: " + by);
+      break;
+    }
     if (e.local_ms != kAbsent) item.fact["early_us"] = early_by(e);
     if (!others.empty()) {
       nlohmann::json keys = nlohmann::json::array();
@@ -599,14 +757,23 @@ void Story::add_design_lapse() {
   if (c_.second_thread == kNoSym || h_.execs.empty()) return;
   const Operation* grant = first_acquisition();
   if (grant == nullptr || grant->lease_ms == kNoLeaseMs) return;
+  // Renewals of other owners' holds do not say this one should have been renewed when it asked
+  // for a lease of its own (a watchdog renews only a hold without one): then only a renewal by
+  // its own owner, anywhere in the history, does.
+  const bool own_lease = grant->lease_ms >= 0;
+  bool others_renew = false;
   for (const Operation& op : h_.ops) {
-    if (op.kind == OpKind::kRenew && op.lock == c_.lock) return;
+    if (op.kind != OpKind::kRenew || op.lock != c_.lock) continue;
+    if (!own_lease || op.owner == grant->owner) return;
+    others_renew = true;
   }
   // A fault of the holder's own client (a pause, a crash, its clock, its links) may be what kept
-  // a renewal from happening: the design is not proven then.
+  // a renewal or the release from happening: the design is not proven then, unless it could not
+  // have held back the holder's next call past the second acquisition (could_delay_holder).
   for (const FaultEvent& f : h_.faults) {
     if (f.t > c_.second_begin) break;
-    if (target_names(h_.str(f.target), first_client_)) return;
+    if (f.phase == FaultPhase::kEnd) continue;  // its start came first
+    if (target_names(h_.str(f.target), first_client_) && could_delay_holder(f)) return;
   }
   const LeaseEnd end = latest_lease_end(h_, *grant, c_.second_begin);
   if (end.at == kTimeNever || end.at >= c_.second_begin) return;
@@ -627,7 +794,9 @@ void Story::add_design_lapse() {
   if (!expired) return;
   Item item{end.at, true,
             name(c_.first_thread) + "'s " + lease_end_text(h_, *grant, end, "had run out by") +
-                ": nothing in this history renews " + name(c_.lock) + "'s lease, and the hold outlived it",
+                (others_renew ? ": nothing renewed this hold's own lease (other owners' renewals of " + name(c_.lock) +
+                                    " renew theirs), and the hold outlived it"
+                              : ": nothing in this history renews " + name(c_.lock) + "'s lease, and the hold outlived it"),
             {}};
   item.fact = {{"event", "lease_outlived"}, {"op", grant->id}, {"lease_ms", grant->effective_lease_us() / kUsPerMs},
                {"by_us", end.at}, {"t_us", end.at}};
@@ -686,12 +855,12 @@ Explanation Story::build() {
   if (cause == nullptr) {
     for (const Item& item : chain_) {
       // A loss before the grant did not end this hold (the grant wrote the key anew).
-      if (item.cause && !item.before_grant) { cause = &item; break; }
+      if (item.cause && !item.before_grant && !item.too_small) { cause = &item; break; }
     }
   }
   if (cause == nullptr) {  // an expiry (a fault's end is never a cause)
     for (const Item& item : chain_) {
-      if (!item.before_grant && item.fact.value("phase", "") != "end") { cause = &item; break; }
+      if (!item.before_grant && !item.too_small && item.fact.value("phase", "") != "end") { cause = &item; break; }
     }
   }
   nlohmann::json facts = {{"lock", lock},
