@@ -338,14 +338,14 @@ TimeUs Story::early_by(const Expire& e) const {
   return early <= kReadError ? 0 : early;
 }
 
-// How much earlier than the runs that armed it a key of the first holder's expired, beyond what
+// How much earlier than the run that armed it a key of the first holder's expired, beyond what
 // the clocks explain (early_by): a script cut its expiry short (redisson-rwlock seed 56: another
 // reader's renewal set every reader's timeout key to 30 s, and a hold with a lease of 60 s lost
 // its key 29 s early, so that a release deleted the lock under it). The key is the lock's own or
-// one named with the holder's owner; the runs are the owner's grants and renewals of the lock on
-// the key's node since the first grant. 0 when the history cannot say: no local time, a quorum
-// lock, a loss of the key or a change of the node's role since the grant (a promoted replica
-// may hold an older deadline), or no such run.
+// one named with the holder's owner; the run is the latest of the owner's grants and renewals of
+// the lock on the key's node since the first grant. 0 when the history cannot say: no local
+// time, a quorum lock, a loss of the key or a change of the node's role since the grant (a
+// promoted replica may hold an older deadline), or no such run.
 //
 // `by` names the last command outside the lock's operations that wrote to the key after the
 // latest arming run ("ops sent PEXPIRE L at 2.000 s, a command outside the lock's operations"),
@@ -379,7 +379,7 @@ TimeUs Story::cut_short_by(const Expire& e, std::string* by) const {
     const bool renewed = op != nullptr && op->kind == OpKind::kRenew && x.reply == ReplyKind::kInt && x.reply_int >= 1;
     if (on_lock && op != nullptr && op->owner == grant->owner && (renewed || exec_granted(h_, x))) {
       if (op->effective_lease_us() == kNoLeaseUs) return 0;
-      armed = std::max(armed, x.t + op->effective_lease_us());
+      armed = x.t + op->effective_lease_us();  // the latest run sets the expiry (a re-entry may shorten it)
       writer.reset();
     } else if (op == nullptr && h_.key_pool[x.keys_begin] == e.key && !read_only(h_, x) && !h_.str(x.conn).ends_with("/pubsub")) {
       writer = x;  // a command outside the lock's operations (a lock's script may not have written)
