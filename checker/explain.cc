@@ -59,8 +59,18 @@ std::string raw_command(const History& h, const Exec& e) {
 // A command outside every lock operation (no op: a scenario's raw step, an operator, another
 // program) that touched the lock's key or flushed the node is named too, whatever it was:
 // "ops sent DEL L at 2.000 s, a command outside the lock's operations".
-std::string foreign_delete(const History& h, const Conflict& c, TimeUs from, TimeUs to, bool* raw) {
+//
+// A re-sent delete is described in `resent` (its call, its first run's time, the re-run's time
+// and node), for the fault that made the client send it again (Story::resend_fault).
+struct Resent {
+  const Operation* op = nullptr;
+  TimeUs first_run_t = 0, rerun_t = 0;
+  Sym node = kNoSym;
+};
+
+std::string foreign_delete(const History& h, const Conflict& c, TimeUs from, TimeUs to, bool* raw, Resent* resent) {
   *raw = false;
+  *resent = Resent{};
   for (const Exec& e : h.execs) {
     if (e.t < from) continue;
     if (e.t > to) break;
@@ -79,14 +89,26 @@ std::string foreign_delete(const History& h, const Conflict& c, TimeUs from, Tim
     const int64_t index = h.op_index(e.op_id);
     if (index < 0 || h.ops[index].thread == c.first_thread) continue;
     const Operation& op = h.ops[index];
-    const bool resent = std::any_of(h.execs.begin(), h.execs.end(), [&](const Exec& x) {
-      return x.op_id == e.op_id && x.t < e.t && x.command == e.command;
-    });
-    return call_name(h, op) + (resent ? ", re-sent," : "") + " deleted " + std::string(h.str(c.lock)) + " at " + format_time(e.t) + " with " +
+    TimeUs first_run_t = kTimeNever;
+    for (const Exec& x : h.execs) {
+      if (x.t >= e.t) break;
+      if (x.op_id == e.op_id && x.command == e.command) {
+        first_run_t = x.t;
+        break;
+      }
+    }
+    if (first_run_t != kTimeNever) *resent = Resent{&op, first_run_t, e.t, e.node};
+    return call_name(h, op) + (first_run_t != kTimeNever ? ", re-sent," : "") + " deleted " + std::string(h.str(c.lock)) + " at " + format_time(e.t) + " with " +
            (command_is(h, e, "DEL") ? "DEL" : "UNLINK") + ", which does not check the owner";
   }
   return "";
 }
+
+// The fault that made a client send a delete again (Resent): the earliest fault of the network on
+// the sender's process or on the node that ran it (a lost reply, a partition, a delay, a drop),
+// or a pause or crash of that node, that was under way between the call's invoke and the re-run.
+// nullptr when none was.
+const FaultEvent* resend_fault(const History& h, const Resent& r);
 
 // Whether a fault's target names `process`: the process itself, one of its threads ("c1/t0"),
 // "all", or one end of a link or a member of a partition ("c2->node0", "c2<->node0",
@@ -132,6 +154,25 @@ int64_t clock_moved_ms(const History& h, const FaultEvent& f, int direction) {
     return (std::max<int64_t>(0, direction * ppm) * duration_ms + 999'999) / 1'000'000;
   }
   return kAbsent;
+}
+
+const FaultEvent* resend_fault(const History& h, const Resent& r) {
+  LS_ASSERT(r.op != nullptr);
+  const std::string_view sender = h.client_of(r.op->thread), node = h.str(r.node);
+  for (const FaultEvent& f : h.faults) {
+    if (f.t > r.rerun_t) break;
+    if (f.phase == FaultPhase::kEnd || !f.known.has_value()) continue;
+    const bool network = is_network_fault(*f.known);
+    const bool node_stopped = (f.is(FaultKind::kPause) || f.is(FaultKind::kCrash)) && h.str(f.target) == node;
+    if (!node_stopped && !(network && (target_names(h.str(f.target), sender) || target_names(h.str(f.target), node)))) continue;
+    if (h.str(f.target) == "all" && !network) continue;
+    const int64_t duration_ms = f.param(h.syms, "duration_ms");
+    const int64_t extra_ms = std::max<int64_t>(0, f.param(h.syms, "extra_ms"));
+    const TimeUs over_at = duration_ms == kAbsent ? kTimeNever : f.t + (duration_ms + extra_ms) * kUsPerMs;
+    if (over_at < r.op->invoke_t) continue;
+    return &f;
+  }
+  return nullptr;
 }
 
 class Story {
@@ -873,7 +914,9 @@ Explanation Story::build() {
     facts["first_inevitable"] = cause->fact;
   } else {
     bool raw = false;
-    const std::string deleted = foreign_delete(h_, c_, c_.first_begin, c_.second_begin, &raw);
+    Resent resent;
+    const std::string deleted = foreign_delete(h_, c_, c_.first_begin, c_.second_begin, &raw, &resent);
+    const FaultEvent* resend = resent.op == nullptr ? nullptr : resend_fault(h_, resent);
     // On a quorum lock the second acquisition may have declared success on grants that had died.
     const Operation* second_op =
         c_.second_thread == kNoSym ? nullptr : hold_acquisition(h_, c_.second_thread, c_.lock, c_.second_begin, c_.second_op);
@@ -885,6 +928,19 @@ Explanation Story::build() {
       facts["second_short_of_quorum"] = shortfall;
     } else if (raw) {
       text += ". No fault, expiry or loss explains it: " + deleted + ".";
+    } else if (resend != nullptr) {
+      // The algorithm's owner-blind delete did the harm, but only because a fault made the
+      // client send it again (`explore --algorithm setnx-naive` seed 5: a partition of the node,
+      // which replay proves needed).
+      const int64_t duration_ms = resend->param(h_.syms, "duration_ms");
+      std::string what = resend->is(FaultKind::kLoseReply)
+                             ? "a reply to " + name(resend->target) + " was lost at " + format_time(resend->t)
+                             : name(resend->kind) + " on " + name(resend->target) + " at " + format_time(resend->t) +
+                                   (duration_ms == kAbsent ? "" : " for " + seconds(duration_ms));
+      text += ". First inevitable event: " + what + " (fault #" + std::to_string(resend->fault) + "), while " +
+              call_name(h_, *resent.op) + " was under way, so that it was sent again: " + deleted + ".";
+      facts["first_inevitable"] = {{"event", "fault"}, {"fault", resend->fault}, {"kind", name(resend->kind)},
+                                   {"target", name(resend->target)}, {"t_us", resend->t}, {"resent_op", resent.op->id}};
     } else {
       text += c_.second_thread == kNoSym
                   ? ". No fault, expiry or loss explains it: the algorithm itself let the hold go"
@@ -893,7 +949,7 @@ Explanation Story::build() {
       text += deleted.empty() ? "." : " (" + deleted + ").";
     }
     if (!deleted.empty()) facts["deleted_by"] = deleted;
-    facts["first_inevitable"] = nullptr;
+    if (!facts.contains("first_inevitable")) facts["first_inevitable"] = nullptr;
   }
   return Explanation{text, facts};
 }
