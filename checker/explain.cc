@@ -486,12 +486,26 @@ bool Story::could_delay_holder(const FaultEvent& f) const {
   if (target == "all" || !target_names(target, first_client_)) return true;
   // A timer fires when its process's clock reads its deadline: a clock set back, or slowed,
   // fires it late; one set ahead fires it early, which holds nothing back. The network delays
-  // what the holder sent, not when it decided to send it: a call invoked after the second
-  // acquisition was late whatever became of it (a drop on the holder's links while it held a
-  // lease it outlived by design: `explore --algorithm python-redis-lock` seed 55).
-  const int64_t shift_ms = f.is(FaultKind::kPause)                             ? f.param(h_.syms, "duration_ms")
-                           : f.known.has_value() && is_network_fault(*f.known) ? 0
-                                                                               : clock_moved_ms(h_, f, -1);
+  // what the holder sent, not when it decided to send it: once its acquisition had returned, a
+  // call invoked after the second acquisition was late whatever became of it (a drop on the
+  // holder's links while it held a lease it outlived by design: `explore --algorithm
+  // python-redis-lock` seed 55). While the acquisition was under way, the network could delay
+  // its return, and so everything after it, by as long as the two overlapped (a partition that
+  // stretched a RedLock acquisition by 5 s: redis-semaphore-redlock-mutex seed 181).
+  int64_t shift_ms = kAbsent;
+  if (f.is(FaultKind::kPause)) {
+    shift_ms = f.param(h_.syms, "duration_ms");
+  } else if (f.known.has_value() && is_network_fault(*f.known)) {
+    const Operation* grant = first_acquisition();
+    const int64_t duration_ms = f.param(h_.syms, "duration_ms");
+    if (grant == nullptr || duration_ms == kAbsent) return true;
+    const TimeUs over_at = f.t + (duration_ms + std::max<int64_t>(0, f.param(h_.syms, "extra_ms"))) * kUsPerMs;
+    // By at most how long it overlapped the acquisition.
+    const TimeUs overlap = std::min(over_at, grant->complete_t) - std::max(f.t, grant->invoke_t);
+    shift_ms = std::max<TimeUs>(0, overlap) / kUsPerMs;
+  } else {
+    shift_ms = clock_moved_ms(h_, f, -1);
+  }
   if (shift_ms == kAbsent || shift_ms < 0) return true;
   const TimeUs next = holder_next_call();
   return next == kTimeNever || next - shift_ms * kUsPerMs <= c_.second_begin;
