@@ -137,6 +137,27 @@ bool target_names(std::string_view target, std::string_view process) {
   return false;
 }
 
+// Whether a fault on `target` cuts `process` off from one of `nodes`: a target with two sides
+// ("c2 -> node0,node1", "node1 | node0,c1,c2", "c1<->node0") cuts the processes of one side off
+// from those of the other; one without (a process, "all") cuts off what it names.
+bool cuts_off(std::string_view target, std::string_view process, const std::vector<std::string>& nodes) {
+  size_t at = std::string_view::npos, width = 0;
+  for (const std::string_view sep : {std::string_view("<->"), std::string_view("->"), std::string_view("|")}) {
+    if (at = target.find(sep); at != std::string_view::npos) {
+      width = sep.size();
+      break;
+    }
+  }
+  if (at == std::string_view::npos) return target_names(target, process);
+  const std::string_view left = target.substr(0, at), right = target.substr(at + width);
+  for (const std::string& node : nodes) {
+    if ((target_names(left, process) && target_names(right, node)) || (target_names(right, process) && target_names(left, node))) {
+      return true;
+    }
+  }
+  return false;
+}
+
 // How far clock fault `f` moved its target's clock ahead (`direction` +1) or back (-1), in ms: a
 // jump's size, a drift's rate over its length (rounded up); 0 for one that moved it the other
 // way. kAbsent for another fault, or when the history does not give the numbers.
@@ -156,6 +177,18 @@ int64_t clock_moved_ms(const History& h, const FaultEvent& f, int direction) {
   return kAbsent;
 }
 
+// When fault `f` and what it held back were over: its start plus its duration and `extra_ms`,
+// else its end event's time (a lost reply says how many replies, and ends when they are lost);
+// kTimeNever when neither says.
+TimeUs fault_over_at(const History& h, const FaultEvent& f) {
+  const int64_t duration_ms = f.param(h.syms, "duration_ms");
+  if (duration_ms != kAbsent) return f.t + (duration_ms + std::max<int64_t>(0, f.param(h.syms, "extra_ms"))) * kUsPerMs;
+  for (const FaultEvent& end : h.faults) {
+    if (end.t >= f.t && end.fault == f.fault && end.phase == FaultPhase::kEnd) return end.t;
+  }
+  return kTimeNever;
+}
+
 const FaultEvent* resend_fault(const History& h, const Resent& r) {
   LS_ASSERT(r.op != nullptr);
   const std::string_view sender = h.client_of(r.op->thread), node = h.str(r.node);
@@ -166,10 +199,7 @@ const FaultEvent* resend_fault(const History& h, const Resent& r) {
     const bool node_stopped = (f.is(FaultKind::kPause) || f.is(FaultKind::kCrash)) && h.str(f.target) == node;
     if (!node_stopped && !(network && (target_names(h.str(f.target), sender) || target_names(h.str(f.target), node)))) continue;
     if (h.str(f.target) == "all" && !network) continue;
-    const int64_t duration_ms = f.param(h.syms, "duration_ms");
-    const int64_t extra_ms = std::max<int64_t>(0, f.param(h.syms, "extra_ms"));
-    const TimeUs over_at = duration_ms == kAbsent ? kTimeNever : f.t + (duration_ms + extra_ms) * kUsPerMs;
-    if (over_at < r.op->invoke_t) continue;
+    if (fault_over_at(h, f) < r.op->invoke_t) continue;
     return &f;
   }
   return nullptr;
@@ -212,6 +242,7 @@ class Story {
 
  private:
   TimeUs holder_next_call() const;
+  bool holders_fault(const FaultEvent& f) const;
   bool could_delay_holder(const FaultEvent& f) const;
   bool relevant_target(std::string_view target) const;
   TimeUs early_by(const Expire& e) const;
@@ -480,10 +511,22 @@ TimeUs Story::holder_next_call() const {
 // until after the second acquisition: a pause of its client by up to its length, a clock fault by
 // how far it moved the clock (a jump's size; a drift's rate over its length). Any other fault,
 // or one whose shift the history does not give, could.
+// Whether fault `f` acts on the first holder's own client: it names it (a thread of it, a link
+// or partition side), and, for the network, cuts it off from the node that granted it (any
+// node, for a quorum lock or when the history does not say). A partition that isolates a
+// replica from everyone else leaves the holder's traffic alone (`explore --algorithm
+// setnx-naive` seed 84).
+bool Story::holders_fault(const FaultEvent& f) const {
+  const std::string_view target = h_.str(f.target);
+  if (!target_names(target, first_client_)) return false;
+  if (target == "all" || !f.known.has_value() || !is_network_fault(*f.known)) return true;
+  if (granted_node_ != kNoSym) return cuts_off(target, first_client_, {name(granted_node_)});
+  return cuts_off(target, first_client_, h_.header.nodes);
+}
+
 bool Story::could_delay_holder(const FaultEvent& f) const {
   // (A fault of everything acts on the nodes too: not judged here.)
-  const std::string_view target = h_.str(f.target);
-  if (target == "all" || !target_names(target, first_client_)) return true;
+  if (h_.str(f.target) == "all" || !holders_fault(f)) return true;
   // A timer fires when its process's clock reads its deadline: a clock set back, or slowed,
   // fires it late; one set ahead fires it early, which holds nothing back. The network delays
   // what the holder sent, not when it decided to send it: once its acquisition had returned, a
@@ -497,11 +540,14 @@ bool Story::could_delay_holder(const FaultEvent& f) const {
     shift_ms = f.param(h_.syms, "duration_ms");
   } else if (f.known.has_value() && is_network_fault(*f.known)) {
     const Operation* grant = first_acquisition();
-    const int64_t duration_ms = f.param(h_.syms, "duration_ms");
-    if (grant == nullptr || duration_ms == kAbsent) return true;
-    const TimeUs over_at = f.t + (duration_ms + std::max<int64_t>(0, f.param(h_.syms, "extra_ms"))) * kUsPerMs;
-    // By at most how long it overlapped the acquisition.
-    const TimeUs overlap = std::min(over_at, grant->complete_t) - std::max(f.t, grant->invoke_t);
+    if (grant == nullptr || grant->complete_t == kTimeNever) return true;
+    const TimeUs over_at = fault_over_at(h_, f);
+    // By at most how long it overlapped the acquisition once a node had granted it (before, it
+    // only put off the grant, and the lease with it: a drop while a lock() waited, then a hold
+    // that outlived its lease by design, setnx-naive seed 55). A quorum acquisition may grant,
+    // release and retry: from its invoke.
+    const TimeUs granted = h_.header.quorum_lock() ? grant->invoke_t : std::max(grant->invoke_t, granted_from_);
+    const TimeUs overlap = std::min(over_at, grant->complete_t) - std::max(f.t, granted);
     shift_ms = std::max<TimeUs>(0, overlap) / kUsPerMs;
   } else {
     shift_ms = clock_moved_ms(h_, f, -1);
@@ -549,7 +595,7 @@ void Story::add_faults() {
       const bool ended_before_grant = over_at != kTimeNever && !f.is_clock() && before_grant(over_at, UINT32_MAX);
       item.before_grant = ended_before_grant || (f.target == granted_node_ && (f.is(FaultKind::kCrash) || f.is(FaultKind::kPause)) &&
                                                  before_grant(f.t, f.line));
-      item.too_small = !could_delay_holder(f);
+      item.too_small = holders_fault(f) && !could_delay_holder(f);
       item.fact["phase"] = f.phase == FaultPhase::kStart ? "start" : "instant";
       if (f.is(FaultKind::kPause)) {
         item.text = target + " paused at " + format_time(f.t);
@@ -828,7 +874,7 @@ void Story::add_design_lapse() {
   for (const FaultEvent& f : h_.faults) {
     if (f.t > c_.second_begin) break;
     if (f.phase == FaultPhase::kEnd) continue;  // its start came first
-    if (target_names(h_.str(f.target), first_client_) && could_delay_holder(f)) return;
+    if (holders_fault(f) && could_delay_holder(f)) return;
   }
   const LeaseEnd end = latest_lease_end(h_, *grant, c_.second_begin);
   if (end.at == kTimeNever || end.at >= c_.second_begin) return;
