@@ -242,6 +242,7 @@ class Story {
 
  private:
   TimeUs holder_next_call() const;
+  TimeUs find_holder_next_call() const;
   bool holders_fault(const FaultEvent& f) const;
   bool could_delay_holder(const FaultEvent& f) const;
   bool relevant_target(std::string_view target) const;
@@ -270,6 +271,7 @@ class Story {
   // Whether a server event at `t` on file line `line` came before the first grant.
   bool before_grant(TimeUs t, uint32_t line) const { return t < granted_from_ || (t == granted_from_ && line < granted_line_); }
   mutable std::map<Sym, TimeUs> still_off_;  // clock_still_off by node
+  mutable std::optional<TimeUs> next_call_;   // holder_next_call
   std::vector<Item> chain_;  // between the first hold's start and the second's acquisition
   std::vector<Item> after_;  // after it, until the first holder learned or the run ended
 };
@@ -494,6 +496,11 @@ TimeUs Story::clock_still_off(Sym node) const {
 // sooner: what a fault of its client would have had to hold back. kTimeNever when the history
 // cannot say (no such call, an outcome unknown, no hold end).
 TimeUs Story::holder_next_call() const {
+  if (!next_call_.has_value()) next_call_ = find_holder_next_call();  // once: it reads every operation
+  return *next_call_;
+}
+
+TimeUs Story::find_holder_next_call() const {
   const Operation* grant = first_acquisition();
   if (grant == nullptr || grant->complete_t == kTimeNever) return kTimeNever;
   const LeaseEnd end = latest_lease_end(h_, *grant, c_.second_begin);
