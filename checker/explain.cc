@@ -960,13 +960,19 @@ Explanation Story::build() {
     chain.push_back(item.fact);
   }
   const Item* cause = design_lapse != nullptr ? design_lapse : direct_cause();
-  if (cause == nullptr) {
+  // Another client's owner-blind delete of the key ended the hold: that, not the earliest fault
+  // of the chain, is what let the second one in (setnx-naive seed 34 named a drop on the node;
+  // replay proves the drop that made the deleting client send its DEL again).
+  bool raw = false;
+  Resent resent;
+  const std::string deleted = cause == nullptr ? foreign_delete(h_, c_, c_.first_begin, c_.second_begin, &raw, &resent) : "";
+  if (cause == nullptr && deleted.empty()) {
     for (const Item& item : chain_) {
       // A loss before the grant did not end this hold (the grant wrote the key anew).
       if (item.cause && !item.before_grant && !item.too_small) { cause = &item; break; }
     }
   }
-  if (cause == nullptr) {  // an expiry (a fault's end is never a cause)
+  if (cause == nullptr && deleted.empty()) {  // an expiry (a fault's end is never a cause)
     for (const Item& item : chain_) {
       if (!item.before_grant && !item.too_small && item.fact.value("phase", "") != "end") { cause = &item; break; }
     }
@@ -980,9 +986,6 @@ Explanation Story::build() {
     text += ". First inevitable event: " + cause->text + ".";
     facts["first_inevitable"] = cause->fact;
   } else {
-    bool raw = false;
-    Resent resent;
-    const std::string deleted = foreign_delete(h_, c_, c_.first_begin, c_.second_begin, &raw, &resent);
     const FaultEvent* resend = resent.op == nullptr ? nullptr : resend_fault(h_, resent);
     // On a quorum lock the second acquisition may have declared success on grants that had died.
     const Operation* second_op =
