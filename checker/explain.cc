@@ -75,6 +75,9 @@ std::string foreign_delete(const History& h, const Conflict& c, TimeUs from, Tim
     if (e.t < from) continue;
     if (e.t > to) break;
     if (e.op_id == kAbsent) {
+      // A script of the algorithm's own run outside any call (a RedLock client releasing the
+      // grants of an attempt that failed: redisson-redlock seed 69) is not an outsider's command.
+      if (e.script != kNoSym) continue;
       const bool pubsub = h.str(e.conn).ends_with("/pubsub");
       const bool on_lock = e.keys_count > 0 && h.key_pool[e.keys_begin] == c.lock;
       if (!pubsub && !read_only(h, e) && (on_lock || command_is(h, e, "FLUSHALL") || command_is(h, e, "FLUSHDB"))) {
@@ -455,7 +458,8 @@ TimeUs Story::cut_short_by(const Expire& e, std::string* by) const {
       if (op->effective_lease_us() == kNoLeaseUs) return 0;
       armed = x.t + op->effective_lease_us();  // the latest run sets the expiry (a re-entry may shorten it)
       writer.reset();
-    } else if (op == nullptr && h_.key_pool[x.keys_begin] == e.key && !read_only(h_, x) && !h_.str(x.conn).ends_with("/pubsub")) {
+    } else if (op == nullptr && x.script == kNoSym && h_.key_pool[x.keys_begin] == e.key && !read_only(h_, x) &&
+               !h_.str(x.conn).ends_with("/pubsub")) {
       writer = x;  // a command outside the lock's operations (a lock's script may not have written)
     }
   }
