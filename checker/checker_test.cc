@@ -707,6 +707,37 @@ void expect_failover_story(const std::function<std::string(bool)>& history, cons
 
 // A failed acquisition that nothing blocked: the replica promoted by a failover had not seen the
 // release, so the key came back. The explanation names the run, the node's loss and the fault.
+// c1 outlives its 1 s lease; c2 takes L at 1.5 s and its own key expires at 2.5 s; c1's unlock at
+// 3 s finds no key and its script answers 1, as Redisson's classic unlock does for a missing key.
+// The grant and that "release" cannot both be placed: the explanation says where the unlock ran
+// and that L was gone there. A grant on the node after the expiry, with no state recorded since,
+// leaves it unsaid.
+TEST(Linearizability, AnUnlockAnsweredAsAReleaseOnAMissingKeySaysSo) {
+  const std::string text =
+      R"({"lockstep_history": 1, "lock_kind": "reentrant", "nodes": ["node0"]})" "\n"
+      R"({"t": 0, "type": "invoke", "id": 1, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "lock", "lease_ms": 1000})" "\n"
+      R"({"t": 100, "type": "exec", "node": "node0", "seq": 1, "local_ms": 0, "conn": "c1", "command": "SET", "op": 1, "args": ["L", "u1", "NX", "PX", "1000"], "reply": {"ok": "OK"}})" "\n"
+      R"({"t": 200, "type": "complete", "id": 1, "outcome": "ok", "acquired": true})" "\n"
+      R"({"t": 200, "type": "hold_begin", "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": 1})" "\n"
+      R"({"t": 1000100, "type": "expire", "node": "node0", "key": "L", "local_ms": 1000})" "\n"
+      R"({"t": 1500000, "type": "invoke", "id": 2, "thread": "c2/t0", "owner": "u2:0", "lock": "L", "op": "lock", "lease_ms": 1000})" "\n"
+      R"({"t": 1500100, "type": "exec", "node": "node0", "seq": 2, "local_ms": 1500, "conn": "c2", "command": "SET", "op": 2, "args": ["L", "u2", "NX", "PX", "1000"], "reply": {"ok": "OK"}})" "\n"
+      R"({"t": 1500200, "type": "complete", "id": 2, "outcome": "ok", "acquired": true})" "\n"
+      R"({"t": 2500100, "type": "expire", "node": "node0", "key": "L", "local_ms": 2500})" "\n"
+      R"({"t": 3000000, "type": "invoke", "id": 3, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "unlock"})" "\n"
+      R"({"t": 3000000, "type": "hold_end", "thread": "c1/t0", "lock": "L", "reason": "unlock"})" "\n"
+      R"({"t": 3000100, "type": "exec", "node": "node0", "seq": 3, "local_ms": 3000, "conn": "c1", "command": "EVAL", "script": "rlock_unlock", "op": 3, "keys": ["L"], "args": ["u1:0"], "reply": 1})" "\n"
+      R"({"t": 3000200, "type": "complete", "id": 3, "outcome": "ok", "released": true})" "\n"
+      R"({"t": 4000000, "type": "end", "complete": true})" "\n";
+  const PropertyResult lin = property_of(text, "linearizability");
+  expect_explained(lin, Verdict::kViolation,
+                   "c1/t0's unlock (#3) ran on node0 at 3.000 s, where L was gone (it had expired there at 2.500 s), and was "
+                   "answered as a release all the same.");
+  // Without the second expiry, the last record is the first one, before c2's grant wrote L again.
+  expect_not_explained(property_of(without_line(text, R"({"t": 2500100, "type": "expire")"), "linearizability"), Verdict::kViolation,
+                       "answered as a release");
+}
+
 TEST(Linearizability, AFailedAcquisitionOnAResurrectedKeyNamesTheFailover) {
   auto history = [](bool with_loss) {
     std::string h = R"({"lockstep_history": 1, "algorithm": "python-redis-lock", "lock_kind": "simple", "nodes": ["node0", "node1"]}

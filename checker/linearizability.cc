@@ -1195,6 +1195,57 @@ Explanation explain_search(const History& h, const Model& model, const Deepest& 
   return e;
 }
 
+// For an unlock that answered as a release although the search cannot place the hold it
+// released: where its script ran, and whether the lock's key was there at all, by the node's
+// latest record of the key before the run (a state, an expiry, a loss): "c2/t0's unlock (#71) ran
+// on node1 at 143.507 s, where L1 was gone (it had expired there at 138.670 s), and was answered
+// as a release all the same". Redisson's classic unlock script answers 1 for a missing key.
+// Empty when the history does not say.
+std::string unlock_on_missing_key(const History& h, const Operation& unlock) {
+  std::optional<Exec> run;  // its last run (runs are read back by value)
+  for (const Exec& x : h.execs) {
+    if (x.op_id == unlock.id && !is_replica_wait(h, x)) run = x;
+  }
+  if (!run.has_value()) return "";
+  std::string gone;  // how the key went, when the latest record says it had
+  uint32_t latest = 0;
+  for (const StateRecord& st : h.states) {
+    if (st.line >= run->line) break;
+    if (st.node != run->node || st.key != unlock.lock) continue;
+    latest = st.line;
+    gone = st.type == kNoSym ? "deleted by the run at " + format_time(st.t) : "";
+  }
+  for (const Expire& e : h.expires) {
+    if (e.line >= run->line) break;
+    if (e.node == run->node && e.key == unlock.lock && e.line > latest) {
+      latest = e.line;
+      gone = "it had expired there at " + format_time(e.t);
+    }
+  }
+  for (const DataLoss& d : h.data_losses) {
+    if (d.line >= run->line) break;
+    if (d.node != run->node || d.line <= latest) continue;
+    for (uint32_t i = 0; i < d.keys_count; ++i) {
+      if (h.key_pool[d.keys_begin + i] == unlock.lock) {
+        latest = d.line;
+        gone = "the node had lost it at " + format_time(d.t) + " (" + std::string(h.str(d.reason)) + ")";
+      }
+    }
+  }
+  if (latest == 0 || gone.empty()) return "";
+  // A grant on the node since that record wrote the key again, and only a record says what
+  // became of it after.
+  for (const Exec& x : h.execs) {
+    if (x.line >= run->line) break;
+    if (x.line > latest && x.node == run->node && x.keys_count > 0 && h.key_pool[x.keys_begin] == unlock.lock &&
+        exec_granted(h, x)) {
+      return "";
+    }
+  }
+  return call_name(h, unlock) + " ran on " + std::string(h.str(run->node)) + " at " + format_time(run->t) + ", where " +
+         std::string(h.str(unlock.lock)) + " was gone (" + gone + "), and was answered as a release all the same";
+}
+
 // The violation a certain hold proves (find_certain_conflict), in words, with the story of the
 // holder in the way.
 PropertyResult certain_violation(const History& h, const Model& model, const std::vector<LinOp>& ops,
@@ -1274,6 +1325,16 @@ PropertyResult certain_violation(const History& h, const Model& model, const std
     story.loser_call = call_name(h, blocked);
   }
   append_story(h, story, &r.explanation);
+  if (c.hold.proof >= 0) {
+    const Operation& later = h.ops[ops[static_cast<size_t>(c.hold.proof)].op];
+    if (later.kind == OpKind::kUnlock) {
+      const std::string missing = unlock_on_missing_key(h, later);
+      if (!missing.empty()) {
+        append_sentence(&r.explanation.text, missing + ".");
+        r.explanation.facts["unlock_on_missing_key"] = missing;
+      }
+    }
+  }
   return r;
 }
 
