@@ -1209,11 +1209,23 @@ std::string unlock_on_missing_key(const History& h, const Operation& unlock) {
   if (!run.has_value()) return "";
   std::string gone;  // how the key went, when the latest record says it had
   uint32_t latest = 0;
+  int64_t deleting_seq = kAbsent;  // the run whose recorded state had no key
+  TimeUs deleted_at = 0;
   for (const StateRecord& st : h.states) {
     if (st.line >= run->line) break;
     if (st.node != run->node || st.key != unlock.lock) continue;
     latest = st.line;
-    gone = st.type == kNoSym ? "deleted by the run at " + format_time(st.t) : "";
+    deleting_seq = st.type == kNoSym ? st.seq : kAbsent;
+    deleted_at = st.t;
+    gone = st.type == kNoSym ? "deleted at " + format_time(st.t) : "";
+  }
+  if (deleting_seq != kAbsent) {
+    for (const Exec& x : h.execs) {
+      if (x.node != run->node || x.seq != deleting_seq || x.op_id == kAbsent) continue;
+      const int64_t index = h.op_index(x.op_id);
+      if (index >= 0) gone = "deleted by " + call_name(h, h.ops[static_cast<size_t>(index)]) + " at " + format_time(deleted_at);
+      break;
+    }
   }
   for (const Expire& e : h.expires) {
     if (e.line >= run->line) break;
