@@ -201,7 +201,6 @@ const FaultEvent* resend_fault(const History& h, const Resent& r) {
     const bool network = is_network_fault(*f.known);
     const bool node_stopped = (f.is(FaultKind::kPause) || f.is(FaultKind::kCrash)) && h.str(f.target) == node;
     if (!node_stopped && !(network && (target_names(h.str(f.target), sender) || target_names(h.str(f.target), node)))) continue;
-    if (h.str(f.target) == "all" && !network) continue;
     if (fault_over_at(h, f) < r.op->invoke_t) continue;
     return &f;
   }
