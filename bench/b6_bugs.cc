@@ -92,10 +92,7 @@ std::map<std::string, Found> explore_range(const json& doc, const scenario::Scen
     for (const checker::PropertyResult& p : r.value().check.properties) {
       if (p.verdict != checker::Verdict::kViolation) continue;
       any = true;
-      // The violation on the same lock, as `lockstep run` proves it (counterfactual.h).
-      explore::CounterfactualOptions proof;
-      proof.lock = explore::violated_lock(p);
-      Result<explore::Cause> c = explore::prove_cause(doc, s, seed, p.name, proof);
+      Result<explore::Cause> c = explore::prove_cause(doc, s, seed, p.name, explore::CounterfactualOptions{});
       if (!c.ok()) continue;
       *replays += c.value().replays.size();
       const std::string cls = explore::bug_class(s, r.value().result.at("faults"), c.value());
