@@ -7,8 +7,8 @@
 // When no single fault is necessary (redundant faults), faults are dropped one at a time while
 // the violation stays, which leaves a minimal sufficient set. "This violation" means the same
 // property violated again, on the same lock for mutual exclusion and linearizability (a run with
-// two locks may break one by a fault and the other by design). Every replay is one run; their number is bounded, and a result that
-// ran out says so.
+// two locks may break one by a fault and the other by design). Every replay is one run; their
+// number is bounded, and a result that ran out says so.
 #ifndef LOCKSTEP_HARNESS_EXPLORE_COUNTERFACTUAL_H_
 #define LOCKSTEP_HARNESS_EXPLORE_COUNTERFACTUAL_H_
 
