@@ -60,11 +60,11 @@ std::string raw_command(const History& h, const Exec& e) {
 // program) that touched the lock's key or flushed the node is named too, whatever it was:
 // "ops sent DEL L at 2.000 s, a command outside the lock's operations".
 //
-// A re-sent delete is described in `resent` (its call, its first run's time, the re-run's time
-// and node), for the fault that made the client send it again (Story::resend_fault).
+// A re-sent delete is described in `resent` (its call, the re-run's time and node), for the
+// fault that made the client send it again (resend_fault).
 struct Resent {
   const Operation* op = nullptr;
-  TimeUs first_run_t = 0, rerun_t = 0;
+  TimeUs rerun_t = 0;
   Sym node = kNoSym;
 };
 
@@ -92,26 +92,20 @@ std::string foreign_delete(const History& h, const Conflict& c, TimeUs from, Tim
     const int64_t index = h.op_index(e.op_id);
     if (index < 0 || h.ops[index].thread == c.first_thread) continue;
     const Operation& op = h.ops[index];
-    TimeUs first_run_t = kTimeNever;
+    bool sent_before = false;
     for (const Exec& x : h.execs) {
       if (x.t >= e.t) break;
       if (x.op_id == e.op_id && x.command == e.command) {
-        first_run_t = x.t;
+        sent_before = true;
         break;
       }
     }
-    if (first_run_t != kTimeNever) *resent = Resent{&op, first_run_t, e.t, e.node};
-    return call_name(h, op) + (first_run_t != kTimeNever ? ", re-sent," : "") + " deleted " + std::string(h.str(c.lock)) + " at " + format_time(e.t) + " with " +
+    if (sent_before) *resent = Resent{&op, e.t, e.node};
+    return call_name(h, op) + (sent_before ? ", re-sent," : "") + " deleted " + std::string(h.str(c.lock)) + " at " + format_time(e.t) + " with " +
            (command_is(h, e, "DEL") ? "DEL" : "UNLINK") + ", which does not check the owner";
   }
   return "";
 }
-
-// The fault that made a client send a delete again (Resent): the earliest fault of the network on
-// the sender's process or on the node that ran it (a lost reply, a partition, a delay, a drop),
-// or a pause or crash of that node, that was under way between the call's invoke and the re-run.
-// nullptr when none was.
-const FaultEvent* resend_fault(const History& h, const Resent& r);
 
 // Whether a fault's target names `process`: the process itself, one of its threads ("c1/t0"),
 // "all", or one end of a link or a member of a partition ("c2->node0", "c2<->node0",
@@ -192,6 +186,10 @@ TimeUs fault_over_at(const History& h, const FaultEvent& f) {
   return kTimeNever;
 }
 
+// The fault that made a client send a delete again (Resent): the earliest fault of the network on
+// the sender's process or on the node that ran it (a lost reply, a partition, a delay, a drop),
+// or a pause or crash of that node, that was under way between the call's invoke and the re-run.
+// nullptr when none was.
 const FaultEvent* resend_fault(const History& h, const Resent& r) {
   LS_ASSERT(r.op != nullptr);
   const std::string_view sender = h.client_of(r.op->thread), node = h.str(r.node);
@@ -534,9 +532,11 @@ bool Story::holders_fault(const FaultEvent& f) const {
   return cuts_off(target, first_client_, h_.header.nodes);
 }
 
+// REQUIRES: holders_fault(f).
 bool Story::could_delay_holder(const FaultEvent& f) const {
+  LS_ASSERT(holders_fault(f));
   // (A fault of everything acts on the nodes too: not judged here.)
-  if (h_.str(f.target) == "all" || !holders_fault(f)) return true;
+  if (h_.str(f.target) == "all") return true;
   // A timer fires when its process's clock reads its deadline: a clock set back, or slowed,
   // fires it late; one set ahead fires it early, which holds nothing back. The network delays
   // what the holder sent, not when it decided to send it: once its acquisition had returned, a
@@ -590,9 +590,8 @@ void Story::add_faults() {
       item.fact["phase"] = "end";
     } else {
       // What a delay held back arrives up to extra_ms after its end (Redis's view of the fault).
-      const int64_t extra_ms = std::max<int64_t>(0, f.param(syms, "extra_ms"));
       // When the fault and what it held back were over (kTimeNever: it says no duration).
-      const TimeUs over_at = duration_ms == kAbsent ? kTimeNever : f.t + (duration_ms + extra_ms) * kUsPerMs;
+      const TimeUs over_at = duration_ms == kAbsent ? kTimeNever : fault_over_at(h_, f);
       const bool over = f.t < from_ && (duration_ms == kAbsent || over_at < from_);
       const TimeUs still_ahead_us = over && f.is_clock() ? clock_still_off(f.target) : 0;
       if (over && still_ahead_us == 0) continue;
