@@ -1,9 +1,12 @@
-// One line of a history, as fields (internal to the history reader).
+// One line of a history, as fields (internal to the history's readers: the checker's and the
+// report's timeline).
 //
 // LineParser reads one JSONL event line with simdjson's On-Demand API into a LineFields: the
 // known fields as views into the parser's buffer (valid until the next line), a bit per field
-// present, and type errors naming the field. It knows JSON and field types, not event semantics;
-// history_parse.cc turns LineFields into records.
+// present, and type errors naming the field. A field the line does not have keeps the previous
+// line's value: read it only where its bit is present. It knows JSON and field types, not event
+// semantics; history_parse.cc turns LineFields into records, checker/report/timeline.cc into the
+// page's layers. A user must compile simdjson's header as the checker does (link simdjson::simdjson).
 #ifndef LOCKSTEP_CHECKER_HISTORY_LINE_H_
 #define LOCKSTEP_CHECKER_HISTORY_LINE_H_
 

@@ -176,7 +176,7 @@ TEST_F(ReportFilesTest, BadInputsGetClearErrors) {
   EXPECT_NE(err("piped.json", "").find("piped.json: the history was read from standard input; give it with --history PATH"),
             std::string::npos) << err("piped.json", "");
   put("badhist.jsonl", "{\"lockstep_history\": 1}\nnot json\n");
-  EXPECT_NE(err("nohist.json", path("badhist.jsonl")).find("badhist.jsonl:2: not a JSON object"), std::string::npos);
+  EXPECT_NE(err("nohist.json", path("badhist.jsonl")).find("badhist.jsonl:2: expected a JSON object"), std::string::npos);
 }
 
 // Issue 14: `report -o` naming its own input overwrote it silently.

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <map>
+#include <string_view>
 #include <unordered_map>
 
+#include "checker/history_line.h"
 #include "checker/report/sampler.h"
 #include "sim/core/assert.h"
 #include "sim/core/fault_kind.h"
@@ -13,19 +16,29 @@ namespace lockstep::report {
 namespace {
 
 using json = nlohmann::json;
+using checker::ReplyKind;
+using checker::fields::LineFields;
+namespace f = checker::fields;
 
 // Interns strings; the index is the order of first appearance (deterministic).
 class Strings {
  public:
-  uint32_t id(const std::string& s) {
-    auto [it, added] = index_.emplace(s, static_cast<uint32_t>(list_.size()));
-    if (added) list_.push_back(s);
-    return it->second;
+  uint32_t id(std::string_view s) {
+    auto it = index_.find(s);
+    if (it != index_.end()) return it->second;
+    const auto id = static_cast<uint32_t>(list_.size());
+    index_.emplace(std::string(s), id);
+    list_.emplace_back(s);
+    return id;
   }
   const std::vector<std::string>& list() const { return list_; }
 
  private:
-  std::unordered_map<std::string, uint32_t> index_;  // lookups only; never iterated
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, uint32_t, Hash, std::equal_to<>> index_;  // lookups only; never iterated
   std::vector<std::string> list_;
 };
 
@@ -80,42 +93,38 @@ struct Grant {
 };
 
 // Does this command's reply mean it took the lock on that node? Scripts (Redisson, RedLock)
-// answer nil on success; SET NX answers +OK; SETNX answers 1.
-bool granted(const std::string& command, const json& reply) {
-  if (command == "EVAL" || command == "EVALSHA") return reply.is_null();
-  if (command == "SET") return reply.is_object() && reply.contains("ok");
-  if (command == "SETNX") return reply.is_number_integer() && reply.get<int64_t>() == 1;
+// answer nil on success; SET NX answers +OK; SETNX answers 1. A line without a reply reads as nil.
+bool granted(const LineFields& e, std::string_view command) {
+  const ReplyKind reply = e.has(f::kReply) ? e.reply : ReplyKind::kNil;
+  if (command == "EVAL" || command == "EVALSHA") return reply == ReplyKind::kNil;
+  if (command == "SET") return reply == ReplyKind::kStatus;
+  if (command == "SETNX") return reply == ReplyKind::kInt && e.reply_int == 1;
   return false;
 }
 
 // The key an exec acted on: its KEYS[1] for scripts, else the first argument of key commands.
-std::string exec_key(const json& e, const std::string& command) {
-  if (e.contains("keys") && e["keys"].is_array() && !e["keys"].empty() && e["keys"][0].is_string()) {
-    return e["keys"][0].get<std::string>();
+std::string_view exec_key(const LineFields& e, std::string_view command) {
+  if (!e.keys.empty()) return e.keys[0];
+  static constexpr std::string_view kNoKey[] = {"PUBLISH", "SUBSCRIBE", "UNSUBSCRIBE", "PSUBSCRIBE", "PUNSUBSCRIBE",
+                                                "WAIT",    "PING",      "SCRIPT",      "INFO",       "ECHO",
+                                                "SELECT",  "CLIENT",    "EVAL",        "EVALSHA"};
+  for (std::string_view c : kNoKey) {
+    if (command == c) return {};
   }
-  static const char* const kNoKey[] = {"PUBLISH", "SUBSCRIBE", "UNSUBSCRIBE", "PSUBSCRIBE", "PUNSUBSCRIBE",
-                                       "WAIT",    "PING",      "SCRIPT",      "INFO",       "ECHO",
-                                       "SELECT",  "CLIENT",    "EVAL",        "EVALSHA"};
-  for (const char* c : kNoKey) {
-    if (command == c) return "";
-  }
-  if (e.contains("args") && e["args"].is_array() && !e["args"].empty() && e["args"][0].is_string()) {
-    return e["args"][0].get<std::string>();
-  }
-  return "";
+  return e.has(f::kFirstArg) ? e.first_arg : std::string_view();
 }
 
-int mode_code(const std::string& m) { return m == "read" ? 1 : m == "write" ? 2 : 0; }
+int mode_code(std::string_view m) { return m == "read" ? 1 : m == "write" ? 2 : 0; }
 
 int64_t num(const json& j, const char* key, int64_t dflt) {
   auto it = j.find(key);
   return it != j.end() && it->is_number_integer() ? it->get<int64_t>() : dflt;
 }
 
-std::string str(const json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
+// A field of the line when present, else `dflt`.
+int64_t num(const LineFields& e, uint64_t field, int64_t value, int64_t dflt) { return e.has(field) ? value : dflt; }
+// A text field of the line when present, else empty (the fields keep the previous line's views).
+std::string_view str(const LineFields& e, uint64_t field, std::string_view value) { return e.has(field) ? value : std::string_view(); }
 
 class Builder {
  public:
@@ -139,10 +148,11 @@ class Builder {
     header_ = h;
   }
 
-  void event(const json& e) {
-    const int64_t t = num(e, "t", last_t_);
+  // One event line: its fields, and its text (a fault's parameters are shown as the line has them).
+  void event(const LineFields& e, std::string_view line) {
+    const int64_t t = num(e, f::kT, e.t, last_t_);
     last_t_ = std::max(last_t_, t);
-    const std::string type = str(e, "type");
+    const std::string_view type = str(e, f::kType, e.type);
     if (type == "invoke") return invoke(e, t);
     if (type == "complete") return complete(e, t);
     if (type == "hold_begin") return hold_begin(e, t);
@@ -150,11 +160,14 @@ class Builder {
     if (type == "exec") return exec(e, t);
     if (type == "expire") return expire(e, t);
     if (type == "data_loss") return data_loss(e, t);
-    if (type == "node") return marker(node_proc(str(e, "node")), t, "node " + str(e, "event"), str(e, "node") + " " + str(e, "event"));
+    if (type == "node") {
+      const std::string node(str(e, f::kNode, e.node)), what(str(e, f::kEvent, e.event));
+      return marker(node_proc(node), t, "node " + what, node + " " + what);
+    }
     if (type == "write") return write(e, t);
-    if (type == "fault") return fault(e, t);
+    if (type == "fault") return fault(e, t, line);
     if (type == "end") {
-      complete_ = e.value("complete", false);
+      complete_ = e.has(f::kComplete) && e.complete;
       t_end_ = t;
     }
   }
@@ -195,47 +208,46 @@ class Builder {
     return w;
   }
 
-  uint32_t proc(const std::string& name) { return procs_.id(name); }
-  uint32_t node_proc(const std::string& name) {
+  uint32_t proc(std::string_view name) { return procs_.id(name); }
+  uint32_t node_proc(std::string_view name) {
     const uint32_t p = proc(name);
     if (p >= is_node_.size()) is_node_.resize(p + 1, false);
     is_node_[p] = true;
     return p;
   }
-  uint32_t thread_proc(const std::string& name) {
+  uint32_t thread_proc(std::string_view name) {
     const uint32_t p = proc(name);
     if (p >= is_thread_.size()) is_thread_.resize(p + 1, false);
     is_thread_[p] = true;
     return p;
   }
 
-  void invoke(const json& e, int64_t t) {
-    const int64_t id = num(e, "id", -1);
-    Op op{thread_proc(str(e, "thread")), locks_.id(str(e, "lock")), strs_.id(str(e, "op")), t, -1,
-          strs_.id("pending"), -1, id};
+  void invoke(const LineFields& e, int64_t t) {
+    const int64_t id = num(e, f::kId, e.id, -1);
+    Op op{thread_proc(str(e, f::kThread, e.thread)), locks_.id(str(e, f::kLock, e.lock)), strs_.id(str(e, f::kOpStr, e.op_str)), t, -1, strs_.id("pending"), -1, id};
     open_ops_[id] = op;
   }
 
-  void complete(const json& e, int64_t t) {
-    const int64_t id = num(e, "id", -1);
+  void complete(const LineFields& e, int64_t t) {
+    const int64_t id = num(e, f::kId, e.id, -1);
     auto it = open_ops_.find(id);
     if (it == open_ops_.end()) return;
     Op op = it->second;
     open_ops_.erase(it);
     op.t1 = t;
-    op.outcome = strs_.id(str(e, "outcome"));
-    for (const char* k : {"acquired", "released", "renewed"}) {
-      if (e.contains(k) && e[k].is_boolean()) op.result = e[k].get<bool>() ? 1 : 0;
-    }
+    op.outcome = strs_.id(str(e, f::kOutcome, e.outcome));
+    if (e.has(f::kAcquired)) op.result = e.acquired ? 1 : 0;
+    if (e.has(f::kReleased)) op.result = e.released ? 1 : 0;
+    if (e.has(f::kRenewed)) op.result = e.renewed ? 1 : 0;
     if (op.result != 1) grants_.erase(id);
     ops_.add(op, op.t0, op.t1);
   }
 
-  void hold_begin(const json& e, int64_t t) {
-    const uint32_t thread = thread_proc(str(e, "thread"));
-    const uint32_t lock = locks_.id(str(e, "lock"));
-    const int64_t op = num(e, "op", -1);
-    open_holds_[{thread, lock}] = Hold{thread, lock, t, -1, mode_code(str(e, "mode")), 0, num(e, "token", -1), op};
+  void hold_begin(const LineFields& e, int64_t t) {
+    const uint32_t thread = thread_proc(str(e, f::kThread, e.thread));
+    const uint32_t lock = locks_.id(str(e, f::kLock, e.lock));
+    const int64_t op = num(e, f::kOpInt, e.op_int, -1);
+    open_holds_[{thread, lock}] = Hold{thread, lock, t, -1, mode_code(str(e, f::kMode, e.mode)), 0, num(e, f::kToken, e.token, -1), op};
     auto g = grants_.find(op);
     if (g == grants_.end()) return;
     for (const Grant& gr : g->second) {
@@ -247,26 +259,26 @@ class Builder {
     grants_.erase(g);
   }
 
-  void hold_end(const json& e, int64_t t) {
-    const uint32_t thread = thread_proc(str(e, "thread"));
-    const uint32_t lock = locks_.id(str(e, "lock"));
+  void hold_end(const LineFields& e, int64_t t) {
+    const uint32_t thread = thread_proc(str(e, f::kThread, e.thread));
+    const uint32_t lock = locks_.id(str(e, f::kLock, e.lock));
     auto it = open_holds_.find({thread, lock});
     if (it == open_holds_.end()) return;
     Hold h = it->second;
     open_holds_.erase(it);
     h.t1 = t;
-    h.end = strs_.id(str(e, "reason"));
+    h.end = strs_.id(str(e, f::kReason, e.reason));
     holds_.add(h, h.t0, h.t1);
   }
 
-  void exec(const json& e, int64_t t) {
-    const uint32_t node = node_proc(str(e, "node"));
-    const std::string command = str(e, "command");
-    const std::string script = str(e, "script");
-    const int64_t op = num(e, "op", -1);
-    execs_.add(Exec{node, t, strs_.id(script.empty() ? command : command + " " + script), strs_.id(str(e, "conn")), op}, t, t);
+  void exec(const LineFields& e, int64_t t) {
+    const uint32_t node = node_proc(str(e, f::kNode, e.node));
+    const int64_t op = num(e, f::kOpInt, e.op_int, -1);
+    const std::string_view command = str(e, f::kCommand, e.command), script = str(e, f::kScript, e.script);
+    const uint32_t cmd = script.empty() ? strs_.id(command) : strs_.id(std::string(command) + " " + std::string(script));
+    execs_.add(Exec{node, t, cmd, strs_.id(str(e, f::kConn, e.conn)), op}, t, t);
     if (op < 0) return;
-    const std::string key = exec_key(e, command);
+    const std::string_view key = exec_key(e, command);
     if (key.empty()) return;
     auto o = open_ops_.find(op);
     if (o == open_ops_.end()) return;
@@ -276,7 +288,7 @@ class Builder {
       std::vector<Grant>& g = grants_[op];
       // The latest answer from each node counts (a retried call executes again).
       g.erase(std::remove_if(g.begin(), g.end(), [&](const Grant& x) { return x.node == node && x.key == key_id; }), g.end());
-      if (granted(command, e.contains("reply") ? e["reply"] : json())) g.push_back(Grant{node, key_id, t});
+      if (granted(e, command)) g.push_back(Grant{node, key_id, t});
     } else if (kind == "unlock" || kind == "force_unlock") {
       auto open = open_keys_.find({node, key_id});
       // An unlock removes only its own owner's key; a force_unlock removes whoever's.
@@ -294,44 +306,42 @@ class Builder {
     keys_.add(k, k.t0, k.t1);
   }
 
-  void expire(const json& e, int64_t t) {
-    const uint32_t node = node_proc(str(e, "node"));
-    const std::string key = str(e, "key");
-    marker(node, t, "expire", "expired " + key + " (node-local " + std::to_string(num(e, "local_ms", 0)) + " ms)");
+  void expire(const LineFields& e, int64_t t) {
+    const uint32_t node = node_proc(str(e, f::kNode, e.node));
+    const std::string key(str(e, f::kKey, e.key));
+    marker(node, t, "expire", "expired " + key + " (node-local " + std::to_string(num(e, f::kLocal, e.local_ms, 0)) + " ms)");
     auto open = open_keys_.find({node, strs_.id(key)});
     if (open != open_keys_.end()) end_key(open, t, "expired");
   }
 
-  void data_loss(const json& e, int64_t t) {
-    const uint32_t node = node_proc(str(e, "node"));
+  void data_loss(const LineFields& e, int64_t t) {
+    const uint32_t node = node_proc(str(e, f::kNode, e.node));
+    const std::string reason(str(e, f::kReason, e.reason));
     std::string keys;
-    if (e.contains("keys") && e["keys"].is_array()) {
-      for (const json& k : e["keys"]) {
-        if (!k.is_string()) continue;
-        keys += (keys.empty() ? "" : ", ") + k.get<std::string>();
-        auto open = open_keys_.find({node, strs_.id(k.get<std::string>())});
-        if (open != open_keys_.end()) end_key(open, t, "lost (" + str(e, "reason") + ")");
-      }
+    for (std::string_view k : e.keys) {
+      keys += (keys.empty() ? "" : ", ") + std::string(k);
+      auto open = open_keys_.find({node, strs_.id(k)});
+      if (open != open_keys_.end()) end_key(open, t, "lost (" + reason + ")");
     }
     if (keys.size() > 200) keys = keys.substr(0, 200) + "...";
-    marker(node, t, "data_loss", "lost in " + str(e, "reason") + ": " + keys);
+    marker(node, t, "data_loss", "lost in " + reason + ": " + keys);
   }
 
-  void write(const json& e, int64_t t) {
-    const bool accepted = e.value("accepted", true);
-    std::string label = "write " + str(e, "resource");
-    if (e.contains("token") && e["token"].is_number_integer()) label += " token " + std::to_string(e["token"].get<int64_t>());
+  void write(const LineFields& e, int64_t t) {
+    const bool accepted = !e.has(f::kAccepted) || e.accepted;
+    std::string label = "write " + std::string(str(e, f::kResource, e.resource));
+    if (e.has(f::kToken)) label += " token " + std::to_string(e.token);
     label += accepted ? " accepted" : " REJECTED";
-    marker(thread_proc(str(e, "thread")), t, accepted ? "write" : "write_rejected", label);
+    marker(thread_proc(str(e, f::kThread, e.thread)), t, accepted ? "write" : "write_rejected", label);
   }
 
   void marker(uint32_t p, int64_t t, const std::string& kind, const std::string& label) {
     markers_.add(Marker{p, t, strs_.id(kind), strs_.id(label)}, t, t);
   }
 
-  void fault(const json& e, int64_t t) {
-    const int64_t id = num(e, "fault", -1);
-    const std::string phase = str(e, "phase");
+  void fault(const LineFields& e, int64_t t, std::string_view line) {
+    const int64_t id = num(e, f::kFault, e.fault, -1);
+    const std::string_view phase = str(e, f::kPhase, e.phase);
     if (phase == "end") {
       auto it = open_faults_.find(id);
       if (it == open_faults_.end()) return;
@@ -341,12 +351,19 @@ class Builder {
       faults_.add(f, f.t0, f.t1);
       return;
     }
-    Fault f{id, strs_.id(str(e, "kind")), str(e, "target"), t, t, strs_.id(e.contains("params") ? e["params"].dump() : "{}"),
-            strs_.id(phase == "instant" ? "instant" : "window")};
+    // The parameters as the page shows them (JSON, keys sorted): read from the line's own text,
+    // since they may be any JSON (faults are few; the line parser keeps only integer ones).
+    std::string params = "{}";
+    if (e.has(f::kParams)) {
+      const json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+      if (j.is_object() && j.contains("params")) params = j["params"].dump();
+    }
+    Fault span{id, strs_.id(str(e, f::kKind, e.kind)), std::string(str(e, f::kTarget, e.target)), t, t, strs_.id(params),
+               strs_.id(phase == "instant" ? "instant" : "window")};
     if (phase == "instant") {
-      faults_.add(f, t, t);
+      faults_.add(span, t, t);
     } else {
-      open_faults_[id] = f;
+      open_faults_[id] = span;
     }
   }
 
@@ -616,6 +633,9 @@ Result<json> build_timeline(std::istream& in, const std::string& name, const std
                             const TimelineLimits& limits) {
   Builder b(violations, limits);
   std::string line;
+  std::string padded;  // the line with the room simdjson reads past its end
+  checker::internal::LineParser parser;
+  LineFields fields;
   uint64_t n = 0;
   bool cut = false;
   while (std::getline(in, line)) {
@@ -624,18 +644,23 @@ Result<json> build_timeline(std::istream& in, const std::string& name, const std
       break;
     }
     if (line.empty() || (n > 1 && is_pubsub_line(line))) continue;
-    json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded() || !j.is_object()) {
-      return Status::error(name + ":" + std::to_string(n) + ": not a JSON object (expected a history line)");
-    }
     if (n == 1) {
+      json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+      if (j.is_discarded() || !j.is_object()) {
+        return Status::error(name + ":1: not a JSON object (expected a history header line)");
+      }
       if (!j.contains("lockstep_history")) {
         return Status::error(name + ":1: not a lockstep history (the first line has no \"lockstep_history\")");
       }
       b.header(j);
       continue;
     }
-    b.event(j);
+    padded.assign(line);
+    padded.resize(line.size() + simdjson::SIMDJSON_PADDING);
+    if (Status st = parser.parse(padded.data(), line.size(), padded.size(), fields); !st.ok()) {
+      return Status::error(name + ":" + std::to_string(n) + ": " + st.message());
+    }
+    b.event(fields, line);
   }
   if (n == 0) return Status::error(name + ": empty (expected a history header line)");
   return b.finish(cut);

@@ -144,6 +144,27 @@ TEST(TimelineTest, FaultsMarkersAndViolations) {
   EXPECT_EQ(t["violations"][0]["t0"], 200);
 }
 
+// Each line is read on its own: a field a line leaves out is absent, not the line before's (the
+// line parser keeps its last views), and a fault's parameters are shown whatever their JSON.
+TEST(TimelineTest, AFieldALineLeavesOutIsAbsent) {
+  std::string text = kHistory;
+  text.insert(text.find("{\"t\": 4200"),
+              R"({"t": 4150, "type": "exec", "node": "node0", "seq": 6, "local_ms": 4, "conn": "c2/pubsub", "command": "SUBSCRIBE", "args": ["ch"], "reply": null})"
+              "\n"
+              R"({"t": 4160, "type": "fault", "fault": 3, "kind": "failover", "target": "node0", "phase": "instant", "params": {"promoted": "node1", "on": {"event": "granted"}}})"
+              "\n");
+  const json t = build(text);
+  ASSERT_EQ(t["execs"].size(), 6u);
+  // [row, t, command, conn, op]: the EVALSHA before it named a script and an op; this one has neither.
+  EXPECT_EQ(s(t, t["execs"][4][2]), "EVALSHA unlock");
+  EXPECT_EQ(s(t, t["execs"][5][2]), "SUBSCRIBE");
+  EXPECT_EQ(s(t, t["execs"][5][3]), "c2/pubsub");
+  EXPECT_EQ(t["execs"][5][4], -1);
+  ASSERT_EQ(t["faults"].size(), 3u);
+  EXPECT_EQ(t["faults"][1][0], 3);  // [id, kind, target, t0, t1, params, rows, phase], by time
+  EXPECT_EQ(s(t, t["faults"][1][5]), R"({"on":{"event":"granted"},"promoted":"node1"})");
+}
+
 TEST(TimelineTest, CapsKeepTheViolationWindowAndCount) {
   // 2000 short holds long after the violation window, plus the two around it.
   std::string text = kHistory;
@@ -178,7 +199,8 @@ TEST(TimelineTest, PubSubLinesAreSkippedAndStillCounted) {
   std::istringstream bad(std::string(R"({"lockstep_history": 1})") + "\n" + pubsub + "{\"t\": 1, \"type\": \n");
   Result<json> r = build_timeline(bad, "h.jsonl", {}, TimelineLimits{});
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().message(), "h.jsonl:4: not a JSON object (expected a history line)");
+  EXPECT_EQ(r.status().message(),
+            "h.jsonl:4: not valid JSON (JSON document ended early in the middle of an object or array.)");
   // Passed over unparsed: what follows the writer's start is not looked at.
   std::istringstream skipped(std::string(R"({"lockstep_history": 1})") + "\n{\"t\": 1, \"type\": \"deliver\", ...\n");
   EXPECT_TRUE(build_timeline(skipped, "s.jsonl", {}, TimelineLimits{}).ok());
@@ -187,11 +209,19 @@ TEST(TimelineTest, PubSubLinesAreSkippedAndStillCounted) {
   EXPECT_FALSE(build_timeline(other, "o.jsonl", {}, TimelineLimits{}).ok());
 }
 
+// The timeline reads lines with the checker's line parser: a bad line gets the words `lockstep
+// check` gives it, with its file and line.
 TEST(TimelineTest, BadLinesAreNamed) {
   std::istringstream bad(std::string(R"({"lockstep_history": 1})") + "\n{\"t\": 1, \"type\": \n");
   Result<json> r = build_timeline(bad, "h.jsonl", {}, TimelineLimits{});
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().message(), "h.jsonl:2: not a JSON object (expected a history line)");
+  EXPECT_EQ(r.status().message(),
+            "h.jsonl:2: not valid JSON (JSON document ended early in the middle of an object or array.)");
+  std::istringstream wrong_type(std::string(R"({"lockstep_history": 1})") + "\n" +
+                                R"({"t": 1, "type": "invoke", "id": 1, "thread": 5})" + "\n");
+  Result<json> r3 = build_timeline(wrong_type, "w.jsonl", {}, TimelineLimits{});
+  ASSERT_FALSE(r3.ok());
+  EXPECT_EQ(r3.status().message(), "w.jsonl:2: field 'thread': expected a string, found a number");
   std::istringstream not_history("{\"a\": 1}\n");
   Result<json> r2 = build_timeline(not_history, "x.jsonl", {}, TimelineLimits{});
   ASSERT_FALSE(r2.ok());
