@@ -41,7 +41,7 @@ using nlohmann::json;
 
 struct ListArgs {
   std::string topic = "all";
-  std::string dir = "scenarios";
+  std::string dir;  // empty: scenario::default_library_dir
   bool json = false;
   bool mutants = false;
   std::vector<std::string> lua;  // Lua algorithm files to load and list
@@ -265,7 +265,7 @@ int list_faults(bool as_json) {
   return kExitOk;
 }
 
-int list_command(const ListArgs& args) {
+int list_command(ListArgs args) {
   if (args.mutants || args.topic == "mutants") return list_mutants(args.json);
   if (args.topic == "faults") return list_faults(args.json);
   if (args.topic != "all" && args.topic != "algorithms" && args.topic != "scenarios") {
@@ -273,6 +273,7 @@ int list_command(const ListArgs& args) {
                  printable(args.topic).c_str());
     return kExitBadInput;
   }
+  if (args.dir.empty()) args.dir = scenario::default_library_dir(scenario::program_path());
   const bool algos = args.topic != "scenarios";
   const bool scens = args.topic != "algorithms";
   const bool have_dir = std::filesystem::is_directory(args.dir);
@@ -319,7 +320,8 @@ void register_list(CLI::App& app, Action& action) {
   auto args = std::make_shared<ListArgs>();
   CLI::App* sub = app.add_subcommand("list", "List the algorithms (with options and defaults), the scenario library, the mutants or the fault kinds");
   sub->add_option("topic", args->topic, "algorithms, scenarios, mutants, faults or all")->capture_default_str();
-  sub->add_option("--scenarios", args->dir, "The scenario library's directory")->capture_default_str();
+  sub->add_option("--scenarios", args->dir,
+                  "The scenario library's directory (default: ./scenarios, else the one installed with lockstep)");
   sub->add_flag("--json", args->json, "Print one JSON object");
   sub->add_flag("--mutants", args->mutants, "List the mutants (broken scripts for run --mutant)");
   sub->add_option("--lua", args->lua, "Also load and list the algorithm in this Lua file (repeatable)");

@@ -27,7 +27,7 @@ namespace lockstep::cli {
 namespace {
 
 struct ScorecardArgs {
-  std::string scenarios = "scenarios/edge";
+  std::string scenarios;  // empty: the library's edge/ (scenario::default_library_dir)
   std::vector<std::string> algorithms;
   std::vector<std::string> lua;
   std::string out = "lockstep-scorecard";
@@ -38,8 +38,9 @@ int fail(const std::string& message) {
   return kExitBadInput;
 }
 
-int scorecard_command(const ScorecardArgs& args) {
+int scorecard_command(ScorecardArgs args) {
   interrupt::exit_on_signal("lockstep scorecard");
+  if (args.scenarios.empty()) args.scenarios = scenario::default_library_dir(scenario::program_path(), "edge");
   if (Status st = check_output_dir(args.out, "--out", "scorecard"); !st.ok()) return fail(st.message());
   if (!std::filesystem::is_directory(args.scenarios)) {
     return fail(args.scenarios + ": no such directory (give the edge-case library with --scenarios DIR)");
@@ -98,7 +99,8 @@ int scorecard_command(const ScorecardArgs& args) {
 void register_scorecard(CLI::App& app, Action& action) {
   auto args = std::make_shared<ScorecardArgs>();
   CLI::App* sub = app.add_subcommand("scorecard", "Run the edge-case library against every algorithm; one page of verdicts");
-  sub->add_option("--scenarios", args->scenarios, "The edge-case library's directory")->capture_default_str();
+  sub->add_option("--scenarios", args->scenarios,
+                  "The edge-case library's directory (default: ./scenarios/edge, else the one installed with lockstep)");
   sub->add_option("--algorithm", args->algorithms, "Score this registered algorithm (repeatable; default: all)");
   sub->add_option("--lua", args->lua, "Score the algorithm in this Lua file too (repeatable)");
   sub->add_option("--out", args->out, "Directory for scorecard.html/.json/.csv and each cell's run")->capture_default_str();

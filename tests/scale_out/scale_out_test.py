@@ -134,6 +134,13 @@ def main():
     check(os.path.exists(os.path.join(prefix, "share", "doc", "lockstep", "cli.md")), "the docs are not installed")
     code, out = run(f'"{installed}" run "{scenario}" --out installed-run', work, dict(os.environ))
     check(code == 0, f"the installed lockstep did not replay a library scenario as expected ({code}): {out[-2000:]}")
+    # Away from a checkout (work has no scenarios/), list and scorecard find the installed library.
+    code, out = run(f'"{installed}" list scenarios --json', work, dict(os.environ))
+    listed = json.loads(out).get("scenarios", []) if code == 0 else []
+    check(any(s.get("file", "").endswith("redisson-lock-watchdog-pause.json") for s in listed),
+          f"the installed lockstep does not list its installed library ({code}): {out[-2000:]}")
+    code, out = run(f'"{installed}" scorecard --help', work, dict(os.environ))
+    check(code == 0 and "installed with lockstep" in out, f"scorecard --help does not name its default library: {out[-1000:]}")
     pkg = os.path.join(work, "pkg")
     code, out = run(f'cpack -G DEB --config "{BUILD}/CPackConfig.cmake" -B "{pkg}" -D CPACK_DEBIAN_COMPRESSION_TYPE=gzip',
                     work, dict(os.environ))
