@@ -204,6 +204,8 @@ CheckResult check_history(const History& history, const CheckOptions& options) {
   std::atomic<size_t> next{0};
   std::mutex failed_mutex;
   std::exception_ptr failed;
+  std::mutex done_mutex;
+  size_t done = 0;
   auto work = [&] {
     shared_history = runs ? &history : nullptr;
     shared_runs = runs ? &*runs : nullptr;
@@ -211,6 +213,10 @@ CheckResult check_history(const History& history, const CheckOptions& options) {
       const size_t k = order[n];
       try {
         result.properties[k] = fns[chosen[k]](history, options);
+        if (options.on_property_done) {
+          std::lock_guard<std::mutex> lock(done_mutex);
+          options.on_property_done(++done, order.size());
+        }
       } catch (...) {  // out of memory: raised again on the calling thread
         std::lock_guard<std::mutex> lock(failed_mutex);
         if (!failed) failed = std::current_exception();

@@ -43,8 +43,9 @@ class ByteSource {
 // A file or a pipe, its text as it is or compressed with zstd (`run --compress`).
 class FileSource final : public ByteSource {
  public:
-  // `owned`: closed at the end (a file the reader opened; not stdin).
-  FileSource(std::FILE* file, bool owned) : file_(file), owned_(owned), text_(file) {}
+  // `owned`: closed at the end (a file the reader opened; not stdin). `on_read` may be empty.
+  FileSource(std::FILE* file, bool owned, std::function<void(uint64_t)> on_read = {})
+      : file_(file), owned_(owned), on_read_(std::move(on_read)), text_(file) {}
   ~FileSource() override {
     if (owned_) std::fclose(file_);
   }
@@ -52,6 +53,10 @@ class FileSource final : public ByteSource {
   std::optional<size_t> size_hint() const override { return std::nullopt; }
   Result<size_t> read(char* out, size_t size) override {
     Result<size_t> n = text_.read(out, size);
+    if (n.ok() && on_read_) {
+      const off_t at = ftello(file_);
+      if (at >= 0) on_read_(static_cast<uint64_t>(at));
+    }
     if (n.ok()) return n;
     return Status::error(text_.compressed() ? "cannot read the compressed history: " + n.status().message()
                                             : "cannot read the history (" + n.status().message() + ")");
@@ -60,6 +65,7 @@ class FileSource final : public ByteSource {
  private:
   std::FILE* file_;
   bool owned_;
+  std::function<void(uint64_t)> on_read_;
   TextReader text_;  // declared after file_: built from it, destroyed before it is closed
 };
 
@@ -493,7 +499,7 @@ Result<History> parse_history_file(const std::string& path, const ReadOptions& o
   if (file == nullptr) return Status::error(path + ": cannot open the history (" + std::strerror(errno) + ")");
   struct stat st {};
   const bool regular = fstat(fileno(file), &st) == 0 && S_ISREG(st.st_mode);
-  FileSource input(file, true);
+  FileSource input(file, true, options.on_read);
   return parse_guarded(input, path, regular ? options.threads : 1);
 }
 

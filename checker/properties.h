@@ -4,6 +4,7 @@
 #define LOCKSTEP_CHECKER_PROPERTIES_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,9 @@ struct CheckOptions {
   // holds and operations (the other properties are unchanged). Empty judges every lock. A replay
   // that proves a cause asks whether the same lock's violation happens again (counterfactual.h).
   std::string lock;
+  // Called as each property is done, with how many are done of how many: for a progress line.
+  // Calls come one at a time, from the threads that checked them.
+  std::function<void(size_t done, size_t total)> on_property_done;
 };
 
 PropertyResult check_mutual_exclusion(const History& history, const CheckOptions& options);

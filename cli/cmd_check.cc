@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -14,6 +15,7 @@
 #include "checker/check.h"
 #include "checker/report/files.h"
 #include "cli/commands.h"
+#include "cli/explore_common.h"
 #include "harness/explore/worker_pool.h"
 #include "sim/core/interrupt.h"
 #include "cli/terminal.h"
@@ -54,7 +56,20 @@ int run_check(const CheckArgs& args) {
     }
   }
   const int threads = args.jobs > 0 ? args.jobs : explore::available_cpus();
-  Result<checker::History> history = checker::parse_history_file(args.history, {.threads = threads});
+  // Progress lines on a terminal only (stderr): megabytes of the file read (for a file of 16 MiB
+  // or more), then properties done.
+  std::error_code ec;
+  const uint64_t file_bytes =
+      args.history == "-" || !std::filesystem::is_regular_file(args.history, ec) ? 0 : std::filesystem::file_size(args.history, ec);
+  Progress reading("MB read");
+  checker::ReadOptions read_options{.threads = threads};
+  if (file_bytes >= (uint64_t{16} << 20) && !ec) {
+    read_options.on_read = [&reading, file_bytes](uint64_t bytes) {
+      reading.update(std::min(bytes, file_bytes) >> 20, file_bytes >> 20, "reading the history");
+    };
+  }
+  Result<checker::History> history = checker::parse_history_file(args.history, read_options);
+  reading.finish();
   if (!history.ok()) {
     print_error("check", history.status().message());
     return kExitBadInput;
@@ -71,7 +86,10 @@ int run_check(const CheckArgs& args) {
   options.use_exec_order = !args.no_exec_order;
   options.unknown_window_ms = args.unknown_window_ms;
   options.threads = threads;
+  Progress checking("properties done");
+  options.on_property_done = [&checking](size_t done, size_t total) { checking.update(done, total, "checking the history"); };
   const checker::CheckResult result = checker::check_history(history.value(), options);
+  checking.finish();
   // Lock and client names in the explanations come from the history: escaped field by field.
   std::fputs(printable_lines(printable_copy(result).to_text()).c_str(), stdout);
   if (Status st = args.json_out.empty() ? Status() : report::write_file_atomically(args.json_out, result.to_json().dump(2) + "\n");

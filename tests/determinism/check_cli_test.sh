@@ -59,4 +59,12 @@ grep -q "mutual_exclusion" "$work/5.out" || fail "check -: no verdicts: $(cat "$
 printf 'not json\n' | "$bin" check - > "$work/6.out" 2>&1
 [ $? -eq 2 ] || fail "check - on garbage: expected exit 2"
 grep -q "<stdin>:1: " "$work/6.out" || fail "check - on garbage: the line is not named: $(cat "$work/6.out")"
+# Progress on a terminal only: the 200 MB file's megabytes read, then the properties done, on
+# stderr; none when stderr is not a terminal (1.out above). `script` (util-linux) gives a terminal.
+grep -q "MB read" "$work/1.out" && fail "a progress line without a terminal: $(head -c 300 "$work/1.out")"
+if command -v script > /dev/null; then
+  script -qec "'$bin' check '$work/big.jsonl' > /dev/null" /dev/null > "$work/7.out" 2>&1 || fail "check on a terminal failed: $(tail -c 300 "$work/7.out")"
+  grep -aq "MB read [0-9]*/19[0-9], reading the history" "$work/7.out" || fail "no reading progress on a terminal: $(tail -c 300 "$work/7.out")"
+  grep -aq "properties done 7/7, checking the history" "$work/7.out" || fail "no checking progress on a terminal: $(tail -c 300 "$work/7.out")"
+fi
 echo "ok"
