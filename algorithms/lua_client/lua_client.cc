@@ -19,6 +19,7 @@
 #include "algorithms/algorithm.h"
 #include "algorithms/lua_client/lua_algorithm.h"
 #include "algorithms/lua_client/lua_internal.h"
+#include "sim/core/lua_tostring.h"
 #include "sim/core/assert.h"
 
 namespace lockstep::algorithms::lua_client {
@@ -765,6 +766,8 @@ int build_sandbox(lua_State* L) {
     lua_pushstring(L, name);
     lua_call(L, 1, 0);
   }
+  // tostring prints no addresses: a token made of tostring({}) must be the same in every run.
+  install_deterministic_tostring(L, h->rt != nullptr ? std::string_view(h->rt->client_name()) : std::string_view());
   // The prelude captures the coroutine functions before they leave the sandbox.
   if (luaL_loadbuffer(L, kPrelude, std::strlen(kPrelude), "=lockstep prelude") != 0) lua_error(L);
   lua_pushlightuserdata(L, h);

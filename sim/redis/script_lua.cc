@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "sim/core/assert.h"
+#include "sim/core/lua_tostring.h"
 #include "sim/redis/commands.h"
 #include "sim/redis/node.h"
 #include "sim/redis/script_lua_internal.h"
@@ -474,9 +475,11 @@ void LuaHost::open_sandbox() {
   open_lib(L, LUA_STRLIBNAME, luaopen_string);
   open_lib(L, LUA_MATHLIBNAME, luaopen_math);
 
+  // tostring prints no addresses: a script's reply, and so the history, must not depend on them.
+  install_deterministic_tostring(L, "");
   lua_pushvalue(L, LUA_GLOBALSINDEX);
   const int g = lua_gettop(L);
-  // Keep the original tostring for the error handler.
+  // Keep tostring for the error handler (a script cannot reach the registry).
   lua_getfield(L, g, "tostring");
   lua_setfield(L, LUA_REGISTRYINDEX, "lockstep.tostring");
   // What Redis 7.0 removes from the globals.

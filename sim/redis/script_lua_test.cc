@@ -177,6 +177,17 @@ TEST(ScriptReplyTest, NumberArgumentsUsePercent17g) {
   }
 }
 
+// Where Redis prints an address, the model prints a number the node's Lua state gives in order
+// (sim/core/lua_tostring.h): a reply, and so a history, never depends on the process's memory.
+TEST(ScriptSandboxTest, TostringPrintsNoAddress) {
+  TestNode t;
+  EXPECT_EQ(eval(t, "return tostring({}) .. ' ' .. tostring(redis.call)"),
+            B("table: 0x000000000001 function: 0x000000000002"));
+  EXPECT_EQ(eval(t, "return tostring(redis.call) .. ' ' .. tostring(12)"), B("function: 0x000000000002 12"));
+  TestNode other;
+  EXPECT_EQ(eval(other, "return tostring({})"), B("table: 0x000000000001"));
+}
+
 TEST(ScriptSandboxTest, LibrariesAndRemovedFunctions) {
   TestNode t;
   for (std::string_view name : {"os", "io", "debug", "loadfile", "dofile", "require", "print", "setfenv",
