@@ -138,9 +138,10 @@ int run_command(const RunArgs& args) {
   Progress progress("virtual ms");
   const uint64_t duration_ms = static_cast<uint64_t>(s.value().duration_ms);
   options.progress = [&progress, duration_ms](const char* phase, int64_t virtual_ms, uint64_t events) {
-    const bool checking = std::string(phase) == "checking";
+    const std::string_view p = phase;
     progress.update(static_cast<uint64_t>(virtual_ms), duration_ms,
-                    std::to_string(events) + " events" + (checking ? ", checking the history" : ""));
+                    std::to_string(events) + " events" +
+                        (p == "checking" ? ", checking the history" : p == "report" ? ", writing the report" : ""));
   };
   Result<scenario::RunReport> r = scenario::run_scenario(s.value(), options);
   progress.finish();

@@ -225,6 +225,7 @@ Result<RunReport> run_scenario(const Scenario& s, const RunOptions& options) {
     if (!st.ok()) return st;
     partial.add(options.out_dir + "/result.json");
     // The self-contained HTML report (checker/report), from the two files just written.
+    if (options.progress) options.progress("report", report.stats.virtual_ms, report.stats.events);
     st = lockstep::report::write_run_report(report.result, history_path, options.out_dir + "/report.html");
     if (!st.ok()) return st;
     partial.keep();

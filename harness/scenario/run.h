@@ -54,8 +54,9 @@ struct RunOptions {
   bool check = true;                  // run the checkers
   bool coverage = true;               // count coverage (it never changes the run)
   std::string mutant;                 // a mutant (algorithms/mutants) replacing one script
-  // Called now and then while simulating ("simulating", virtual ms reached, events) and once
-  // before the checks ("checking"); for a progress display only (it cannot change the run).
+  // Called now and then while simulating ("simulating", virtual ms reached, events), once
+  // before the checks ("checking") and once before report.html is written ("report"); for a
+  // progress display only (it cannot change the run).
   std::function<void(const char* phase, int64_t virtual_ms, uint64_t events)> progress;
   // Called once the checks are judged and before result.json is written, to add what needs
   // more than this run (lockstep run's causes proven by replay: RunReport::causes).
