@@ -72,6 +72,8 @@ const Example kExamples[] = {
     {"unknown-no-effect.jsonl", {{"linearizability", Verdict::kOk}}},
     {"early-lapse.jsonl", {{"mutual_exclusion", Verdict::kViolation}, {"linearizability", Verdict::kViolation}}},
     {"expiry-cut-short.jsonl", {{"mutual_exclusion", Verdict::kViolation}, {"linearizability", Verdict::kViolation}}},
+    {"deleters-key-lost.jsonl", {{"mutual_exclusion", Verdict::kViolation}, {"linearizability", Verdict::kViolation}}},
+    {"redlock-hold-outlives-lease.jsonl", {{"mutual_exclusion", Verdict::kViolation}}},
     {"rwlock-write-vs-read.jsonl",
      {{"mutual_exclusion", Verdict::kViolation}, {"linearizability", Verdict::kViolation},
       {"script_invariants", Verdict::kViolation}}},
@@ -199,6 +201,56 @@ TEST(Examples, AnExpiryNoClockExplainsIsTheFirstInevitableEvent) {
   expect_not_explained(by_clock, Verdict::kViolation, "which no clock explains");
   expect_explained(property_of(without_line(text, R"({"t": 2000000, "type": "exec")"), "mutual_exclusion"), Verdict::kViolation,
                    "which no clock explains: a write the log does not show had cut its expiry short.");
+}
+
+// An owner-blind DEL of another thread removed the holder's key, and that thread's own key had
+// been lost before it ran (its unlock waited for the crashed node): the crash behind the loss is
+// the first inevitable event, not "the algorithm itself" (setnx-naive seed 92, where replay
+// proves the crash). Without the loss, the deleter's key had ended some other way the story
+// cannot tell, and the design is named as before.
+TEST(Examples, TheLossOfTheDeletersOwnKeyIsTheFirstInevitableEvent) {
+  const std::string text = testdata_text("deleters-key-lost.jsonl");
+  const PropertyResult me = property_of(text, "mutual_exclusion");
+  expect_explained(me, Verdict::kViolation,
+                   "First inevitable event: crash on node0 at 2.000 s (fault #1): node0 lost L at 3.000 s (restart), before "
+                   "c1/t0's unlock (#3), invoked at 2.500 s, had run there; c2/t0 took L since, and c1/t0's unlock (#3) deleted "
+                   "L at 5.000 s with DEL, which does not check the owner.");
+  EXPECT_EQ(me.explanation.facts["first_inevitable"]["fault"], 1) << me.explanation.facts.dump();
+  EXPECT_EQ(me.explanation.facts["first_inevitable"]["deleters_key_lost_us"], 3000000);
+  const std::string no_loss = without_line(text, R"({"t": 3000000, "type": "data_loss")");
+  expect_explained(property_of(no_loss, "mutual_exclusion"), Verdict::kViolation,
+                   "the algorithm itself let the second acquisition in while the first hold was live (c1/t0's unlock (#3) "
+                   "deleted L at 5.000 s with DEL, which does not check the owner).");
+}
+
+// A hold longer than its lease outlives it wherever a fault moved it: a partition that was over
+// before the acquisition returned does not stand in the way of the design lapse (node-redlock
+// seed 84 named the partition; replay proves the algorithm itself). A hold shorter than its lease
+// keeps the old rule: the partition that stretched the acquisition may be what ate the lease.
+TEST(Examples, AFaultOverBeforeTheHoldDoesNotHideALeaseTheHoldOutlived) {
+  const std::string text = testdata_text("redlock-hold-outlives-lease.jsonl");
+  const PropertyResult me = property_of(text, "mutual_exclusion");
+  expect_explained(me, Verdict::kViolation,
+                   "First inevitable event: c1/t0's lease of 3 s, set by its lock (#1) returning at 5.001 s, was never "
+                   "renewed and had run out by 8.001 s");
+  EXPECT_EQ(me.explanation.facts["first_inevitable"]["event"], "lease_outlived") << me.explanation.facts.dump();
+  // The partition lasts until 6.5 s and the acquisition returns at 7 s: a hold of 2.5 s, shorter
+  // than the lease, that outlived it only because its return came 2 s after the grants.
+  std::string stretched = text;
+  auto swap = [&](const std::string& from, const std::string& to) {
+    ASSERT_NE(stretched.find(from), std::string::npos) << from;
+    stretched.replace(stretched.find(from), from.size(), to);
+  };
+  swap(R"("phase": "start", "params": {"duration_ms": 3000}})", R"("phase": "start", "params": {"duration_ms": 5000}})");
+  const std::string healed = R"({"t": 4500000, "type": "fault", "fault": 1, "kind": "partition", "target": "n3 | n1,n2,c1,c2", "phase": "end"})" "\n";
+  swap(healed, "");
+  swap(R"({"t": 5001000, "type": "complete")",
+       R"({"t": 6500000, "type": "fault", "fault": 1, "kind": "partition", "target": "n3 | n1,n2,c1,c2", "phase": "end"})" "\n"
+       R"({"t": 5001000, "type": "complete")");
+  swap(R"({"t": 5001000, "type": "complete")", R"({"t": 7000000, "type": "complete")");
+  swap(R"({"t": 5001000, "type": "hold_begin")", R"({"t": 7000000, "type": "hold_begin")");
+  const PropertyResult moved = property_of(stretched, "mutual_exclusion");
+  expect_explained(moved, Verdict::kViolation, "First inevitable event: partition on n3 | n1,n2,c1,c2 at 1.500 s for 5 s (fault #1).");
 }
 
 TEST(Examples, ClockJumpIsTheFirstInevitableEvent) {

@@ -60,17 +60,19 @@ std::string raw_command(const History& h, const Exec& e) {
 // program) that touched the lock's key or flushed the node is named too, whatever it was:
 // "ops sent DEL L at 2.000 s, a command outside the lock's operations".
 //
-// A re-sent delete is described in `resent` (its call, the re-run's time and node), for the
-// fault that made the client send it again (resend_fault).
-struct Resent {
+// The delete of another thread's call is described in `deletion` (its call, the run's time and
+// node, and whether the call had sent it before): for the fault that made the client send it
+// again (resend_fault), or what had ended the deleting thread's own key (deleters_key_lost).
+struct Deletion {
   const Operation* op = nullptr;
-  TimeUs rerun_t = 0;
+  TimeUs t = 0;
   Sym node = kNoSym;
+  bool resent = false;
 };
 
-std::string foreign_delete(const History& h, const Conflict& c, TimeUs from, TimeUs to, bool* raw, Resent* resent) {
+std::string foreign_delete(const History& h, const Conflict& c, TimeUs from, TimeUs to, bool* raw, Deletion* deletion) {
   *raw = false;
-  *resent = Resent{};
+  *deletion = Deletion{};
   for (const Exec& e : h.execs) {
     if (e.t < from) continue;
     if (e.t > to) break;
@@ -100,7 +102,7 @@ std::string foreign_delete(const History& h, const Conflict& c, TimeUs from, Tim
         break;
       }
     }
-    if (sent_before) *resent = Resent{&op, e.t, e.node};
+    *deletion = Deletion{&op, e.t, e.node, sent_before};
     return call_name(h, op) + (sent_before ? ", re-sent," : "") + " deleted " + std::string(h.str(c.lock)) + " at " + format_time(e.t) + " with " +
            (command_is(h, e, "DEL") ? "DEL" : "UNLINK") + ", which does not check the owner";
   }
@@ -186,15 +188,15 @@ TimeUs fault_over_at(const History& h, const FaultEvent& f) {
   return kTimeNever;
 }
 
-// The fault that made a client send a delete again (Resent): the earliest fault of the network on
+// The fault that made a client send a delete again (Deletion): the earliest fault of the network on
 // the sender's process or on the node that ran it (a lost reply, a partition, a delay, a drop),
 // or a pause or crash of that node, that was under way between the call's invoke and the re-run.
 // nullptr when none was.
-const FaultEvent* resend_fault(const History& h, const Resent& r) {
-  LS_ASSERT(r.op != nullptr);
+const FaultEvent* resend_fault(const History& h, const Deletion& r) {
+  LS_ASSERT(r.op != nullptr && r.resent);
   const std::string_view sender = h.client_of(r.op->thread), node = h.str(r.node);
   for (const FaultEvent& f : h.faults) {
-    if (f.t > r.rerun_t) break;
+    if (f.t > r.t) break;
     if (f.phase == FaultPhase::kEnd || !f.known.has_value()) continue;
     const bool network = is_network_fault(*f.known);
     const bool node_stopped = (f.is(FaultKind::kPause) || f.is(FaultKind::kCrash)) && h.str(f.target) == node;
@@ -203,6 +205,71 @@ const FaultEvent* resend_fault(const History& h, const Resent& r) {
     return &f;
   }
   return nullptr;
+}
+
+// What had ended the deleting thread's own key on the node its delete ran on, before `before`
+// (when the first holder's grant wrote the key anew): a loss of the node's data, or an expiry,
+// after the deleter's own latest grant there. The deleter, still believing it held the lock,
+// then deleted the first holder's key: setnx-naive seed 92 (a crash lost c3/t0's key, c3/t1
+// took the lock, c3/t0's DEL removed it; replay proves the crash). The loss's fault (a crash or
+// failover of that node) in `fault`, when the history has one. false when the key was not
+// ended before `before` (the deleter's hold was still live there: the design alone did it).
+struct DeletersKeyLost {
+  TimeUs t = 0;
+  std::string text;          // "node0 lost L1 at 77.914 s (restart)"
+  const FaultEvent* fault = nullptr;
+  bool expired = false;
+};
+bool deleters_key_lost(const History& h, const Deletion& d, Sym lock, TimeUs before, DeletersKeyLost* out) {
+  LS_ASSERT(d.op != nullptr);
+  // The deleter's latest grant there; the key was its own until another owner's grant or its own
+  // release (then what ended it is not what the deleter missed).
+  TimeUs granted = kTimeNever, until = before;
+  for (const Exec& x : h.execs) {
+    if (x.t >= before) break;
+    if (x.node != d.node || x.keys_count == 0 || h.key_pool[x.keys_begin] != lock || x.op_id == kAbsent) continue;
+    const int64_t index = h.op_index(x.op_id);
+    if (index < 0) continue;
+    const Operation& op = h.ops[static_cast<size_t>(index)];
+    if (op.owner == d.op->owner && exec_granted(h, x)) {
+      granted = x.t;
+      until = before;
+    } else if (granted != kTimeNever && until == before &&
+               (exec_granted(h, x) || (op.owner == d.op->owner && op.kind == OpKind::kUnlock &&
+                                       x.reply == ReplyKind::kInt && x.reply_int >= 1))) {
+      until = x.t;
+    }
+  }
+  if (granted == kTimeNever) return false;
+  before = until;
+  for (const DataLoss& loss : h.data_losses) {
+    if (loss.t >= before) break;
+    if (loss.t < granted || loss.node != d.node) continue;
+    bool has_key = false;
+    for (uint32_t i = 0; i < loss.keys_count; ++i) has_key = has_key || h.key_pool[loss.keys_begin + i] == lock;
+    if (!has_key) continue;
+    out->t = loss.t;
+    out->text = std::string(h.str(loss.node)) + " lost " + std::string(h.str(lock)) + " at " + format_time(loss.t) + " (" +
+                std::string(h.str(loss.reason)) + ")";
+    // The crash or failover behind it: the latest one of that node (a failover's loss is on the
+    // replica promoted at that instant) up to the loss.
+    for (const FaultEvent& f : h.faults) {
+      if (f.t > loss.t) break;
+      if (f.phase == FaultPhase::kEnd) continue;
+      if ((f.is(FaultKind::kCrash) || f.is(FaultKind::kRestart)) && f.target == loss.node) out->fault = &f;
+      if (f.is(FaultKind::kFailover) && (f.target == loss.node || f.t == loss.t)) out->fault = &f;
+    }
+    return true;
+  }
+  for (const Expire& e : h.expires) {
+    if (e.t >= before) break;
+    if (e.t < granted || e.node != d.node || e.key != lock) continue;
+    out->t = e.t;
+    out->expired = true;
+    out->text = std::string(h.str(lock)) + " expired on " + std::string(h.str(e.node)) + " at " + format_time(e.t);
+    return true;
+  }
+  return false;
 }
 
 class Story {
@@ -880,9 +947,17 @@ void Story::add_design_lapse() {
   // A fault of the holder's own client (a pause, a crash, its clock, its links) may be what kept
   // a renewal or the release from happening: the design is not proven then, unless it could not
   // have held back the holder's next call past the second acquisition (could_delay_holder).
+  // When the hold itself, from the acquisition's return to the holder's letting go, was longer
+  // than its lease, a fault that was over by that return only moved the hold, which outlived its
+  // lease all the same (a partition that stretched a RedLock acquisition, then a hold of 4 s on
+  // a lease of 3.3 s: `explore --algorithm node-redlock` seed 84, where replay proves the design).
+  const bool hold_outlives_lease = c_.first_end != kTimeNever && !c_.first_end_by_lease &&
+                                   grant->complete_t != kTimeNever &&
+                                   c_.first_end - grant->complete_t > grant->effective_lease_us();
   for (const FaultEvent& f : h_.faults) {
     if (f.t > c_.second_begin) break;
     if (f.phase == FaultPhase::kEnd) continue;  // its start came first
+    if (hold_outlives_lease && fault_over_at(h_, f) <= grant->complete_t) continue;
     if (holders_fault(f) && could_delay_holder(f)) return;
   }
   const LeaseEnd end = latest_lease_end(h_, *grant, c_.second_begin);
@@ -966,8 +1041,8 @@ Explanation Story::build() {
   // of the chain, is what let the second one in (setnx-naive seed 34 named a drop on the node;
   // replay proves the drop that made the deleting client send its DEL again).
   bool raw = false;
-  Resent resent;
-  const std::string deleted = cause == nullptr ? foreign_delete(h_, c_, c_.first_begin, c_.second_begin, &raw, &resent) : "";
+  Deletion deletion;
+  const std::string deleted = cause == nullptr ? foreign_delete(h_, c_, c_.first_begin, c_.second_begin, &raw, &deletion) : "";
   if (cause == nullptr && deleted.empty()) {
     for (const Item& item : chain_) {
       // A loss before the grant did not end this hold (the grant wrote the key anew).
@@ -988,7 +1063,10 @@ Explanation Story::build() {
     text += ". First inevitable event: " + cause->text + ".";
     facts["first_inevitable"] = cause->fact;
   } else {
-    const FaultEvent* resend = resent.op == nullptr ? nullptr : resend_fault(h_, resent);
+    const FaultEvent* resend = deletion.op == nullptr || !deletion.resent ? nullptr : resend_fault(h_, deletion);
+    DeletersKeyLost lost;
+    const bool deleter_lost =
+        resend == nullptr && deletion.op != nullptr && deleters_key_lost(h_, deletion, c_.lock, granted_from_, &lost);
     // On a quorum lock the second acquisition may have declared success on grants that had died.
     const Operation* second_op =
         c_.second_thread == kNoSym ? nullptr : hold_acquisition(h_, c_.second_thread, c_.lock, c_.second_begin, c_.second_op);
@@ -1010,9 +1088,31 @@ Explanation Story::build() {
                              : name(resend->kind) + " on " + name(resend->target) + " at " + format_time(resend->t) +
                                    (duration_ms == kAbsent ? "" : " for " + seconds(duration_ms));
       text += ". First inevitable event: " + what + " (fault #" + std::to_string(resend->fault) + "), while " +
-              call_name(h_, *resent.op) + " was under way, so that it was sent again: " + deleted + ".";
+              call_name(h_, *deletion.op) + " was under way, so that it was sent again: " + deleted + ".";
       facts["first_inevitable"] = {{"event", "fault"}, {"fault", resend->fault}, {"kind", name(resend->kind)},
-                                   {"target", name(resend->target)}, {"t_us", resend->t}, {"resent_op", resent.op->id}};
+                                   {"target", name(resend->target)}, {"t_us", resend->t}, {"resent_op", deletion.op->id}};
+    } else if (deleter_lost) {
+      // The algorithm's owner-blind delete did the harm, but only because the deleting thread's
+      // own key had gone while it still believed it held the lock.
+      // The deleter either still believed it held the lock when its key went, or had asked to
+      // release it and its delete had not run yet (the node was down: setnx-naive seed 92).
+      const std::string deleter = name(deletion.op->thread);
+      const std::string pending = deletion.op->invoke_t < lost.t
+                                      ? ", before " + call_name(h_, *deletion.op) + ", invoked at " +
+                                            format_time(deletion.op->invoke_t) + ", had run there"
+                                      : ", while " + deleter + " still believed it held it";
+      const std::string why = lost.text + pending + "; " + first + " took " + lock + " since, and " + deleted;
+      if (lost.fault != nullptr) {
+        text += ". First inevitable event: " + name(lost.fault->kind) + " on " + name(lost.fault->target) + " at " +
+                format_time(lost.fault->t) + " (fault #" + std::to_string(lost.fault->fault) + "): " + why + ".";
+        facts["first_inevitable"] = {{"event", "fault"}, {"fault", lost.fault->fault}, {"kind", name(lost.fault->kind)},
+                                     {"target", name(lost.fault->target)}, {"t_us", lost.fault->t},
+                                     {"deleters_key_lost_us", lost.t}};
+      } else {
+        text += ". First inevitable event: " + why + ".";
+        facts["first_inevitable"] = {{"event", lost.expired ? "expire" : "data_loss"}, {"node", name(deletion.node)},
+                                     {"key", lock}, {"t_us", lost.t}, {"deleter", deleter}};
+      }
     } else {
       text += c_.second_thread == kNoSym
                   ? ". No fault, expiry or loss explains it: the algorithm itself let the hold go"
