@@ -1497,6 +1497,23 @@ TEST(Model, FencingTokensIncreaseAcrossHolders) {
   EXPECT_TRUE(model.step(s1, op, Effect::kObserved, kTimeNever, &at, &s2, nullptr));
 }
 
+// Judging one pair of holders (a replay asking whether a violation's two holders overlap again):
+// only their holds are compared.
+TEST(Examples, MutualExclusionJudgesTheHoldersItIsGiven) {
+  const History h = load("deleters-key-lost.jsonl");  // c2/t0 and c3/t0 overlap on L
+  CheckOptions options;
+  options.lock = "L";
+  options.holders = {"c3/t0", "c2/t0"};
+  const PropertyResult both = check_mutual_exclusion(h, options);
+  EXPECT_EQ(both.verdict, Verdict::kViolation);
+  EXPECT_EQ(both.counterexample["first"]["thread"], "c2/t0");
+  options.holders = {"c1/t0", "c3/t0"};
+  EXPECT_EQ(check_mutual_exclusion(h, options).verdict, Verdict::kOk);
+  options.holders = {"c2/t0", "c3/t0"};
+  options.lock = "K";
+  EXPECT_EQ(check_mutual_exclusion(h, options).verdict, Verdict::kOk);
+}
+
 TEST(Linearizability, BudgetGivesUnknownNeverOk) {
   History h = load("unknown-took-effect.jsonl");
   CheckOptions options;

@@ -90,8 +90,14 @@ PropertyResult check_mutual_exclusion(const History& h, const CheckOptions& opti
   const bool rw = h.header.lock_kind == LockKind::kRwlock;
   int64_t count = 0;
   std::vector<Overlap> first;
-  for (const auto& [lock, holds] : group_by_lock(h.holds)) {
+  for (auto& [lock, holds] : group_by_lock(h.holds)) {
     if (!options.lock.empty() && h.str(lock) != options.lock) continue;
+    if (!options.holders.empty()) {
+      std::erase_if(holds, [&](uint32_t i) {
+        const std::string_view thread = h.str(h.holds[i].thread);
+        return std::find(options.holders.begin(), options.holders.end(), thread) == options.holders.end();
+      });
+    }
     std::vector<Overlap> found = sweep(h, holds, rw, &count);
     if (first.empty() && !found.empty()) first = found;
   }

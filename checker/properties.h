@@ -37,6 +37,10 @@ struct CheckOptions {
   // holds and operations (the other properties are unchanged). Empty judges every lock. A replay
   // that proves a cause asks whether the same lock's violation happens again (counterfactual.h).
   std::string lock;
+  // Judge only the overlaps of these threads' holds (mutual_exclusion; with `lock`, on that lock):
+  // a violation's two holders, so that a replay asks whether the same two overlap again. Empty:
+  // every hold.
+  std::vector<std::string> holders;
   // Called as each property is done, with how many are done of how many: for a progress line.
   // Calls come one at a time, from the threads that checked them.
   std::function<void(size_t done, size_t total)> on_property_done;

@@ -76,7 +76,10 @@ void prove_causes(const nlohmann::json& doc, const scenario::Scenario& s, scenar
     if (p.verdict != checker::Verdict::kViolation) continue;
     options.lock = explore::violated_lock(p);
     Result<explore::Cause> c = explore::prove_cause(doc, s, r.seed, p.name, options);
-    if (c.ok()) explore::compare_with_story(p, &c.value());
+    if (c.ok()) {
+      explore::compare_with_story(p, &c.value());
+      explore::prove_story_on_overlap(doc, s, r.seed, p, options, &c.value());
+    }
     causes[p.name] = c.ok() ? c.value().to_json() : nlohmann::json{{"text", "not proven: " + c.status().message()}};
   }
   r.causes = causes;

@@ -49,9 +49,9 @@ std::string list(const json& schedule, const std::vector<int64_t>& faults) {
 class Prover {
  public:
   Prover(const json& materialized, uint64_t seed, std::string property, const std::string& file, int budget,
-         std::string mutant, std::string lock)
+         std::string mutant, std::string lock, std::vector<std::string> holders)
       : doc_(materialized), seed_(seed), property_(std::move(property)), file_(file), budget_(budget),
-        mutant_(std::move(mutant)), lock_(std::move(lock)) {
+        mutant_(std::move(mutant)), lock_(std::move(lock)), holders_(std::move(holders)) {
     schedule_ = doc_.contains("faults") && doc_["faults"].contains("schedule") ? doc_["faults"]["schedule"]
                                                                                 : json::array();
   }
@@ -86,6 +86,7 @@ class Prover {
     options.seed = seed_;
     options.mutant = mutant_;
     options.check_lock = lock_;
+    options.check_holders = holders_;
     options.history_text = false;
     options.result_json = false;
     Result<scenario::RunReport> r = scenario::run_scenario(s.value(), options);
@@ -108,6 +109,7 @@ class Prover {
   int budget_;
   std::string mutant_;
   std::string lock_;
+  std::vector<std::string> holders_;
   bool exhausted_ = false;
   Status error_;
   std::vector<Replay> replays_;
@@ -136,6 +138,19 @@ std::vector<int64_t> all_but(int64_t n, int64_t removed) {
 }
 
 }  // namespace
+
+std::vector<std::string> violated_holders(const checker::PropertyResult& property) {
+  const json& ce = property.counterexample;
+  if (property.name != "mutual_exclusion" || !ce.is_object()) return {};
+  std::vector<std::string> out;
+  for (const char* which : {"first", "second"}) {
+    if (!ce.contains(which) || !ce[which].is_object() || !ce[which].contains("thread") || !ce[which]["thread"].is_string()) {
+      return {};
+    }
+    out.push_back(ce[which]["thread"].get<std::string>());
+  }
+  return out;
+}
 
 std::string violated_lock(const checker::PropertyResult& property) {
   const json& ce = property.counterexample;
@@ -175,6 +190,24 @@ void compare_with_story(const checker::PropertyResult& property, Cause* cause) {
   }
 }
 
+void prove_story_on_overlap(const json& doc, const scenario::Scenario& parsed, uint64_t seed,
+                            const checker::PropertyResult& property, const CounterfactualOptions& options, Cause* cause) {
+  if (!cause->has_story || cause->story_agrees || cause->story_fault == 0) return;
+  CounterfactualOptions pair = options;
+  pair.holders = violated_holders(property);
+  if (pair.holders.size() != 2) return;
+  Result<Cause> proof = prove_cause(doc, parsed, seed, property.name, pair);
+  if (!proof.ok() || proof.value().exhausted || !(proof.value().algorithm_itself || proof.value().sufficient)) return;
+  const Cause& p = proof.value();
+  const auto among = [](const std::vector<int64_t>& v, int64_t k) { return std::find(v.begin(), v.end(), k) != v.end(); };
+  cause->overlap_proven = true;
+  cause->overlap_agrees = !p.algorithm_itself && (among(p.cause, cause->story_fault) || among(p.necessary, cause->story_fault));
+  const std::string named = "fault #" + std::to_string(cause->story_fault);
+  const std::string overlap = "the overlap of " + pair.holders[0] + " and " + pair.holders[1];
+  cause->text += cause->overlap_agrees ? "; but " + overlap + ", which the story tells, needs " + named + ": " + p.text
+                                       : "; nor does " + overlap + ", which the story tells, need it: " + p.text;
+}
+
 json Cause::to_json() const {
   json j = {{"property", property},     {"seed", seed},          {"faults", faults},
             {"cause", cause},           {"necessary", necessary}, {"algorithm_itself", algorithm_itself},
@@ -184,6 +217,7 @@ json Cause::to_json() const {
   j["replays"] = list;
   if (has_story) {
     j["story"] = {{"first_inevitable_fault", story_fault == 0 ? json(nullptr) : json(story_fault)}, {"agrees", story_agrees}};
+    if (overlap_proven) j["story"]["overlap_agrees"] = overlap_agrees;
   }
   return j;
 }
@@ -192,8 +226,12 @@ Result<Cause> prove_cause(const json& doc, const scenario::Scenario& parsed, uin
                           const std::string& property, const CounterfactualOptions& options) {
   LS_ASSERT(options.max_replays >= 1);
   Prover p(materialize_faults(doc, parsed, seed), seed, property, parsed.file, options.max_replays, options.mutant,
-           options.lock);
-  const std::string violation = options.lock.empty() ? "the violation" : "the violation on " + options.lock;
+           options.lock, options.holders);
+  std::string violation = options.lock.empty() ? "the violation" : "the violation on " + options.lock;
+  if (options.holders.size() == 2) {
+    violation = "the overlap of " + options.holders[0] + " and " + options.holders[1] +
+                (options.lock.empty() ? "" : " on " + options.lock);
+  }
   Cause c;
   c.property = property;
   c.seed = seed;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "harness/scenario/parse.h"
+#include "harness/scenario/run.h"
 
 namespace lockstep::explore {
 namespace {
@@ -115,6 +116,59 @@ TEST(Counterfactual, TheViolationIsOnTheSameLock) {
   EXPECT_NE(c.value().text.find("without fault #1 (pause c1 at 2.000 s) the violation on L does not happen; with it alone it does"),
             std::string::npos)
       << c.value().text;
+}
+
+// One lock breaking twice: c1 and c2 overlap because c1 is paused past its watchdog's lease, and
+// later c3 and c4 overlap by design (c3's lease of 100 ms, held 1 s). Over the lock, the
+// violation happens without faults ("the algorithm itself", though not this overlap); as the
+// overlap of its two holders, the pause is proven (redsync seed 61).
+TEST(Counterfactual, TheOverlapIsOfTheSameTwoHolders) {
+  json doc = pause_story(false);
+  doc["clients"]["count"] = 4;
+  doc["workload"]["script"].push_back(json::parse(
+      R"({"threads": "c3", "steps": [{"op": "lock", "lock": "L", "at_ms": 50000, "lease_ms": 100, "then": [{"op": "hold", "ms": 1000}, {"op": "unlock", "lock": "L"}]}]})"));
+  doc["workload"]["script"].push_back(json::parse(
+      R"({"threads": "c4", "steps": [{"op": "lock", "lock": "L", "at_ms": 50500, "then": [{"op": "hold", "ms": 100}, {"op": "unlock", "lock": "L"}]}]})"));
+  const scenario::Scenario s = parse(doc);
+  Result<scenario::RunReport> run = scenario::run_scenario(s, {});
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  const checker::PropertyResult& me = run.value().check.property("mutual_exclusion");
+  ASSERT_EQ(me.verdict, checker::Verdict::kViolation);
+  EXPECT_EQ(me.details.value("overlaps", 0), 2) << me.reason;
+  EXPECT_EQ(violated_holders(me), (std::vector<std::string>{"c1/t0", "c2/t0"}));
+  CounterfactualOptions on_l;
+  on_l.lock = "L";
+  Result<Cause> lock_only = prove_cause(doc, s, 1, "mutual_exclusion", on_l);
+  ASSERT_TRUE(lock_only.ok()) << lock_only.status().message();
+  EXPECT_TRUE(lock_only.value().algorithm_itself) << lock_only.value().text;  // c3 and c4, by design
+  CounterfactualOptions these = on_l;
+  these.holders = violated_holders(me);
+  Result<Cause> c = prove_cause(doc, s, 1, "mutual_exclusion", these);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_FALSE(c.value().algorithm_itself);
+  EXPECT_EQ(c.value().cause, std::vector<int64_t>{1});
+  EXPECT_NE(c.value().text.find("without fault #1 (pause c1 at 2.000 s) the overlap of c1/t0 and c2/t0 on L does not happen"),
+            std::string::npos)
+      << c.value().text;
+  // The story names the pause; the proof over the lock says the algorithm itself, and the second
+  // proof, over the two holders, bears the story out.
+  checker::PropertyResult told = me;
+  told.explanation.facts = {{"first_inevitable", {{"event", "fault"}, {"fault", 1}}}};
+  Cause over_lock = lock_only.value();
+  compare_with_story(told, &over_lock);
+  EXPECT_FALSE(over_lock.story_agrees);
+  prove_story_on_overlap(doc, s, 1, told, on_l, &over_lock);
+  EXPECT_TRUE(over_lock.overlap_proven);
+  EXPECT_TRUE(over_lock.overlap_agrees);
+  EXPECT_NE(over_lock.text.find("was not needed; but the overlap of c1/t0 and c2/t0, which the story tells, needs fault #1: "
+                                "verified by replay: without fault #1"),
+            std::string::npos)
+      << over_lock.text;
+  EXPECT_EQ(over_lock.to_json()["story"]["overlap_agrees"], true);
+  checker::PropertyResult other;
+  other.name = "linearizability";
+  other.counterexample = me.counterexample;
+  EXPECT_TRUE(violated_holders(other).empty());  // only a mutual_exclusion overlap has two holders
 }
 
 // The story's first inevitable event against the proof: agreeing, a fault the violation did not

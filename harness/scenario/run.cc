@@ -209,6 +209,7 @@ Result<RunReport> run_scenario(const Scenario& s, const RunOptions& options) {
     copts.properties = s.checks.properties;
     copts.threads = options.check_threads;
     copts.lock = options.check_lock;
+    copts.holders = options.check_holders;
     report.check = checker::check_history(h.value(), copts);
     report.check.source = report.history_file;
   }

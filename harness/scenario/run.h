@@ -79,6 +79,9 @@ struct RunOptions {
   // Judge this lock only (checker::CheckOptions::lock): a replay asking whether the same lock's
   // violation happens again. Empty: every lock.
   std::string check_lock;
+  // Judge only these threads' overlaps (checker::CheckOptions::holders): a replay asking whether
+  // a mutual-exclusion violation's two holders overlap again. Empty: every hold.
+  std::vector<std::string> check_holders;
   // With out_dir: write the history as one zstd frame, to history.jsonl.zst (`run --compress`).
   bool compress_history = false;
 };
