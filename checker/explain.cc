@@ -304,6 +304,19 @@ class Story {
         }
       }
     }
+    // On a quorum lock, each master's first grant to this acquisition: a key of the lock that
+    // expired on a master before that, or on one that never granted it, was not this hold's
+    // (redis-semaphore-redlock-mutex seed 78 named node1's clock jump, which ran out an earlier
+    // key there at the instant of the acquisition's first grant on node1).
+    const Operation* quorum_grant = h.header.quorum_lock() ? first_acquisition() : nullptr;
+    if (quorum_grant != nullptr) {
+      for (const Exec& x : h.execs) {
+        if (x.t > c.first_begin) break;
+        if (x.op_id != quorum_grant->id || !exec_granted(h, x)) continue;
+        const bool known = std::any_of(node_grants_.begin(), node_grants_.end(), [&](const NodeGrant& g) { return g.node == x.node; });
+        if (!known) node_grants_.push_back({x.node, x.t, x.line});
+      }
+    }
   }
   Explanation build();
 
@@ -325,6 +338,8 @@ class Story {
   void add_stalled_acquisition();
   void add_lease_lapse();
   void add_design_lapse();
+  const Item* key_lost() const;
+  bool key_set_after(const Item& item) const;
   const Operation* first_acquisition() const;
   std::string name(Sym s) const { return std::string(h_.str(s)); }
 
@@ -335,6 +350,24 @@ class Story {
   TimeUs granted_from_ = 0;  // a node first granted it (from_ when the history does not say)
   uint32_t granted_line_ = 0;  // that run's line (a key that expired at that instant, before it)
   Sym granted_node_ = kNoSym;  // that run's node
+  struct NodeGrant {
+    Sym node;
+    TimeUs t;
+    uint32_t line;
+  };
+  std::vector<NodeGrant> node_grants_;  // quorum lock: each master's first grant to it
+
+  // Whether an expiry on `node` at `t` (line `line`) came before the quorum acquisition's first
+  // grant there (the previous key expiring at the grant's instant too), or the master never
+  // granted it: not this hold's key. false on a single-node lock, or when the history logged no
+  // grants of the acquisition.
+  bool before_node_grant(Sym node, TimeUs t, uint32_t line) const {
+    if (node_grants_.empty()) return false;
+    for (const NodeGrant& g : node_grants_) {
+      if (g.node == node) return t < g.t || (t == g.t && line < g.line);
+    }
+    return true;
+  }
   // Whether a server event at `t` on file line `line` came before the first grant.
   bool before_grant(TimeUs t, uint32_t line) const { return t < granted_from_ || (t == granted_from_ && line < granted_line_); }
   mutable std::map<Sym, TimeUs> still_off_;  // clock_still_off by node
@@ -361,6 +394,54 @@ bool Story::relevant_target(std::string_view target) const {
 // off from everyone) comes first in time but explains nothing; without a direct one, the
 // earliest fault is named, as before. (lockstep run then proves the cause by replay.)
 //
+// The key's first expiry or loss since a node granted the hold (before it, the grant wrote the
+// key anew), else its first in the story; nullptr when none. (On a quorum lock, the first: which
+// loss mattered there, neither the first nor the one that broke the quorum says every time;
+// replay does.)
+const Item* Story::key_lost() const {
+  const Item* lost = nullptr;
+  for (const Item& item : chain_) {
+    const std::string event = item.fact.value("event", "");
+    if ((event == "expire" || event == "data_loss") && (lost == nullptr || (lost->before_grant && !item.before_grant))) {
+      lost = &item;
+    }
+  }
+  return lost;
+}
+
+// Whether `item`, a clock fault of the node whose key expired (key_lost), was over before the
+// holder's key there was last set: a jump, or a drift that ended, before it did not shorten it,
+// as a relative TTL runs out on time by any clock (redis-semaphore-redlock-mutex seed 78 named
+// node1's jump, 4 s before the grant that set the key which expired, where replay proves the pause
+// of another master that held the acquisition back). On a single-node lock early_by says the same
+// from the node-local times; a quorum lock has only this.
+bool Story::key_set_after(const Item& item) const {
+  const Item* lost = key_lost();
+  const Operation* grant = first_acquisition();
+  if (item.fault_index < 0 || lost == nullptr || grant == nullptr || lost->fact.value("event", "") != "expire") return false;
+  const FaultEvent& f = h_.faults[static_cast<size_t>(item.fault_index)];
+  const std::string node = lost->fact.value("node", "");
+  if (!f.is_clock() || h_.str(f.target) != node) return false;
+  const int64_t duration_ms = f.param(h_.syms, "duration_ms");
+  const TimeUs over = f.is(FaultKind::kClockJump)                             ? f.t
+                      : f.is(FaultKind::kClockDrift) && duration_ms != kAbsent ? f.t + duration_ms * kUsPerMs
+                                                                               : kTimeNever;
+  if (over == kTimeNever) return false;
+  for (const Exec& x : h_.execs) {
+    if (x.t > lost->t) break;
+    if (x.t <= over || x.op_id == kAbsent || x.keys_count == 0 || h_.key_pool[x.keys_begin] != c_.lock ||
+        h_.str(x.node) != node) {
+      continue;
+    }
+    const int64_t index = h_.op_index(x.op_id);
+    if (index < 0) continue;
+    const Operation& op = h_.ops[static_cast<size_t>(index)];
+    const bool renewed = op.kind == OpKind::kRenew && x.reply == ReplyKind::kInt && x.reply_int >= 1;
+    if (op.owner == grant->owner && (renewed || exec_granted(h_, x))) return true;
+  }
+  return false;
+}
+
 // A clock fault of that node counts only if the node's clock moved by enough to matter: had it
 // not moved since the key's expiry was set, the key would have outlived the second acquisition
 // (early_by). A drift that moved the expiry by a millisecond while the holder was paused past its
@@ -370,16 +451,7 @@ const Item* Story::direct_cause() const {
   std::string node;
   bool clock_mattered = true;
   TimeUs failover_loss_t = kTimeNever;  // a failover's loss happens on the promoted replica, not its target
-  // The key's first expiry or loss since a node granted the hold (before it, the grant wrote the
-  // key anew), else its first in the story. (On a quorum lock, the first: which loss mattered
-  // there, neither the first nor the one that broke the quorum says every time; replay does.)
-  const Item* lost = nullptr;
-  for (const Item& item : chain_) {
-    const std::string event = item.fact.value("event", "");
-    if ((event == "expire" || event == "data_loss") && (lost == nullptr || (lost->before_grant && !item.before_grant))) {
-      lost = &item;
-    }
-  }
+  const Item* lost = key_lost();
   if (lost != nullptr) {
     const std::string event = lost->fact.value("event", "");
     node = lost->fact.value("node", "");
@@ -433,7 +505,8 @@ const Item* Story::direct_cause() const {
       if (!kind.has_value()) continue;
       const bool clock = is_clock_fault(*kind);
       const bool stops = *kind == FaultKind::kCrash || *kind == FaultKind::kPause;
-      if (pass == 0 && !node.empty() && target == node && ((clock && clock_mattered && clock_moved_enough(item)) || stops ||
+      if (pass == 0 && !node.empty() && target == node &&
+          ((clock && clock_mattered && clock_moved_enough(item) && !key_set_after(item)) || stops ||
                                                           *kind == FaultKind::kFailover)) {
         return &item;
       }
@@ -777,7 +850,7 @@ void Story::add_server_events() {
     // While the first holder's acquisition waited, earlier holders' keys expired, up to the one
     // at the grant's instant that let it in; the grant wrote the key anew, so they explain
     // nothing about this hold (a lock() that waited through five leases listed all five).
-    if (before_grant(e.t, e.line)) continue;
+    if (before_grant(e.t, e.line) || before_node_grant(e.node, e.t, e.line)) continue;
     Item item{e.t, false, name(e.key) + " expired on " + name(e.node) + " at " + format_time(e.t), {}};
     if (e.local_ms != kAbsent) item.text += " (node-local " + format_time(e.local_ms * kUsPerMs) + ")";
     if (!others.empty()) item.text += ", with " + std::to_string(others.size()) + " more of " + std::string(lock) + "'s keys";
@@ -1045,8 +1118,9 @@ Explanation Story::build() {
   const std::string deleted = cause == nullptr ? foreign_delete(h_, c_, c_.first_begin, c_.second_begin, &raw, &deletion) : "";
   if (cause == nullptr && deleted.empty()) {
     for (const Item& item : chain_) {
-      // A loss before the grant did not end this hold (the grant wrote the key anew).
-      if (item.cause && !item.before_grant && !item.too_small) { cause = &item; break; }
+      // A loss before the grant did not end this hold (the grant wrote the key anew), nor did a
+      // node's clock fault over before the key that expired was set.
+      if (item.cause && !item.before_grant && !item.too_small && !key_set_after(item)) { cause = &item; break; }
     }
   }
   if (cause == nullptr && deleted.empty()) {  // an expiry (a fault's end is never a cause)
