@@ -188,6 +188,11 @@ TimeUs fault_over_at(const History& h, const FaultEvent& f) {
   return kTimeNever;
 }
 
+// A fault as the facts of a story name it (its start).
+nlohmann::json fault_fact(const History& h, const FaultEvent& f) {
+  return {{"event", "fault"}, {"fault", f.fault}, {"kind", h.str(f.kind)}, {"target", h.str(f.target)}, {"t_us", f.t}};
+}
+
 // The fault that made a client send a delete again (Deletion): the earliest fault of the network on
 // the sender's process or on the node that ran it (a lost reply, a partition, a delay, a drop),
 // or a pause or crash of that node, that was under way between the call's invoke and the re-run.
@@ -422,10 +427,7 @@ bool Story::key_set_after(const Item& item) const {
   const FaultEvent& f = h_.faults[static_cast<size_t>(item.fault_index)];
   const std::string node = lost->fact.value("node", "");
   if (!f.is_clock() || h_.str(f.target) != node) return false;
-  const int64_t duration_ms = f.param(h_.syms, "duration_ms");
-  const TimeUs over = f.is(FaultKind::kClockJump)                             ? f.t
-                      : f.is(FaultKind::kClockDrift) && duration_ms != kAbsent ? f.t + duration_ms * kUsPerMs
-                                                                               : kTimeNever;
+  const TimeUs over = f.is(FaultKind::kClockJump) ? f.t : fault_over_at(h_, f);
   if (over == kTimeNever) return false;
   for (const Exec& x : h_.execs) {
     if (x.t > lost->t) break;
@@ -655,10 +657,6 @@ TimeUs Story::find_holder_next_call() const {
   return next;
 }
 
-// Whether fault `f` (its start) could have kept the first holder from its next call on the lock
-// until after the second acquisition: a pause of its client by up to its length, a clock fault by
-// how far it moved the clock (a jump's size; a drift's rate over its length). Any other fault,
-// or one whose shift the history does not give, could.
 // Whether fault `f` acts on the first holder's own client: it names it (a thread of it, a link
 // or partition side), and, for the network, cuts it off from the node that granted it (any
 // node, for a quorum lock or when the history does not say). A partition that isolates a
@@ -672,7 +670,11 @@ bool Story::holders_fault(const FaultEvent& f) const {
   return cuts_off(target, first_client_, h_.header.nodes);
 }
 
-// REQUIRES: holders_fault(f).
+// Whether fault `f` (its start) could have kept the first holder from its next call on the lock
+// until after the second acquisition: a pause of its client by up to its length, a clock fault by
+// how far it moved the clock (a jump's size; a drift's rate over its length), the network by how
+// long it overlapped the acquisition. Any other fault, or one whose shift the history does not
+// give, could. REQUIRES: holders_fault(f).
 bool Story::could_delay_holder(const FaultEvent& f) const {
   LS_ASSERT(holders_fault(f));
   // (A fault of everything acts on the nodes too: not judged here.)
@@ -720,8 +722,7 @@ void Story::add_faults() {
     Item item;
     item.t = f.t;
     item.fault_index = static_cast<int64_t>(index);
-    item.fact = {{"event", "fault"}, {"fault", f.fault}, {"kind", kind}, {"target", target},
-                 {"t_us", f.t}};
+    item.fact = fault_fact(h_, f);
     const std::string ref = " (fault #" + std::to_string(f.fault) + ")";
     if (f.phase == FaultPhase::kEnd) {
       if (f.t < from_) continue;
@@ -1163,13 +1164,12 @@ Explanation Story::build() {
                                    (duration_ms == kAbsent ? "" : " for " + seconds(duration_ms));
       text += ". First inevitable event: " + what + " (fault #" + std::to_string(resend->fault) + "), while " +
               call_name(h_, *deletion.op) + " was under way, so that it was sent again: " + deleted + ".";
-      facts["first_inevitable"] = {{"event", "fault"}, {"fault", resend->fault}, {"kind", name(resend->kind)},
-                                   {"target", name(resend->target)}, {"t_us", resend->t}, {"resent_op", deletion.op->id}};
+      facts["first_inevitable"] = fault_fact(h_, *resend);
+      facts["first_inevitable"]["resent_op"] = deletion.op->id;
     } else if (deleter_lost) {
       // The algorithm's owner-blind delete did the harm, but only because the deleting thread's
-      // own key had gone while it still believed it held the lock.
-      // The deleter either still believed it held the lock when its key went, or had asked to
-      // release it and its delete had not run yet (the node was down: setnx-naive seed 92).
+      // own key had gone first: while it still believed it held the lock, or after it had asked to
+      // release it and before its delete ran (the node was down: setnx-naive seed 92).
       const std::string deleter = name(deletion.op->thread);
       const std::string pending = deletion.op->invoke_t < lost.t
                                       ? ", before " + call_name(h_, *deletion.op) + ", invoked at " +
@@ -1179,9 +1179,8 @@ Explanation Story::build() {
       if (lost.fault != nullptr) {
         text += ". First inevitable event: " + name(lost.fault->kind) + " on " + name(lost.fault->target) + " at " +
                 format_time(lost.fault->t) + " (fault #" + std::to_string(lost.fault->fault) + "): " + why + ".";
-        facts["first_inevitable"] = {{"event", "fault"}, {"fault", lost.fault->fault}, {"kind", name(lost.fault->kind)},
-                                     {"target", name(lost.fault->target)}, {"t_us", lost.fault->t},
-                                     {"deleters_key_lost_us", lost.t}};
+        facts["first_inevitable"] = fault_fact(h_, *lost.fault);
+        facts["first_inevitable"]["deleters_key_lost_us"] = lost.t;
       } else {
         text += ". First inevitable event: " + why + ".";
         facts["first_inevitable"] = {{"event", lost.expired ? "expire" : "data_loss"}, {"node", name(deletion.node)},

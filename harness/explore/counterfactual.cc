@@ -137,6 +137,12 @@ std::vector<int64_t> all_but(int64_t n, int64_t removed) {
   return out;
 }
 
+// Whether a proof counts `fault` in: in its cause, or among the faults it found necessary.
+bool counts_in(const Cause& c, int64_t fault) {
+  return std::find(c.cause.begin(), c.cause.end(), fault) != c.cause.end() ||
+         std::find(c.necessary.begin(), c.necessary.end(), fault) != c.necessary.end();
+}
+
 }  // namespace
 
 std::vector<std::string> violated_holders(const checker::PropertyResult& property) {
@@ -175,12 +181,11 @@ void compare_with_story(const checker::PropertyResult& property, Cause* cause) {
   if (first.is_object() && first.value("event", "") == "fault" && first.contains("fault") && first["fault"].is_number_integer()) {
     cause->story_fault = first["fault"].get<int64_t>();
   }
-  const auto among = [](const std::vector<int64_t>& v, int64_t k) { return std::find(v.begin(), v.end(), k) != v.end(); };
   const std::string named = "fault #" + std::to_string(cause->story_fault);
   if (cause->story_fault != 0 && cause->algorithm_itself) {
     cause->story_agrees = false;
     cause->text += "; so the story's first inevitable event, " + named + ", was not needed";
-  } else if (cause->story_fault != 0 && !among(cause->cause, cause->story_fault) && !among(cause->necessary, cause->story_fault)) {
+  } else if (cause->story_fault != 0 && !counts_in(*cause, cause->story_fault)) {
     cause->story_agrees = false;
     cause->text += "; the story's first inevitable event, " + named + ", is not in that cause";
   } else if (cause->story_fault == 0 && !cause->algorithm_itself && !cause->cause.empty()) {
@@ -199,9 +204,8 @@ void prove_story_on_overlap(const json& doc, const scenario::Scenario& parsed, u
   Result<Cause> proof = prove_cause(doc, parsed, seed, property.name, pair);
   if (!proof.ok() || proof.value().exhausted || !(proof.value().algorithm_itself || proof.value().sufficient)) return;
   const Cause& p = proof.value();
-  const auto among = [](const std::vector<int64_t>& v, int64_t k) { return std::find(v.begin(), v.end(), k) != v.end(); };
   cause->overlap_proven = true;
-  cause->overlap_agrees = !p.algorithm_itself && (among(p.cause, cause->story_fault) || among(p.necessary, cause->story_fault));
+  cause->overlap_agrees = !p.algorithm_itself && counts_in(p, cause->story_fault);
   const std::string named = "fault #" + std::to_string(cause->story_fault);
   const std::string overlap = "the overlap of " + pair.holders[0] + " and " + pair.holders[1];
   cause->text += cause->overlap_agrees ? "; but " + overlap + ", which the story tells, needs " + named + ": " + p.text
