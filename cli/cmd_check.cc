@@ -62,7 +62,8 @@ int run_check(const CheckArgs& args) {
   const uint64_t file_bytes =
       args.history == "-" || !std::filesystem::is_regular_file(args.history, ec) ? 0 : std::filesystem::file_size(args.history, ec);
   Progress reading("MB read");
-  checker::ReadOptions read_options{.threads = threads};
+  checker::ReadOptions read_options;
+  read_options.threads = threads;
   if (file_bytes >= (uint64_t{16} << 20) && !ec) {
     read_options.on_read = [&reading, file_bytes](uint64_t bytes) {
       reading.update(std::min(bytes, file_bytes) >> 20, file_bytes >> 20, "reading the history");

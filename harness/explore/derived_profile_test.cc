@@ -31,8 +31,12 @@ TEST(DerivedProfileTest, EveryAlgorithmsProfileParsesAndScalesWithItsLease) {
     // Renewing: the watchdog locks, and the ecosystem's locks that refresh their own lease.
     const bool own_lease = static_cast<bool>(a.default_lease_ms);
     EXPECT_EQ(t.renews, a.name != "setnx-naive" && (!own_lease || (a.renews_default_lease && a.renews_default_lease(nlohmann::json::object())))) << a.name;
-    if (a.name == "redis-semaphore-mutex") EXPECT_TRUE(t.renews);
-    if (a.name == "redsync" || a.name == "redis-py-lock") EXPECT_FALSE(t.renews);
+    if (a.name == "redis-semaphore-mutex") {
+      EXPECT_TRUE(t.renews);
+    }
+    if (a.name == "redsync" || a.name == "redis-py-lock") {
+      EXPECT_FALSE(t.renews);
+    }
     // Node clock jumps are a kind of their own, aimed at the nodes only.
     int node_jump_kinds = 0;
     for (const nlohmann::json& k : kinds) {

@@ -176,7 +176,11 @@ Result<SweepResult> run_sweep(const std::vector<scenario::Scenario>& scenarios, 
   r.file = scenarios.front().file;
   r.param = param;
   r.seeds = options.seeds;
-  for (int64_t v : values) r.rows.push_back(SweepRow{v});
+  for (int64_t v : values) {
+    SweepRow row;
+    row.value = v;
+    r.rows.push_back(std::move(row));
+  }
   const uint64_t n = options.seeds.count;
   const uint64_t total = n * values.size();
   const TaskFn task = [&](uint64_t i) {
