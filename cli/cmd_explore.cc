@@ -30,12 +30,16 @@
 #include "harness/live/live_run.h"
 #include "harness/scenario/parse.h"
 #include "harness/scenario/run.h"
+#include "sim/core/assert.h"
 #include "sim/core/interrupt.h"
 
 namespace lockstep::cli {
 namespace {
 
 using explore::ExploreSummary;
+
+// How often a running exploration writes its checkpoint (ExploreOptions::checkpoint), by default.
+constexpr int64_t kCheckpointEverySeconds = 5;
 
 struct ExploreArgs {
   std::string scenario;
@@ -57,6 +61,7 @@ struct ExploreArgs {
   int masters = 0;        // RedLocks: independent masters of the derived profile (0: 3)
   bool live = false;      // against real redis-servers (docs/live.md)
   int64_t time_budget_s = 0;  // stop starting seeds after this much wall time (0: no limit)
+  int64_t checkpoint_every_s = kCheckpointEverySeconds;  // write DIR/explore.json this often while running
 };
 
 
@@ -211,6 +216,27 @@ int finish_interrupted(const ExploreSummary& sum, const ExploreArgs& args) {
   return 128 + interrupt::stop_requested();
 }
 
+// Writes the checkpoint `sofar` (this run's seeds so far, marked interrupted) to DIR/explore.json,
+// merged with `before` when this run resumes an earlier one. A checkpoint that cannot be written
+// is said once on stderr and does not stop the exploration.
+void write_checkpoint(const ExploreSummary& sofar, const std::optional<ExploreSummary>& before, const ExploreArgs& args) {
+  static bool warned = false;
+  ExploreSummary sum = sofar;
+  if (before) {
+    Result<ExploreSummary> merged = explore::merge_summaries({*before, sofar}, {args.resume + "/explore.json", "this run"});
+    LS_ASSERT(merged.ok());  // the same merge as at the end of a resumed run
+    sum = std::move(merged.value());
+    sum.interrupted = true;
+    sum.planned = before->planned;
+  }
+  const std::string path = args.out + "/explore.json";
+  Status st = report::write_file_atomically(path, sum.to_json().dump(2) + "\n");
+  if (!st.ok() && !warned) {
+    warned = true;
+    std::fprintf(stderr, "lockstep explore: cannot write the checkpoint (the run goes on): %s\n", printable(st.message()).c_str());
+  }
+}
+
 int merge_command(const ExploreArgs& args) {
   std::vector<ExploreSummary> parts;
   for (const std::string& f : args.merge) {
@@ -238,6 +264,11 @@ Result<ExploreSummary> load_interrupted(ExploreArgs& args) {
     return Status::error("--resume takes the scenario and the seeds from DIR/explore.json: give neither");
   }
   const std::string path = args.resume + "/explore.json";
+  std::error_code ec;
+  if (std::filesystem::is_directory(args.resume, ec) && !std::filesystem::exists(path, ec)) {
+    return Status::error(args.resume + ": no explore.json to resume from (a running exploration writes one every few "
+                         "seconds (--checkpoint-every), and when it stops or ends)");
+  }
   Result<ExploreSummary> b = read_summary(path);
   if (!b.ok()) return b.status();
   const ExploreSummary& before = b.value();
@@ -351,6 +382,18 @@ int explore_command(ExploreArgs args) {
     };
     if (args.jobs == 0) o.jobs = 1;  // live seeds one after another unless -j says otherwise
   }
+  // A checkpoint every few seconds: a run killed without warning (SIGKILL, the OOM killer) can
+  // still be resumed from its last one. Only when it is written depends on wall time; what it
+  // holds does not.
+  auto last_checkpoint = std::chrono::steady_clock::now();
+  const std::chrono::seconds every{args.checkpoint_every_s};
+  o.checkpoint_due = [&last_checkpoint, every] {
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_checkpoint < every) return false;
+    last_checkpoint = now;
+    return true;
+  };
+  o.checkpoint = [&args, &before](const ExploreSummary& sofar) { write_checkpoint(sofar, before, args); };
   Progress progress("seeds");
   o.progress = [&](const explore::ExploreProgress& p) {
     progress.update(p.done, p.total, std::to_string(p.violations) + " with violations, " + std::to_string(p.failures) + " not as expected");
@@ -381,6 +424,16 @@ int explore_command(ExploreArgs args) {
   }
   if (sum.value().interrupted) return finish_interrupted(sum.value(), args);
   std::vector<std::string> wrote;
+  uint64_t target_seed = 0;
+  std::string target_property;
+  if (!args.no_shrink && !args.live && sum.value().shrink_target(target_seed, target_property) &&
+      sum.value().slices.size() == 1) {
+    // Shrinking may take minutes: killed during it, the run resumes with every seed done.
+    ExploreSummary done = sum.value();
+    done.interrupted = true;
+    done.planned = done.slices[0];
+    write_checkpoint(done, std::nullopt, args);
+  }
   if (args.live && !args.no_shrink) {
     std::printf("--live: a failure is not shrunk (shrinking replays it many times); run its seed with lockstep run --live\n");
   } else if (!args.no_shrink) {
@@ -424,6 +477,11 @@ void register_explore(CLI::App& app, Action& action) {
   sub->add_option("--time-budget", args->time_budget_s,
                   "Start no seed after this many seconds of wall time (a soak test); the summary covers the seeds that ran")
       ->check(CLI::Range(int64_t{1}, int64_t{365} * 24 * 3600));
+  sub->add_option("--checkpoint-every", args->checkpoint_every_s,
+                  "While running, write DIR/explore.json (marked interrupted) this often, in seconds: a run killed "
+                  "without warning resumes from it with --resume")
+      ->check(CLI::Range(int64_t{1}, int64_t{24} * 3600))
+      ->capture_default_str();
   sub->add_option("--resume", args->resume,
                   "Go on with the interrupted exploration in DIR (its explore.json names the scenario and the seeds)");
   sub->callback([&action, args] { action = [args] { return explore_command(*args); }; });

@@ -50,6 +50,15 @@ class InOrder {
   uint64_t next_ = 0;
 };
 
+// `summary` of the first `folded` seeds of `slice`, as a run stopped there leaves it.
+ExploreSummary stopped_summary(ExploreSummary summary, const SeedRange& slice, uint64_t folded) {
+  LS_ASSERT(summary.slices.empty() && folded <= slice.count);
+  summary.interrupted = true;
+  summary.planned = slice;
+  if (folded > 0) summary.slices.push_back(SeedRange{slice.first, folded});
+  return summary;
+}
+
 }  // namespace
 
 void ExploreSummary::add(const SeedResult& r) {
@@ -228,6 +237,9 @@ Result<ExploreSummary> run_explore(const scenario::Scenario& s, const ExploreOpt
     progress.violations += r.violated.empty() ? 0 : 1;
     in_order.put(i, std::move(r));
     if (options.progress) options.progress(progress);
+    if (options.checkpoint && options.checkpoint_due && options.checkpoint_due()) {
+      options.checkpoint(stopped_summary(summary, slice, in_order.folded()));
+    }
   };
   Status st = run_tasks(slice.count, options.jobs, task, done, options.stop);
   if (!st.ok()) return st;
@@ -235,10 +247,7 @@ Result<ExploreSummary> run_explore(const scenario::Scenario& s, const ExploreOpt
     // Stopped: the summary covers the seeds folded in order; later ones that finished early are
     // dropped (at most --jobs of them) and run again on --resume.
     LS_ASSERT(options.stop && options.stop());
-    summary.interrupted = true;
-    summary.planned = slice;
-    if (in_order.folded() > 0) summary.slices.push_back(SeedRange{slice.first, in_order.folded()});
-    return summary;
+    return stopped_summary(summary, slice, in_order.folded());
   }
   if (slice.count > 0) summary.slices.push_back(slice);
   return summary;

@@ -90,6 +90,12 @@ struct ExploreOptions {
   // Runs one seed in a worker (default: run_seed, the simulator); `lockstep explore --live`
   // runs it against real redis-servers.
   std::function<SeedResult(const scenario::Scenario&, uint64_t)> run_seed;
+  // A checkpoint, so that a run killed without warning (SIGKILL, the OOM killer, a lost machine)
+  // loses little: after a seed is folded in, if checkpoint_due() says so, `checkpoint` gets the
+  // summary of the seeds folded so far, marked interrupted exactly as a stopped run's is (so
+  // `lockstep explore --resume` goes on from it). Both are called in the parent only.
+  std::function<bool()> checkpoint_due;
+  std::function<void(const ExploreSummary&)> checkpoint;
 };
 
 // Runs the seeds of `options.shard` of `options.range` and summarises them. Errors only when

@@ -56,6 +56,47 @@ TEST(ExploreTest, TheSummaryIsTheSameBytesWithOneOrTwoJobs) {
   EXPECT_NE(one.failures[0].explanation.find("mutual_exclusion"), std::string::npos);
 }
 
+// Every checkpoint is a stopped run's summary of the seeds folded so far; resuming the last one
+// (the rest of the seeds, merged in) gives the uninterrupted run's summary, byte for byte.
+TEST(ExploreTest, EachCheckpointResumesIntoTheWholeRun) {
+  const scenario::Scenario s = parse(kFlaky);
+  const SeedRange r{3, 20};
+  const ExploreSummary whole = explore(s, r, Shard{}, 1);
+  ExploreOptions o;
+  o.range = r;
+  o.jobs = 2;
+  int due = 0;
+  o.checkpoint_due = [&due] { return ++due % 3 == 0; };  // after every third seed
+  std::vector<ExploreSummary> checkpoints;
+  o.checkpoint = [&checkpoints](const ExploreSummary& c) { checkpoints.push_back(c); };
+  Result<ExploreSummary> run = run_explore(s, o);
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  EXPECT_EQ(run.value().to_json().dump(2), whole.to_json().dump(2));  // checkpoints change nothing
+  ASSERT_EQ(checkpoints.size(), 6u);
+  uint64_t before = 0;
+  for (const ExploreSummary& c : checkpoints) {
+    EXPECT_TRUE(c.interrupted);
+    EXPECT_EQ(c.planned.first, r.first);
+    EXPECT_EQ(c.planned.count, r.count);
+    const uint64_t done = c.slices.empty() ? 0 : c.slices[0].count;
+    EXPECT_GE(done, before);  // the folded prefix only grows
+    before = done;
+    EXPECT_EQ(c.seeds_run, done);
+    // Through JSON, as `explore --resume` reads it, then the rest of the seeds.
+    Result<ExploreSummary> back = ExploreSummary::from_json(c.to_json(), "explore.json");
+    ASSERT_TRUE(back.ok()) << back.status().message();
+    ExploreOptions rest;
+    rest.range = r;
+    rest.jobs = 1;
+    rest.only = SeedRange{r.first + done, r.count - done};
+    Result<ExploreSummary> tail = run_explore(s, rest);
+    ASSERT_TRUE(tail.ok()) << tail.status().message();
+    Result<ExploreSummary> merged = merge_summaries({back.value(), tail.value()}, {"explore.json", "this run"});
+    ASSERT_TRUE(merged.ok()) << merged.status().message();
+    EXPECT_EQ(merged.value().to_json().dump(2), whole.to_json().dump(2)) << "checkpoint after " << done << " seeds";
+  }
+}
+
 TEST(ExploreTest, ShardsMergeIntoTheWholeRun) {
   const scenario::Scenario s = parse(kFlaky);
   const SeedRange r{5, 17};

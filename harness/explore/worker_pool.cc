@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -103,6 +104,7 @@ Result<Worker> spawn(const TaskFn& task, const std::vector<Worker>& others) {
     return Status::error(std::string("explore: pipe: ") + std::strerror(errno));
   }
   std::fflush(nullptr);  // the child must not flush the parent's buffered output again
+  const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) {
     for (int fd : {to[0], to[1], from[0], from[1]}) ::close(fd);
@@ -125,6 +127,10 @@ Result<Worker> spawn(const TaskFn& task, const std::vector<Worker>& others) {
     struct sigaction dfl {};
     dfl.sa_handler = SIG_DFL;
     ::sigaction(SIGTERM, &dfl, nullptr);
+    // A parent killed without warning (SIGKILL, the OOM killer) takes its workers with it, rather
+    // than leaving them to finish a seed nobody will read. If it died before this line, stop now.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(1);
     worker_main(to[0], from[1], task);
   }
   ::close(to[0]);

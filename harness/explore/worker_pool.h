@@ -9,6 +9,8 @@
 //
 // The task function runs in the child; it must not need anything from the parent after the fork
 // except what it captured. The completion callback runs in the parent, one task at a time.
+// Workers die with the thread that forked them, the one in run_tasks (PR_SET_PDEATHSIG): a parent
+// killed without warning leaves none running.
 #ifndef LOCKSTEP_HARNESS_EXPLORE_WORKER_POOL_H_
 #define LOCKSTEP_HARNESS_EXPLORE_WORKER_POOL_H_
 

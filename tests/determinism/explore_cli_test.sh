@@ -42,6 +42,26 @@ rc=$?
 [ $rc -le 1 ] || fail "the resumed exploration failed ($rc): $(cat "$work/r.txt")"
 grep -q "resuming: [0-9]* seeds from" "$work/r.txt" || fail "the resumed run does not say what it resumes: $(cat "$work/r.txt")"
 cmp "$work/u/ex/explore.json" "$work/i/ex/explore.json" || fail "interrupted + resumed differs from one run: $(diff "$work/u/ex/explore.json" "$work/i/ex/explore.json" | head)"
+# Killed without warning (SIGKILL, the OOM killer): the checkpoint it wrote while running
+# (--checkpoint-every) is resumed, and the result is again the uninterrupted one's, byte for byte.
+mkdir -p "$work/k"
+(cd "$work/k" && exec "$bin" explore ../heavy.json --seeds 200 -j 1 --checkpoint-every 1 --out ex > ../k.txt 2>&1) &
+pid=$!
+for _ in $(seq 1200); do grep -qs '"interrupted": true' "$work/k/ex/explore.json" && break; sleep 0.05; done
+kill -KILL $pid 2>/dev/null
+wait $pid 2>/dev/null
+grep -q '"interrupted": true' "$work/k/ex/explore.json" || fail "no checkpoint was written: $(cat "$work/k.txt")"
+sleep 0.2
+pgrep -f "explore ../heavy.json --seeds 200 -j 1 --checkpoint-every 1" > /dev/null && fail "a worker outlived its killed parent"
+(cd "$work/k" && "$bin" explore --resume ex -j 2 > ../kr.txt 2>&1)
+rc=$?
+[ $rc -le 1 ] || fail "resuming from the checkpoint failed ($rc): $(cat "$work/kr.txt")"
+cmp "$work/u/ex/explore.json" "$work/k/ex/explore.json" || fail "killed + resumed differs from one run: $(diff "$work/u/ex/explore.json" "$work/k/ex/explore.json" | head)"
+mkdir -p "$work/none"
+"$bin" explore --resume "$work/none" > "$work/none.txt" 2>&1
+[ $? -eq 2 ] || fail "--resume of a directory without explore.json should exit 2"
+grep -q "no explore.json to resume from" "$work/none.txt" || fail "no message: $(cat "$work/none.txt")"
+
 # Issue 13: a profile derived from the algorithm: printed, or written to DIR/profile.json and
 # explored (its replay lines name that file).
 "$bin" explore --algorithm redisson-lock --print-profile > "$work/p.json" || fail "--print-profile failed"
