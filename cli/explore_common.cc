@@ -43,16 +43,43 @@ double Progress::elapsed_s() const {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
 }
 
+namespace {
+
+// "40 s", "3 min", "2 h 5 min": a rough time left, rounded up.
+std::string rough_duration(double seconds) {
+  const int64_t s = static_cast<int64_t>(seconds) + 1;
+  if (s < 100) return std::to_string(s) + " s";
+  const int64_t min = (s + 59) / 60;
+  if (min < 100) return std::to_string(min) + " min";
+  return std::to_string(min / 60) + " h " + std::to_string(min % 60) + " min";
+}
+
+// How often a progress line goes to a stderr that is not a terminal (a CI log).
+constexpr std::chrono::seconds kLogEvery{30};
+
+}  // namespace
+
 void Progress::update(uint64_t done, uint64_t total, const std::string& extra) {
-  if (!tty_) return;
   const auto now = std::chrono::steady_clock::now();
-  if (done != total && now - last_ < std::chrono::milliseconds(100)) return;
+  if (tty_ ? (done != total && now - last_ < std::chrono::milliseconds(100)) : (now - last_ < kLogEvery || done == total)) {
+    return;
+  }
   last_ = now;
   const double s = elapsed_s();
-  std::fprintf(stderr, "\r\033[K%s %llu/%llu, %s, %.0f/s", what_.c_str(), static_cast<unsigned long long>(done),
-               static_cast<unsigned long long>(total), extra.c_str(), s > 0 ? static_cast<double>(done) / s : 0.0);
+  const double rate = s > 0 ? static_cast<double>(done) / s : 0.0;
+  std::string line = what_ + " " + std::to_string(done) + "/" + std::to_string(total) + ", " + extra;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, ", %.0f/s", rate);
+  line += buf;
+  // Time left, once a second of work gives a rate to go by.
+  if (done > 0 && done < total && s >= 1.0) line += ", about " + rough_duration(static_cast<double>(total - done) / rate) + " left";
+  if (tty_) {
+    std::fprintf(stderr, "\r\033[K%s", line.c_str());
+    drawn_ = true;
+  } else {
+    std::fprintf(stderr, "%s\n", line.c_str());
+  }
   std::fflush(stderr);
-  drawn_ = true;
 }
 
 void Progress::finish() {

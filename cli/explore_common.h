@@ -29,12 +29,13 @@ struct AlgorithmOverride {
 };
 Result<LoadedScenario> load_scenario_file(const std::string& path, const AlgorithmOverride& replace = {});
 
-// A progress line on stderr, redrawn at most ten times a second, only when stderr is a
-// terminal (so logs and CI output stay clean).
+// A progress line on stderr: on a terminal, redrawn in place at most ten times a second; in a
+// log (stderr not a terminal, as in CI), a plain line every 30 s, so a long run shows it is
+// alive without flooding the log.
 class Progress {
  public:
   explicit Progress(std::string what);
-  // Redraws "<what> done/total, <extra>, N/s" if enough time has passed.
+  // Draws "<what> done/total, <extra>, N/s, about T left" if enough time has passed.
   void update(uint64_t done, uint64_t total, const std::string& extra);
   // Erases the line.
   void finish();

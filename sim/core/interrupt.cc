@@ -26,12 +26,21 @@ const char* g_what = "lockstep";
 const char* g_stopping = "finishing the summary of the seeds that ran";
 
 volatile sig_atomic_t g_stop = 0;
+// stderr is a terminal (read when a handler is installed, not in it): a progress line may be
+// drawn there, and a handler's message first erases it.
+volatile sig_atomic_t g_tty = 0;
+
+void erase_progress_line() {
+  static const char kErase[] = "\r\033[K";
+  if (g_tty != 0) (void)!write(STDERR_FILENO, kErase, sizeof(kErase) - 1);
+}
 
 void on_signal(int sig);
 
 void on_stop_signal(int sig) {
   if (g_stop != 0) on_signal(sig);  // the second one: at once
   g_stop = sig;
+  erase_progress_line();
   (void)!write(STDERR_FILENO, g_what, std::strlen(g_what));
   static const char kMsg[] = ": interrupted; ";
   (void)!write(STDERR_FILENO, kMsg, sizeof(kMsg) - 1);
@@ -48,6 +57,7 @@ void on_signal(int sig) {
   for (Slot& s : g_slots) {
     if (s.used.load()) unlink(s.path);
   }
+  erase_progress_line();
   (void)!write(STDERR_FILENO, g_what, std::strlen(g_what));
   static const char kMsg[] = ": interrupted; temporary files removed\n";
   (void)!write(STDERR_FILENO, kMsg, sizeof(kMsg) - 1);
@@ -91,6 +101,7 @@ void forget_process(pid_t pid) {
 
 void exit_on_signal(const char* what) {
   g_what = what;
+  g_tty = isatty(STDERR_FILENO) == 1 ? 1 : 0;
   struct sigaction sa {};
   sa.sa_handler = on_signal;
   sigemptyset(&sa.sa_mask);
@@ -108,6 +119,7 @@ void remove_remembered() {
 void stop_on_signal(const char* what, const char* stopping) {
   g_what = what;
   g_stopping = stopping;
+  g_tty = isatty(STDERR_FILENO) == 1 ? 1 : 0;
   struct sigaction sa {};
   sa.sa_handler = on_stop_signal;
   sigemptyset(&sa.sa_mask);  // no SA_RESTART: a blocking poll() returns EINTR and sees the stop
