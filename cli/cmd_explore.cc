@@ -216,6 +216,13 @@ int finish_interrupted(const ExploreSummary& sum, const ExploreArgs& args) {
   return 128 + interrupt::stop_requested();
 }
 
+// The working directory, for an interrupted summary's `dir` ("" if it cannot be read).
+std::string working_dir() {
+  std::error_code ec;
+  const std::filesystem::path p = std::filesystem::current_path(ec);
+  return ec ? std::string() : p.string();
+}
+
 // Writes the checkpoint `sofar` (this run's seeds so far, marked interrupted) to DIR/explore.json,
 // merged with `before` when this run resumes an earlier one. A checkpoint that cannot be written
 // is said once on stderr and does not stop the exploration.
@@ -229,6 +236,7 @@ void write_checkpoint(const ExploreSummary& sofar, const std::optional<ExploreSu
     sum.interrupted = true;
     sum.planned = before->planned;
   }
+  sum.dir = working_dir();
   const std::string path = args.out + "/explore.json";
   Status st = report::write_file_atomically(path, sum.to_json().dump(2) + "\n");
   if (!st.ok() && !warned) {
@@ -277,7 +285,11 @@ Result<ExploreSummary> load_interrupted(ExploreArgs& args) {
                       (before.slices.size() == 1 && before.slices[0].first == before.planned.first &&
                        before.slices[0].count <= before.planned.count);
   if (!prefix) return Status::error(path + ": its finished seeds are not a prefix of the planned ones (edited by hand?)");
+  // A relative scenario path was relative to the directory the exploration ran in.
   args.scenario = before.file;
+  if (!before.dir.empty() && std::filesystem::path(before.file).is_relative()) {
+    args.scenario = (std::filesystem::path(before.dir) / before.file).string();
+  }
   args.first_seed = before.range.first;
   args.seeds = before.range.count;
   args.out = args.resume;
@@ -329,6 +341,8 @@ int explore_command(ExploreArgs args) {
   }
   Result<LoadedScenario> l = load_scenario_file(args.scenario);
   if (!l.ok()) return fail(l.status().message());
+  // Replay commands name the file as the exploration first did, wherever it resumes from.
+  if (before) l.value().parsed.file = before->file;
   if (before && l.value().parsed.name != before->scenario) {
     return fail(args.scenario + ": its scenario is now named \"" + l.value().parsed.name + "\", not \"" + before->scenario +
                 "\" as when " + args.resume + "/explore.json was written: the file changed, so the seeds would not resume the same exploration");
@@ -413,6 +427,7 @@ int explore_command(ExploreArgs args) {
     sum.value().interrupted = stopped;
     sum.value().planned = before->planned;
   }
+  sum.value().dir = working_dir();  // written only while interrupted
   if (sum.value().interrupted && interrupt::stop_requested() == 0) {
     // The time budget ran out: a complete summary of the seeds that ran, resumable for the rest.
     std::vector<std::string> wrote;

@@ -126,6 +126,7 @@ nlohmann::json ExploreSummary::to_json() const {
   if (interrupted) {
     j["interrupted"] = true;
     j["planned"] = range_json(planned);
+    if (!dir.empty()) j["dir"] = dir;
   }
   return j;
 }
@@ -161,7 +162,10 @@ Result<ExploreSummary> ExploreSummary::from_json(const nlohmann::json& j, const 
       if (!c.ok()) return c.status();
     }
     s.interrupted = j.value("interrupted", false);
-    if (s.interrupted) s.planned = range_from(j.at("planned"));
+    if (s.interrupted) {
+      s.planned = range_from(j.at("planned"));
+      s.dir = j.value("dir", "");
+    }
   } catch (const nlohmann::json::exception& e) {
     return Status::error(file + ": not a lockstep explore summary: " + e.what());
   }

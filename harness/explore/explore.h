@@ -50,6 +50,9 @@ struct ExploreSummary {
   // prefix of `planned`), and `lockstep explore --resume DIR` runs the rest of `planned`.
   bool interrupted = false;
   SeedRange planned;  // interrupted only: the seeds this run set out to cover
+  // Interrupted only, if known: the working directory the exploration ran in, so that
+  // `--resume` finds a scenario `file` given as a relative path from any directory.
+  std::string dir;
 
   // Folds in one seed's result. REQUIRES: seeds are added in increasing order.
   void add(const SeedResult& r);
