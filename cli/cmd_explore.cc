@@ -398,16 +398,17 @@ int explore_command(ExploreArgs args) {
   }
   // A checkpoint every few seconds: a run killed without warning (SIGKILL, the OOM killer) can
   // still be resumed from its last one. Only when it is written depends on wall time; what it
-  // holds does not.
-  auto last_checkpoint = std::chrono::steady_clock::now();
-  const std::chrono::seconds every{args.checkpoint_every_s};
-  o.checkpoint_due = [&last_checkpoint, every] {
-    const auto now = std::chrono::steady_clock::now();
-    if (now - last_checkpoint < every) return false;
-    last_checkpoint = now;
-    return true;
+  // holds does not. A summary of many failures takes a while to write: the gap between two is at
+  // least ten times the last one's cost, so checkpoints never take more than a tenth of the run.
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point next_checkpoint = Clock::now() + std::chrono::seconds(args.checkpoint_every_s);
+  o.checkpoint_due = [&next_checkpoint] { return Clock::now() >= next_checkpoint; };
+  o.checkpoint = [&](const ExploreSummary& sofar) {
+    const Clock::time_point start = Clock::now();
+    write_checkpoint(sofar, before, args);
+    const Clock::time_point end = Clock::now();
+    next_checkpoint = end + std::max<Clock::duration>(std::chrono::seconds(args.checkpoint_every_s), 10 * (end - start));
   };
-  o.checkpoint = [&args, &before](const ExploreSummary& sofar) { write_checkpoint(sofar, before, args); };
   Progress progress("seeds");
   o.progress = [&](const explore::ExploreProgress& p) {
     progress.update(p.done, p.total, std::to_string(p.violations) + " with violations, " + std::to_string(p.failures) + " not as expected");
