@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include <charconv>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 
 #include "checker/report/files.h"
@@ -54,14 +56,27 @@ std::string rough_duration(double seconds) {
   return std::to_string(min / 60) + " h " + std::to_string(min % 60) + " min";
 }
 
-// How often a progress line goes to a stderr that is not a terminal (a CI log).
-constexpr std::chrono::seconds kLogEvery{30};
+// How often a progress line goes to a stderr that is not a terminal (a CI log): every 30 s, or
+// every LOCKSTEP_PROGRESS_EVERY_S seconds (1 to 86400) when that is set.
+std::chrono::seconds log_every() {
+  static const std::chrono::seconds every = [] {
+    const char* env = std::getenv("LOCKSTEP_PROGRESS_EVERY_S");
+    const std::string_view text = env == nullptr ? "" : env;
+    int64_t s = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), s);
+    if (text.empty() || ec != std::errc() || end != text.data() + text.size() || s < 1 || s > 86400) {
+      return std::chrono::seconds(30);
+    }
+    return std::chrono::seconds(s);
+  }();
+  return every;
+}
 
 }  // namespace
 
 void Progress::update(uint64_t done, uint64_t total, const std::string& extra) {
   const auto now = std::chrono::steady_clock::now();
-  if (tty_ ? (done != total && now - last_ < std::chrono::milliseconds(100)) : (now - last_ < kLogEvery || done == total)) {
+  if (tty_ ? (done != total && now - last_ < std::chrono::milliseconds(100)) : (now - last_ < log_every() || done == total)) {
     return;
   }
   last_ = now;

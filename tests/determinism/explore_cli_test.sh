@@ -30,6 +30,12 @@ grep -q "interrupted; finishing the summary" "$work/i.err" || fail "no interrupt
 [ -e "$work/i/ex/explore.json.tmp" ] && fail "a temporary file was left"
 [ -e "$work/i/ex/shrunk.json" ] && fail "an interrupted exploration shrank"
 
+# In a log (stderr not a terminal) a plain progress line comes every LOCKSTEP_PROGRESS_EVERY_S.
+(cd "$work" && LOCKSTEP_PROGRESS_EVERY_S=1 "$bin" explore heavy.json --seeds 200 -j 1 --no-shrink --out pg > pg.txt 2> pg.err)
+grep -Eq '^seeds [0-9]+/200, [0-9]+ with violations, [0-9]+ not as expected, [0-9]+/s, about [0-9]+ (s|min) left$' "$work/pg.err" ||
+  fail "no progress line in the log: $(cat "$work/pg.err")"
+grep -q $'\r' "$work/pg.err" && fail "a terminal's progress line went to the log"
+
 # Resuming a complete exploration, or with a scenario given too: exit 2.
 (cd "$work/u" && "$bin" explore --resume ex > ../r0.txt 2>&1)
 [ $? -eq 2 ] || fail "--resume of a complete exploration should be refused"
