@@ -941,6 +941,24 @@ TEST(Linearizability, AGrantItsOwnerNeverBelievedInProtectsNobody) {
   EXPECT_EQ(believed_by_b.verdict, Verdict::kOk) << believed_by_b.reason;
 }
 
+// The one-line reason of a violation the search found names the operation it stopped at, not
+// only why (it read "lock L is not linearizable: its own hold was still there: ...").
+TEST(Linearizability, TheReasonOfASearchedViolationNamesTheOperation) {
+  const std::string text = R"({"lockstep_history": 1, "lock_kind": "simple"}
+{"t": 1000, "type": "invoke", "id": 1, "thread": "a", "lock": "L", "op": "lock", "lease_ms": null}
+{"t": 1500, "type": "invoke", "id": 2, "thread": "a", "lock": "L", "op": "try_lock", "wait_ms": 0, "lease_ms": null}
+{"t": 2000, "type": "complete", "id": 1, "outcome": "ok", "acquired": true}
+{"t": 2500, "type": "complete", "id": 2, "outcome": "ok", "acquired": true}
+{"t": 7000, "type": "end", "complete": true}
+)";
+  const PropertyResult r = property_of(text, "linearizability");
+  ASSERT_EQ(r.verdict, Verdict::kViolation) << r.reason;
+  EXPECT_EQ(r.reason.rfind("lock L is not linearizable: a's try_lock (#2, 0.001 s → 0.002 s, ok) cannot take effect: ", 0), 0u)
+      << r.reason;
+  EXPECT_NE(r.explanation.text.find("a's try_lock (#2, 0.001 s → 0.002 s, ok) cannot take effect: "), std::string::npos)
+      << r.explanation.text;
+}
+
 // An unlock that did not release the one hold its owner had taken (found exploring redisson-rwlock,
 // seed 500 of 1,000): the promoted replica had not seen the owner's earlier release, so the new
 // acquisition re-entered the old hold and the unlock left a count of 1. The explanation said "No

@@ -1120,13 +1120,20 @@ void append_unknown_acquisitions(const History& h, uint32_t stuck, Explanation* 
 // The explanation of a failed search: the op that could not take effect and why, with the causal
 // story of the holder in its way (an acquisition) or of the caller's own lost hold (an unlock or
 // renewal that found it gone).
+// "a's try_lock (#2, 0.001 s → 0.002 s, ok) cannot take effect: <why>": the operation a failed
+// search stopped at, and why.
+std::string stuck_op_text(const History& h, const Deepest& d) {
+  const Operation& op = h.ops[d.stuck_op];
+  return std::string(h.str(op.thread)) + "'s " + op_kind_name(op.kind) + " (#" + std::to_string(op.id) + ", " +
+         format_time(op.invoke_t) + " → " + format_time(op.complete_t) + ", " + outcome_name(op.outcome) +
+         ") cannot take effect: " + d.why;
+}
+
 Explanation explain_search(const History& h, const Model& model, const Deepest& d) {
   const Operation& op = h.ops[d.stuck_op];
   Explanation e;
   e.text = "no linearization: after " + std::to_string(d.linearized) + " operation(s) took effect (lock " +
-           model.describe(d.model_state, h.syms) + "), " + std::string(h.str(op.thread)) + "'s " +
-           op_kind_name(op.kind) + " (#" + std::to_string(op.id) + ", " + format_time(op.invoke_t) + " → " +
-           format_time(op.complete_t) + ", " + outcome_name(op.outcome) + ") cannot take effect: " + d.why;
+           model.describe(d.model_state, h.syms) + "), " + stuck_op_text(h, d);
   e.facts = {{"linearized", d.linearized}, {"state", model.describe(d.model_state, h.syms)},
              {"stuck_op", op_json(h, op)}, {"why", d.why}};
   // An acquisition whose outcome is unknown could also not take effect at all, unless a run of its
@@ -1415,7 +1422,9 @@ PropertyResult check_linearizability(const History& h, const CheckOptions& optio
       }
       if (answer != Search::Answer::kNotLinearizable) continue;
       const Deepest& d = search.deepest();
-      r = make_result(name, Verdict::kViolation, "lock " + std::string(h.str(lock)) + " is not linearizable: " + d.why);
+      // The one-line reason names the operation the search stopped at, as its explanation does.
+      r = make_result(name, Verdict::kViolation,
+                      "lock " + std::string(h.str(lock)) + " is not linearizable: " + (d.stuck_op >= 0 ? stuck_op_text(h, d) : d.why));
       if (d.stuck_op >= 0) {
         r.counterexample = {{"lock", h.str(lock)}, {"stuck_op", op_json(h, h.ops[d.stuck_op])}};
         r.explanation = explain_search(h, model, d);
