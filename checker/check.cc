@@ -6,6 +6,7 @@
 #include <exception>
 #include <mutex>
 #include <optional>
+#include <system_error>
 #include <thread>
 
 #include "sim/core/assert.h"
@@ -226,7 +227,16 @@ CheckResult check_history(const History& history, const CheckOptions& options) {
   };
   const size_t threads = std::min<size_t>(static_cast<size_t>(std::max(1, options.threads)), order.size());
   std::vector<std::thread> helpers;
-  for (size_t t = 1; t < threads; ++t) helpers.emplace_back(work);
+  helpers.reserve(threads);
+  for (size_t t = 1; t < threads; ++t) {
+    // A thread the system will not give (an address-space limit: its stack is 8 MiB) means fewer
+    // threads, not a crash: the results do not depend on how many there are.
+    try {
+      helpers.emplace_back(work);
+    } catch (const std::system_error&) {
+      break;
+    }
+  }
   work();
   for (std::thread& t : helpers) t.join();
   shared_history = nullptr;

@@ -15,6 +15,7 @@
 #include <mutex>
 #include <new>
 #include <optional>
+#include <system_error>
 #include <thread>
 
 #include "checker/history_builder.h"
@@ -366,8 +367,20 @@ class Pipeline {
   }
   ~Pipeline() { stop(); }
 
+  // Starts the reading thread. False if the system will not give one (an address-space limit):
+  // nothing was read yet, so the caller reads on one thread instead.
+  bool start() {
+    try {
+      reading_ = std::thread([this] { read(); });
+    } catch (const std::system_error&) {
+      return false;
+    }
+    return true;
+  }
+
+  // REQUIRES: start() returned true.
   Result<History> run() {
-    reading_ = std::thread([this] { read(); });
+    LS_ASSERT(reading_.joinable());
     HistoryBuilder reader(source_);
     LineFields fields;
     for (;;) {
@@ -477,7 +490,7 @@ Result<History> parse_guarded(ByteSource& input, const std::string& source, int 
   try {
     if (threads >= 2) {
       Pipeline pipeline(input, source);
-      return pipeline.run();
+      if (pipeline.start()) return pipeline.run();
     }
     return parse_serial(input, source);
   } catch (const std::bad_alloc&) {

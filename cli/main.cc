@@ -11,6 +11,18 @@
 #include "sim/core/interrupt.h"
 #include "sim/core/printable.h"
 
+#ifdef LOCKSTEP_WITH_JEMALLOC
+// jemalloc's options, read when it starts. One arena for every thread: under an address-space
+// limit, jemalloc 5.3 crashes (a null dereference in its arena set-up) when a new thread's first
+// allocation needs an arena of its own and none can be mapped, where it should fail the
+// allocation. `check` runs properties and its reader on threads; with one arena a new thread uses
+// the first one's, and running out of memory stays a clean exit 2 (run_cli_test sweeps limits).
+// The threads are few and cache allocations per thread: B3 (a) measured the same with it.
+extern "C" {
+const char* malloc_conf = "narenas:1";  // NOLINT: the name jemalloc looks for
+}
+#endif
+
 namespace {
 
 // Running out of memory ends every command the same way: the outputs that were not complete
@@ -31,7 +43,10 @@ namespace {
       std::rethrow_exception(e);
     } catch (const std::bad_alloc&) {
       out_of_memory();
+    } catch (const std::exception& x) {
+      std::fprintf(stderr, "lockstep: internal error (a bug; please report it): uncaught exception: %s\n", x.what());
     } catch (...) {
+      std::fprintf(stderr, "lockstep: internal error (a bug; please report it): uncaught exception of an unknown type\n");
     }
   }
   std::abort();

@@ -151,7 +151,9 @@ PY
 # out, so under a sanitized build (CI's) this part cannot run: it runs in the plain build
 # (LOCKSTEP_TEST_FAST=1 .ci/test, or any gcc build), and says so here.
 ooms=0
-limits="30000 60000 120000"
+# Several limits, so that each stage (simulating, recording, checking on threads) runs out at
+# one of them: jemalloc once crashed at 58 MB when a checking thread started.
+limits="30000 40000 50000 58000 70000 90000 120000"
 if [ "${LOCKSTEP_SANITIZED:-0}" = 1 ]; then
   echo "note: the out-of-memory checks need an unsanitized build; skipped under AddressSanitizer"
   limits=""
