@@ -8,6 +8,7 @@
 #include <new>
 
 #include "cli/commands.h"
+#include "harness/explore/worker_pool.h"
 #include "sim/core/interrupt.h"
 #include "sim/core/printable.h"
 
@@ -29,6 +30,8 @@ namespace {
 // are removed (the interrupt table knows them), one clear line, exit 2 (docs/cli.md).
 [[noreturn]] void out_of_memory() {
   lockstep::interrupt::remove_remembered();
+  // An exploration's worker says it with its exit status; the parent reports the seed.
+  if (lockstep::explore::in_worker()) std::_Exit(lockstep::explore::kOutOfMemoryStatus);
   static const char kMsg[] =
       "lockstep: out of memory; the outputs that were not complete have been removed (shorten the run, "
       "lower limits, or give it more memory)\n";

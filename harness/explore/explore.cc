@@ -230,7 +230,7 @@ Result<ExploreSummary> run_explore(const scenario::Scenario& s, const ExploreOpt
   const DoneFn done = [&](uint64_t i, const TaskOutput& out) {
     SeedResult r;
     if (out.crashed) {
-      r = crashed_seed(s, slice.first + i, out.text);
+      r = crashed_seed(s, slice.first + i, out.text, out.out_of_memory);
     } else {
       Result<SeedResult> parsed = SeedResult::from_json(nlohmann::json::parse(out.text), "worker output");
       LS_ASSERT(parsed.ok());

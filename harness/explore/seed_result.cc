@@ -120,15 +120,23 @@ SeedResult run_seed(const scenario::Scenario& s, uint64_t seed, scenario::Histor
   return r;
 }
 
-SeedResult crashed_seed(const scenario::Scenario& s, uint64_t seed, const std::string& how) {
+SeedResult crashed_seed(const scenario::Scenario& s, uint64_t seed, const std::string& how, bool out_of_memory) {
   SeedResult r;
   r.seed = seed;
+  r.expected = false;
+  r.replay = replay_command(s.file, seed);
+  if (out_of_memory) {
+    // The machine's limit, not the simulator's fault: an error, as `lockstep run` exits 2 for it.
+    r.kind = SeedResult::Kind::kError;
+    r.verdict = "error";
+    r.exit_code = 2;
+    r.outcome = "error: the run ran out of memory on this seed (no verdict; give the workers more memory or shorten the run)";
+    return r;
+  }
   r.kind = SeedResult::Kind::kCrashed;
   r.verdict = "crashed";
-  r.expected = false;
   r.exit_code = 1;
   r.outcome = "the simulator crashed on this seed: " + how;
-  r.replay = replay_command(s.file, seed);
   return r;
 }
 

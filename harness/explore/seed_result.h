@@ -54,8 +54,9 @@ std::string replay_command(const std::string& file, uint64_t seed);
 // simulator, and the replay command says so.
 SeedResult run_seed(const scenario::Scenario& s, uint64_t seed, scenario::HistorySource* source = nullptr);
 
-// The result of a seed whose worker died, with `how` (e.g. "killed by signal 6").
-SeedResult crashed_seed(const scenario::Scenario& s, uint64_t seed, const std::string& how);
+// The result of a seed whose worker died, with `how` (e.g. "killed by signal 6"): crashed, or an
+// error (no verdict) when the worker ran out of memory.
+SeedResult crashed_seed(const scenario::Scenario& s, uint64_t seed, const std::string& how, bool out_of_memory = false);
 
 }  // namespace lockstep::explore
 

@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <new>
 #include <vector>
 
 #include "sim/core/assert.h"
@@ -53,7 +54,10 @@ bool read_all(int fd, void* data, size_t n) {
 }
 
 // The worker's loop: a task index in, its output out, until the parent closes the pipe.
+bool g_in_worker = false;
+
 [[noreturn]] void worker_main(int in_fd, int out_fd, const TaskFn& task) {
+  g_in_worker = true;
   // Every task builds and frees a whole world. Keep freed memory in the heap instead of giving
   // it back to the kernel and faulting it in again for the next task (a tenth of the time).
   ::mallopt(M_MMAP_THRESHOLD, 64 << 20);
@@ -62,7 +66,12 @@ bool read_all(int fd, void* data, size_t n) {
   for (;;) {
     uint64_t index = 0;
     if (!read_all(in_fd, &index, sizeof index)) ::_exit(0);
-    std::string out = task(index);
+    std::string out;
+    try {
+      out = task(index);
+    } catch (const std::bad_alloc&) {
+      ::_exit(kOutOfMemoryStatus);  // the parent reports it as such
+    }
     if (out.size() > kMaxTaskOutputBytes) out.resize(kMaxTaskOutputBytes);
     const uint64_t header[2] = {index, out.size()};
     if (!write_all(out_fd, header, sizeof header) || !write_all(out_fd, out.data(), out.size())) {
@@ -76,12 +85,13 @@ std::string describe_exit(int status) {
     const int sig = WTERMSIG(status);
     return "the worker was killed by signal " + std::to_string(sig) + " (" + ::strsignal(sig) + ")";
   }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == kOutOfMemoryStatus) return "the worker ran out of memory";
   if (WIFEXITED(status)) return "the worker exited with status " + std::to_string(WEXITSTATUS(status));
   return "the worker ended (wait status " + std::to_string(status) + ")";
 }
 
-// Closes the parent's ends and reaps the process; returns how it ended.
-std::string reap(Worker& w) {
+// Closes the parent's ends and reaps the process; returns how it ended (and its wait status).
+std::string reap(Worker& w, int* wait_status = nullptr) {
   if (w.to_fd >= 0) ::close(w.to_fd);
   if (w.from_fd >= 0) ::close(w.from_fd);
   w.to_fd = w.from_fd = -1;
@@ -91,6 +101,7 @@ std::string reap(Worker& w) {
     r = ::waitpid(w.pid, &status, 0);
   } while (r < 0 && errno == EINTR);
   w.pid = -1;
+  if (wait_status != nullptr) *wait_status = r < 0 ? 0 : status;
   return r < 0 ? std::string("the worker vanished") : describe_exit(status);
 }
 
@@ -273,7 +284,9 @@ class Pool {
     w.busy = false;
     if (!ok) {
       out.crashed = true;
-      out.text = reap(w);
+      int status = 0;
+      out.text = reap(w, &status);
+      out.out_of_memory = WIFEXITED(status) && WEXITSTATUS(status) == kOutOfMemoryStatus;
       if (stopping()) return;  // killed by the same signal that stops us: not a crash
     }
     ++finished_;
@@ -302,6 +315,8 @@ Status run_tasks(uint64_t count, int jobs, const TaskFn& task, const DoneFn& don
   Pool pool(count, jobs, task, done, stop);
   return pool.run();
 }
+
+bool in_worker() { return g_in_worker; }
 
 int available_cpus() {
   cpu_set_t set;

@@ -24,9 +24,16 @@ namespace lockstep::explore {
 
 // What one task produced.
 struct TaskOutput {
-  bool crashed = false;  // the worker died while running it
-  std::string text;      // the task function's return value; if crashed, how the worker died
+  bool crashed = false;        // the worker died while running it
+  bool out_of_memory = false;  // crashed, because it ran out of memory (kOutOfMemoryStatus)
+  std::string text;            // the task function's return value; if crashed, how the worker died
 };
+
+// The exit status of a worker that ran out of memory (a limit such as `ulimit -v`, not a bug):
+// `lockstep`'s out-of-memory path exits with it, silently, when in_worker().
+inline constexpr int kOutOfMemoryStatus = 86;
+// True in a forked worker process.
+bool in_worker();
 
 // Runs in a worker: the output of task `index`.
 using TaskFn = std::function<std::string(uint64_t index)>;

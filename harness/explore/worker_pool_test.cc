@@ -5,6 +5,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <map>
+#include <new>
 #include <set>
 #include <unistd.h>
 
@@ -51,6 +52,29 @@ TEST(WorkerPoolTest, ACrashingTaskIsReportedAndTheRestStillRun) {
     EXPECT_FALSE(got[i].crashed) << i;
     EXPECT_EQ(got[i].text, "ok");
   }
+}
+
+// Out of memory in a worker is the machine's limit, not a crash of the simulator: the output says
+// so, and the seed becomes an error without a verdict (crashed_seed).
+TEST(WorkerPoolTest, AWorkerOutOfMemoryIsReportedAsSuch) {
+  std::map<uint64_t, TaskOutput> got;
+  Status s = run_tasks(
+      4, 2,
+      [](uint64_t i) -> std::string {
+        if (i == 1) throw std::bad_alloc();
+        if (i == 2) ::_exit(kOutOfMemoryStatus);  // what lockstep's out-of-memory path does in a worker
+        return "ok";
+      },
+      [&](uint64_t i, const TaskOutput& out) { got[i] = out; });
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_EQ(got.size(), 4u);
+  for (uint64_t i : {1, 2}) {
+    EXPECT_TRUE(got[i].crashed) << i;
+    EXPECT_TRUE(got[i].out_of_memory) << i;
+    EXPECT_EQ(got[i].text, "the worker ran out of memory") << i;
+  }
+  for (uint64_t i : {0, 3}) EXPECT_FALSE(got[i].crashed || got[i].out_of_memory) << i;
+  EXPECT_FALSE(in_worker());  // only in the forked children
 }
 
 TEST(WorkerPoolTest, LargeOutputsArriveWhole) {
