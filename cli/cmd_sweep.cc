@@ -120,11 +120,19 @@ int sweep_command(const SweepArgs& args) {
                 printable(explore::replay_command(scenarios.value()[i].file, row.first_violating.front())).c_str());
     break;
   }
+  for (size_t i = 0; i < r.value().rows.size(); ++i) {
+    const explore::SweepRow& row = r.value().rows[i];
+    if (row.first_errors.empty()) continue;
+    std::printf("first error at %lld: %s\n", static_cast<long long>(row.value),
+                printable(explore::replay_command(scenarios.value()[i].file, row.first_errors.front())).c_str());
+    break;
+  }
   const std::string out = printable(args.out);
   std::printf("wrote: %s/sweep.csv, %s/sweep.json, %s/sweep.svg, %s/scenarios/\n", out.c_str(), out.c_str(), out.c_str(),
               out.c_str());
   if (r.value().interrupted) return 128 + interrupt::stop_requested();
-  return kExitOk;
+  // A run without a verdict leaves its value's rate short of what was asked: not a clean sweep.
+  return r.value().errors() > 0 ? kExitBadInput : kExitOk;
 }
 
 }  // namespace

@@ -193,24 +193,31 @@ Result<SweepResult> run_sweep(const std::vector<scenario::Scenario>& scenarios, 
     ++row.seeds;
     ++done_count;
     if (options.progress) options.progress(done_count, total);
+    // Keep the smallest seeds, whatever order they finish in.
+    auto keep_first = [seed](std::vector<uint64_t>& seeds) {
+      seeds.insert(std::upper_bound(seeds.begin(), seeds.end(), seed), seed);
+      if (seeds.size() > kFirstViolating) seeds.pop_back();
+    };
     if (out.crashed) {
       ++row.errors;
+      keep_first(row.first_errors);
       return;
     }
     Result<SeedResult> s = SeedResult::from_json(json::parse(out.text), "worker output");
     LS_ASSERT(s.ok());
     const SeedResult& sr = s.value();
-    if (sr.kind != SeedResult::Kind::kRan) ++row.errors;
+    if (sr.kind != SeedResult::Kind::kRan) {
+      ++row.errors;
+      keep_first(row.first_errors);
+      return;
+    }
     if (sr.violated.empty()) {
       row.unknown += sr.unknown.empty() ? 0 : 1;
       return;
     }
     ++row.violating;
     for (const std::string& p : sr.violated) ++row.by_property[p];
-    // Keep the smallest seeds, whatever order they finish in.
-    auto& fv = row.first_violating;
-    fv.insert(std::upper_bound(fv.begin(), fv.end(), seed), seed);
-    if (fv.size() > kFirstViolating) fv.pop_back();
+    keep_first(row.first_violating);
   };
   Status st = run_tasks(total, options.jobs, task, done, options.stop);
   if (!st.ok()) return st;
@@ -233,16 +240,17 @@ json SweepResult::to_json() const {
     json by = json::object();
     for (const std::string& p : properties) {
       const uint64_t k = row.by_property.count(p) ? row.by_property.at(p) : 0;
-      by[p] = {{"violations", k}, {"rate", rate_json(k, row.seeds)}};
+      by[p] = {{"violations", k}, {"rate", rate_json(k, row.judged())}};
     }
     rows_json.push_back({{"value", row.value},
                          {"seeds", row.seeds},
                          {"violating", row.violating},
-                         {"violation_rate", rate_json(row.violating, row.seeds)},
+                         {"violation_rate", rate_json(row.violating, row.judged())},
                          {"by_property", by},
                          {"unknown", row.unknown},
                          {"errors", row.errors},
-                         {"first_violating_seeds", row.first_violating}});
+                         {"first_violating_seeds", row.first_violating},
+                         {"first_error_seeds", row.first_errors}});
   }
   json out = {{"lockstep_sweep", 1},
               {"scenario", scenario},
@@ -253,6 +261,12 @@ json SweepResult::to_json() const {
               {"rows", rows_json}};
   if (interrupted) out["interrupted"] = true;
   return out;
+}
+
+uint64_t SweepResult::errors() const {
+  uint64_t n = 0;
+  for (const SweepRow& row : rows) n += row.errors;
+  return n;
 }
 
 uint64_t SweepResult::runs() const {
@@ -267,10 +281,10 @@ std::string SweepResult::to_csv() const {
   out += ",unknown,errors\n";
   for (const SweepRow& row : rows) {
     out += std::to_string(row.value) + "," + std::to_string(row.seeds) + "," + std::to_string(row.violating) +
-           "," + rate_csv(row.violating, row.seeds);
+           "," + rate_csv(row.violating, row.judged());
     for (const std::string& p : properties) {
       const uint64_t k = row.by_property.count(p) ? row.by_property.at(p) : 0;
-      out += "," + std::to_string(k) + "," + rate_csv(k, row.seeds);
+      out += "," + std::to_string(k) + "," + rate_csv(k, row.judged());
     }
     out += "," + std::to_string(row.unknown) + "," + std::to_string(row.errors) + "\n";
   }
@@ -285,15 +299,15 @@ std::string SweepResult::to_svg() const {
   spec.y_label = "seeds with a violation";
   PlotSeries any{"any property", {}};
   for (const SweepRow& row : rows) {
-    if (row.seeds > 0) any.points.emplace_back(static_cast<double>(row.value), rate(row.violating, row.seeds));
+    if (row.judged() > 0) any.points.emplace_back(static_cast<double>(row.value), rate(row.violating, row.judged()));
   }
   spec.series.push_back(any);
   for (const std::string& p : properties) {
     PlotSeries s{p, {}};
     for (const SweepRow& row : rows) {
-      if (row.seeds == 0) continue;
+      if (row.judged() == 0) continue;
       const uint64_t k = row.by_property.count(p) ? row.by_property.at(p) : 0;
-      s.points.emplace_back(static_cast<double>(row.value), rate(k, row.seeds));
+      s.points.emplace_back(static_cast<double>(row.value), rate(k, row.judged()));
     }
     spec.series.push_back(s);
   }
@@ -316,16 +330,31 @@ std::string SweepResult::to_text() const {
       out += buf;
       continue;
     }
+    if (row.judged() == 0) {
+      std::snprintf(buf, sizeof buf, "%12lld     no verdict (%llu errors)\n", static_cast<long long>(row.value),
+                    static_cast<unsigned long long>(row.errors));
+      out += buf;
+      continue;
+    }
     std::snprintf(buf, sizeof buf, "%12lld %5llu/%-5llu %7.1f%%", static_cast<long long>(row.value),
-                  static_cast<unsigned long long>(row.violating), static_cast<unsigned long long>(row.seeds),
-                  100.0 * rate(row.violating, row.seeds));
+                  static_cast<unsigned long long>(row.violating), static_cast<unsigned long long>(row.judged()),
+                  100.0 * rate(row.violating, row.judged()));
     out += buf;
     for (const std::string& p : properties) {
       const uint64_t k = row.by_property.count(p) ? row.by_property.at(p) : 0;
-      std::snprintf(buf, sizeof buf, "  %*.1f%%", static_cast<int>(p.size()) - 1, 100.0 * rate(k, row.seeds));
+      std::snprintf(buf, sizeof buf, "  %*.1f%%", static_cast<int>(p.size()) - 1, 100.0 * rate(k, row.judged()));
+      out += buf;
+    }
+    if (row.errors > 0) {
+      std::snprintf(buf, sizeof buf, "  (%llu errors)", static_cast<unsigned long long>(row.errors));
       out += buf;
     }
     out += "\n";
+  }
+  if (errors() > 0) {
+    out += std::to_string(errors()) + " of " + std::to_string(runs()) +
+           " runs ended in an error and gave no verdict (a limit, running out of memory, a crash); each rate is over "
+           "the runs that gave one\n";
   }
   return out;
 }

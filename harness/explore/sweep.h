@@ -61,6 +61,10 @@ struct SweepRow {
   uint64_t unknown = 0;                       // seeds with an unknown verdict (and no violation)
   uint64_t errors = 0;                        // seeds whose run stopped (a limit) or crashed
   std::vector<uint64_t> first_violating;      // up to 5 seeds, for replaying
+  std::vector<uint64_t> first_errors;         // up to 5 seeds that ended in an error
+
+  // The seeds that gave a verdict: the rates are over these (an error has none).
+  uint64_t judged() const { return seeds - errors; }
 };
 
 struct SweepResult {
@@ -75,6 +79,7 @@ struct SweepResult {
   bool interrupted = false;
 
   uint64_t runs() const;
+  uint64_t errors() const;  // runs that ended in an error, over all values
   nlohmann::json to_json() const;
   std::string to_csv() const;
   std::string to_svg() const;

@@ -140,5 +140,35 @@ TEST(SweepRunTest, AStoppedSweepKeepsWhatFinishedAndSaysSo) {
   EXPECT_EQ(all.value().to_json()["rows"][0], sweep.to_json()["rows"][0]);
 }
 
+// A run that ends in an error (here: its event budget) gives no verdict: it is counted as an
+// error, left out of its value's rate (not counted as "ran and found nothing"), and said.
+TEST(SweepRunTest, RunsWithoutAVerdictAreLeftOutOfTheRate) {
+  const json doc = json::parse(R"({
+    "name": "sweep-budget", "duration_ms": 20000, "algorithm": {"name": "set-nx-px"},
+    "clients": {"count": 3},
+    "workload": {"generator": {"ops_per_thread": 50, "locks": ["L"], "lease_ms": [1000], "hold_ms": [10, 50],
+                               "think_ms": [0, 20], "wait_ms": [2000]}},
+    "limits": {"max_events": 5000}})");
+  const ParamRange param = parse_param("/limits/max_events=1000..1001000:1000000").value();
+  const std::vector<scenario::Scenario> scenarios = sweep_scenarios(doc, "b.json", param).value();
+  SweepOptions o;
+  o.seeds = SeedRange{1, 2};
+  Result<SweepResult> r = run_sweep(scenarios, param, o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const SweepResult& sweep = r.value();
+  ASSERT_EQ(sweep.rows.size(), 2u);
+  EXPECT_EQ(sweep.rows[0].errors, 2u);  // 1,000 events is not enough for any seed
+  EXPECT_EQ(sweep.rows[0].judged(), 0u);
+  EXPECT_EQ(sweep.rows[0].first_errors, (std::vector<uint64_t>{1, 2}));
+  EXPECT_EQ(sweep.rows[1].errors, 0u);
+  EXPECT_EQ(sweep.rows[1].judged(), 2u);
+  EXPECT_EQ(sweep.errors(), 2u);
+  EXPECT_TRUE(sweep.to_json()["rows"][0]["violation_rate"].is_null()) << sweep.to_json()["rows"][0].dump();
+  EXPECT_TRUE(sweep.to_json()["rows"][1]["violation_rate"].is_number());
+  EXPECT_NE(sweep.to_csv().find("\n1000,2,0,,0,2\n"), std::string::npos) << sweep.to_csv();
+  EXPECT_NE(sweep.to_text().find("        1000     no verdict (2 errors)\n"), std::string::npos) << sweep.to_text();
+  EXPECT_NE(sweep.to_text().find("2 of 4 runs ended in an error and gave no verdict"), std::string::npos) << sweep.to_text();
+}
+
 }  // namespace
 }  // namespace lockstep::explore
