@@ -365,6 +365,10 @@ struct History {
   std::vector<FaultEvent> faults;
   std::vector<Sym> key_pool;
   bool complete = false;  // the footer was present with complete: true
+  // The file ended inside its last line, which did not parse (a file cut short: a run killed
+  // while writing, a full disk): that line's number, left out; 0 when none. Such a history has no
+  // footer, so it is read as incomplete.
+  uint32_t cut_line = 0;
   TimeUs end_t = 0;       // the footer's t, or the last event's t
   uint64_t lines = 0;
 

@@ -141,6 +141,7 @@ class LineSplitter {
       }
       if (at_end) {
         if (begin < end) {
+          in_unterminated_ = true;  // the file ends inside this line: it may have been cut
           if (Status s = on_line(data + begin, end - begin); !s.ok()) return s;
         }
         break;
@@ -164,6 +165,9 @@ class LineSplitter {
 
   // The number of lines seen so far (all of them, once run returned ok).
   uint32_t lines() const { return line_; }
+  // True while the line being handed over is the last and has no newline: a file cut short (a
+  // run killed while writing, a disk that filled) ends that way.
+  bool in_unterminated_last_line() const { return in_unterminated_; }
 
  private:
   Status located(const Status& s) const { return located_at(source_, line_, s); }
@@ -174,10 +178,12 @@ class LineSplitter {
   std::unique_ptr<char[]> buffer_;
   uint32_t line_ = 0;
   bool have_header_ = false;
+  bool in_unterminated_ = false;
 };
 
 // One thread: each line is parsed and built into records before the next is read.
 Result<History> parse_serial(ByteSource& input, const std::string& source) {
+  uint32_t cut_line = 0;
   HistoryBuilder reader(source);
   LineParser parser;
   LineFields fields;
@@ -191,13 +197,19 @@ Result<History> parse_serial(ByteSource& input, const std::string& source) {
       [&](uint32_t line, const char* start, size_t len, size_t padded) {
         reader.line = line;
         Status st = parser.parse(start, len, padded, fields);
+        if (!st.ok() && splitter.in_unterminated_last_line()) {
+          cut_line = line;  // a cut, not a bad line: left out, and the history has no end
+          return Status();
+        }
         if (st.ok()) st = reader.event(fields);
         return st.ok() ? st : located_at(source, line, st);
       });
   if (!s.ok()) return s;
   reader.line = splitter.lines();
   if (Status st = reader.finish(); !st.ok()) return located_at(source, reader.line, st);
-  return reader.take();
+  History h = reader.take();
+  h.cut_line = cut_line;
+  return h;
 }
 
 // The fields of LineFields that a present bit announces, for the batch encoding below.
@@ -239,6 +251,7 @@ struct Batch {
   Status error;              // the reading thread's, after the `count` lines (already located)
   bool last = false;         // nothing follows this batch
   uint32_t lines_total = 0;  // with `last` and no error: every line the input had
+  uint32_t cut_line = 0;     // with `last`: the unterminated last line that did not parse (History::cut_line)
 
   void clear() {
     bytes.clear();
@@ -248,6 +261,7 @@ struct Batch {
     error = Status();
     last = false;
     lines_total = 0;
+    cut_line = 0;
   }
 
   void put(uint32_t line, const LineFields& f) {
@@ -381,6 +395,7 @@ class Pipeline {
   // REQUIRES: start() returned true.
   Result<History> run() {
     LS_ASSERT(reading_.joinable());
+    uint32_t cut_line = 0;
     HistoryBuilder reader(source_);
     LineFields fields;
     for (;;) {
@@ -398,13 +413,16 @@ class Pipeline {
       if (!batch->error.ok()) return stop_with(batch->error);
       if (batch->last) {
         reader.line = batch->lines_total;
+        cut_line = batch->cut_line;
         break;
       }
       give(free_, batch);
     }
     stop();
     if (Status s = reader.finish(); !s.ok()) return located_at(source_, reader.line, s);
-    return reader.take();
+    History h = reader.take();
+    h.cut_line = cut_line;
+    return h;
   }
 
  private:
@@ -417,6 +435,7 @@ class Pipeline {
     LineFields fields;
     Status s;
     uint32_t lines = 0;
+    uint32_t cut_line = 0;
     try {
       LineSplitter splitter(input_, source_);
       s = splitter.run(
@@ -426,7 +445,11 @@ class Pipeline {
             return Status();
           },
           [&](uint32_t line, const char* start, size_t len, size_t padded) {
-            if (Status st = parser.parse(start, len, padded, fields); !st.ok()) return located_at(source_, line, st);
+            if (Status st = parser.parse(start, len, padded, fields); !st.ok()) {
+              if (!splitter.in_unterminated_last_line()) return located_at(source_, line, st);
+              cut_line = line;  // a cut, not a bad line (parse_serial does the same)
+              return Status();
+            }
             batch->put(line, fields);
             if (batch->count < Batch::kLines) return Status();
             give(full_, batch);
@@ -443,6 +466,7 @@ class Pipeline {
     batch->error = s;
     batch->last = true;
     batch->lines_total = lines;
+    batch->cut_line = cut_line;
     give(full_, batch);
   }
 

@@ -117,6 +117,46 @@ TEST(ReaderThreads, GeneratedHistoriesReadTheSame) {
   }
 }
 
+// A file that ends inside its last line (a run killed while writing, a full disk) is a history
+// cut short: that line is left out and named (History::cut_line), the history has no footer, so
+// it is incomplete, on one thread or two. The same bad line followed by a newline, or anywhere
+// but at the end, stays an error naming it.
+TEST(ReaderThreads, ALastLineCutShortIsLeftOutAndNamed) {
+  testing::GenOptions o;
+  o.threads = 16;
+  o.locks = 3;
+  o.ops = 3000;
+  const std::string whole = testing::generate_history(o, 5);
+  const size_t cut_at = whole.size() / 2;
+  ASSERT_NE(whole[cut_at], '\n');
+  const std::string cut = whole.substr(0, cut_at);
+  const uint32_t cut_line = static_cast<uint32_t>(std::count(cut.begin(), cut.end(), '\n')) + 1;
+  for (const ReadOptions& options : {ReadOptions{}, kTwoThreads}) {
+    SCOPED_TRACE(options.threads);
+    Result<History> h = parse_history_text(cut, "cut.jsonl", options);
+    ASSERT_TRUE(h.ok()) << h.status().message();
+    EXPECT_EQ(h.value().cut_line, cut_line);
+    EXPECT_FALSE(h.value().complete);
+    EXPECT_EQ(h.value().lines, cut_line);
+    // What came before the cut reads as it does from a file that ends at that line's start.
+    Result<History> before = parse_history_text(whole.substr(0, cut.rfind('\n') + 1), "cut.jsonl", options);
+    ASSERT_TRUE(before.ok()) << before.status().message();
+    EXPECT_EQ(before.value().cut_line, 0u);
+    EXPECT_EQ(records(h.value())["ops"], records(before.value())["ops"]);
+    EXPECT_EQ(records(h.value())["holds"], records(before.value())["holds"]);
+    for (const std::string& bad : {cut + "\n", cut + "\n" + whole.substr(cut.rfind('\n') + 1)}) {
+      Result<History> e = parse_history_text(bad, "cut.jsonl", options);
+      ASSERT_FALSE(e.ok());
+      EXPECT_EQ(e.status().message().rfind("cut.jsonl:" + std::to_string(cut_line) + ": ", 0), 0u) << e.status().message();
+    }
+    // A whole history whose last line merely lacks its newline is no cut.
+    Result<History> unterminated = parse_history_text(whole.substr(0, whole.size() - 1), "cut.jsonl", options);
+    ASSERT_TRUE(unterminated.ok()) << unterminated.status().message();
+    EXPECT_EQ(unterminated.value().cut_line, 0u);
+    EXPECT_TRUE(unterminated.value().complete);
+  }
+}
+
 // Every kind of line and field the batches carry between the threads, escapes and empty strings
 // included, around a batch boundary.
 TEST(ReaderThreads, EveryFieldCrossesBetweenTheThreads) {

@@ -75,6 +75,13 @@ int run_check(const CheckArgs& args) {
     print_error("check", history.status().message());
     return kExitBadInput;
   }
+  if (history.value().cut_line != 0) {
+    // Said, not silent: the verdicts below are of a history cut short.
+    print_error("check", (args.history == "-" ? std::string("<stdin>") : args.history) + ":" +
+                             std::to_string(history.value().cut_line) +
+                             ": the file ends inside this line, which does not parse: it is left out, and the history "
+                             "is read as cut short (the properties that need what is missing answer unknown)");
+  }
   if (!args.model.empty()) {
     // REQUIRES: the CLI check accepted only a name of model_names().
     for (const auto& [name, kind] : model_names()) {

@@ -28,6 +28,21 @@ with open(sys.argv[3], "w") as f:
 PY
 [ "$(stat -c %s "$work/big.jsonl")" -gt 200000000 ] || fail "the big history is smaller than intended"
 
+# A history cut inside its last line (a run killed while writing it) is checked as cut short: the
+# line is named and left out, the verdicts that need the rest are unknown (exit 3), on one thread
+# or two. The same bad line with a newline after it stays an error.
+head -c 1000000 "$work/big.jsonl" > "$work/cut.jsonl"
+for j in 1 2; do
+  "$bin" check "$work/cut.jsonl" -j $j > "$work/cut.out" 2> "$work/cut.err"
+  rc=$?
+  [ $rc -eq 3 ] || fail "a cut history (-j $j): expected exit 3, got $rc: $(cat "$work/cut.err" "$work/cut.out")"
+  grep -q "cut.jsonl:$(( $(wc -l < "$work/cut.jsonl") + 1 )): the file ends inside this line" "$work/cut.err" ||
+    fail "the cut line is not named (-j $j): $(cat "$work/cut.err")"
+done
+echo >> "$work/cut.jsonl"
+"$bin" check "$work/cut.jsonl" > "$work/cut.out" 2>&1
+[ $? -eq 2 ] || fail "a bad last line followed by a newline should stay an error: $(cat "$work/cut.out")"
+
 # AddressSanitizer reserves terabytes of address space, so the limits apply to plain builds only
 # (run_cli_test.sh says the same); the verdicts and messages are checked in every build.
 limit() { if [ "${LOCKSTEP_SANITIZED:-0}" = 1 ]; then "$@"; else (ulimit -v 100000; "$@"); fi; }
