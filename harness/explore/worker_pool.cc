@@ -83,7 +83,9 @@ bool g_in_worker = false;
 std::string describe_exit(int status) {
   if (WIFSIGNALED(status)) {
     const int sig = WTERMSIG(status);
-    return "the worker was killed by signal " + std::to_string(sig) + " (" + ::strsignal(sig) + ")";
+    // SIGKILL from outside the exploration is most often the kernel's out-of-memory killer.
+    return "the worker was killed by signal " + std::to_string(sig) + " (" + ::strsignal(sig) +
+           (sig == SIGKILL ? "; the kernel's out-of-memory killer sends it" : "") + ")";
   }
   if (WIFEXITED(status) && WEXITSTATUS(status) == kOutOfMemoryStatus) return "the worker ran out of memory";
   if (WIFEXITED(status)) return "the worker exited with status " + std::to_string(WEXITSTATUS(status));
