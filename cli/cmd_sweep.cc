@@ -113,20 +113,18 @@ int sweep_command(const SweepArgs& args) {
     if (!st.ok()) return fail(st.message());
   }
   std::fputs(printable_lines(r.value().to_text()).c_str(), stdout);
-  for (size_t i = 0; i < r.value().rows.size(); ++i) {
-    const explore::SweepRow& row = r.value().rows[i];
-    if (row.first_violating.empty()) continue;
-    std::printf("first violation at %lld: %s\n", static_cast<long long>(row.value),
-                printable(explore::replay_command(scenarios.value()[i].file, row.first_violating.front())).c_str());
-    break;
-  }
-  for (size_t i = 0; i < r.value().rows.size(); ++i) {
-    const explore::SweepRow& row = r.value().rows[i];
-    if (row.first_errors.empty()) continue;
-    std::printf("first error at %lld: %s\n", static_cast<long long>(row.value),
-                printable(explore::replay_command(scenarios.value()[i].file, row.first_errors.front())).c_str());
-    break;
-  }
+  // The replay command of the first value's first seed in `seeds` (first_violating, first_errors).
+  auto print_first = [&](const char* what, std::vector<uint64_t> explore::SweepRow::*seeds) {
+    for (size_t i = 0; i < r.value().rows.size(); ++i) {
+      const explore::SweepRow& row = r.value().rows[i];
+      if ((row.*seeds).empty()) continue;
+      std::printf("first %s at %lld: %s\n", what, static_cast<long long>(row.value),
+                  printable(explore::replay_command(scenarios.value()[i].file, (row.*seeds).front())).c_str());
+      return;
+    }
+  };
+  print_first("violation", &explore::SweepRow::first_violating);
+  print_first("error", &explore::SweepRow::first_errors);
   const std::string out = printable(args.out);
   std::printf("wrote: %s/sweep.csv, %s/sweep.json, %s/sweep.svg, %s/scenarios/\n", out.c_str(), out.c_str(), out.c_str(),
               out.c_str());
