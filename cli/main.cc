@@ -29,9 +29,10 @@ namespace {
 // Running out of memory ends every command the same way: the outputs that were not complete
 // are removed (the interrupt table knows them), one clear line, exit 2 (docs/cli.md).
 [[noreturn]] void out_of_memory() {
-  lockstep::interrupt::remove_remembered();
-  // An exploration's worker says it with its exit status; the parent reports the seed.
+  // An exploration's worker says it with its exit status; the parent reports the seed. It writes
+  // no files, and the ones it remembers are its parent's (inherited at fork): it leaves them.
   if (lockstep::explore::in_worker()) std::_Exit(lockstep::explore::kOutOfMemoryStatus);
+  lockstep::interrupt::remove_remembered();
   static const char kMsg[] =
       "lockstep: out of memory; the outputs that were not complete have been removed (shorten the run, "
       "lower limits, or give it more memory)\n";
