@@ -30,10 +30,15 @@ grep -q "interrupted; finishing the summary" "$work/i.err" || fail "no interrupt
 [ -e "$work/i/ex/explore.json.tmp" ] && fail "a temporary file was left"
 [ -e "$work/i/ex/shrunk.json" ] && fail "an interrupted exploration shrank"
 
-# In a log (stderr not a terminal) a plain progress line comes every LOCKSTEP_PROGRESS_EVERY_S.
-(cd "$work" && LOCKSTEP_PROGRESS_EVERY_S=1 "$bin" explore heavy.json --seeds 200 -j 1 --no-shrink --out pg > pg.txt 2> pg.err)
-grep -Eq '^seeds [0-9]+/200, [0-9]+ with violations, [0-9]+ not as expected, [0-9]+/s, about [0-9]+ (s|min) left$' "$work/pg.err" ||
-  fail "no progress line in the log: $(cat "$work/pg.err")"
+# In a log (stderr not a terminal) a plain progress line comes every LOCKSTEP_PROGRESS_EVERY_S
+# (the run is stopped once it came).
+(cd "$work" && LOCKSTEP_PROGRESS_EVERY_S=1 exec "$bin" explore heavy.json --seeds 200 -j 1 --no-shrink --out pg > pg.txt 2> pg.err) &
+pid=$!
+line='^seeds [0-9]+/200, [0-9]+ with violations, [0-9]+ not as expected, [0-9]+/s, about [0-9]+ (s|min) left$'
+for _ in $(seq 1200); do grep -Eqs "$line" "$work/pg.err" && break; sleep 0.05; done
+kill -INT $pid 2>/dev/null
+wait $pid 2>/dev/null
+grep -Eq "$line" "$work/pg.err" || fail "no progress line in the log: $(cat "$work/pg.err")"
 grep -q $'\r' "$work/pg.err" && fail "a terminal's progress line went to the log"
 
 # Resuming a complete exploration, or with a scenario given too: exit 2.
@@ -43,30 +48,29 @@ grep -q "ran to the end; there is nothing to resume" "$work/r0.txt" || fail "no 
 (cd "$work/i" && "$bin" explore ../heavy.json --resume ex > ../r1.txt 2>&1)
 [ $? -eq 2 ] || fail "--resume with a scenario should be refused"
 
-(cd "$work/i" && "$bin" explore --resume ex -j 2 > ../r.txt 2>&1)
-rc=$?
-[ $rc -le 1 ] || fail "the resumed exploration failed ($rc): $(cat "$work/r.txt")"
-grep -q "resuming: [0-9]* seeds from" "$work/r.txt" || fail "the resumed run does not say what it resumes: $(cat "$work/r.txt")"
-cmp "$work/u/ex/explore.json" "$work/i/ex/explore.json" || fail "interrupted + resumed differs from one run: $(diff "$work/u/ex/explore.json" "$work/i/ex/explore.json" | head)"
-# Killed without warning (SIGKILL, the OOM killer): the checkpoint it wrote while running
-# (--checkpoint-every) is resumed, and the result is again the uninterrupted one's, byte for byte.
-mkdir -p "$work/k"
-(cd "$work/k" && exec "$bin" explore ../heavy.json --seeds 200 -j 1 --checkpoint-every 1 --out ex > ../k.txt 2>&1) &
+# The resumption killed without warning (SIGKILL, the OOM killer) once its checkpoint
+# (--checkpoint-every) holds more seeds than the interruption left: resumed again, from another
+# directory, the result is the uninterrupted one's, byte for byte.
+seeds_run() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["seeds_run"])' "$1" 2>/dev/null || echo 0; }
+before=$(seeds_run "$work/i/ex/explore.json")
+(cd "$work/i" && exec "$bin" explore --resume ex -j 1 --checkpoint-every 1 > ../r.txt 2>&1) &
 pid=$!
-for _ in $(seq 1200); do grep -qs '"interrupted": true' "$work/k/ex/explore.json" && break; sleep 0.05; done
+for _ in $(seq 1200); do [ "$(seeds_run "$work/i/ex/explore.json")" -gt "$before" ] && break; sleep 0.05; done
 kill -KILL $pid 2>/dev/null
 wait $pid 2>/dev/null
-grep -q '"interrupted": true' "$work/k/ex/explore.json" || fail "no checkpoint was written: $(cat "$work/k.txt")"
+grep -q "resuming: [0-9]* seeds from" "$work/r.txt" || fail "the resumed run does not say what it resumes: $(cat "$work/r.txt")"
+[ "$(seeds_run "$work/i/ex/explore.json")" -gt "$before" ] || fail "no checkpoint with more seeds was written: $(cat "$work/r.txt")"
+grep -q '"interrupted": true' "$work/i/ex/explore.json" || fail "the checkpoint is not marked interrupted"
+grep -q "\"dir\": \"$work/i\"" "$work/i/ex/explore.json" || fail "the checkpoint does not say where the exploration ran"
 sleep 0.2
-pgrep -f "explore ../heavy.json --seeds 200 -j 1 --checkpoint-every 1" > /dev/null && fail "a worker outlived its killed parent"
-grep -q "\"dir\": \"$work/k\"" "$work/k/ex/explore.json" || fail "the checkpoint does not say where the exploration ran"
+pgrep -f "explore --resume ex -j 1 --checkpoint-every 1" > /dev/null && fail "a worker outlived its killed parent"
 # Resumed from another directory: the scenario, named relative to where the run began, is found.
-(cd / && "$bin" explore --resume "$work/k/ex" -j 2 > "$work/kr.txt" 2>&1)
+(cd / && "$bin" explore --resume "$work/i/ex" -j 2 > "$work/kr.txt" 2>&1)
 rc=$?
 [ $rc -le 1 ] || fail "resuming from the checkpoint failed ($rc): $(cat "$work/kr.txt")"
 # The same bytes but for where the shrunk run went (--out is now the absolute DIR).
-sed "s#$work/k/ex/#ex/#g" "$work/k/ex/explore.json" > "$work/k/explore.json"
-cmp "$work/u/ex/explore.json" "$work/k/explore.json" || fail "killed + resumed differs from one run: $(diff "$work/u/ex/explore.json" "$work/k/explore.json" | head)"
+sed "s#$work/i/ex/#ex/#g" "$work/i/ex/explore.json" > "$work/i/explore.json"
+cmp "$work/u/ex/explore.json" "$work/i/explore.json" || fail "interrupted, killed and resumed differs from one run: $(diff "$work/u/ex/explore.json" "$work/i/explore.json" | head)"
 mkdir -p "$work/none"
 "$bin" explore --resume "$work/none" > "$work/none.txt" 2>&1
 [ $? -eq 2 ] || fail "--resume of a directory without explore.json should exit 2"
