@@ -440,11 +440,9 @@ int explore_command(ExploreArgs args) {
   }
   if (sum.value().interrupted) return finish_interrupted(sum.value(), args);
   std::vector<std::string> wrote;
-  uint64_t target_seed = 0;
-  std::string target_property;
-  if (!args.no_shrink && !args.live && sum.value().shrink_target(target_seed, target_property) &&
-      sum.value().slices.size() == 1) {
-    // Shrinking may take minutes: killed during it, the run resumes with every seed done.
+  if (!args.no_shrink && !args.live && sum.value().slices.size() == 1) {
+    // Shrinking may take minutes: killed during it, the run resumes with every seed done (when
+    // there is nothing to shrink, finish overwrites this at once).
     ExploreSummary done = sum.value();
     done.interrupted = true;
     done.planned = done.slices[0];
