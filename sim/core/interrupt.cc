@@ -1,10 +1,12 @@
 #include "sim/core/interrupt.h"
 
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <array>
 #include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 
@@ -26,6 +28,20 @@ const char* g_what = "lockstep";
 const char* g_stopping = "finishing the summary of the seeds that ran";
 
 volatile sig_atomic_t g_stop = 0;
+// When the first stop signal came (CLOCK_MONOTONIC, ms). Interruption only; never reaches a
+// result. A signal within kSameInterruptionMs of it is the same interruption delivered twice:
+// `timeout -s INT` signals its child and then the child's process group, and a terminal's Ctrl-C
+// reaches the whole group; neither is a second Ctrl-C.
+std::atomic<int64_t> g_stop_at_ms{0};
+static_assert(std::atomic<int64_t>::is_always_lock_free, "read and written in a signal handler");
+constexpr int64_t kSameInterruptionMs = 1000;
+
+// Async-signal-safe (clock_gettime is, by POSIX).
+int64_t monotonic_ms() {
+  struct timespec ts {};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
+}
 // stderr is a terminal (read when a handler is installed, not in it): a progress line may be
 // drawn there, and a handler's message first erases it.
 volatile sig_atomic_t g_tty = 0;
@@ -38,7 +54,12 @@ void erase_progress_line() {
 void on_signal(int sig);
 
 void on_stop_signal(int sig) {
-  if (g_stop != 0) on_signal(sig);  // the second one: at once
+  const int64_t now_ms = monotonic_ms();
+  if (g_stop != 0) {
+    if (now_ms - g_stop_at_ms.load() < kSameInterruptionMs) return;  // the same interruption, twice
+    on_signal(sig);  // a second one: at once
+  }
+  g_stop_at_ms.store(now_ms);
   g_stop = sig;
   erase_progress_line();
   (void)!write(STDERR_FILENO, g_what, std::strlen(g_what));

@@ -37,7 +37,8 @@ void remove_remembered();
 // For commands that can stop gracefully (explore, a live run): the first SIGINT/SIGTERM only
 // records the signal and prints "<what>: interrupted; <stopping> (Ctrl-C again to quit at
 // once)"; the command polls stop_requested() and winds down. A second signal exits at once as
-// exit_on_signal() does.
+// exit_on_signal() does, unless it came within a second of the first: that is the same
+// interruption delivered twice (`timeout -s INT` signals the command and then its process group).
 void stop_on_signal(const char* what,
                     const char* stopping = "finishing the summary of the seeds that ran");
 // The signal that asked to stop (SIGINT, SIGTERM), or 0.
