@@ -809,6 +809,38 @@ TEST(Linearizability, AnUnlockAnsweredAsAReleaseOnAMissingKeySaysSo) {
                        "answered as a release");
 }
 
+// How the key went is the record that found it gone first: a later run's recorded state that
+// finds it still gone (a renewal after the holder's pause, no grant since) did not delete it.
+TEST(Linearizability, AnUnlockOnAMissingKeyNamesWhatRemovedItNotALaterRunThatFoundItGone) {
+  const std::string text =
+      R"({"lockstep_history": 1, "lock_kind": "reentrant", "nodes": ["node0"]})" "\n"
+      R"({"t": 0, "type": "invoke", "id": 1, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "lock", "lease_ms": 1000})" "\n"
+      R"({"t": 100, "type": "exec", "node": "node0", "seq": 1, "local_ms": 0, "conn": "c1", "command": "SET", "op": 1, "args": ["L", "u1", "NX", "PX", "1000"], "reply": {"ok": "OK"}})" "\n"
+      R"({"t": 200, "type": "complete", "id": 1, "outcome": "ok", "acquired": true})" "\n"
+      R"({"t": 200, "type": "hold_begin", "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": 1})" "\n"
+      R"({"t": 1000100, "type": "expire", "node": "node0", "key": "L", "local_ms": 1000})" "\n"
+      R"({"t": 1500000, "type": "invoke", "id": 2, "thread": "c2/t0", "owner": "u2:0", "lock": "L", "op": "lock", "lease_ms": 1000})" "\n"
+      R"({"t": 1500100, "type": "exec", "node": "node0", "seq": 2, "local_ms": 1500, "conn": "c2", "command": "SET", "op": 2, "args": ["L", "u2", "NX", "PX", "1000"], "reply": {"ok": "OK"}})" "\n"
+      R"({"t": 1500200, "type": "complete", "id": 2, "outcome": "ok", "acquired": true})" "\n"
+      R"({"t": 1600000, "type": "invoke", "id": 3, "thread": "c2/t0", "owner": "u2:0", "lock": "L", "op": "unlock"})" "\n"
+      R"({"t": 1600100, "type": "exec", "node": "node0", "seq": 3, "local_ms": 1600, "conn": "c2", "command": "DEL", "op": 3, "args": ["L"], "reply": 1})" "\n"
+      R"({"t": 1600100, "type": "state", "node": "node0", "seq": 3, "key": "L", "value": null})" "\n"
+      R"({"t": 1600200, "type": "complete", "id": 3, "outcome": "ok", "released": true})" "\n"
+      R"({"t": 2000000, "type": "invoke", "id": 4, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "renew", "lease_ms": 1000})" "\n"
+      R"({"t": 2000100, "type": "exec", "node": "node0", "seq": 4, "local_ms": 2000, "conn": "c1", "command": "EVAL", "script": "renew", "op": 4, "keys": ["L"], "args": ["1000", "u1:0"], "reply": 0})" "\n"
+      R"({"t": 2000100, "type": "state", "node": "node0", "seq": 4, "key": "L", "value": null})" "\n"
+      R"({"t": 2000200, "type": "complete", "id": 4, "outcome": "ok", "renewed": false})" "\n"
+      R"({"t": 3000000, "type": "invoke", "id": 5, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "unlock"})" "\n"
+      R"({"t": 3000000, "type": "hold_end", "thread": "c1/t0", "lock": "L", "reason": "unlock"})" "\n"
+      R"({"t": 3000100, "type": "exec", "node": "node0", "seq": 5, "local_ms": 3000, "conn": "c1", "command": "EVAL", "script": "rlock_unlock", "op": 5, "keys": ["L"], "args": ["u1:0"], "reply": 1})" "\n"
+      R"({"t": 3000200, "type": "complete", "id": 5, "outcome": "ok", "released": true})" "\n"
+      R"({"t": 4000000, "type": "end", "complete": true})" "\n";
+  const PropertyResult lin = property_of(text, "linearizability");
+  expect_explained(lin, Verdict::kViolation,
+                   "c1/t0's unlock (#5) ran on node0 at 3.000 s, where L was gone (deleted by c2/t0's unlock (#3) at 1.600 s), "
+                   "and was answered as a release all the same.");
+}
+
 TEST(Linearizability, AFailedAcquisitionOnAResurrectedKeyNamesTheFailover) {
   auto history = [](bool with_loss) {
     std::string h = R"({"lockstep_history": 1, "algorithm": "python-redis-lock", "lock_kind": "simple", "nodes": ["node0", "node1"]}

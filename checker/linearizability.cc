@@ -1214,53 +1214,81 @@ std::string unlock_on_missing_key(const History& h, const Operation& unlock) {
     if (x.op_id == unlock.id && !is_replica_wait(h, x)) run = x;
   }
   if (!run.has_value()) return "";
-  std::string gone;  // how the key went, when the latest record says it had
-  uint32_t latest = 0;
-  int64_t deleting_seq = kAbsent;  // the run whose recorded state had no key
-  TimeUs deleted_at = 0;
+  // The node's records of the key before the run, in the order they happened: what each says of
+  // it (there; gone, and how).
+  struct Record {
+    uint32_t line;
+    TimeUs t;
+    bool there;
+    bool state;                      // a recorded state (else an expiry or a loss, which found it there)
+    std::string gone;                // how the key went (a record saying it is gone)
+    int64_t deleting_seq = kAbsent;  // a recorded state without the key: the run that left it so
+  };
+  std::vector<Record> records;
   for (const StateRecord& st : h.states) {
     if (st.line >= run->line) break;
     if (st.node != run->node || st.key != unlock.lock) continue;
-    latest = st.line;
-    deleting_seq = st.type == kNoSym ? st.seq : kAbsent;
-    deleted_at = st.t;
-    gone = st.type == kNoSym ? "deleted at " + format_time(st.t) : "";
-  }
-  if (deleting_seq != kAbsent) {
-    for (const Exec& x : h.execs) {
-      if (x.node != run->node || x.seq != deleting_seq || x.op_id == kAbsent) continue;
-      const int64_t index = h.op_index(x.op_id);
-      if (index >= 0) gone = "deleted by " + call_name(h, h.ops[static_cast<size_t>(index)]) + " at " + format_time(deleted_at);
-      break;
+    if (st.type != kNoSym) {
+      records.push_back({st.line, st.t, true, true, ""});
+    } else {
+      records.push_back({st.line, st.t, false, true, "deleted at " + format_time(st.t), st.seq});
     }
   }
   for (const Expire& e : h.expires) {
     if (e.line >= run->line) break;
-    if (e.node == run->node && e.key == unlock.lock && e.line > latest) {
-      latest = e.line;
-      gone = "it had expired there at " + format_time(e.t);
+    if (e.node == run->node && e.key == unlock.lock) {
+      records.push_back({e.line, e.t, false, false, "it had expired there at " + format_time(e.t)});
     }
   }
   for (const DataLoss& d : h.data_losses) {
     if (d.line >= run->line) break;
-    if (d.node != run->node || d.line <= latest) continue;
+    if (d.node != run->node) continue;
     for (uint32_t i = 0; i < d.keys_count; ++i) {
       if (h.key_pool[d.keys_begin + i] == unlock.lock) {
-        latest = d.line;
-        gone = "the node had lost it at " + format_time(d.t) + " (" + std::string(h.str(d.reason)) + ")";
+        records.push_back({d.line, d.t, false, false,
+                           "the node had lost it at " + format_time(d.t) + " (" + std::string(h.str(d.reason)) + ")"});
+        break;
       }
     }
   }
-  if (latest == 0 || gone.empty()) return "";
-  // A grant on the node since that record wrote the key again, and only a record says what
-  // became of it after.
-  for (const Exec& x : h.execs) {
-    if (x.line >= run->line) break;
-    if (x.line > latest && x.node == run->node && x.keys_count > 0 && h.key_pool[x.keys_begin] == unlock.lock &&
-        exec_granted(h, x)) {
-      return "";
+  if (records.empty()) return "";
+  std::sort(records.begin(), records.end(), [](const Record& a, const Record& b) { return a.line < b.line; });
+  // A grant on the node between two lines wrote the key again.
+  auto granted_between = [&](uint32_t after, uint32_t before) {
+    for (const Exec& x : h.execs) {
+      if (x.line >= before) break;
+      if (x.line > after && x.node == run->node && x.keys_count > 0 && h.key_pool[x.keys_begin] == unlock.lock &&
+          exec_granted(h, x)) {
+        return true;
+      }
+    }
+    return false;
+  };
+  // How the key went: the record that found it gone first. An expiry or a loss found the key
+  // there; a recorded state without the key after another record of it gone, and no grant
+  // between (a renewal's state), did not remove it again.
+  const Record* went = nullptr;
+  for (size_t i = 0; i < records.size(); ++i) {
+    const Record& r = records[i];
+    if (r.there) {
+      went = nullptr;
+    } else if (went == nullptr || !r.state || granted_between(records[i - 1].line, r.line)) {
+      went = &r;
     }
   }
+  if (went == nullptr) return "";
+  std::string gone = went->gone;
+  if (went->deleting_seq != kAbsent) {
+    for (const Exec& x : h.execs) {
+      if (x.node != run->node || x.seq != went->deleting_seq || x.op_id == kAbsent) continue;
+      const int64_t index = h.op_index(x.op_id);
+      if (index >= 0) gone = "deleted by " + call_name(h, h.ops[static_cast<size_t>(index)]) + " at " + format_time(went->t);
+      break;
+    }
+  }
+  // A grant on the node since the latest record wrote the key again, and only a record says
+  // what became of it after.
+  if (granted_between(records.back().line, run->line)) return "";
   return call_name(h, unlock) + " ran on " + std::string(h.str(run->node)) + " at " + format_time(run->t) + ", where " +
          std::string(h.str(unlock.lock)) + " was gone (" + gone + "), and was answered as a release all the same";
 }
