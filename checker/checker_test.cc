@@ -1105,6 +1105,40 @@ TEST(Quorum, EveryDeathThatBrokeTheQuorumIsNamed) {
       << q.reason;
 }
 
+// A node whose clock runs fast expires a key sooner than its TTL by true time: node1 (clock 50 %
+// fast, a drift, not a jump) expires c1's 10 s key at 6.7 s, after node2 lost its copy in a
+// restart, while c1 holds until 8 s. By true time the key would have outlived the hold: the
+// quorum was lost to the clock, a violation (the scenario redisson-redlock with node1's drift of
+// 500,000 ppm was "ok"). Held past the true-time TTL, the lease ran out anyway: the lease's
+// business, not quorum's; and an advance within drift_tolerance_us is forgiven.
+TEST(Quorum, AnExpiryBroughtForwardByTheNodesClockIsNamed) {
+  auto text = [](int64_t hold_end_us, const std::string& tolerance) {
+    return R"({"lockstep_history": 1, "algorithm": "redlock-spec", "lock_kind": "simple", "nodes": ["node0", "node1", "node2"])" +
+           tolerance + "}\n" +
+           R"({"t": 1000, "type": "invoke", "id": 1, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "lock", "lease_ms": 10000})" "\n"
+           R"({"t": 1100, "type": "exec", "node": "node0", "seq": 1, "local_ms": 1, "command": "SET", "op": 1, "args": ["L", "tok", "NX", "PX", "10000"], "reply": {"ok": "OK"}})" "\n"
+           R"({"t": 1200, "type": "exec", "node": "node1", "seq": 1, "local_ms": 1, "command": "SET", "op": 1, "args": ["L", "tok", "NX", "PX", "10000"], "reply": {"ok": "OK"}})" "\n"
+           R"({"t": 1300, "type": "exec", "node": "node2", "seq": 1, "local_ms": 1, "command": "SET", "op": 1, "args": ["L", "tok", "NX", "PX", "10000"], "reply": {"ok": "OK"}})" "\n"
+           R"({"t": 2000, "type": "complete", "id": 1, "outcome": "ok", "acquired": true})" "\n"
+           R"({"t": 2000, "type": "hold_begin", "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": 1})" "\n"
+           R"({"t": 2500000, "type": "data_loss", "node": "node2", "reason": "restart", "keys": ["L"]})" "\n"
+           R"({"t": 6701200, "type": "expire", "node": "node1", "key": "L", "local_ms": 10001})" "\n"
+           R"({"t": )" + std::to_string(hold_end_us) + R"(, "type": "hold_end", "thread": "c1/t0", "lock": "L", "reason": "end"})" "\n"
+           R"({"t": 20000000, "type": "end", "complete": true})" "\n";
+  };
+  const PropertyResult q = property_of(text(8000000, ""), "quorum");
+  expect_explained(q, Verdict::kViolation,
+                   "c1/t0's acquisition #1 of L declared at 0.002 s lost its quorum during the hold at 6.701 s: node2 lost its "
+                   "key at 2.500 s (restart); then its key expired on node1 at 6.701 s, leaving 1 of its 3 live key(s), below "
+                   "the quorum of 2; node1's clock had run 3300 ms ahead of true time since the key's last run there (at "
+                   "0.001 s), so the key expired that much sooner than its TTL by true time, and by true time it would have "
+                   "outlived the hold (until 8.000 s)");
+  EXPECT_EQ(q.explanation.facts["clock_ahead_us"], 3300000) << q.explanation.facts.dump();
+  EXPECT_EQ(property_of(text(11000000, ""), "quorum").verdict, Verdict::kOk);
+  EXPECT_EQ(property_of(text(8000000, R"(, "drift_tolerance_us": 3300000)"), "quorum").verdict, Verdict::kOk);
+  EXPECT_EQ(property_of(text(8000000, R"(, "drift_tolerance_us": 3299999)"), "quorum").verdict, Verdict::kViolation);
+}
+
 TEST(Quorum, GrantsDeadWhenTheAcquisitionDeclaredAreNamedWithTheWait) {
   // c1's grants on node0 and node1 run at 1 s with 1 s leases; node2 is paused, and c1 waits for
   // its reply until 6 s (a client that never checks the time it took): both keys are gone when it

@@ -9,13 +9,17 @@
 //  - at the instant the client declared success (complete), at least `quorum` grants were live;
 //  - the validity window the client used (validity_ms) did not outlast the quorum: fewer than
 //    `quorum` keys live before complete + validity is a violation;
-//  - during the hold, the quorum was not lost to a restart, failover, crash or node clock jump
-//    (plain lease expiry is the lease's business, judged by the other properties).
+//  - during the hold, the quorum was not lost to a restart, failover, crash or node clock jump,
+//    or to an expiry that the node's clock brought forward (it ran ahead of true time since the
+//    key's last run there, by more than drift_tolerance_us) when by true time the key would have
+//    outlived the hold (plain lease expiry is the lease's business, judged by the other
+//    properties).
 #include <algorithm>
 #include <cctype>
 #include <map>
 #include <span>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 
 #include "checker/check.h"
@@ -42,6 +46,11 @@ struct Death {
   std::string cause;
   bool abnormal = false;  // data loss, crash, or an expiry after a clock jump of the node
   Sym expired_on = kNoSym;  // the node, for a plain expiry (no clock jump): listed together
+  // A plain expiry's: how far the node's clock ran ahead of true time between the key's last run
+  // there and the expiry (0: not ahead, or the history does not say), so how much sooner than by
+  // true time the key expired; and that run's time.
+  TimeUs early_us = 0;
+  TimeUs early_since = 0;
 };
 
 // The clock jumps of `node` in [from, to], as " after node0's clock jumped by 56439 ms at
@@ -65,12 +74,13 @@ struct DeathIndex {
     TimeUs t;
     bool loss;  // data loss (else an expiry)
     Sym reason;
+    int64_t local_ms = kAbsent;  // an expiry's node-local time
   };
   std::map<std::pair<Sym, Sym>, std::vector<Entry>> by_key;
   std::map<Sym, std::vector<TimeUs>> crashes;  // node → times of crashes it never restarted from
 
   explicit DeathIndex(const History& h) {
-    for (const Expire& e : h.expires) by_key[{e.node, e.key}].push_back({e.t, false, kNoSym});
+    for (const Expire& e : h.expires) by_key[{e.node, e.key}].push_back({e.t, false, kNoSym, e.local_ms});
     for (const DataLoss& l : h.data_losses) {
       for (uint32_t i = 0; i < l.keys_count; ++i) by_key[{l.node, h.key_pool[l.keys_begin + i]}].push_back({l.t, true, l.reason});
     }
@@ -120,7 +130,34 @@ GrantEnd grant_end(const History& h, const std::vector<uint32_t>& key_execs, con
   return end;
 }
 
-Death death_of(const History& h, const DeathIndex& index, Sym node, Sym key, TimeUs after, TimeUs until = kTimeNever) {
+// "3366 ms", or "400 us" below a millisecond.
+std::string ahead_text(TimeUs us) {
+  return us >= kUsPerMs ? std::to_string(us / kUsPerMs) + " ms" : std::to_string(us) + " us";
+}
+
+// How far `node`'s clock ran ahead of true time from the latest run on `key` there at or before
+// `expiry` (and not before `after`) to the expiry, by their node-local times; 0 if it did not or
+// the history does not say. `key_execs`: the runs touching the key, in history order.
+std::pair<TimeUs, TimeUs> clock_ahead(const History& h, const std::vector<uint32_t>* key_execs, Sym node, TimeUs after,
+                                      const DeathIndex::Entry& expiry) {
+  if (key_execs == nullptr || expiry.local_ms == kAbsent) return {0, 0};
+  TimeUs last_t = kTimeNever;  // runs are read back by value: keep what is needed
+  int64_t last_local_ms = kAbsent;
+  for (uint32_t e : *key_execs) {
+    const Exec& x = h.execs[e];
+    if (x.t > expiry.t) break;
+    if (x.node == node && x.t >= after && x.local_ms != kAbsent) {
+      last_t = x.t;
+      last_local_ms = x.local_ms;
+    }
+  }
+  if (last_local_ms == kAbsent) return {0, 0};
+  const TimeUs ahead = (expiry.local_ms - last_local_ms) * kUsPerMs - (expiry.t - last_t);
+  return {std::max<TimeUs>(ahead, 0), last_t};
+}
+
+Death death_of(const History& h, const DeathIndex& index, Sym node, Sym key, TimeUs after, TimeUs until = kTimeNever,
+               const std::vector<uint32_t>* key_execs = nullptr) {
   Death d;
   auto it = index.by_key.find({node, key});
   if (it != index.by_key.end()) {
@@ -136,6 +173,7 @@ Death death_of(const History& h, const DeathIndex& index, Sym node, Sym key, Tim
         const std::string jumps = node_clock_jumps(h, node, after, e.t);
         d = {e.t, "its key expired on " + std::string(h.str(node)) + " at " + format_time(e.t) + jumps, !jumps.empty(),
              jumps.empty() ? node : kNoSym};
+        if (jumps.empty()) std::tie(d.early_us, d.early_since) = clock_ahead(h, key_execs, node, after, e);
       }
     }
   }
@@ -251,7 +289,7 @@ Grants grants_of(const History& h, const Operation& op, std::span<const uint32_t
     ++g.count;
     const Sym key = h.key_pool[x.keys_begin];
     const GrantEnd end = grant_end(h, index.execs_of_key[key], op, x);
-    Death d = death_of(h, index.deaths, x.node, key, x.t, end.released);
+    Death d = death_of(h, index.deaths, x.node, key, x.t, end.released, &index.execs_of_key[key]);
     if (end.taken < d.t) {
       d = {end.taken, std::string(h.str(end.taken_by)) + " was granted its key on " + std::string(h.str(x.node)) +
                           " at " + format_time(end.taken), true, kNoSym};
@@ -378,9 +416,21 @@ PropertyResult check_quorum(const History& h, const CheckOptions&) {
     }
     const auto held = hold_end_of.find(op.id);
     const TimeUs hold_end = held == hold_end_of.end() ? declared : held->second;
-    if (lost.abnormal && lost.t < hold_end) {
-      findings.push_back({"lost_during_hold", who() + " lost its quorum during the hold at " + format_time(lost.t) +
-                          ": " + why(), facts_lost()});
+    // An expiry the node's clock brought forward: by true time the key would have outlived the
+    // hold (else the lease ran out during the hold anyway: the lease's business).
+    const bool brought_forward = !lost.abnormal && lost.early_us > h.header.drift_tolerance_us &&
+                                 lost.t + lost.early_us >= hold_end;
+    if ((lost.abnormal || brought_forward) && lost.t < hold_end) {
+      nlohmann::json f = facts_lost();
+      std::string text = who() + " lost its quorum during the hold at " + format_time(lost.t) + ": " + why();
+      if (brought_forward) {
+        text += "; " + std::string(h.str(lost.expired_on)) + "'s clock had run " + ahead_text(lost.early_us) +
+                " ahead of true time since the key's last run there (at " + format_time(lost.early_since) +
+                "), so the key expired that much sooner than its TTL by true time, and by true time it would have outlived "
+                "the hold (until " + format_time(hold_end) + ")";
+        f["clock_ahead_us"] = lost.early_us;
+      }
+      findings.push_back({"lost_during_hold", std::move(text), std::move(f)});
     }
   }
   if (findings.empty() && unjudged > 0) {
