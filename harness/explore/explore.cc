@@ -340,6 +340,7 @@ JUnitSuite junit_suite(const ExploreSummary& summary) {
         c.type = error ? r.verdict : (r.exit_code == 3 ? "unknown" : "violation");
         c.message = r.outcome;
         c.text = "replay: " + r.replay + "\n" + (r.explanation.empty() ? "" : r.explanation + "\n");
+        for (const std::string& more : r.more_explanations) c.text += more + "\n";
       }
       suite.cases.push_back(std::move(c));
     }

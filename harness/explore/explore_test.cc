@@ -56,6 +56,28 @@ TEST(ExploreTest, TheSummaryIsTheSameBytesWithOneOrTwoJobs) {
   EXPECT_NE(one.failures[0].explanation.find("mutual_exclusion"), std::string::npos);
 }
 
+// A seed that violates several properties keeps each one's story, in report order: the first as
+// `explanation`, the others in `more_explanations`, and the summary reads them back.
+TEST(ExploreTest, EveryViolatedPropertysStoryIsKept) {
+  std::string text = kFlaky;
+  const std::string one = R"("properties": ["mutual_exclusion"])";
+  text.replace(text.find(one), one.size(), R"("properties": ["mutual_exclusion", "linearizability"])");
+  const scenario::Scenario s = parse(text.c_str());
+  const ExploreSummary sum = explore(s, SeedRange{1, 24}, Shard{}, 2);
+  size_t both = 0;
+  for (const SeedResult& r : sum.failures) {
+    ASSERT_EQ(r.more_explanations.size() + 1, r.violated.size() + r.unknown.size()) << r.seed;
+    if (r.violated.size() < 2) continue;
+    ++both;
+    EXPECT_EQ(r.explanation.rfind(r.violated[0] + ": ", 0), 0u) << r.explanation;
+    EXPECT_EQ(r.more_explanations[0].rfind(r.violated[1] + ": ", 0), 0u) << r.more_explanations[0];
+  }
+  EXPECT_GT(both, 0u) << "no seed violated both properties: the test proves nothing";
+  Result<ExploreSummary> back = ExploreSummary::from_json(sum.to_json(), "explore.json");
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back.value().to_json().dump(2), sum.to_json().dump(2));
+}
+
 // Every checkpoint is a stopped run's summary of the seeds folded so far; resuming the last one
 // (the rest of the seeds, merged in) gives the uninterrupted run's summary, byte for byte.
 TEST(ExploreTest, EachCheckpointResumesIntoTheWholeRun) {

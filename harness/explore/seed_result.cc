@@ -38,6 +38,7 @@ nlohmann::json SeedResult::to_json() const {
   if (!unknown.empty()) j["unknown"] = unknown;
   if (!outcome.empty()) j["outcome"] = outcome;
   if (!explanation.empty()) j["explanation"] = explanation;
+  if (!more_explanations.empty()) j["more_explanations"] = more_explanations;
   j["replay"] = replay;
   if (!coverage.empty()) j["coverage"] = scenario::coverage_counts_json(coverage);
   return j;
@@ -64,6 +65,7 @@ Result<SeedResult> SeedResult::from_json(const nlohmann::json& j, const std::str
     if (j.contains("unknown")) r.unknown = j.at("unknown").get<std::vector<std::string>>();
     r.outcome = j.value("outcome", "");
     r.explanation = j.value("explanation", "");
+    if (j.contains("more_explanations")) r.more_explanations = j.at("more_explanations").get<std::vector<std::string>>();
     r.replay = j.at("replay").get<std::string>();
     if (j.contains("coverage")) {
       Result<kernel::Coverage> c = scenario::coverage_from_counts_json(j["coverage"], where + "/coverage");
@@ -106,13 +108,19 @@ SeedResult run_seed(const scenario::Scenario& s, uint64_t seed, scenario::Histor
   }
   if (!r.expected) {
     r.outcome = rep.outcome;
+    // Every violation's story, then every undecided property's reason: the first is `explanation`.
+    std::vector<std::string> stories;
     for (const checker::PropertyResult& p : rep.check.properties) {
-      if (p.verdict == checker::Verdict::kViolation && r.explanation.empty()) {
-        r.explanation = cap(p.name + ": " + (p.explanation.text.empty() ? p.reason : p.explanation.text));
+      if (p.verdict == checker::Verdict::kViolation) {
+        stories.push_back(cap(p.name + ": " + (p.explanation.text.empty() ? p.reason : p.explanation.text)));
       }
-      if (p.verdict == checker::Verdict::kUnknown && r.explanation.empty()) {
-        r.explanation = cap(p.name + " unknown: " + p.reason);
-      }
+    }
+    for (const checker::PropertyResult& p : rep.check.properties) {
+      if (p.verdict == checker::Verdict::kUnknown) stories.push_back(cap(p.name + " unknown: " + p.reason));
+    }
+    if (!stories.empty()) {
+      r.explanation = std::move(stories.front());
+      r.more_explanations.assign(std::make_move_iterator(stories.begin() + 1), std::make_move_iterator(stories.end()));
     }
   }
   LS_ASSERT(r.exit_code == 0 || !r.expected);

@@ -4,7 +4,8 @@
 // A seed either ran (the checkers gave a verdict, judged against the scenario's expect), or the
 // run stopped with an error (a limit such as the event budget), or the worker running it died
 // (a crash of the simulator itself: an assertion, a signal). Failure details (the outcome
-// sentence, the first explanation) are kept only for seeds that did not go as expected.
+// sentence, each violated or undecided property's explanation) are kept only for seeds that did
+// not go as expected.
 #ifndef LOCKSTEP_HARNESS_EXPLORE_SEED_RESULT_H_
 #define LOCKSTEP_HARNESS_EXPLORE_SEED_RESULT_H_
 
@@ -34,6 +35,9 @@ struct SeedResult {
   std::vector<std::string> unknown;   // properties the checkers could not decide
   std::string outcome;                // not expected only: one sentence
   std::string explanation;            // not expected only: the first violation's story (capped)
+  // Not expected only: the stories of the other properties violated or undecided, in report
+  // order, each "<property>: <story>" (capped), so that each finding can be read without a replay.
+  std::vector<std::string> more_explanations;
   std::string replay;                 // the command that replays the seed
   kernel::Coverage coverage;          // what the seed exercised (summed by the summary, not kept)
 
