@@ -19,6 +19,7 @@
 #include "algorithms/algorithm.h"
 #include "algorithms/lua_client/lua_algorithm.h"
 #include "algorithms/lua_client/lua_internal.h"
+#include "sim/core/det_arena.h"
 #include "sim/core/lua_tostring.h"
 #include "sim/core/assert.h"
 
@@ -91,9 +92,12 @@ class Host {
   // Runs a message handler (on the main state; it must not wait).
   void run_handler(int handler, std::string_view channel, std::string_view message);
 
-  lua_State* L = nullptr;
   const std::shared_ptr<const Definition> def;
   Runtime* const rt;  // null while a declaration is read
+  // The Lua state's memory: addresses that replay, so that `pairs` over keys that are tables or
+  // functions visits them in the same order in every run (sim/core/det_arena.h).
+  DetArena arena;
+  lua_State* L = nullptr;
   const nlohmann::json options;
   Pending pending;
   uint64_t used = 0;          // instructions in the current stretch
@@ -699,7 +703,7 @@ end
 void* allocate(void* ud, void* ptr, size_t osize, size_t nsize) {
   Host& h = *static_cast<Host*>(ud);
   if (nsize == 0) {
-    std::free(ptr);
+    h.arena.realloc(ptr, osize, 0);
     h.memory -= osize;
     return nullptr;
   }
@@ -709,7 +713,7 @@ void* allocate(void* ud, void* ptr, size_t osize, size_t nsize) {
     }
     return nullptr;
   }
-  void* p = std::realloc(ptr, nsize);
+  void* p = h.arena.realloc(ptr, osize, nsize);
   if (p == nullptr) return nullptr;
   h.memory = h.memory - osize + nsize;
   return p;
@@ -854,7 +858,8 @@ void Listener::on_message(std::string_view channel, std::string_view message) {
 }
 
 Host::Host(std::shared_ptr<const Definition> d, Runtime* runtime, const nlohmann::json& opts)
-    : def(std::move(d)), rt(runtime), options(opts) {
+    : def(std::move(d)), rt(runtime), arena(runtime != nullptr ? std::string_view(runtime->client_name()) : std::string_view()),
+      options(opts) {
   L = lua_newstate(allocate, this);
   LS_ASSERT(L != nullptr);
   lua_atpanic(L, panic);

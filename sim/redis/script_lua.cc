@@ -85,14 +85,14 @@ LuaHost& LuaHost::Internal::host(lua_State* L) {
 void* LuaHost::Internal::alloc(void* ud, void* ptr, size_t osize, size_t nsize) {
   auto* h = static_cast<LuaHost*>(ud);
   if (nsize == 0) {
-    std::free(ptr);
+    h->arena_.realloc(ptr, osize, 0);
     h->bytes_ -= osize;
     return nullptr;
   }
   if (h->limit_memory_ && nsize > osize && h->bytes_ - osize + nsize > h->memory_limit_) {
     return nullptr;
   }
-  void* p = std::realloc(ptr, nsize);
+  void* p = h->arena_.realloc(ptr, osize, nsize);
   if (p != nullptr) h->bytes_ = h->bytes_ - osize + nsize;
   return p;
 }

@@ -21,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/core/det_arena.h"
 #include "sim/redis/rand48.h"
 #include "sim/redis/reply.h"
 #include "sim/redis/server.h"
@@ -119,6 +120,9 @@ class LuaHost {
 
   Server& server_;
   Rand48& rand_;
+  // The Lua state's memory: addresses that replay, so that `pairs` over keys that are tables or
+  // functions visits them in the same order in every run (sim/core/det_arena.h).
+  DetArena arena_{"redis-node"};
   lua_State* L_ = nullptr;
   const uint64_t budget_;
   const size_t memory_limit_;

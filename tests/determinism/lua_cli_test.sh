@@ -88,6 +88,26 @@ done
 [ $? -eq 2 ] || fail "scorecard of a missing folder: expected exit 2"
 
 # serve --trace to a file that cannot be written: exit 2 naming it, before listening.
+# `pairs` over keys that are tables (Lua places them by address) visits them in the same order in
+# every process: the client's Lua memory comes from an arena whose addresses replay
+# (sim/core/det_arena.h). The token lists the waiting threads in `pairs` order; with the process
+# allocator, three runs of one seed wrote three different histories.
+sed 's/local token = lockstep.owner(thread) .. ":" .. lockstep.random(1, 2^40)/waiting = waiting or {}; waiting[thread] = true; local order = {}; for t in pairs(waiting) do order[#order + 1] = t.index end; local token = lockstep.owner(thread) .. ":" .. table.concat(order, ",")/' \
+  "$lock" > "$work/pairs.lua"
+grep -q "in pairs(waiting)" "$work/pairs.lua" || fail "pairs: the tutorial's token line was not found"
+cat > "$work/pairs.json" <<'JSON'
+{"name": "pairs-order", "duration_ms": 20000, "algorithm": {"file": "pairs.lua"},
+ "clients": {"count": 4, "threads": 4},
+ "workload": {"generator": {"ops_per_thread": 5, "locks": ["L"], "lease_ms": [2000], "hold_ms": [10, 50],
+                            "think_ms": [0, 20], "wait_ms": [5000]}}}
+JSON
+for i in 1 2 3; do
+  "$bin" run "$work/pairs.json" --out "$work/p$i" > "$work/p$i.txt" 2>&1 || fail "pairs: run $i failed: $(cat "$work/p$i.txt")"
+done
+grep -q '"args": \["L", "[^"]*:[0-9]*,[0-9]' "$work/p1/history.jsonl" || fail "pairs: no token lists two threads (the test proves nothing)"
+cmp -s "$work/p1/history.jsonl" "$work/p2/history.jsonl" && cmp -s "$work/p1/history.jsonl" "$work/p3/history.jsonl" ||
+  fail "pairs: three runs of one seed wrote different histories"
+
 "$bin" serve --port 0 --trace "$work/no/such/dir/trace.jsonl" > "$work/tr.txt" 2>&1
 [ $? -eq 2 ] || fail "serve --trace to a missing folder: expected exit 2"
 grep -q "trace.jsonl: cannot open for writing" "$work/tr.txt" || fail "serve --trace: the file is not named: $(cat "$work/tr.txt")"

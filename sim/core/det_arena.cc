@@ -1,0 +1,124 @@
+#include "sim/core/det_arena.h"
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "sim/core/assert.h"
+
+namespace lockstep {
+namespace {
+
+// Where arenas live: from 16 TiB up, below where Linux puts the executable, the heap and its
+// other mappings on x86-64 and arm64 (near 94 and 127 TiB), so the first try usually succeeds.
+constexpr uint64_t kRegionStart = uint64_t{1} << 44;
+constexpr uint64_t kRegionEnd = uint64_t{1} << 47;
+constexpr uint64_t kPeriod = uint64_t{1} << 32;  // Lua hashes the low 32 bits of an address
+constexpr size_t kFirstChunkBytes = size_t{1} << 20;
+constexpr size_t kLargestChunkStep = size_t{64} << 20;
+constexpr size_t kChunkGrain = size_t{1} << 16;
+// A block at least this large that does not fit the current chunk gets a chunk of its own, and
+// the current chunk's free tail stays in use.
+constexpr size_t kOwnChunkBytes = size_t{256} << 10;
+
+uint64_t start_of(std::string_view name) {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a: fixed, so the same name starts at the same place
+  for (unsigned char c : name) h = (h ^ c) * 1099511628211ull;
+  return (h % 64) * (kPeriod / 64);
+}
+
+}  // namespace
+
+DetArena::DetArena(std::string_view name) : start_(start_of(name)) {}
+
+DetArena::~DetArena() {
+  for (const Chunk& c : chunks_) munmap(c.base, c.bytes);
+}
+
+int DetArena::class_of(size_t n) {
+  if (n <= kSmallMax) return static_cast<int>((std::max<size_t>(n, 1) + kSmallStep - 1) / kSmallStep) - 1;
+  int c = kSmallClasses;
+  size_t bytes = kSmallMax * 2;
+  while (bytes < n) {
+    bytes <<= 1;
+    ++c;
+  }
+  return c;
+}
+
+size_t DetArena::class_bytes(int c) {
+  if (c < kSmallClasses) return static_cast<size_t>(c + 1) * kSmallStep;
+  return (kSmallMax * 2) << (c - kSmallClasses);
+}
+
+char* DetArena::map_chunk(size_t at_least, bool own) {
+  size_t bytes = (at_least + kChunkGrain - 1) / kChunkGrain * kChunkGrain;
+  if (!own) bytes = std::max(bytes, std::max(kFirstChunkBytes, std::min(last_bump_chunk_ * 2, std::max(last_bump_chunk_, kLargestChunkStep))));
+  // Any address congruent to start_ + next_offset_ modulo 4 GiB gives the same low 32 bits.
+  const uint64_t low = (start_ + next_offset_) % kPeriod;
+  for (uint64_t at = kRegionStart + low; at + bytes <= kRegionEnd; at += kPeriod) {
+    void* want = reinterpret_cast<void*>(at);
+    void* got = mmap(want, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+    if (got == MAP_FAILED) {
+      if (errno == EEXIST) continue;  // taken: the next period
+      return nullptr;                // out of address space or memory
+    }
+    if (got != want) {  // a kernel that treats the address as a hint
+      munmap(got, bytes);
+      continue;
+    }
+    chunks_.push_back({static_cast<char*>(got), bytes});
+    next_offset_ += bytes;
+    mapped_bytes_ += bytes;
+    if (!own) {
+      last_bump_chunk_ = bytes;
+      bump_ = static_cast<char*>(got);
+      bump_end_ = bump_ + bytes;
+    }
+    return static_cast<char*>(got);
+  }
+  return nullptr;
+}
+
+void* DetArena::allocate(int c) {
+  if (void* p = free_[static_cast<size_t>(c)]; p != nullptr) {
+    std::memcpy(&free_[static_cast<size_t>(c)], p, sizeof(void*));
+    return p;
+  }
+  const size_t bytes = class_bytes(c);
+  if (static_cast<size_t>(bump_end_ - bump_) < bytes) {
+    if (bytes >= kOwnChunkBytes) return map_chunk(bytes, /*own=*/true);
+    if (map_chunk(bytes, /*own=*/false) == nullptr) return nullptr;
+  }
+  void* p = bump_;
+  bump_ += bytes;
+  return p;
+}
+
+void DetArena::release(void* p, int c) {
+  std::memcpy(p, &free_[static_cast<size_t>(c)], sizeof(void*));
+  free_[static_cast<size_t>(c)] = p;
+}
+
+void* DetArena::realloc(void* ptr, size_t osize, size_t nsize) {
+  if (nsize == 0) {
+    if (ptr != nullptr) release(ptr, class_of(osize));
+    return nullptr;
+  }
+  if (nsize > kMaxBlockBytes) return nullptr;
+  const int to = class_of(nsize);
+  if (ptr != nullptr && class_of(osize) == to) return ptr;
+  void* p = allocate(to);
+  // A shrink that found no memory keeps its block: a larger one serves, and filed later under
+  // the smaller size's class it is still large enough for it.
+  if (p == nullptr) return nsize < osize ? ptr : nullptr;
+  if (ptr != nullptr) {
+    std::memcpy(p, ptr, std::min(osize, nsize));
+    release(ptr, class_of(osize));
+  }
+  return p;
+}
+
+}  // namespace lockstep
