@@ -8,6 +8,24 @@
 
 #include "sim/core/assert.h"
 
+// Under AddressSanitizer, memory the arena has not handed out (a chunk's tail, a freed block) is
+// poisoned, so that a use after free in a Lua state is still caught.
+#if defined(__SANITIZE_ADDRESS__)
+#define LOCKSTEP_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define LOCKSTEP_ASAN 1
+#endif
+#endif
+#ifdef LOCKSTEP_ASAN
+#include <sanitizer/asan_interface.h>
+#define POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
+#define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
+#else
+#define POISON(p, n) ((void)(p), (void)(n))
+#define UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
 namespace lockstep {
 namespace {
 
@@ -34,7 +52,10 @@ uint64_t start_of(std::string_view name) {
 DetArena::DetArena(std::string_view name) : start_(start_of(name)) {}
 
 DetArena::~DetArena() {
-  for (const Chunk& c : chunks_) munmap(c.base, c.bytes);
+  for (const Chunk& c : chunks_) {
+    UNPOISON(c.base, c.bytes);
+    munmap(c.base, c.bytes);
+  }
 }
 
 int DetArena::class_of(size_t n) {
@@ -69,6 +90,7 @@ char* DetArena::map_chunk(size_t at_least, bool own) {
       munmap(got, bytes);
       continue;
     }
+    POISON(got, bytes);
     chunks_.push_back({static_cast<char*>(got), bytes});
     next_offset_ += bytes;
     mapped_bytes_ += bytes;
@@ -84,22 +106,29 @@ char* DetArena::map_chunk(size_t at_least, bool own) {
 
 void* DetArena::allocate(int c) {
   if (void* p = free_[static_cast<size_t>(c)]; p != nullptr) {
+    UNPOISON(p, class_bytes(c));
     std::memcpy(&free_[static_cast<size_t>(c)], p, sizeof(void*));
     return p;
   }
   const size_t bytes = class_bytes(c);
   if (static_cast<size_t>(bump_end_ - bump_) < bytes) {
-    if (bytes >= kOwnChunkBytes) return map_chunk(bytes, /*own=*/true);
+    if (bytes >= kOwnChunkBytes) {
+      char* own = map_chunk(bytes, /*own=*/true);
+      if (own != nullptr) UNPOISON(own, bytes);
+      return own;
+    }
     if (map_chunk(bytes, /*own=*/false) == nullptr) return nullptr;
   }
   void* p = bump_;
   bump_ += bytes;
+  UNPOISON(p, bytes);
   return p;
 }
 
 void DetArena::release(void* p, int c) {
   std::memcpy(p, &free_[static_cast<size_t>(c)], sizeof(void*));
   free_[static_cast<size_t>(c)] = p;
+  POISON(p, class_bytes(c));
 }
 
 void* DetArena::realloc(void* ptr, size_t osize, size_t nsize) {
