@@ -776,6 +776,19 @@ void expect_failover_story(const std::function<std::string(bool)>& history, cons
   EXPECT_FALSE(without.explanation.facts.contains(fact));
 }
 
+// c1 takes L with a 1 s lease and keeps believing it holds it; L expires at 1 s and c2 takes it
+// at 1.5 s (the start of the two histories below).
+constexpr const char* kC1LapsesAndC2TakesL =
+    R"({"lockstep_history": 1, "lock_kind": "reentrant", "nodes": ["node0"]})" "\n"
+    R"({"t": 0, "type": "invoke", "id": 1, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "lock", "lease_ms": 1000})" "\n"
+    R"({"t": 100, "type": "exec", "node": "node0", "seq": 1, "local_ms": 0, "conn": "c1", "command": "SET", "op": 1, "args": ["L", "u1", "NX", "PX", "1000"], "reply": {"ok": "OK"}})" "\n"
+    R"({"t": 200, "type": "complete", "id": 1, "outcome": "ok", "acquired": true})" "\n"
+    R"({"t": 200, "type": "hold_begin", "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": 1})" "\n"
+    R"({"t": 1000100, "type": "expire", "node": "node0", "key": "L", "local_ms": 1000})" "\n"
+    R"({"t": 1500000, "type": "invoke", "id": 2, "thread": "c2/t0", "owner": "u2:0", "lock": "L", "op": "lock", "lease_ms": 1000})" "\n"
+    R"({"t": 1500100, "type": "exec", "node": "node0", "seq": 2, "local_ms": 1500, "conn": "c2", "command": "SET", "op": 2, "args": ["L", "u2", "NX", "PX", "1000"], "reply": {"ok": "OK"}})" "\n"
+    R"({"t": 1500200, "type": "complete", "id": 2, "outcome": "ok", "acquired": true})" "\n";
+
 // A failed acquisition that nothing blocked: the replica promoted by a failover had not seen the
 // release, so the key came back. The explanation names the run, the node's loss and the fault.
 // c1 outlives its 1 s lease; c2 takes L at 1.5 s and its own key expires at 2.5 s; c1's unlock at
@@ -784,16 +797,7 @@ void expect_failover_story(const std::function<std::string(bool)>& history, cons
 // and that L was gone there. A grant on the node after the expiry, with no state recorded since,
 // leaves it unsaid.
 TEST(Linearizability, AnUnlockAnsweredAsAReleaseOnAMissingKeySaysSo) {
-  const std::string text =
-      R"({"lockstep_history": 1, "lock_kind": "reentrant", "nodes": ["node0"]})" "\n"
-      R"({"t": 0, "type": "invoke", "id": 1, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "lock", "lease_ms": 1000})" "\n"
-      R"({"t": 100, "type": "exec", "node": "node0", "seq": 1, "local_ms": 0, "conn": "c1", "command": "SET", "op": 1, "args": ["L", "u1", "NX", "PX", "1000"], "reply": {"ok": "OK"}})" "\n"
-      R"({"t": 200, "type": "complete", "id": 1, "outcome": "ok", "acquired": true})" "\n"
-      R"({"t": 200, "type": "hold_begin", "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": 1})" "\n"
-      R"({"t": 1000100, "type": "expire", "node": "node0", "key": "L", "local_ms": 1000})" "\n"
-      R"({"t": 1500000, "type": "invoke", "id": 2, "thread": "c2/t0", "owner": "u2:0", "lock": "L", "op": "lock", "lease_ms": 1000})" "\n"
-      R"({"t": 1500100, "type": "exec", "node": "node0", "seq": 2, "local_ms": 1500, "conn": "c2", "command": "SET", "op": 2, "args": ["L", "u2", "NX", "PX", "1000"], "reply": {"ok": "OK"}})" "\n"
-      R"({"t": 1500200, "type": "complete", "id": 2, "outcome": "ok", "acquired": true})" "\n"
+  const std::string text = std::string(kC1LapsesAndC2TakesL) +
       R"({"t": 2500100, "type": "expire", "node": "node0", "key": "L", "local_ms": 2500})" "\n"
       R"({"t": 3000000, "type": "invoke", "id": 3, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "unlock"})" "\n"
       R"({"t": 3000000, "type": "hold_end", "thread": "c1/t0", "lock": "L", "reason": "unlock"})" "\n"
@@ -812,16 +816,7 @@ TEST(Linearizability, AnUnlockAnsweredAsAReleaseOnAMissingKeySaysSo) {
 // How the key went is the record that found it gone first: a later run's recorded state that
 // finds it still gone (a renewal after the holder's pause, no grant since) did not delete it.
 TEST(Linearizability, AnUnlockOnAMissingKeyNamesWhatRemovedItNotALaterRunThatFoundItGone) {
-  const std::string text =
-      R"({"lockstep_history": 1, "lock_kind": "reentrant", "nodes": ["node0"]})" "\n"
-      R"({"t": 0, "type": "invoke", "id": 1, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "lock", "lease_ms": 1000})" "\n"
-      R"({"t": 100, "type": "exec", "node": "node0", "seq": 1, "local_ms": 0, "conn": "c1", "command": "SET", "op": 1, "args": ["L", "u1", "NX", "PX", "1000"], "reply": {"ok": "OK"}})" "\n"
-      R"({"t": 200, "type": "complete", "id": 1, "outcome": "ok", "acquired": true})" "\n"
-      R"({"t": 200, "type": "hold_begin", "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": 1})" "\n"
-      R"({"t": 1000100, "type": "expire", "node": "node0", "key": "L", "local_ms": 1000})" "\n"
-      R"({"t": 1500000, "type": "invoke", "id": 2, "thread": "c2/t0", "owner": "u2:0", "lock": "L", "op": "lock", "lease_ms": 1000})" "\n"
-      R"({"t": 1500100, "type": "exec", "node": "node0", "seq": 2, "local_ms": 1500, "conn": "c2", "command": "SET", "op": 2, "args": ["L", "u2", "NX", "PX", "1000"], "reply": {"ok": "OK"}})" "\n"
-      R"({"t": 1500200, "type": "complete", "id": 2, "outcome": "ok", "acquired": true})" "\n"
+  const std::string text = std::string(kC1LapsesAndC2TakesL) +
       R"({"t": 1600000, "type": "invoke", "id": 3, "thread": "c2/t0", "owner": "u2:0", "lock": "L", "op": "unlock"})" "\n"
       R"({"t": 1600100, "type": "exec", "node": "node0", "seq": 3, "local_ms": 1600, "conn": "c2", "command": "DEL", "op": 3, "args": ["L"], "reply": 1})" "\n"
       R"({"t": 1600100, "type": "state", "node": "node0", "seq": 3, "key": "L", "value": null})" "\n"
