@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 
@@ -40,6 +41,11 @@ constexpr size_t kChunkGrain = size_t{1} << 16;
 // A block at least this large that does not fit the current chunk gets a chunk of its own, and
 // the current chunk's free tail stays in use.
 constexpr size_t kOwnChunkBytes = size_t{256} << 10;
+
+// The period where the last chunk was mapped: the next search starts there, so that many arenas
+// (a node per master, a state per Lua client) do not each try every taken period from the first.
+// Which period a chunk lands in never matters (only the address modulo 4 GiB does).
+std::atomic<uint64_t> g_period_hint{0};
 
 uint64_t start_of(std::string_view name) {
   uint64_t h = 1469598103934665603ull;  // FNV-1a: fixed, so the same name starts at the same place
@@ -79,7 +85,12 @@ char* DetArena::map_chunk(size_t at_least, bool own) {
   if (!own) bytes = std::max(bytes, std::max(kFirstChunkBytes, std::min(last_bump_chunk_ * 2, std::max(last_bump_chunk_, kLargestChunkStep))));
   // Any address congruent to start_ + next_offset_ modulo 4 GiB gives the same low 32 bits.
   const uint64_t low = (start_ + next_offset_) % kPeriod;
-  for (uint64_t at = kRegionStart + low; at + bytes <= kRegionEnd; at += kPeriod) {
+  const uint64_t periods = (kRegionEnd - kRegionStart) / kPeriod;
+  const uint64_t first = g_period_hint.load(std::memory_order_relaxed) % periods;
+  for (uint64_t tried = 0; tried < periods; ++tried) {
+    const uint64_t period = (first + tried) % periods;
+    const uint64_t at = kRegionStart + period * kPeriod + low;
+    if (at + bytes > kRegionEnd) continue;
     void* want = reinterpret_cast<void*>(at);
     void* got = mmap(want, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
     if (got == MAP_FAILED) {
@@ -90,6 +101,7 @@ char* DetArena::map_chunk(size_t at_least, bool own) {
       munmap(got, bytes);
       continue;
     }
+    g_period_hint.store(period, std::memory_order_relaxed);
     POISON(got, bytes);
     chunks_.push_back({static_cast<char*>(got), bytes});
     next_offset_ += bytes;

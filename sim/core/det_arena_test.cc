@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "sim/core/rng.h"
@@ -69,6 +70,20 @@ TEST(DetArena, TheSameCallsGiveTheSameLowAddressesWhereverTheArenaLands) {
   EXPECT_EQ(a, b);
   DetArena third("c1");
   EXPECT_NE(replay(third, 8, 3000), a);  // another sequence, other places
+}
+
+// A process holds many arenas at once (a node per master, a state per Lua client): each still
+// finds a place with the low addresses its name and calls give.
+TEST(DetArena, ManyArenasOfOneNameAtOnceAllGiveTheSameLowAddresses) {
+  std::vector<std::unique_ptr<DetArena>> arenas;
+  std::vector<uint32_t> lows;
+  for (int i = 0; i < 300; ++i) {
+    arenas.push_back(std::make_unique<DetArena>("redis-node"));
+    void* p = arenas.back()->realloc(nullptr, 0, 100);
+    ASSERT_NE(p, nullptr) << "arena " << i;
+    lows.push_back(low32(p));
+  }
+  EXPECT_EQ(std::count(lows.begin(), lows.end(), lows.front()), 300);
 }
 
 TEST(DetArena, FreedBlocksAreReusedAndGrowthInPlaceKeepsTheBlock) {
