@@ -861,7 +861,7 @@ Host::Host(std::shared_ptr<const Definition> d, Runtime* runtime, const nlohmann
     : def(std::move(d)), rt(runtime), arena(runtime != nullptr ? std::string_view(runtime->client_name()) : std::string_view()),
       options(opts) {
   L = lua_newstate(allocate, this);
-  LS_ASSERT(L != nullptr);
+  if (L == nullptr) throw std::bad_alloc();  // the arena could map nothing: the process is out of memory
   lua_atpanic(L, panic);
   lua_sethook(L, count_hook, LUA_MASKCOUNT, kHookPeriod);
 }

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <string>
 #include <unordered_map>
 
@@ -412,10 +413,22 @@ LuaHost::LuaHost(Server& server, Rand48& rand, uint64_t instruction_budget,
     : server_(server), rand_(rand), budget_(instruction_budget), memory_limit_(memory_limit_bytes) {
   LS_ASSERT(instruction_budget > 0);
   LS_ASSERT(memory_limit_bytes > 0);
+  // Out of memory here (the arena could map nothing: an address-space limit) is the process's:
+  // std::bad_alloc, which the command reports as running out of memory.
   L_ = lua_newstate(Internal::alloc, this);
-  LS_ASSERT(L_ != nullptr);
+  if (L_ == nullptr) throw std::bad_alloc();
   lua_atpanic(L_, Internal::panic);
-  open_sandbox();
+  const int opened = lua_cpcall(
+      L_, [](lua_State* L) {
+        static_cast<LuaHost*>(lua_touserdata(L, 1))->open_sandbox();
+        return 0;
+      },
+      this);
+  if (opened != 0) {
+    LS_ASSERT(opened == LUA_ERRMEM);
+    lua_close(L_);
+    throw std::bad_alloc();
+  }
   LS_ASSERT(lua_gettop(L_) == 0);
 }
 
