@@ -401,6 +401,39 @@ TEST(Examples, FairReorderingIsClassified) {
   EXPECT_EQ(f.details["reorderings"][0]["overtaken"], "c2/t0");
 }
 
+// c1's clock runs 30 % slow from before its hold and for ever (a clock_drift without a duration):
+// its 8 s of work take 11.4 s, past its 10 s lease, and c2 takes L at 10.025 s. The drift never
+// ended, so it is the first inevitable event, as replay proves (the story named only the expiry).
+// A drift that ran fast, or slowed the clock too little to reach past c2's grant, is not.
+TEST(Examples, AClientClockSlowedForEverBeforeTheHoldIsTheCause) {
+  auto text = [](int64_t ppm) {
+    return std::string(R"({"lockstep_history": 1, "lock_kind": "simple", "nodes": ["node0"]})" "\n") +
+           R"({"t": 0, "type": "fault", "fault": 1, "kind": "clock_drift", "target": "c1", "phase": "instant", "params": {"drift_ppm": )" +
+           std::to_string(ppm) + "}}\n" +
+           R"({"t": 1000, "type": "invoke", "id": 1, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "lock", "lease_ms": 10000})" "\n"
+           R"({"t": 1100, "type": "exec", "node": "node0", "seq": 1, "local_ms": 1, "conn": "c1", "command": "SET", "op": 1, "args": ["L", "u1", "NX", "PX", "10000"], "reply": {"ok": "OK"}})" "\n"
+           R"({"t": 3000, "type": "complete", "id": 1, "outcome": "ok", "acquired": true})" "\n"
+           R"({"t": 3000, "type": "hold_begin", "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": 1})" "\n"
+           R"({"t": 10001100, "type": "expire", "node": "node0", "key": "L", "local_ms": 10001})" "\n"
+           R"({"t": 10025000, "type": "invoke", "id": 2, "thread": "c2/t0", "owner": "u2:0", "lock": "L", "op": "lock", "lease_ms": 10000})" "\n"
+           R"({"t": 10025100, "type": "exec", "node": "node0", "seq": 2, "local_ms": 10025, "conn": "c2", "command": "SET", "op": 2, "args": ["L", "u2", "NX", "PX", "10000"], "reply": {"ok": "OK"}})" "\n"
+           R"({"t": 10025200, "type": "complete", "id": 2, "outcome": "ok", "acquired": true})" "\n"
+           R"({"t": 10025200, "type": "hold_begin", "thread": "c2/t0", "owner": "u2:0", "lock": "L", "op": 2})" "\n"
+           R"({"t": 11432000, "type": "invoke", "id": 3, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "unlock"})" "\n"
+           R"({"t": 11432000, "type": "hold_end", "thread": "c1/t0", "lock": "L", "reason": "unlock"})" "\n"
+           R"({"t": 20000000, "type": "end", "complete": true})" "\n";
+  };
+  expect_explained(property_of(text(-300000), "mutual_exclusion"), Verdict::kViolation,
+                   "First inevitable event: clock_drift on c1 at 0.000 s (fault #1).");
+  // Fast: its timers fire early, holding nothing back. Slowed by 0.1 %: 10 ms by 10.025 s, while
+  // the unlock came 1.4 s after c2's grant.
+  for (int64_t ppm : {300000, -1000}) {
+    const PropertyResult mx = property_of(text(ppm), "mutual_exclusion");
+    expect_not_explained(mx, Verdict::kViolation, "First inevitable event: clock_drift");
+    expect_explained(mx, Verdict::kViolation, "First inevitable event: c1/t0's lease of 10 s, set by its lock (#1)");
+  }
+}
+
 // The granting script evicts the heads it judges stale by its caller's clock: when that clock was
 // changed by a fault before the grant, the explanation says so (explore, redisson-fair-lock).
 TEST(Examples, AnInversionByAFaultedClientClockSaysSo) {
