@@ -434,6 +434,22 @@ TEST(Examples, AClientClockSlowedForEverBeforeTheHoldIsTheCause) {
   }
 }
 
+// Another tool's history whose events are microseconds apart: the story's hold and second
+// acquisition, which read "0.000 s" alike at a millisecond, get their microseconds.
+TEST(Examples, AStoryOfEventsMicrosecondsApartShowsTheMicroseconds) {
+  const std::string text =
+      R"({"lockstep_history": 1, "lock_kind": "reentrant"})" "\n"
+      R"({"t": 20, "type": "invoke", "id": 1, "thread": "B", "owner": "B", "lock": "L", "op": "lock", "lease_ms": null})" "\n"
+      R"({"t": 50, "type": "complete", "id": 1, "outcome": "ok", "acquired": true})" "\n"
+      R"({"t": 50, "type": "hold_begin", "thread": "B", "owner": "B", "lock": "L", "op": 1})" "\n"
+      R"({"t": 60, "type": "invoke", "id": 2, "thread": "A", "owner": "A", "lock": "L", "op": "lock", "lease_ms": null})" "\n"
+      R"({"t": 70, "type": "complete", "id": 2, "outcome": "ok", "acquired": true})" "\n"
+      R"({"t": 70, "type": "hold_begin", "thread": "A", "owner": "A", "lock": "L", "op": 2})" "\n"
+      R"({"t": 100, "type": "end", "complete": true})" "\n";
+  expect_explained(property_of(text, "mutual_exclusion"), Verdict::kViolation,
+                   "B held L from 0.000050 s (no lease); A acquired L at 0.000070 s while B still believed it held it");
+}
+
 // The granting script evicts the heads it judges stale by its caller's clock: when that clock was
 // changed by a fault before the grant, the explanation says so (explore, redisson-fair-lock).
 TEST(Examples, AnInversionByAFaultedClientClockSaysSo) {

@@ -1088,7 +1088,9 @@ Explanation Story::build() {
   std::stable_sort(after_.begin(), after_.end(), by_time);
   const std::string first = name(c_.first_thread), lock = name(c_.lock);
   const std::string second = c_.second_thread == kNoSym ? std::string() : name(c_.second_thread);
-  std::string text = first + " held " + lock + " from " + format_time(c_.first_begin);
+  // Times that read alike at a millisecond get their microseconds (a history whose events are
+  // microseconds apart read "B held L from 0.000 s; A acquired L at 0.000 s").
+  std::string text = first + " held " + lock + " from " + format_time_beside(c_.first_begin, {c_.second_begin});
   if (c_.lease_ms == kNoLeaseMs) {
     text += " (no lease)";
   } else if (c_.lease_ms != kAbsent) {
@@ -1102,7 +1104,8 @@ Explanation Story::build() {
   if (c_.second_thread == kNoSym) {
     text += "; " + c_.loser_call + " at " + format_time(c_.second_begin) + " found " + lock + " gone";
   } else {
-    text += "; " + second + " acquired " + lock + " at " + format_time_beside(c_.second_begin, {c_.first_end}) + " while " + first;
+    text += "; " + second + " acquired " + lock + " at " + format_time_beside(c_.second_begin, {c_.first_end, c_.first_begin}) +
+            " while " + first;
     if (c_.first_end_by_lease && c_.first_end > c_.second_begin) {
       // Without holds nobody's belief is recorded: the hold's end here is where its lease ran out.
       text += "'s lease still bound it (until " + format_time_beside(c_.first_end, {c_.second_begin}) + ")";
