@@ -30,10 +30,14 @@
 namespace lockstep {
 namespace {
 
-// Where arenas live: from 16 TiB up, below where Linux puts the executable, the heap and its
-// other mappings on x86-64 and arm64 (near 94 and 127 TiB), so the first try usually succeeds.
-constexpr uint64_t kRegionStart = uint64_t{1} << 44;
-constexpr uint64_t kRegionEnd = uint64_t{1} << 47;
+// Where arenas live: from 16 TiB to 128 TiB, below where Linux puts the executable, the heap and
+// its other mappings with a 47- or 48-bit address space (near 94 and 127 TiB), so the first try
+// usually succeeds; on a machine with a 39-bit address space (some arm64 kernels: 512 GiB), from
+// 64 GiB to 512 GiB.
+struct Region {
+  uint64_t start, end;
+};
+constexpr Region kRegions[] = {{uint64_t{1} << 44, uint64_t{1} << 47}, {uint64_t{1} << 36, uint64_t{1} << 39}};
 constexpr uint64_t kPeriod = uint64_t{1} << 32;  // Lua hashes the low 32 bits of an address
 constexpr size_t kFirstChunkBytes = size_t{1} << 20;
 constexpr size_t kLargestChunkStep = size_t{64} << 20;
@@ -85,32 +89,41 @@ char* DetArena::map_chunk(size_t at_least, bool own) {
   if (!own) bytes = std::max(bytes, std::max(kFirstChunkBytes, std::min(last_bump_chunk_ * 2, std::max(last_bump_chunk_, kLargestChunkStep))));
   // Any address congruent to start_ + next_offset_ modulo 4 GiB gives the same low 32 bits.
   const uint64_t low = (start_ + next_offset_) % kPeriod;
-  const uint64_t periods = (kRegionEnd - kRegionStart) / kPeriod;
+  for (const Region& region : kRegions) {
+    char* got = map_in(region.start, region.end, low, bytes);
+    if (got == nullptr) continue;
+    POISON(got, bytes);
+    chunks_.push_back({got, bytes});
+    next_offset_ += bytes;
+    mapped_bytes_ += bytes;
+    if (!own) {
+      last_bump_chunk_ = bytes;
+      bump_ = got;
+      bump_end_ = bump_ + bytes;
+    }
+    return got;
+  }
+  return nullptr;
+}
+
+char* DetArena::map_in(uint64_t start, uint64_t end, uint64_t low, size_t bytes) {
+  const uint64_t periods = (end - start) / kPeriod;
   const uint64_t first = g_period_hint.load(std::memory_order_relaxed) % periods;
   for (uint64_t tried = 0; tried < periods; ++tried) {
     const uint64_t period = (first + tried) % periods;
-    const uint64_t at = kRegionStart + period * kPeriod + low;
-    if (at + bytes > kRegionEnd) continue;
+    const uint64_t at = start + period * kPeriod + low;
+    if (at + bytes > end) continue;
     void* want = reinterpret_cast<void*>(at);
     void* got = mmap(want, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
     if (got == MAP_FAILED) {
       if (errno == EEXIST) continue;  // taken: the next period
-      return nullptr;                // out of address space or memory
+      return nullptr;                // beyond the address space, or out of memory
     }
     if (got != want) {  // a kernel that treats the address as a hint
       munmap(got, bytes);
       continue;
     }
     g_period_hint.store(period, std::memory_order_relaxed);
-    POISON(got, bytes);
-    chunks_.push_back({static_cast<char*>(got), bytes});
-    next_offset_ += bytes;
-    mapped_bytes_ += bytes;
-    if (!own) {
-      last_bump_chunk_ = bytes;
-      bump_ = static_cast<char*>(got);
-      bump_end_ = bump_ + bytes;
-    }
     return static_cast<char*>(got);
   }
   return nullptr;

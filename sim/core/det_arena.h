@@ -59,6 +59,9 @@ class DetArena {
   // Maps a chunk of at least `at_least` bytes at the arena's next place; `own`: for one block
   // (the bump pointer stays where it is). nullptr when nothing could be mapped.
   char* map_chunk(size_t at_least, bool own);
+  // Maps `bytes` at an address in [start, end) whose low 32 bits are `low`; nullptr if none could
+  // be mapped.
+  static char* map_in(uint64_t start, uint64_t end, uint64_t low, size_t bytes);
 
   struct Chunk {
     char* base;
