@@ -418,8 +418,12 @@ PropertyResult check_quorum(const History& h, const CheckOptions&) {
     const TimeUs hold_end = held == hold_end_of.end() ? declared : held->second;
     // An expiry the node's clock brought forward: by true time the key would have outlived the
     // hold (else the lease ran out during the hold anyway: the lease's business).
-    const bool brought_forward = !lost.abnormal && lost.early_us > h.header.drift_tolerance_us &&
-                                 lost.t + lost.early_us >= hold_end;
+    // Node-local times are whole milliseconds: each of the two readings may be up to 1 ms short,
+    // so only what the clock ran ahead beyond 2 ms is certain.
+    constexpr TimeUs kReadError = 2 * kUsPerMs;
+    const TimeUs surely_early = lost.early_us - kReadError;
+    const bool brought_forward = !lost.abnormal && surely_early > h.header.drift_tolerance_us &&
+                                 lost.t + surely_early >= hold_end;
     if ((lost.abnormal || brought_forward) && lost.t < hold_end) {
       nlohmann::json f = facts_lost();
       std::string text = who() + " lost its quorum during the hold at " + format_time(lost.t) + ": " + why();
