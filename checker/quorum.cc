@@ -11,9 +11,9 @@
 //    `quorum` keys live before complete + validity is a violation;
 //  - during the hold, the quorum was not lost to a restart, failover, crash or node clock jump,
 //    or to an expiry that the node's clock brought forward (it ran ahead of true time since the
-//    key's last run there, by more than drift_tolerance_us) when by true time the key would have
-//    outlived the hold (plain lease expiry is the lease's business, judged by the other
-//    properties).
+//    key's last run there, by more than drift_tolerance_us beyond the 2 ms its whole-millisecond
+//    readings may hide) when by true time the key would have outlived the hold (plain lease
+//    expiry is the lease's business, judged by the other properties).
 #include <algorithm>
 #include <cctype>
 #include <map>
