@@ -158,9 +158,10 @@ bool cuts_off(std::string_view target, std::string_view process, const std::vect
 }
 
 // How far clock fault `f` moved its target's clock ahead (`direction` +1) or back (-1), in ms: a
-// jump's size, a drift's rate over its length (rounded up); 0 for one that moved it the other
-// way. kAbsent for another fault, or when the history does not give the numbers.
-int64_t clock_moved_ms(const History& h, const FaultEvent& f, int direction) {
+// jump's size, a drift's rate over its length (rounded up) — for a drift without a length, which
+// never ends, over the time up to `until` (kTimeNever: not known); 0 for one that moved it the
+// other way. kAbsent for another fault, or when the history does not give the numbers.
+int64_t clock_moved_ms(const History& h, const FaultEvent& f, int direction, TimeUs until = kTimeNever) {
   LS_ASSERT(direction == 1 || direction == -1);
   if (f.is(FaultKind::kClockJump)) {
     int64_t delta_ms = f.param(h.syms, "delta_ms");
@@ -169,7 +170,8 @@ int64_t clock_moved_ms(const History& h, const FaultEvent& f, int direction) {
   }
   if (f.is(FaultKind::kClockDrift)) {
     const int64_t ppm = f.param(h.syms, "drift_ppm");
-    const int64_t duration_ms = f.param(h.syms, "duration_ms");
+    int64_t duration_ms = f.param(h.syms, "duration_ms");
+    if (duration_ms == kAbsent && until != kTimeNever) duration_ms = std::max<TimeUs>(0, until - f.t) / kUsPerMs;
     if (ppm == kAbsent || duration_ms == kAbsent || duration_ms < 0) return kAbsent;
     return (std::max<int64_t>(0, direction * ppm) * duration_ms + 999'999) / 1'000'000;
   }
@@ -701,13 +703,10 @@ bool Story::could_delay_holder(const FaultEvent& f) const {
     const TimeUs granted = h_.header.quorum_lock() ? grant->invoke_t : std::max(grant->invoke_t, granted_from_);
     const TimeUs overlap = std::min(over_at, grant->complete_t) - std::max(f.t, granted);
     shift_ms = std::max<TimeUs>(0, overlap) / kUsPerMs;
-  } else if (f.is(FaultKind::kClockDrift) && f.param(h_.syms, "duration_ms") == kAbsent) {
-    // A drift that never ends has slowed the clock by its rate over the time up to the second
-    // acquisition (a client drifting -30 % held its 8 s hold for 11.4 s).
-    const int64_t ppm = f.param(h_.syms, "drift_ppm");
-    shift_ms = ppm == kAbsent ? kAbsent : (std::max<int64_t>(0, -ppm) * std::max<TimeUs>(0, c_.second_begin - f.t) / kUsPerMs + 999'999) / 1'000'000;
   } else {
-    shift_ms = clock_moved_ms(h_, f, -1);
+    // A drift that never ends counts up to the second acquisition (a client drifting -30 % held
+    // its 8 s hold for 11.4 s).
+    shift_ms = clock_moved_ms(h_, f, -1, c_.second_begin);
   }
   if (shift_ms == kAbsent || shift_ms < 0) return true;
   const TimeUs next = holder_next_call();

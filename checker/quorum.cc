@@ -130,30 +130,23 @@ GrantEnd grant_end(const History& h, const std::vector<uint32_t>& key_execs, con
   return end;
 }
 
-// "3366 ms", or "400 us" below a millisecond.
-std::string ahead_text(TimeUs us) {
-  return us >= kUsPerMs ? std::to_string(us / kUsPerMs) + " ms" : std::to_string(us) + " us";
-}
-
 // How far `node`'s clock ran ahead of true time from the latest run on `key` there at or before
 // `expiry` (and not before `after`) to the expiry, by their node-local times; 0 if it did not or
 // the history does not say. `key_execs`: the runs touching the key, in history order.
 std::pair<TimeUs, TimeUs> clock_ahead(const History& h, const std::vector<uint32_t>* key_execs, Sym node, TimeUs after,
                                       const DeathIndex::Entry& expiry) {
   if (key_execs == nullptr || expiry.local_ms == kAbsent) return {0, 0};
-  TimeUs last_t = kTimeNever;  // runs are read back by value: keep what is needed
-  int64_t last_local_ms = kAbsent;
-  for (uint32_t e : *key_execs) {
-    const Exec& x = h.execs[e];
-    if (x.t > expiry.t) break;
-    if (x.node == node && x.t >= after && x.local_ms != kAbsent) {
-      last_t = x.t;
-      last_local_ms = x.local_ms;
-    }
+  // key_execs is in history order, so in time order: back from the expiry to `after`.
+  auto it = std::upper_bound(key_execs->begin(), key_execs->end(), expiry.t,
+                             [&](TimeUs t, uint32_t e) { return t < h.execs[e].t; });
+  while (it != key_execs->begin()) {
+    const Exec& x = h.execs[*--it];
+    if (x.t < after) break;
+    if (x.node != node || x.local_ms == kAbsent) continue;
+    const TimeUs ahead = (expiry.local_ms - x.local_ms) * kUsPerMs - (expiry.t - x.t);
+    return {std::max<TimeUs>(ahead, 0), x.t};
   }
-  if (last_local_ms == kAbsent) return {0, 0};
-  const TimeUs ahead = (expiry.local_ms - last_local_ms) * kUsPerMs - (expiry.t - last_t);
-  return {std::max<TimeUs>(ahead, 0), last_t};
+  return {0, 0};
 }
 
 Death death_of(const History& h, const DeathIndex& index, Sym node, Sym key, TimeUs after, TimeUs until = kTimeNever,
@@ -428,7 +421,7 @@ PropertyResult check_quorum(const History& h, const CheckOptions&) {
       nlohmann::json f = facts_lost();
       std::string text = who() + " lost its quorum during the hold at " + format_time(lost.t) + ": " + why();
       if (brought_forward) {
-        text += "; " + std::string(h.str(lost.expired_on)) + "'s clock had run " + ahead_text(lost.early_us) +
+        text += "; " + std::string(h.str(lost.expired_on)) + "'s clock had run " + std::to_string(lost.early_us / kUsPerMs) + " ms" +
                 " ahead of true time since the key's last run there (at " + format_time(lost.early_since) +
                 "), so the key expired that much sooner than its TTL by true time, and by true time it would have outlived "
                 "the hold (until " + format_time(hold_end) + ")";

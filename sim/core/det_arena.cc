@@ -95,7 +95,6 @@ char* DetArena::map_chunk(size_t at_least, bool own) {
     POISON(got, bytes);
     chunks_.push_back({got, bytes});
     next_offset_ += bytes;
-    mapped_bytes_ += bytes;
     if (!own) {
       last_bump_chunk_ = bytes;
       bump_ = got;

@@ -41,7 +41,11 @@ class DetArena {
   void* realloc(void* ptr, size_t osize, size_t nsize);
 
   // Bytes mapped, for tests.
-  size_t mapped_bytes() const { return mapped_bytes_; }
+  size_t mapped_bytes() const {
+    size_t bytes = 0;
+    for (const Chunk& c : chunks_) bytes += c.bytes;
+    return bytes;
+  }
 
   // The largest block (larger requests get nullptr, as if memory ran out).
   static constexpr size_t kMaxBlockBytes = size_t{1} << 30;
@@ -74,7 +78,6 @@ class DetArena {
   char* bump_end_ = nullptr;
   size_t last_bump_chunk_ = 0;  // the size of the chunk the bump pointer last moved to
   std::array<void*, kClasses> free_{};  // each class's freed blocks, last freed first
-  size_t mapped_bytes_ = 0;
 };
 
 }  // namespace lockstep
