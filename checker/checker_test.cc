@@ -434,6 +434,36 @@ TEST(Examples, AClientClockSlowedForEverBeforeTheHoldIsTheCause) {
   }
 }
 
+// A partition held c1's renewal back until after its key expired and c2 took the lock: when the
+// lock changed hands the renewal had not failed, it had not been answered (redis-semaphore-mutex,
+// a scenario written from docs/algorithms.md).
+TEST(Examples, ARenewalAnsweredAfterTheSecondAcquisitionWasUnansweredThen) {
+  auto text = [](const std::string& renewal_answered_at) {
+    return std::string(R"({"lockstep_history": 1, "lock_kind": "simple", "nodes": ["node0"]})" "\n") +
+           R"({"t": 1000, "type": "invoke", "id": 1, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "lock", "lease_ms": 10000})" "\n"
+           R"({"t": 1200, "type": "exec", "node": "node0", "seq": 1, "local_ms": 1, "conn": "c1", "command": "SET", "op": 1, "args": ["L", "u1", "PX", "10000", "NX"], "reply": {"ok": "OK"}})" "\n"
+           R"({"t": 1400, "type": "complete", "id": 1, "outcome": "ok", "acquired": true})" "\n"
+           R"({"t": 1400, "type": "hold_begin", "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": 1})" "\n"
+           R"({"t": 8001400, "type": "invoke", "id": 2, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "renew", "lease_ms": 10000})" "\n"
+           R"({"t": 10011400, "type": "expire", "node": "node0", "key": "L", "local_ms": 10011})" "\n"
+           R"({"t": 10011500, "type": "invoke", "id": 3, "thread": "c2/t0", "owner": "u2:0", "lock": "L", "op": "lock", "lease_ms": 10000})" "\n"
+           R"({"t": 10011600, "type": "exec", "node": "node0", "seq": 2, "local_ms": 10011, "conn": "c2", "command": "SET", "op": 3, "args": ["L", "u2", "PX", "10000", "NX"], "reply": {"ok": "OK"}})" "\n"
+           R"({"t": 10011700, "type": "complete", "id": 3, "outcome": "ok", "acquired": true})" "\n"
+           R"({"t": 10011700, "type": "hold_begin", "thread": "c2/t0", "owner": "u2:0", "lock": "L", "op": 3})" "\n"
+           R"({"t": )" + renewal_answered_at + R"(, "type": "complete", "id": 2, "outcome": "ok", "renewed": false})" "\n"
+           R"({"t": 17002200, "type": "hold_end", "thread": "c1/t0", "lock": "L", "reason": "lost"})" "\n"
+           R"({"t": 20000000, "type": "end", "complete": true})" "\n";
+  };
+  // The lines stay in time order: the early answer goes before the expiry.
+  std::string early = text("9001400");
+  const std::string answer = R"({"t": 9001400, "type": "complete", "id": 2, "outcome": "ok", "renewed": false})" "\n";
+  early.erase(early.find(answer), answer.size());
+  early.insert(early.find(R"({"t": 10011400)"), answer);
+  expect_explained(property_of(text("17002000"), "mutual_exclusion"), Verdict::kViolation,
+                   "c1/t0's renewal at 8.001 s was still unanswered when c2/t0 acquired L (it returned false at 17.002 s)");
+  expect_explained(property_of(early, "mutual_exclusion"), Verdict::kViolation, "c1/t0's renewal at 8.001 s returned false;");
+}
+
 // Another tool's history whose events are microseconds apart: the story's hold and second
 // acquisition, which read "0.000 s" alike at a millisecond, get their microseconds.
 TEST(Examples, AStoryOfEventsMicrosecondsApartShowsTheMicroseconds) {

@@ -921,8 +921,17 @@ void Story::add_renewals() {
     std::string how = op.outcome == Outcome::kUnknown ? "got no reply"
                       : op.outcome == Outcome::kFail  ? "failed (" + name(op.error) + ")"
                                                       : "returned false";
+    // Answered only after the second acquisition (held back by a partition or a delay), the
+    // renewal had not failed yet when the lock changed hands: it had not been answered at all.
+    const bool late = op.outcome != Outcome::kUnknown && op.complete_t > c_.second_begin;
+    if (late) {
+      const std::string when = c_.second_thread != kNoSym ? "when " + name(c_.second_thread) + " acquired " + name(c_.lock)
+                                                           : "at " + format_time(c_.second_begin);
+      how = "was still unanswered " + when + " (it " + how + " at " + format_time(op.complete_t) + ")";
+    }
     Item item{op.invoke_t, true, name(op.thread) + "'s renewal at " + format_time(op.invoke_t) + " " + how, {}};
     item.fact = {{"event", "renewal_failed"}, {"op", op.id}, {"t_us", op.invoke_t}, {"outcome", outcome_name(op.outcome)}};
+    if (late) item.fact["answered_t_us"] = op.complete_t;
     chain_.push_back(std::move(item));
   }
 }
