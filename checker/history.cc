@@ -164,4 +164,8 @@ std::string format_time_beside(TimeUs t, std::initializer_list<TimeUs> others) {
   return text;
 }
 
+std::string format_span(TimeUs invoke_t, TimeUs complete_t) {
+  return format_time_beside(invoke_t, {complete_t}) + " → " + format_time_beside(complete_t, {invoke_t});
+}
+
 }  // namespace lockstep::checker

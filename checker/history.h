@@ -397,6 +397,10 @@ std::string format_time(TimeUs t);
 // read the same: for a sentence that says one time is after another.
 std::string format_time_beside(TimeUs t, std::initializer_list<TimeUs> others);
 
+// A call's span, "0.001 s → 0.002 s": both ends with microseconds when they read alike (a history
+// of events microseconds apart), else at the millisecond.
+std::string format_span(TimeUs invoke_t, TimeUs complete_t);
+
 }  // namespace lockstep::checker
 
 #endif  // LOCKSTEP_CHECKER_HISTORY_H_

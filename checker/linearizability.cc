@@ -629,8 +629,7 @@ bool Search::ends_a_needed_hold(const LockState& from, const LockState& to, uint
     if (why) {
       const Operation& op = h_.ops[ops_[*need].op];
       *why = "it would end the hold of " + model_.owner(gone.owner) + " by " + format_time(at) + ", whose " +
-             op_kind_name(op.kind) + " (#" + std::to_string(op.id) + ", " + format_time(op.invoke_t) + " → " +
-             format_time(op.complete_t) + ") still " + (op.kind == OpKind::kUnlock ? "released it" : "renewed it") +
+             op_kind_name(op.kind) + " (#" + std::to_string(op.id) + ", " + format_span(op.invoke_t, op.complete_t) + ") still " + (op.kind == OpKind::kUnlock ? "released it" : "renewed it") +
              " afterwards";
     }
     return true;
@@ -1107,7 +1106,7 @@ void append_unknown_acquisitions(const History& h, uint32_t stuck, Explanation* 
     if (i >= kNamed) continue;
     if (!list.empty()) list += ", ";
     list += std::string(op_kind_name(unknown[i]->kind)) + " (#" + std::to_string(unknown[i]->id) + ", " +
-            format_time(unknown[i]->invoke_t) + " → " + format_time(unknown[i]->complete_t) + ")";
+            format_span(unknown[i]->invoke_t, unknown[i]->complete_t) + ")";
   }
   if (unknown.size() > kNamed) list += " and " + std::to_string(unknown.size() - kNamed) + " more";
   append_sentence(&e->text, "Of " + std::string(h.str(op.thread)) + "'s acquisitions of " + std::string(h.str(op.lock)) +
@@ -1125,7 +1124,7 @@ void append_unknown_acquisitions(const History& h, uint32_t stuck, Explanation* 
 std::string stuck_op_text(const History& h, const Deepest& d) {
   const Operation& op = h.ops[d.stuck_op];
   return std::string(h.str(op.thread)) + "'s " + op_kind_name(op.kind) + " (#" + std::to_string(op.id) + ", " +
-         format_time(op.invoke_t) + " → " + format_time(op.complete_t) + ", " + outcome_name(op.outcome) +
+         format_span(op.invoke_t, op.complete_t) + ", " + outcome_name(op.outcome) +
          ") cannot take effect: " + d.why;
 }
 
