@@ -2284,6 +2284,45 @@ TEST(Liveness, AWaiterSilentSinceItsNodeFailedOverAndTheKeyItBroughtBackAreNamed
   expect_explained(p, Verdict::kViolation, "B made no attempt from 2.900 s to 60.000 s: its last command, SET, ran on n0 at 1.000 s.");
 }
 
+// python-redis-lock: c2 blocks in BLPOP with no timeout; c1's release pushes the signal and c2's
+// BLPOP pops it, but its reply goes out during a partition between c2 and the node and is lost.
+// The waiter never tries again: the explanation names the partition that cut the reply off (a
+// scenario written from docs/algorithms.md).
+TEST(Liveness, AWaiterWhoseLastReplyAPartitionCutOffNamesIt) {
+  auto text = [](const std::string& fault) {
+    return std::string(R"({"lockstep_history": 1, "lock_kind": "simple", "nodes": ["node0"], "liveness_bound_ms": 20000})" "\n") +
+           R"({"t": 1000, "type": "invoke", "id": 1, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "lock", "lease_ms": null})" "\n"
+           R"({"t": 1400, "type": "exec", "node": "node0", "seq": 1, "local_ms": 1, "conn": "c1", "command": "SET", "op": 1, "args": ["L", "u1", "NX"], "reply": {"ok": "OK"}})" "\n"
+           R"({"t": 1800, "type": "complete", "id": 1, "outcome": "ok", "acquired": true})" "\n"
+           R"({"t": 1800, "type": "hold_begin", "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": 1})" "\n"
+           R"({"t": 100000, "type": "invoke", "id": 2, "thread": "c2/t0", "owner": "u2:0", "lock": "L", "op": "lock", "lease_ms": null})" "\n"
+           R"({"t": 100400, "type": "exec", "node": "node0", "seq": 2, "local_ms": 100, "conn": "c2", "command": "SET", "op": 2, "args": ["L", "u2", "NX"], "reply": null})" "\n"
+           R"({"t": 4000000, "type": "fault", "fault": 1, "kind": )" + fault + R"(, "phase": "start"})" "\n"
+           R"({"t": 5001800, "type": "invoke", "id": 3, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "unlock"})" "\n"
+           R"({"t": 5001800, "type": "hold_end", "thread": "c1/t0", "lock": "L", "reason": "unlock"})" "\n"
+           R"({"t": 5002800, "type": "exec", "node": "node0", "seq": 3, "local_ms": 5002, "conn": "c1", "command": "EVAL", "script": "unlock", "op": 3, "keys": ["L", "lock-signal:L"], "args": ["u1"], "reply": 0})" "\n"
+           R"({"t": 5002800, "type": "exec", "node": "node0", "seq": 4, "local_ms": 5002, "conn": "c2", "command": "BLPOP", "op": 2, "args": ["lock-signal:L", "0"], "reply": ["lock-signal:L", "1"]})" "\n"
+           R"({"t": 5003000, "type": "complete", "id": 3, "outcome": "ok", "released": true})" "\n"
+           R"({"t": 7000000, "type": "fault", "fault": 1, "kind": "partition", "phase": "end"})" "\n"
+           R"({"t": 120000000, "type": "end", "complete": true})" "\n";
+  };
+  const std::string blocked = "its last command, BLPOP, ran on node0 at 5.002 s";
+  expect_explained(property_of(text(R"("partition", "target": "c2 | node0,c1")"), "liveness"), Verdict::kViolation,
+                   blocked + ", while partition c2 | node0,c1 (fault #1) cut its reply off.");
+  expect_explained(property_of(text(R"("partition", "target": "node0 -> c2,c1")"), "liveness"), Verdict::kViolation,
+                   blocked + ", while partition node0 -> c2,c1 (fault #1) cut its reply off.");
+  expect_explained(property_of(text(R"("drop", "target": "node0->c2", "params": {"rate_ppm": 1000000})"), "liveness"),
+                   Verdict::kViolation, blocked + ", while drop node0->c2 (fault #1) cut its reply off.");
+  // Faults that need not have lost the reply: a partition keeping c2 with the node, one way
+  // towards the node, a drop of some messages only.
+  for (const std::string fault : {R"("partition", "target": "c1 | node0,c2")", R"("partition", "target": "c2 -> node0")",
+                                  R"("drop", "target": "c2", "params": {"rate_ppm": 500000})"}) {
+    const PropertyResult r = property_of(text(fault), "liveness");
+    expect_explained(r, Verdict::kViolation, blocked + ".");
+    expect_not_explained(r, Verdict::kViolation, "cut its reply off");
+  }
+}
+
 TEST(Liveness, ARenewalWhileTheUnlockIsStillOnItsWayIsTheLocksOwn) {
   // The server counts c1's hold twice (a lost reply's retry re-entered it); c1's unlock only
   // decrements it and its reply is lost, so the unlock is retried; meanwhile the watchdog renews
