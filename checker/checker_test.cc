@@ -464,6 +464,26 @@ TEST(Examples, ARenewalAnsweredAfterTheSecondAcquisitionWasUnansweredThen) {
   expect_explained(property_of(early, "mutual_exclusion"), Verdict::kViolation, "c1/t0's renewal at 8.001 s returned false;");
 }
 
+// Another tool's log whose hold_begin lines name no operation: the hold's lease is its thread's
+// acquisition's, as the story finds it. Without it the story left the lease out and blamed the
+// algorithm ("No fault, expiry or loss explains it") for a read hold whose 2 s lease had run out.
+TEST(Examples, AHoldThatNamesNoOperationHasItsAcquisitionsLease) {
+  const std::string text =
+      R"({"lockstep_history": 1, "lock_kind": "rwlock"})" "\n"
+      R"({"t": 2000, "type": "invoke", "id": 2, "thread": "R2", "owner": "R2", "lock": "L", "op": "lock", "mode": "read", "lease_ms": 2000})" "\n"
+      R"({"t": 3000, "type": "complete", "id": 2, "outcome": "ok", "acquired": true})" "\n"
+      R"({"t": 3000, "type": "hold_begin", "thread": "R2", "owner": "R2", "lock": "L", "mode": "read"})" "\n"
+      R"({"t": 4000, "type": "invoke", "id": 3, "thread": "W", "owner": "W", "lock": "L", "op": "lock", "mode": "write", "lease_ms": 2000})" "\n"
+      R"({"t": 2500000, "type": "complete", "id": 3, "outcome": "ok", "acquired": true})" "\n"
+      R"({"t": 2500000, "type": "hold_begin", "thread": "W", "owner": "W", "lock": "L", "mode": "write"})" "\n"
+      R"({"t": 3600000, "type": "hold_end", "thread": "R2", "lock": "L", "reason": "lost"})" "\n"
+      R"({"t": 10000000, "type": "end", "complete": true})" "\n";
+  const PropertyResult mx = property_of(text, "mutual_exclusion");
+  expect_explained(mx, Verdict::kViolation, "R2 held L from 0.003 s (lease 2 s); R2's lease of 2 s, set by its lock (#2) returning at 0.003 s, "
+                                            "was never renewed and had run out by 2.003 s; W acquired L at 2.500 s");
+  expect_not_explained(mx, Verdict::kViolation, "No fault, expiry or loss explains it");
+}
+
 // Another tool's history whose events are microseconds apart: the story's hold and second
 // acquisition, which read "0.000 s" alike at a millisecond, get their microseconds.
 TEST(Examples, AStoryOfEventsMicrosecondsApartShowsTheMicroseconds) {

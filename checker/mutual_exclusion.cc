@@ -69,13 +69,13 @@ nlohmann::json hold_json(const History& h, const Hold& x) {
   return j;
 }
 
-// The lease of the acquisition that opened `x`, when the history says.
+// The lease of the acquisition that opened `x`, when the history says: the one its hold_begin
+// names, else (another tool's log need not name it) its thread's last acquisition of the lock
+// that returned by the hold's start, as the story finds it.
 int64_t lease_of(const History& h, const Hold& x) {
-  if (x.op_id == kAbsent) return kAbsent;
-  const int64_t index = h.op_index(x.op_id);
-  if (index < 0) return kAbsent;
-  const Operation& op = h.ops[index];
-  return op.lease_ms == kNoLeaseMs ? kNoLeaseMs : op.effective_lease_us() / kUsPerMs;
+  const Operation* op = hold_acquisition(h, x.thread, x.lock, x.begin_t, x.op_id);
+  if (op == nullptr) return kAbsent;
+  return op->lease_ms == kNoLeaseMs ? kNoLeaseMs : op->effective_lease_us() / kUsPerMs;
 }
 
 }  // namespace
