@@ -1234,6 +1234,12 @@ const Operation* hold_acquisition(const History& h, Sym thread, Sym lock, TimeUs
   return last;
 }
 
+int64_t hold_lease_ms(const History& h, const Hold& hold) {
+  const Operation* op = hold_acquisition(h, hold.thread, hold.lock, hold.begin_t, hold.op_id);
+  if (op == nullptr) return kAbsent;
+  return op->lease_ms == kNoLeaseMs ? kNoLeaseMs : op->effective_lease_us() / kUsPerMs;
+}
+
 LeaseEnd latest_lease_end(const History& h, const Operation& grant, TimeUs until) {
   LeaseEnd end;
   if (!grant.is_acquire() || grant.complete_t == kTimeNever || grant.lease_ms == kNoLeaseMs) return end;

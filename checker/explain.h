@@ -54,6 +54,10 @@ bool append_story(const History& history, const Conflict& conflict, Explanation*
 // known (kAbsent: not), else the thread's last acquisition of the lock that returned by `begin`.
 const Operation* hold_acquisition(const History& history, Sym thread, Sym lock, TimeUs begin, int64_t op_id);
 
+// The lease in ms of the acquisition that began `hold` (hold_acquisition), for Conflict::lease_ms:
+// kNoLeaseMs when it set none, kAbsent when no acquisition is found.
+int64_t hold_lease_ms(const History& history, const Hold& hold);
+
 // The latest time the lease `grant` (an acquisition) set can have lasted, by the calls' own times
 // (for a history without the server's side, which records no expiry): from the latest return of
 // a call of its owner that set or re-armed it (the grant, later acquisitions, renewals, partial

@@ -1183,10 +1183,7 @@ Explanation explain_search(const History& h, const Model& model, const Deepest& 
       c.first_end = last->end_t;
       c.loser_call = call_name(h, op);
       c.first_op = last->op_id;
-      const int64_t index = last->op_id == kAbsent ? -1 : h.op_index(last->op_id);
-      if (index >= 0) {
-        c.lease_ms = h.ops[index].lease_ms == kNoLeaseMs ? kNoLeaseMs : h.ops[index].effective_lease_us() / kUsPerMs;
-      }
+      c.lease_ms = hold_lease_ms(h, *last);
     }
   }
   if (append_resurrected_hold_story(h, op, &e)) return e;

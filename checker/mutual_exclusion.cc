@@ -69,15 +69,6 @@ nlohmann::json hold_json(const History& h, const Hold& x) {
   return j;
 }
 
-// The lease of the acquisition that opened `x`, when the history says: the one its hold_begin
-// names, else (another tool's log need not name it) its thread's last acquisition of the lock
-// that returned by the hold's start, as the story finds it.
-int64_t lease_of(const History& h, const Hold& x) {
-  const Operation* op = hold_acquisition(h, x.thread, x.lock, x.begin_t, x.op_id);
-  if (op == nullptr) return kAbsent;
-  return op->lease_ms == kNoLeaseMs ? kNoLeaseMs : op->effective_lease_us() / kUsPerMs;
-}
-
 }  // namespace
 
 PropertyResult check_mutual_exclusion(const History& h, const CheckOptions& options) {
@@ -122,7 +113,7 @@ PropertyResult check_mutual_exclusion(const History& h, const CheckOptions& opti
   c.second_thread = b.thread;
   c.second_begin = b.begin_t;
   c.second_op = b.op_id;
-  c.lease_ms = lease_of(h, a);
+  c.lease_ms = hold_lease_ms(h, a);
   c.first_op = a.op_id;
   r.explanation = explain_conflict(h, c);
   LS_ASSERT(r.verdict == Verdict::kViolation);
