@@ -141,6 +141,45 @@ std::string_view History::client_of(Sym thread) const {
   return slash == std::string_view::npos ? name : name.substr(0, slash);
 }
 
+bool link_fault_cuts(const History& h, const FaultEvent& f, std::string_view from, std::string_view to, bool surely) {
+  const std::string_view target = h.str(f.target);
+  auto names = [](std::string_view list, std::string_view who) {
+    while (!list.empty()) {
+      const size_t comma = list.find(',');
+      if (list.substr(0, comma) == who) return true;
+      if (comma == std::string_view::npos) break;
+      list.remove_prefix(comma + 1);
+    }
+    return false;
+  };
+  if (f.is(FaultKind::kPartition)) {
+    const bool one_way = target.find(" -> ") != std::string_view::npos;
+    const std::string_view bar = one_way ? " -> " : " | ";
+    std::vector<std::string_view> groups;
+    for (std::string_view rest = target;;) {
+      const size_t at = rest.find(bar);
+      groups.push_back(rest.substr(0, at));
+      if (at == std::string_view::npos) break;
+      rest.remove_prefix(at + bar.size());
+    }
+    if (one_way) return groups.size() == 2 && names(groups[0], from) && names(groups[1], to);
+    int from_group = -1, to_group = -1;
+    for (size_t g = 0; g < groups.size(); ++g) {
+      if (names(groups[g], from)) from_group = static_cast<int>(g);
+      if (names(groups[g], to)) to_group = static_cast<int>(g);
+    }
+    return from_group >= 0 && to_group >= 0 && from_group != to_group;
+  }
+  if (surely ? !f.is(FaultKind::kDrop) || f.param(h.syms, "rate_ppm") != 1'000'000
+             : !f.is(FaultKind::kDrop) && !f.is(FaultKind::kDelay)) {
+    return false;
+  }
+  if (target == "all" || target == from || target == to) return true;
+  const std::string f_to = std::string(from) + "->" + std::string(to);
+  return target == f_to || target == std::string(from) + "<->" + std::string(to) ||
+         target == std::string(to) + "<->" + std::string(from);
+}
+
 std::string format_time(TimeUs t) {
   if (t == kTimeNever) return "end";
   char buf[48];

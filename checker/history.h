@@ -390,6 +390,13 @@ struct History {
   std::vector<GrantRule> grant_rules;
 };
 
+// Whether the link fault `f` loses messages from process `from` to process `to`, read from its
+// target as lockstep writes it: a partition's groups ("a,b | c"; one way "a -> c"), a drop's or
+// delay's "all", a process, "a->b" or "a<->b". `surely`: only a partition or a drop of every
+// message (rate_ppm 1000000) counts; else also a drop of some and a delay. Another tool's targets
+// read as neither.
+bool link_fault_cuts(const History& h, const FaultEvent& f, std::string_view from, std::string_view to, bool surely);
+
 // Formats a true time in seconds with millisecond precision: "40.002 s".
 std::string format_time(TimeUs t);
 

@@ -612,46 +612,6 @@ bool waits_for_ever(const History& h, const Operation& op, const std::vector<uin
   return true;
 }
 
-// Whether the link fault `f` (a partition, or a drop of every message) surely loses a message
-// from `from` to `to`, by its target as lockstep writes it: a partition's groups "a,b | c" (one
-// way: "a -> c"), a drop's "all", a process, "a->b" or "a<->b". Another tool's targets read as
-// neither.
-bool cuts_link(const History& h, const FaultEvent& f, std::string_view from, std::string_view to) {
-  const std::string_view target = h.str(f.target);
-  auto names = [](std::string_view list, std::string_view who) {
-    while (!list.empty()) {
-      const size_t comma = list.find(',');
-      if (list.substr(0, comma) == who) return true;
-      if (comma == std::string_view::npos) break;
-      list.remove_prefix(comma + 1);
-    }
-    return false;
-  };
-  if (f.is(FaultKind::kPartition)) {
-    const bool one_way = target.find(" -> ") != std::string_view::npos;
-    const std::string_view bar = one_way ? " -> " : " | ";
-    std::vector<std::string_view> groups;
-    for (std::string_view rest = target;;) {
-      const size_t at = rest.find(bar);
-      groups.push_back(rest.substr(0, at));
-      if (at == std::string_view::npos) break;
-      rest.remove_prefix(at + bar.size());
-    }
-    if (one_way) return groups.size() == 2 && names(groups[0], from) && names(groups[1], to);
-    int from_group = -1, to_group = -1;
-    for (size_t g = 0; g < groups.size(); ++g) {
-      if (names(groups[g], from)) from_group = static_cast<int>(g);
-      if (names(groups[g], to)) to_group = static_cast<int>(g);
-    }
-    return from_group >= 0 && to_group >= 0 && from_group != to_group;
-  }
-  if (!f.is(FaultKind::kDrop) || f.param(h.syms, "rate_ppm") != 1'000'000) return false;
-  if (target == "all" || target == from || target == to) return true;
-  const std::string directed = std::string(from) + "->" + std::string(to);
-  return target == directed || target == std::string(from) + "<->" + std::string(to) ||
-         target == std::string(to) + "<->" + std::string(from);
-}
-
 // "; c2/t1 made no attempt from 84.870 s to 150.000 s: its last command, SET, ran on node0 at
 // 2.674 s, and node0 crashed at 7.028 s (fault #1) after it" — the node's crash or failover
 // named when one came between, or the link fault under way when the command ran that lost its
@@ -664,7 +624,7 @@ std::string silent_since(const History& h, const Operation& op, const Exec& last
   std::map<int64_t, const FaultEvent*> under_way;  // link faults begun by last.t and not ended
   for (const FaultEvent& f : h.faults) {
     if (f.t > last.t) break;
-    if (f.phase == FaultPhase::kStart && cuts_link(h, f, h.str(last.node), client)) under_way[f.fault] = &f;
+    if (f.phase == FaultPhase::kStart && link_fault_cuts(h, f, h.str(last.node), client, true)) under_way[f.fault] = &f;
     if (f.phase == FaultPhase::kEnd) under_way.erase(f.fault);
   }
   if (!under_way.empty()) {

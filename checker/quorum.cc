@@ -225,10 +225,16 @@ std::string dead_grants(const History& h, const Operation& op, std::vector<Death
     if (until < first_grant) continue;
     const std::string_view target = h.str(f.target);
     const bool node = std::find(h.header.nodes.begin(), h.header.nodes.end(), target) != h.header.nodes.end();
-    if (target != process && !node) continue;
+    // A partition or a link's drop or delay between the client and a node (target "node0 -> c1,…").
+    const bool link = std::any_of(h.header.nodes.begin(), h.header.nodes.end(), [&](const std::string& n) {
+      return link_fault_cuts(h, f, process, n, false) || link_fault_cuts(h, f, n, process, false);
+    });
+    if (target != process && !node && !link) continue;
     const int64_t duration_ms = f.param(h.syms, "duration_ms");
-    during += std::string(during.empty() ? "" : ", ") +
-              (f.is(FaultKind::kPause) ? std::string(target) + " paused" : std::string(h.str(f.kind)) + " of " + std::string(target)) +
+    const std::string what = f.is(FaultKind::kPause)  ? std::string(target) + " paused"
+                             : target == process || node ? std::string(h.str(f.kind)) + " of " + std::string(target)
+                                                         : std::string(h.str(f.kind)) + " on " + std::string(target);
+    during += std::string(during.empty() ? "" : ", ") + what +
               " at " + format_time(f.t) + (duration_ms == kAbsent ? "" : " for " + std::to_string(duration_ms) + " ms") + " (fault #" +
               std::to_string(f.fault) + ")";
   }
