@@ -232,6 +232,36 @@ std::string believed_by(const History& h, Sym lock, const std::string& owner, Ti
   return text + ": its " + op_kind_name(gave_up->kind) + " (#" + std::to_string(gave_up->id) + ") had " + ended_how(h, *gave_up);
 }
 
+// How a hold its owner had released was there again: the node whose state holds it at `t` lost
+// its writes to the key (a failover to a replica that had not seen the release, a restart from an
+// old snapshot) after the owner's unlock of that hold had answered that it released it, and the
+// owner did not acquire it in that mode again since: ": node1 lost its latest writes to R at
+// 0.600 s (failover), which brought back the hold c1/t0's unlock (#5) had released at 0.502 s".
+// "" otherwise.
+std::string hold_brought_back(const History& h, Sym lock, const std::string& owner, bool write_field, const StateRecord& at,
+                              TimeUs t) {
+  const DataLoss* loss = latest_loss(h, at.node, lock, t);
+  if (loss == nullptr || loss->line > at.line) return "";
+  const bool rw = h.header.lock_kind == LockKind::kRwlock;
+  auto same_hold = [&](const Operation& op) {
+    return op.lock == lock && h.str(op.owner) == owner && (!rw || op.mode == (write_field ? Mode::kWrite : Mode::kRead));
+  };
+  const Operation* release = nullptr;
+  for (const Operation& op : h.ops) {
+    if (op.invoke_t > t) break;  // operations are in invoke order
+    if (!same_hold(op)) continue;
+    if (op.kind == OpKind::kUnlock && op.outcome == Outcome::kOk && op.released == Tri::kTrue && op.complete_t <= loss->t) {
+      release = &op;
+    } else if (op.is_acquire() && op.outcome != Outcome::kFail && release != nullptr && op.invoke_t > release->complete_t) {
+      return "";  // taken again since: the field may be that acquisition's
+    }
+  }
+  if (release == nullptr) return "";
+  return ": " + std::string(h.str(loss->node)) + " lost its latest writes to " + std::string(h.str(lock)) + " at " +
+         format_time(loss->t) + " (" + std::string(h.str(loss->reason)) + "), which brought back the hold " +
+         call_name(h, *release) + " had released at " + format_time(release->complete_t);
+}
+
 // What kept the lock's key at `t` although no owner believed it held the lock, from the recorded
 // key states (an orphaned hold: a count its owner did not know about, a field nobody released):
 // "; the key L was still there, held by c2/t0 ... until T2", or "" when the states do not say
@@ -264,6 +294,12 @@ std::string key_keeper(const History& h, Sym lock, TimeUs t) {
     if (e.key == lock && e.node == at->node && e.line > at->line) return "";
   }
   first_holder(h, *latest, &owner, &count);
+  // The field held: a read-write lock's writer's ends in ":write".
+  bool write_field = false;
+  for (Sym m : latest->members) {
+    const std::string_view field = h.str(m);
+    if (field.size() == owner.size() + 6 && field.compare(0, owner.size(), owner) == 0 && field.ends_with(":write")) write_field = true;
+  }
   std::string who = "owner " + owner;
   for (const Hold& x : h.holds) {
     if (h.str(x.owner) == owner) {
@@ -279,16 +315,18 @@ std::string key_keeper(const History& h, Sym lock, TimeUs t) {
       }
     }
   }
-  std::string text = "; the key " + std::string(h.str(lock)) + " was still there, held by " + who;
+  std::string text = "; the key " + std::string(h.str(lock)) + " was still there, held " + (write_field ? "for writing " : "") +
+                     "by " + who;
   if (!count.empty()) text += " with count " + count;
   text += believed_by(h, lock, owner, t);
+  const std::string back = hold_brought_back(h, lock, owner, write_field, *at, t);
   // The key's death (expiry) before the next holder's state is its end; else that state.
   for (const Expire& e : h.expires) {
     if (e.key == lock && e.t > t && (next == nullptr || e.t <= next->t)) {
-      return text + ", until it expired at " + format_time(e.t);
+      return text + ", until it expired at " + format_time(e.t) + back;
     }
   }
-  return next != nullptr ? text + ", until " + format_time(next->t) : text;
+  return (next != nullptr ? text + ", until " + format_time(next->t) : text) + back;
 }
 
 // Whether operation `op_id` asked for no lease at all (`"lease_ms": null`).
