@@ -484,6 +484,31 @@ TEST(Examples, AHoldThatNamesNoOperationHasItsAcquisitionsLease) {
   expect_not_explained(mx, Verdict::kViolation, "No fault, expiry or loss explains it");
 }
 
+// A live run logs an expiry when the node's notification reaches lockstep: the key that expired
+// lazily inside c2's granting SET is logged after c2's acquisition returned. It is still the
+// story's expiry (it used to be left out, the story going from c1's hold straight to c2's grant).
+TEST(Examples, ALiveExpiryLoggedJustAfterTheGrantItLetInIsInTheStory) {
+  auto text = [](int64_t expire_local_ms) {
+    return std::string(R"({"lockstep_history": 1, "lock_kind": "simple", "nodes": ["node0"]})" "\n") +
+           R"({"t": 1000, "type": "invoke", "id": 1, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "lock", "lease_ms": 10000})" "\n"
+           R"({"t": 1200, "type": "exec", "node": "node0", "seq": 1, "local_ms": 1, "conn": "c1", "command": "SET", "op": 1, "args": ["L", "u1", "PX", "10000", "NX"], "reply": {"ok": "OK"}})" "\n"
+           R"({"t": 1400, "type": "complete", "id": 1, "outcome": "ok", "acquired": true})" "\n"
+           R"({"t": 1400, "type": "hold_begin", "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": 1})" "\n"
+           R"({"t": 10011000, "type": "invoke", "id": 2, "thread": "c2/t0", "owner": "u2:0", "lock": "L", "op": "lock", "lease_ms": 10000})" "\n"
+           R"({"t": 10011400, "type": "exec", "node": "node0", "seq": 2, "local_ms": 10011, "conn": "c2", "command": "SET", "op": 2, "args": ["L", "u2", "PX", "10000", "NX"], "reply": {"ok": "OK"}})" "\n"
+           R"({"t": 10011600, "type": "complete", "id": 2, "outcome": "ok", "acquired": true})" "\n"
+           R"({"t": 10011600, "type": "hold_begin", "thread": "c2/t0", "owner": "u2:0", "lock": "L", "op": 2})" "\n"
+           R"({"t": 10011850, "type": "expire", "node": "node0", "key": "L", "local_ms": )" + std::to_string(expire_local_ms) + "}\n" +
+           R"({"t": 17000000, "type": "invoke", "id": 3, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "unlock"})" "\n"
+           R"({"t": 17000000, "type": "hold_end", "thread": "c1/t0", "lock": "L", "reason": "unlock"})" "\n"
+           R"({"t": 20000000, "type": "end", "complete": true})" "\n";
+  };
+  expect_explained(property_of(text(10011), "mutual_exclusion"), Verdict::kViolation,
+                   "L expired on node0 at 10.011 s (node-local 10.011 s); c2/t0 acquired L at 10.011 s");
+  // Later by the node's clock than the grant, that expiry is of c2's own key: not the story's.
+  expect_not_explained(property_of(text(10012), "mutual_exclusion"), Verdict::kViolation, "L expired on node0");
+}
+
 // Another tool's history whose events are microseconds apart: the story's hold and second
 // acquisition, which read "0.000 s" alike at a millisecond, get their microseconds.
 TEST(Examples, AStoryOfEventsMicrosecondsApartShowsTheMicroseconds) {

@@ -333,6 +333,7 @@ class Story {
   bool holders_fault(const FaultEvent& f) const;
   bool could_delay_holder(const FaultEvent& f) const;
   bool relevant_target(std::string_view target) const;
+  bool expired_in_second_grant(const Expire& e) const;
   TimeUs early_by(const Expire& e) const;
   TimeUs cut_short_by(const Expire& e, std::string* by) const;
   TimeUs clock_still_off(Sym node) const;
@@ -829,6 +830,25 @@ std::string Story::shortened_by(const Expire& e) const {
   return " — its expiry (node-local) had been cut by " + text;
 }
 
+// A live history stamps an expiry with the time lockstep received the node's notification: a key
+// expired lazily inside the second acquirer's granting script is logged just after that script's
+// exec, and may be after the acquisition returned. It let the grant in all the same: an expiry of
+// the node's key logged after a grant of the second acquisition there, within a second, no later
+// by the node's clock.
+bool Story::expired_in_second_grant(const Expire& e) const {
+  if (c_.second_op == kAbsent || e.local_ms == kAbsent || e.t > c_.second_begin + kUsPerSecond) return false;
+  for (size_t k = h_.execs.size(); k-- > 0;) {
+    const Exec x = h_.execs[k];
+    if (x.line > e.line) continue;
+    if (x.t + kUsPerSecond < e.t) break;
+    if (x.node == e.node && x.op_id == c_.second_op && x.t <= c_.second_begin && x.local_ms != kAbsent &&
+        x.local_ms >= e.local_ms && exec_granted(h_, x)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 void Story::add_server_events() {
   const std::string_view lock = h_.str(c_.lock);
   const TimeUs from = from_, to = c_.second_begin;
@@ -844,7 +864,8 @@ void Story::add_server_events() {
     std::vector<const Expire*> others;
     for (size_t j = i; j < end; ++j) {
       const Expire& e = expires[j];
-      if (e.t < from || e.t > to || !key_of_lock(h_.str(e.key), lock)) continue;
+      if (e.t < from || !key_of_lock(h_.str(e.key), lock)) continue;
+      if (e.t > to && !expired_in_second_grant(e)) continue;
       if (main == nullptr || (e.key == c_.lock && main->key != c_.lock)) {
         if (main != nullptr) others.push_back(main);
         main = &e;
