@@ -270,6 +270,34 @@ TEST(Examples, AQuorumKeySetAfterANodesClockJumpIsNotShortenedByIt) {
                R"({"t": 1000150, "type": "fault", "fault": 1, "kind": "clock_jump", "target": "n1", "phase": "instant", "params": {"delta_ms": 5000}})" "\n");
   expect_explained(property_of(after, "mutual_exclusion"), Verdict::kViolation,
                    "First inevitable event: n1's clock jumped by 5000 ms at 1.000 s (fault #1).");
+  // A scheduled clock_offset sets the clock to true time plus the offset: named as such, in the
+  // story and in the quorum finding (it used to read "clock_offset on n1", and quorum left it out).
+  std::string offset = after;
+  const std::string jump = R"("kind": "clock_jump", "target": "n1", "phase": "instant", "params": {"delta_ms": 5000})";
+  offset.replace(offset.find(jump), jump.size(), R"("kind": "clock_offset", "target": "n1", "phase": "instant", "params": {"offset_ms": 5000})");
+  expect_explained(property_of(offset, "mutual_exclusion"), Verdict::kViolation,
+                   "First inevitable event: n1's clock was set 5000 ms ahead of true time at 1.000 s (fault #1).");
+}
+
+// The famous RedLock clock jump, scheduled as an offset: node2's clock is set 15 s ahead while c1
+// holds the lock on node0 and node2; its key there expires, leaving one of two (a scenario written
+// from docs/scenarios.md: quorum used to name only clock_jump faults).
+TEST(Quorum, AKeyExpiredByANodesClockOffsetNamesTheOffset) {
+  const std::string text =
+      R"({"lockstep_history": 1, "algorithm": "redlock-x", "lock_kind": "simple", "nodes": ["node0", "node1", "node2"]})" "\n"
+      R"({"t": 1000, "type": "invoke", "id": 1, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "lock", "lease_ms": 10000})" "\n"
+      R"({"t": 1100, "type": "exec", "node": "node0", "seq": 1, "local_ms": 1, "command": "SET", "op": 1, "args": ["L", "tok", "NX", "PX", "10000"], "reply": {"ok": "OK"}})" "\n"
+      R"({"t": 1200, "type": "exec", "node": "node2", "seq": 1, "local_ms": 1, "command": "SET", "op": 1, "args": ["L", "tok", "NX", "PX", "10000"], "reply": {"ok": "OK"}})" "\n"
+      R"({"t": 2000, "type": "complete", "id": 1, "outcome": "ok", "acquired": true})" "\n"
+      R"({"t": 2000, "type": "hold_begin", "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": 1})" "\n"
+      R"({"t": 2000000, "type": "fault", "fault": 1, "kind": "clock_offset", "target": "node2", "phase": "instant", "params": {"offset_ms": 15000}})" "\n"
+      R"({"t": 2000000, "type": "expire", "node": "node2", "key": "L", "local_ms": 17000})" "\n"
+      R"({"t": 5000000, "type": "invoke", "id": 2, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "unlock"})" "\n"
+      R"({"t": 5000000, "type": "hold_end", "thread": "c1/t0", "lock": "L", "reason": "unlock"})" "\n"
+      R"({"t": 60000000, "type": "end", "complete": true})" "\n";
+  expect_explained(property_of(text, "quorum"), Verdict::kViolation,
+                   "lost its quorum during the hold at 2.000 s: its key expired on node2 at 2.000 s after node2's clock was set "
+                   "15000 ms ahead of true time at 2.000 s (fault #1), leaving 1 of its 2 live key(s), below the quorum of 2.");
 }
 
 TEST(Examples, ClockJumpIsTheFirstInevitableEvent) {
@@ -2435,6 +2463,32 @@ TEST(Liveness, AHoldAFailoverBroughtBackAfterItsReleaseSaysSo) {
       "liveness");
   expect_explained(again, Verdict::kViolation, "held for writing by c1/t0 (owner u1:0) with count 1");
   expect_not_explained(again, Verdict::kViolation, "brought back");
+}
+
+// A live run: the key expired lazily inside c2's granting SET, and the node's notification was
+// logged after that SET. The waiter did try after the expiry (that SET): the explanation must not
+// say it made no attempt after it (it said "L expired on node0 at 10.011 s, and c2/t0 made no
+// attempt after that by 10.011 s (its last command, SET, ran at 10.011 s)").
+TEST(Liveness, ALiveExpiryLoggedAfterTheRunThatSawItIsNotAMissedRetry) {
+  auto text = [](int64_t expire_local_ms) {
+    return std::string(R"({"lockstep_history": 1, "lock_kind": "simple", "nodes": ["node0"], "liveness_bound_ms": 5000})" "\n") +
+           R"({"t": 1000, "type": "invoke", "id": 1, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "lock", "lease_ms": 10000})" "\n"
+           R"({"t": 1200, "type": "exec", "node": "node0", "seq": 1, "local_ms": 1, "conn": "c1", "command": "SET", "op": 1, "args": ["L", "u1", "PX", "10000", "NX"], "reply": {"ok": "OK"}})" "\n"
+           R"({"t": 1400, "type": "complete", "id": 1, "outcome": "ok", "acquired": true})" "\n"
+           R"({"t": 1400, "type": "hold_begin", "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": 1})" "\n"
+           R"({"t": 100000, "type": "invoke", "id": 2, "thread": "c2/t0", "owner": "u2:0", "lock": "L", "op": "lock", "lease_ms": 10000})" "\n"
+           R"({"t": 100200, "type": "exec", "node": "node0", "seq": 2, "local_ms": 100, "conn": "c2", "command": "SET", "op": 2, "args": ["L", "u2", "PX", "10000", "NX"], "reply": null})" "\n"
+           R"({"t": 1000000, "type": "fault", "fault": 1, "kind": "crash", "target": "c1", "phase": "instant"})" "\n"
+           R"({"t": 1000000, "type": "hold_end", "thread": "c1/t0", "lock": "L", "reason": "crash"})" "\n"
+           R"({"t": 10011400, "type": "exec", "node": "node0", "seq": 3, "local_ms": 10011, "conn": "c2", "command": "SET", "op": 2, "args": ["L", "u2", "PX", "10000", "NX"], "reply": {"ok": "OK"}})" "\n"
+           R"({"t": 10011600, "type": "complete", "id": 2, "outcome": "ok", "acquired": true})" "\n"
+           R"({"t": 10011600, "type": "hold_begin", "thread": "c2/t0", "owner": "u2:0", "lock": "L", "op": 2})" "\n"
+           R"({"t": 10011850, "type": "expire", "node": "node0", "key": "L", "local_ms": )" + std::to_string(expire_local_ms) + "}\n" +
+           R"({"t": 20000000, "type": "end", "complete": true})" "\n";
+  };
+  const PropertyResult r = property_of(text(10011), "liveness");
+  expect_explained(r, Verdict::kViolation, "c2/t0 waited for L from 1.000 s to 10.011 s");
+  expect_not_explained(r, Verdict::kViolation, "made no attempt after that");
 }
 
 TEST(Liveness, ARenewalWhileTheUnlockIsStillOnItsWayIsTheLocksOwn) {

@@ -768,6 +768,9 @@ void Story::add_faults() {
         int64_t jump = f.param(syms, "delta_ms");
         if (jump == kAbsent) jump = f.param(syms, "jump_ms");
         item.text = target + "'s clock jumped" + (jump == kAbsent ? "" : " by " + std::to_string(jump) + " ms") + " at " + format_time(f.t);
+      } else if (f.is(FaultKind::kClockOffset) && f.param(syms, "offset_ms") != kAbsent) {
+        item.text = target + "'s clock was set " + clock_offset_phrase(f.param(syms, "offset_ms")) + " at " + format_time(f.t);
+        if (duration_ms != kAbsent) item.text += " for " + seconds(duration_ms);
       } else if (f.is(FaultKind::kCrash)) {
         item.text = target + " crashed at " + format_time(f.t);
       } else if (f.is(FaultKind::kLoseReply)) {

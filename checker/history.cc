@@ -180,6 +180,11 @@ bool link_fault_cuts(const History& h, const FaultEvent& f, std::string_view fro
          target == std::string(to) + "<->" + std::string(from);
 }
 
+std::string clock_offset_phrase(int64_t offset_ms) {
+  if (offset_ms == 0) return "to true time";
+  return std::to_string(offset_ms > 0 ? offset_ms : -offset_ms) + " ms " + (offset_ms > 0 ? "ahead of" : "behind") + " true time";
+}
+
 std::string format_time(TimeUs t) {
   if (t == kTimeNever) return "end";
   char buf[48];

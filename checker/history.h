@@ -397,6 +397,10 @@ struct History {
 // read as neither.
 bool link_fault_cuts(const History& h, const FaultEvent& f, std::string_view from, std::string_view to, bool surely);
 
+// How a clock_offset fault set its target's clock: "15000 ms ahead of true time", "20 ms behind
+// true time", "to true time".
+std::string clock_offset_phrase(int64_t offset_ms);
+
 // Formats a true time in seconds with millisecond precision: "40.002 s".
 std::string format_time(TimeUs t);
 

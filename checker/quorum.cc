@@ -53,16 +53,24 @@ struct Death {
   TimeUs early_since = 0;
 };
 
-// The clock jumps of `node` in [from, to], as " after node0's clock jumped by 56439 ms at
-// 82.747 s (fault #5)", or "" when there were none.
+// The clock jumps and offsets of `node` in [from, to], as " after node0's clock jumped by
+// 56439 ms at 82.747 s (fault #5)" or " after node2's clock was set 15000 ms ahead of true time at
+// 2.000 s (fault #3)", or "" when there were none.
 std::string node_clock_jumps(const History& h, Sym node, TimeUs from, TimeUs to) {
   std::string out;
   for (const FaultEvent& f : h.faults) {
-    if (f.t < from || f.t > to || f.target != node || !f.is(FaultKind::kClockJump)) continue;
-    const int64_t delta_ms = f.param(h.syms, "delta_ms");
-    out += (out.empty() ? " after " : " and ") + std::string(h.str(node)) + "'s clock jumped" +
-           (delta_ms == kAbsent ? "" : " by " + std::to_string(delta_ms) + " ms") + " at " + format_time(f.t) +
-           " (fault #" + std::to_string(f.fault) + ")";
+    if (f.t < from || f.t > to || f.target != node || f.phase == FaultPhase::kEnd) continue;
+    std::string what;
+    if (f.is(FaultKind::kClockJump)) {
+      const int64_t delta_ms = f.param(h.syms, "delta_ms");
+      what = "'s clock jumped" + (delta_ms == kAbsent ? "" : " by " + std::to_string(delta_ms) + " ms");
+    } else if (f.is(FaultKind::kClockOffset) && f.param(h.syms, "offset_ms") != kAbsent) {
+      what = "'s clock was set " + clock_offset_phrase(f.param(h.syms, "offset_ms"));
+    } else {
+      continue;
+    }
+    out += (out.empty() ? " after " : " and ") + std::string(h.str(node)) + what + " at " + format_time(f.t) + " (fault #" +
+           std::to_string(f.fault) + ")";
   }
   return out;
 }
