@@ -1277,8 +1277,8 @@ TEST(Quorum, AnExpiryBroughtForwardByTheNodesClockIsNamed) {
   expect_explained(q, Verdict::kViolation,
                    "c1/t0's acquisition #1 of L declared at 0.002 s lost its quorum during the hold at 6.701 s: node2 lost its "
                    "key at 2.500 s (restart); then its key expired on node1 at 6.701 s, leaving 1 of its 3 live key(s), below "
-                   "the quorum of 2; node1's clock had run 3300 ms ahead of true time since the key's last run there (at "
-                   "0.001 s), so the key expired that much sooner than its TTL by true time, and by true time it would have "
+                   "the quorum of 2; node1's clock had run 3300 ms ahead of true time since the last run there that may "
+                   "have set the key's TTL (at 0.001 s), so the key expired that much sooner than its TTL by true time, and by true time it would have "
                    "outlived the hold (until 8.000 s)");
   EXPECT_EQ(q.explanation.facts["clock_ahead_us"], 3300000) << q.explanation.facts.dump();
   EXPECT_EQ(property_of(text(11000000, ""), "quorum").verdict, Verdict::kOk);
@@ -1290,6 +1290,42 @@ TEST(Quorum, AnExpiryBroughtForwardByTheNodesClockIsNamed) {
   std::string exact = text(6702200, "");
   exact.replace(exact.find(R"("local_ms": 10001})"), 19, R"("local_ms": 6703})");
   EXPECT_EQ(property_of(exact, "quorum").verdict, Verdict::kOk) << property_of(exact, "quorum").reason;
+}
+
+// redsync with two masters drifting +40 %: c1's 8 s keys expire on them after 5.8 s of true
+// time, inside the 7.92 s validity it declared. The finding says how far their clocks ran ahead,
+// measured from c1's grant: c2's refused SET on node1 later (another owner's, read as refused)
+// left the TTL as it was and is passed over (a scenario written from docs/scenarios.md; it used
+// to name no clock at all in the validity finding).
+TEST(Quorum, AValidityOutlastedByAClockThatRanAheadSaysHowFar) {
+  const std::string text =
+      R"({"lockstep_history": 1, "algorithm": "redsync", "lock_kind": "redlock", "nodes": ["node0", "node1", "node2"], "quorum": 2, "grant_replies": {"release": "never"}})" "\n"
+      R"({"t": 1000, "type": "invoke", "id": 1, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "lock", "lease_ms": 8000})" "\n"
+      R"({"t": 1100, "type": "exec", "node": "node0", "seq": 1, "local_ms": 1, "command": "SET", "op": 1, "args": ["L", "v1", "PX", "8000", "NX"], "reply": {"ok": "OK"}})" "\n"
+      R"({"t": 1200, "type": "exec", "node": "node1", "seq": 1, "local_ms": 1, "command": "SET", "op": 1, "args": ["L", "v1", "PX", "8000", "NX"], "reply": {"ok": "OK"}})" "\n"
+      R"({"t": 1300, "type": "exec", "node": "node2", "seq": 1, "local_ms": 1, "command": "SET", "op": 1, "args": ["L", "v1", "PX", "8000", "NX"], "reply": {"ok": "OK"}})" "\n"
+      R"({"t": 1400, "type": "complete", "id": 1, "outcome": "ok", "acquired": true, "validity_ms": 7920})" "\n"
+      R"({"t": 1400, "type": "hold_begin", "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": 1})" "\n"
+      R"({"t": 5131000, "type": "invoke", "id": 2, "thread": "c2/t0", "owner": "u2:0", "lock": "L", "op": "try_lock", "lease_ms": 8000, "wait_ms": 0})" "\n"
+      R"({"t": 5131100, "type": "exec", "node": "node1", "seq": 2, "local_ms": 7183, "command": "SET", "op": 2, "args": ["L", "v2", "PX", "8000", "NX"], "reply": null})" "\n"
+      R"({"t": 5131200, "type": "exec", "node": "node1", "seq": 3, "local_ms": 7183, "command": "EVAL", "script": "release", "op": 2, "keys": ["L"], "args": ["v2"], "reply": 0})" "\n"
+      R"({"t": 5131400, "type": "complete", "id": 2, "outcome": "ok", "acquired": false})" "\n"
+      R"({"t": 5785729, "type": "expire", "node": "node0", "key": "L", "local_ms": 8100})" "\n"
+      R"({"t": 5785729, "type": "expire", "node": "node1", "key": "L", "local_ms": 8100})" "\n"
+      R"({"t": 6001400, "type": "hold_end", "thread": "c1/t0", "lock": "L", "reason": "unlock"})" "\n"
+      R"({"t": 60000000, "type": "end", "complete": true})" "\n";
+  const PropertyResult q = property_of(text, "quorum");
+  expect_explained(q, Verdict::kViolation,
+                   "with validity 7920 ms lost its quorum at 5.785 s: its key expired on node0 at 5.785 s; then its key expired on "
+                   "node1 at 5.785 s, leaving 1 of its 3 live key(s), below the quorum of 2; node1's clock had run 2314 ms ahead of "
+                   "true time since the last run there that may have set the key's TTL (at 0.001 s), so the key expired that much "
+                   "sooner than its TTL by true time, and by true time it would have outlived the validity (until 7.921 s).");
+  // c2's release unreadable (grant_replies does not name its script), it may have set the TTL:
+  // measured from it, the clock ran only 262 ms ahead.
+  std::string unreadable = text;
+  const std::string rules = R"("grant_replies": {"release": "never"})";
+  unreadable.replace(unreadable.find(rules), rules.size(), R"("grant_replies": {})");
+  expect_explained(property_of(unreadable, "quorum"), Verdict::kViolation, "node1's clock had run 262 ms ahead of true time");
 }
 
 TEST(Quorum, GrantsDeadWhenTheAcquisitionDeclaredAreNamedWithTheWait) {

@@ -139,10 +139,13 @@ GrantEnd grant_end(const History& h, const std::vector<uint32_t>& key_execs, con
 }
 
 // How far `node`'s clock ran ahead of true time from the latest run on `key` there at or before
-// `expiry` (and not before `after`) to the expiry, by their node-local times; 0 if it did not or
-// the history does not say. `key_execs`: the runs touching the key, in history order.
+// `expiry` (and not before `after`) that may have set its TTL, to the expiry, by their node-local
+// times; 0 if it did not or the history does not say. Another owner's run that the grant rules
+// read as refused (its acquisition found the key taken, its release found another token) left
+// the holder's TTL as it was and is passed over. `key_execs`: the runs touching the key, in
+// history order.
 std::pair<TimeUs, TimeUs> clock_ahead(const History& h, const std::vector<uint32_t>* key_execs, Sym node, TimeUs after,
-                                      const DeathIndex::Entry& expiry) {
+                                      const DeathIndex::Entry& expiry, Sym owner) {
   if (key_execs == nullptr || expiry.local_ms == kAbsent) return {0, 0};
   // key_execs is in history order, so in time order: back from the expiry to `after`.
   auto it = std::upper_bound(key_execs->begin(), key_execs->end(), expiry.t,
@@ -151,6 +154,10 @@ std::pair<TimeUs, TimeUs> clock_ahead(const History& h, const std::vector<uint32
     const Exec& x = h.execs[*--it];
     if (x.t < after) break;
     if (x.node != node || x.local_ms == kAbsent) continue;
+    if (owner != kNoSym && x.op_id != kAbsent && grant_of(h, x) == RunGrant::kNo) {
+      const int64_t index = h.op_index(x.op_id);
+      if (index >= 0 && h.ops[static_cast<size_t>(index)].owner != owner && h.ops[static_cast<size_t>(index)].is_acquire()) continue;
+    }
     const TimeUs ahead = (expiry.local_ms - x.local_ms) * kUsPerMs - (expiry.t - x.t);
     return {std::max<TimeUs>(ahead, 0), x.t};
   }
@@ -158,7 +165,7 @@ std::pair<TimeUs, TimeUs> clock_ahead(const History& h, const std::vector<uint32
 }
 
 Death death_of(const History& h, const DeathIndex& index, Sym node, Sym key, TimeUs after, TimeUs until = kTimeNever,
-               const std::vector<uint32_t>* key_execs = nullptr) {
+               const std::vector<uint32_t>* key_execs = nullptr, Sym owner = kNoSym) {
   Death d;
   auto it = index.by_key.find({node, key});
   if (it != index.by_key.end()) {
@@ -174,7 +181,7 @@ Death death_of(const History& h, const DeathIndex& index, Sym node, Sym key, Tim
         const std::string jumps = node_clock_jumps(h, node, after, e.t);
         d = {e.t, "its key expired on " + std::string(h.str(node)) + " at " + format_time(e.t) + jumps, !jumps.empty(),
              jumps.empty() ? node : kNoSym};
-        if (jumps.empty()) std::tie(d.early_us, d.early_since) = clock_ahead(h, key_execs, node, after, e);
+        if (jumps.empty()) std::tie(d.early_us, d.early_since) = clock_ahead(h, key_execs, node, after, e, owner);
       }
     }
   }
@@ -296,7 +303,7 @@ Grants grants_of(const History& h, const Operation& op, std::span<const uint32_t
     ++g.count;
     const Sym key = h.key_pool[x.keys_begin];
     const GrantEnd end = grant_end(h, index.execs_of_key[key], op, x);
-    Death d = death_of(h, index.deaths, x.node, key, x.t, end.released, &index.execs_of_key[key]);
+    Death d = death_of(h, index.deaths, x.node, key, x.t, end.released, &index.execs_of_key[key], op.owner);
     if (end.taken < d.t) {
       d = {end.taken, std::string(h.str(end.taken_by)) + " was granted its key on " + std::string(h.str(x.node)) +
                           " at " + format_time(end.taken), true, kNoSym};
@@ -414,31 +421,44 @@ PropertyResult check_quorum(const History& h, const CheckOptions&) {
       f["quorum_lost_us"] = lost.t == kTimeNever ? nlohmann::json(nullptr) : nlohmann::json(lost.t);
       return f;
     };
+    // An expiry the node's clock brought forward. Node-local times are whole milliseconds: each
+    // of the two readings may be up to 1 ms short, so only what the clock ran ahead beyond 2 ms is
+    // certain. "; node1's clock had run 3300 ms ahead …, and by true time it would have outlived
+    // the hold (until 8.000 s)" when it did, or "" when the clock did not surely run ahead.
+    constexpr TimeUs kReadError = 2 * kUsPerMs;
+    const TimeUs surely_early = lost.early_us - kReadError;
+    const bool ran_ahead = !lost.abnormal && surely_early > h.header.drift_tolerance_us;
+    const auto ahead_text = [&](TimeUs until, const char* what) {
+      std::string text = "; " + std::string(h.str(lost.expired_on)) + "'s clock had run " + std::to_string(lost.early_us / kUsPerMs) +
+                         " ms ahead of true time since the last run there that may have set the key's TTL (at " + format_time(lost.early_since) +
+                         "), so the key expired that much sooner than its TTL by true time";
+      if (lost.t + surely_early >= until) {
+        text += std::string(", and by true time it would have outlived the ") + what + " (until " + format_time(until) + ")";
+      }
+      return text;
+    };
     if (op.validity_ms != kAbsent && lost.t < declared + op.validity_ms * kUsPerMs) {
       nlohmann::json f = facts_lost();
       f["validity_ms"] = op.validity_ms;
-      findings.push_back({"validity_outlasted_quorum", who() + " with validity " + std::to_string(op.validity_ms) +
-                          " ms lost its quorum at " + format_time(lost.t) + ": " + why(), std::move(f)});
+      std::string text = who() + " with validity " + std::to_string(op.validity_ms) + " ms lost its quorum at " + format_time(lost.t) +
+                         ": " + why();
+      if (ran_ahead) {
+        text += ahead_text(declared + op.validity_ms * kUsPerMs, "validity");
+        f["clock_ahead_us"] = lost.early_us;
+      }
+      findings.push_back({"validity_outlasted_quorum", std::move(text), std::move(f)});
       continue;
     }
     const auto held = hold_end_of.find(op.id);
     const TimeUs hold_end = held == hold_end_of.end() ? declared : held->second;
-    // An expiry the node's clock brought forward: by true time the key would have outlived the
-    // hold (else the lease ran out during the hold anyway: the lease's business).
-    // Node-local times are whole milliseconds: each of the two readings may be up to 1 ms short,
-    // so only what the clock ran ahead beyond 2 ms is certain.
-    constexpr TimeUs kReadError = 2 * kUsPerMs;
-    const TimeUs surely_early = lost.early_us - kReadError;
-    const bool brought_forward = !lost.abnormal && surely_early > h.header.drift_tolerance_us &&
-                                 lost.t + surely_early >= hold_end;
+    // By true time the key would have outlived the hold (else the lease ran out during the hold
+    // anyway: the lease's business).
+    const bool brought_forward = ran_ahead && lost.t + surely_early >= hold_end;
     if ((lost.abnormal || brought_forward) && lost.t < hold_end) {
       nlohmann::json f = facts_lost();
       std::string text = who() + " lost its quorum during the hold at " + format_time(lost.t) + ": " + why();
       if (brought_forward) {
-        text += "; " + std::string(h.str(lost.expired_on)) + "'s clock had run " + std::to_string(lost.early_us / kUsPerMs) + " ms" +
-                " ahead of true time since the key's last run there (at " + format_time(lost.early_since) +
-                "), so the key expired that much sooner than its TTL by true time, and by true time it would have outlived "
-                "the hold (until " + format_time(hold_end) + ")";
+        text += ahead_text(hold_end, "hold");
         f["clock_ahead_us"] = lost.early_us;
       }
       findings.push_back({"lost_during_hold", std::move(text), std::move(f)});

@@ -40,6 +40,7 @@ return {
   kind = "redlock",
   description = "go-redsync/redsync v4 Mutex: SET NX on all pools at once, quorum + drift-factor validity, release on failure",
   default_lease_ms = "expiry_ms",
+  grants = { release = "never" },  -- a failed attempt's clean-up; SET's OK is the grant
   options = {
     expiry_ms = { default = 8000, min = 1, max = 86400000 },
     tries = { default = 32, min = 1, max = 100000 },
