@@ -78,9 +78,12 @@ class DeclarationReader {
   Status err(const std::string& m) const { return Status::error(m); }
   std::string type(int idx) const { return luaL_typename(L_, idx); }
 
-  // Pushes field `name` of the table at `t`.
+  // Pushes field `name` of the table at `t`, raw: the declaration is read outside a protected
+  // call, where a metatable's __index must not run.
   int field(int t, const char* name) {
-    lua_getfield(L_, t, name);
+    t = t < 0 ? lua_gettop(L_) + t + 1 : t;
+    lua_pushstring(L_, name);
+    lua_rawget(L_, t);
     return lua_gettop(L_);
   }
 

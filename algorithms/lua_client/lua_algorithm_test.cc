@@ -259,6 +259,55 @@ TEST_F(LuaAlgorithmTest, ResultsOutsideTheHistorysLimitsAreTheAlgorithmsError) {
   EXPECT_NE(e.find("returned count = -3 (expected a number in [0, 2147483647])"), std::string::npos) << e;
 }
 
+// A field of the wrong type is the algorithm's error too: `acquired = "yes"` used to be read as
+// true and `token = "abc"` dropped, recording results the algorithm did not give.
+TEST_F(LuaAlgorithmTest, ResultsOfTheWrongTypeAreTheAlgorithmsError) {
+  const std::string good = "{acquired = true, count = 1}";
+  const std::pair<const char*, const char*> cases[] = {
+      {"{acquired = 'yes', count = 1}", "acquire returned acquired = a string (expected a boolean)"},
+      {"{acquired = true, count = 1, token = 'abc'}", "acquire returned token = a string (expected a number)"},
+      {"{acquired = true, count = '1'}", "acquire returned count = a string (expected a number)"},
+      {"{acquired = true, outcome = {}}", "acquire returned outcome = a table (expected ok, fail or unknown)"},
+      {"{acquired = true, error = {}}", "acquire returned error = a table (expected a string)"}};
+  int n = 0;
+  for (const auto& [result, message] : cases) {
+    const std::string file = "lock" + std::to_string(n) + ".lua";  // a file is loaded once per process
+    std::string lock = simple_lock("lua-test-bad-type-" + std::to_string(n++));
+    lock.replace(lock.find(good), good.size(), result);
+    write(file, lock);
+    const std::string e = run_error(scenario::load_scenario(scenario(file)));
+    EXPECT_NE(e.find(message), std::string::npos) << result << ": " << e;
+  }
+}
+
+// lockstep reads the returned tables raw: a metatable whose __index raises was an unprotected Lua
+// error, and lockstep aborted (exit 134), whether on acquire's result or on the module itself.
+TEST_F(LuaAlgorithmTest, TablesWithMetatablesAreReadRaw) {
+  std::string lock = simple_lock("lua-test-metatable-result");
+  const std::string good = "{acquired = true, count = 1}";
+  lock.replace(lock.find(good), good.size(),
+               "setmetatable({acquired = true, count = 1}, {__index = function(t, k) error('no ' .. k) end})");
+  write("lock.lua", lock);
+  Result<scenario::Scenario> s = scenario::load_scenario(scenario("lock.lua"));
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ(scenario::testing::run_checked(s, "metatable result").of("hold_begin").size(), 2u);
+  std::string module = simple_lock("lua-test-metatable-module");
+  module.replace(module.find("return {"), 8, "return setmetatable({");
+  module.replace(module.rfind('}'), 1, "}, {__index = function(t, k) error('no field ' .. k) end})");
+  write("module.lua", module);
+  Result<scenario::Scenario> m = scenario::load_scenario(scenario("module.lua"));
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(scenario::testing::run_checked(m, "metatable module").of("hold_begin").size(), 2u);
+}
+
+// A wait out of range names the range (Lua's own formatting has no %lld: the message read
+// "expected an integer in [%lld, %lld], found (null)").
+TEST_F(LuaAlgorithmTest, AnArgumentOutOfRangeNamesTheRange) {
+  write("lock.lua", simple_lock("lua-test-sleep-nan", "lockstep.sleep(-1)"));
+  const std::string e = run_error(scenario::load_scenario(scenario("lock.lua")));
+  EXPECT_NE(e.find("lockstep.sleep: ms: expected an integer in [0, 1125899906842624], found -1"), std::string::npos) << e;
+}
+
 TEST_F(LuaAlgorithmTest, TheSandboxHasNoOsIoOrLoaders) {
   for (const char* probe : {"os.time()", "io.open('/etc/passwd')", "require('os')", "loadstring('return 1')()",
                             "dofile('/etc/passwd')", "print('hi')", "coroutine.yield()", "debug.getinfo(1)",

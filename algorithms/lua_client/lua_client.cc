@@ -143,8 +143,9 @@ int64_t integer_arg(lua_State* L, int idx, const char* fn, const char* what, int
   }
   const double d = lua_tonumber(L, idx);
   if (!(d == std::floor(d)) || d < static_cast<double>(min) || d > static_cast<double>(max)) {
-    luaL_error(L, "lockstep.%s: %s: expected an integer in [%lld, %lld], found %s", fn, what,
-               static_cast<long long>(min), static_cast<long long>(max), lua_tostring(L, idx));
+    // Lua's own formatting knows no %lld: the bounds are written here.
+    const std::string range = "[" + std::to_string(min) + ", " + std::to_string(max) + "]";
+    luaL_error(L, "lockstep.%s: %s: expected an integer in %s, found %s", fn, what, range.c_str(), lua_tostring(L, idx));
   }
   return static_cast<int64_t>(d);
 }
@@ -903,7 +904,8 @@ lua_State* Host::new_coroutine(const char* name, int* ref) {
   lua_State* co = lua_newthread(L);
   *ref = luaL_ref(L, LUA_REGISTRYINDEX);
   lua_rawgeti(co, LUA_REGISTRYINDEX, module_ref);
-  lua_getfield(co, -1, name);
+  lua_pushstring(co, name);
+  lua_rawget(co, -2);  // raw: outside a protected call, a metatable's __index must not run
   lua_remove(co, -2);
   return co;
 }
@@ -1105,19 +1107,30 @@ LockOutcome LuaLockClient::outcome_of(lua_State* co, int results, const char* fn
                " (expected a table, a boolean, or nil and a message)");
     return LockOutcome::fail("bad result");
   }
+  // Raw reads: this runs outside a protected call, where a metatable's __index must not run.
+  // A field of the wrong type ends the run, as a value out of range does: read as something
+  // else, it would record a result the algorithm did not give.
   auto field = [&](const char* name) {
-    lua_getfield(co, first, name);
+    lua_pushstring(co, name);
+    lua_rawget(co, first);
     return lua_gettop(co);
+  };
+  auto wrong_type = [&](const char* name, int i, const char* expected) {
+    host_.fail(std::string(fn) + " returned " + name + " = a " + luaL_typename(co, i) + " (expected " + expected + ")");
   };
   lua_checkstack(co, 8);
   const int o = field("outcome");
-  const char* outcome = lua_tostring(co, o);
+  const char* outcome = lua_type(co, o) == LUA_TSTRING ? lua_tostring(co, o) : nullptr;
+  if (!lua_isnil(co, o) && outcome == nullptr) wrong_type("outcome", o, "ok, fail or unknown");
   if (outcome == nullptr || std::strcmp(outcome, "ok") == 0) out.outcome = Outcome::kOk;
   else if (std::strcmp(outcome, "fail") == 0) out.outcome = Outcome::kFail;
   else if (std::strcmp(outcome, "unknown") == 0) out.outcome = Outcome::kUnknown;
   else host_.fail(std::string(fn) + " returned outcome '" + outcome + "' (expected ok, fail or unknown)");
-  out.acquired = lua_toboolean(co, field("acquired")) != 0;
-  out.released = lua_toboolean(co, field("released")) != 0;
+  for (const char* name : {"acquired", "released"}) {
+    const int i = field(name);
+    if (!lua_isnil(co, i) && !lua_isboolean(co, i)) wrong_type(name, i, "a boolean");
+    (std::strcmp(name, "acquired") == 0 ? out.acquired : out.released) = lua_toboolean(co, i) != 0;
+  }
   // Within what the history format allows (docs/history-format.md, "Limits"), so a run never
   // writes a history its own checker refuses.
   struct Bounded {
@@ -1129,7 +1142,11 @@ LockOutcome LuaLockClient::outcome_of(lua_State* co, int results, const char* fn
                            Bounded{"token", &out.token, -(int64_t{1} << 53), int64_t{1} << 53},
                            Bounded{"validity_ms", &out.validity_ms, -history::kMaxDurationMs, history::kMaxDurationMs}}) {
     const int i = field(b.name);
-    if (lua_type(co, i) != LUA_TNUMBER) continue;
+    if (lua_isnil(co, i)) continue;
+    if (lua_type(co, i) != LUA_TNUMBER) {
+      wrong_type(b.name, i, "a number");
+      continue;
+    }
     const double d = std::floor(lua_tonumber(co, i));  // a fraction is cut off, as it always was
     if (!(d >= static_cast<double>(b.min) && d <= static_cast<double>(b.max))) {  // NaN fails too
       host_.fail(std::string(fn) + " returned " + b.name + " = " + lua_tostring(co, i) + " (expected a number in [" +
@@ -1139,6 +1156,7 @@ LockOutcome LuaLockClient::outcome_of(lua_State* co, int results, const char* fn
     *b.slot = static_cast<int64_t>(d);
   }
   const int e = field("error");
+  if (!lua_isnil(co, e) && !lua_isstring(co, e)) wrong_type("error", e, "a string");
   if (const char* err = lua_tostring(co, e)) out.error = err;
   if (out.outcome != Outcome::kOk && out.error.empty()) out.error = std::string(fn) + " failed";
   return out;
