@@ -308,6 +308,15 @@ TEST_F(LuaAlgorithmTest, AnArgumentOutOfRangeNamesTheRange) {
   EXPECT_NE(e.find("lockstep.sleep: ms: expected an integer in [0, 1125899906842624], found -1"), std::string::npos) << e;
 }
 
+// A value an error message quotes is cut after 80 bytes: a megabyte coverage name made a
+// megabyte line.
+TEST_F(LuaAlgorithmTest, AValueQuotedInAnErrorIsCut) {
+  write("cover.lua", simple_lock("lua-test-long-cover", "lockstep.cover(string.rep('x', 1000000))"));
+  const std::string e = run_error(scenario::load_scenario(scenario("cover.lua")));
+  EXPECT_NE(e.find("lockstep.cover: '" + std::string(80, 'x') + "... (1000000 bytes)' is not among"), std::string::npos) << e.substr(0, 300);
+  EXPECT_LT(e.size(), 1000u);
+}
+
 TEST_F(LuaAlgorithmTest, TheSandboxHasNoOsIoOrLoaders) {
   for (const char* probe : {"os.time()", "io.open('/etc/passwd')", "require('os')", "loadstring('return 1')()",
                             "dofile('/etc/passwd')", "print('hi')", "coroutine.yield()", "debug.getinfo(1)",

@@ -137,6 +137,14 @@ Host& waiting(lua_State* L, const char* fn) {
   return host_of(L);
 }
 
+// A value the algorithm gave, as an error message quotes it: its first 80 bytes, then how long
+// it was (a 1 MB coverage name made a 1 MB line).
+std::string excerpt(std::string_view value) {
+  constexpr size_t kShown = 80;
+  if (value.size() <= kShown) return std::string(value);
+  return std::string(value.substr(0, kShown)) + "... (" + std::to_string(value.size()) + " bytes)";
+}
+
 int64_t integer_arg(lua_State* L, int idx, const char* fn, const char* what, int64_t min, int64_t max) {
   if (lua_type(L, idx) != LUA_TNUMBER) {
     luaL_error(L, "lockstep.%s: %s: expected an integer, found %s", fn, what, luaL_typename(L, idx));
@@ -227,7 +235,7 @@ void call_options(lua_State* L, int idx, const char* fn, Pending& p) {
       p.call.own_connection = lua_toboolean(L, v) != 0;
     } else {
       luaL_error(L, "lockstep.%s: options: unknown field '%s' (expected endpoint, op, timeout_ms, "
-                 "retry_attempts, retry_interval_ms, state_keys, script, own_connection)", fn, key.empty() ? "?" : key.c_str());
+                 "retry_attempts, retry_interval_ms, state_keys, script, own_connection)", fn, key.empty() ? "?" : excerpt(key).c_str());
     }
     lua_pop(L, 1);
   }
@@ -255,7 +263,7 @@ history::LockMode mode_arg(lua_State* L, int idx, const char* fn) {
   for (auto mode : {history::LockMode::kExclusive, history::LockMode::kRead, history::LockMode::kWrite}) {
     if (m == history::to_string(mode)) return mode;
   }
-  luaL_error(L, "lockstep.%s: mode: expected exclusive, read or write, found '%s'", fn, m.c_str());
+  luaL_error(L, "lockstep.%s: mode: expected exclusive, read or write, found '%s'", fn, excerpt(m).c_str());
   return history::LockMode::kExclusive;
 }
 
@@ -325,7 +333,7 @@ int script_wait(lua_State* L, const char* fn, Wait wait) {
   const std::string name = arg_text(L, 1, fn, "script");
   p.script = h.def->script(name);
   if (p.script == nullptr) {
-    luaL_error(L, "lockstep.%s: no script named '%s' (the file's `scripts` declares them)", fn, name.c_str());
+    luaL_error(L, "lockstep.%s: no script named '%s' (the file's `scripts` declares them)", fn, excerpt(name).c_str());
   }
   p.keys = lua_isnoneornil(L, 2) ? std::vector<std::string>{} : string_list(L, 2, fn, "keys");
   p.args = lua_isnoneornil(L, 3) ? std::vector<std::string>{} : string_list(L, 3, fn, "args");
@@ -378,7 +386,7 @@ int api_unsubscribe(lua_State* L) { return subscription(L, "unsubscribe", Wait::
 const Script& script_arg(lua_State* L, const char* fn) {
   const std::string name = arg_text(L, 1, fn, "script");
   const Script* script = host_of(L).def->script(name);
-  if (script == nullptr) luaL_error(L, "lockstep.%s: no script named '%s'", fn, name.c_str());
+  if (script == nullptr) luaL_error(L, "lockstep.%s: no script named '%s'", fn, excerpt(name).c_str());
   return *script;
 }
 int api_script_sha(lua_State* L) {
@@ -474,7 +482,7 @@ int api_cover(lua_State* L) {
   const std::string point = arg_text(L, 1, "cover", "point");
   bool declared = false;
   for (const std::string& c : h.def->coverage) declared = declared || c == point;
-  if (!declared) luaL_error(L, "lockstep.cover: '%s' is not among the file's declared `coverage` points", point.c_str());
+  if (!declared) luaL_error(L, "lockstep.cover: '%s' is not among the file's declared `coverage` points", excerpt(point).c_str());
   rt.cover(point);
   return 0;
 }
@@ -514,7 +522,7 @@ int api_begin_op(lua_State* L) {
       known = true;
     }
   }
-  if (!known) luaL_error(L, "lockstep.begin_op: op: expected renew (or lock, try_lock, unlock, force_unlock), found '%s'", op.c_str());
+  if (!known) luaL_error(L, "lockstep.begin_op: op: expected renew (or lock, try_lock, unlock, force_unlock), found '%s'", excerpt(op).c_str());
   lua_pushnumber(L, static_cast<lua_Number>(rt.begin_op(rec)));
   return 1;
 }
@@ -531,7 +539,7 @@ int api_end_op(lua_State* L) {
     if (outcome == "ok") res.outcome = Outcome::kOk;
     else if (outcome == "fail") res.outcome = Outcome::kFail;
     else if (outcome == "unknown") res.outcome = Outcome::kUnknown;
-    else luaL_error(L, "lockstep.end_op: outcome: expected ok, fail or unknown, found '%s'", outcome.c_str());
+    else luaL_error(L, "lockstep.end_op: outcome: expected ok, fail or unknown, found '%s'", excerpt(outcome).c_str());
     lua_getfield(L, 2, "renewed");
     if (!lua_isnil(L, -1)) res.renewed = lua_toboolean(L, -1) ? 1 : 0;
     lua_getfield(L, 2, "error");
