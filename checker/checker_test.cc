@@ -462,16 +462,21 @@ TEST(Examples, AClientClockSlowedForEverBeforeTheHoldIsTheCause) {
   }
 }
 
+// A single-node history's opening: c1/t0 takes L with a 10 s lease (SET PX), holding it from
+// 1.4 ms.
+constexpr const char* kC1TakesLAt1ms =
+    R"({"lockstep_history": 1, "lock_kind": "simple", "nodes": ["node0"]})" "\n"
+    R"({"t": 1000, "type": "invoke", "id": 1, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "lock", "lease_ms": 10000})" "\n"
+    R"({"t": 1200, "type": "exec", "node": "node0", "seq": 1, "local_ms": 1, "conn": "c1", "command": "SET", "op": 1, "args": ["L", "u1", "PX", "10000", "NX"], "reply": {"ok": "OK"}})" "\n"
+    R"({"t": 1400, "type": "complete", "id": 1, "outcome": "ok", "acquired": true})" "\n"
+    R"({"t": 1400, "type": "hold_begin", "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": 1})" "\n";
+
 // A partition held c1's renewal back until after its key expired and c2 took the lock: when the
 // lock changed hands the renewal had not failed, it had not been answered (redis-semaphore-mutex,
 // a scenario written from docs/algorithms.md).
 TEST(Examples, ARenewalAnsweredAfterTheSecondAcquisitionWasUnansweredThen) {
   auto text = [](const std::string& renewal_answered_at) {
-    return std::string(R"({"lockstep_history": 1, "lock_kind": "simple", "nodes": ["node0"]})" "\n") +
-           R"({"t": 1000, "type": "invoke", "id": 1, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "lock", "lease_ms": 10000})" "\n"
-           R"({"t": 1200, "type": "exec", "node": "node0", "seq": 1, "local_ms": 1, "conn": "c1", "command": "SET", "op": 1, "args": ["L", "u1", "PX", "10000", "NX"], "reply": {"ok": "OK"}})" "\n"
-           R"({"t": 1400, "type": "complete", "id": 1, "outcome": "ok", "acquired": true})" "\n"
-           R"({"t": 1400, "type": "hold_begin", "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": 1})" "\n"
+    return std::string(kC1TakesLAt1ms) +
            R"({"t": 8001400, "type": "invoke", "id": 2, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "renew", "lease_ms": 10000})" "\n"
            R"({"t": 10011400, "type": "expire", "node": "node0", "key": "L", "local_ms": 10011})" "\n"
            R"({"t": 10011500, "type": "invoke", "id": 3, "thread": "c2/t0", "owner": "u2:0", "lock": "L", "op": "lock", "lease_ms": 10000})" "\n"
@@ -517,11 +522,7 @@ TEST(Examples, AHoldThatNamesNoOperationHasItsAcquisitionsLease) {
 // story's expiry (it used to be left out, the story going from c1's hold straight to c2's grant).
 TEST(Examples, ALiveExpiryLoggedJustAfterTheGrantItLetInIsInTheStory) {
   auto text = [](int64_t expire_local_ms) {
-    return std::string(R"({"lockstep_history": 1, "lock_kind": "simple", "nodes": ["node0"]})" "\n") +
-           R"({"t": 1000, "type": "invoke", "id": 1, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "lock", "lease_ms": 10000})" "\n"
-           R"({"t": 1200, "type": "exec", "node": "node0", "seq": 1, "local_ms": 1, "conn": "c1", "command": "SET", "op": 1, "args": ["L", "u1", "PX", "10000", "NX"], "reply": {"ok": "OK"}})" "\n"
-           R"({"t": 1400, "type": "complete", "id": 1, "outcome": "ok", "acquired": true})" "\n"
-           R"({"t": 1400, "type": "hold_begin", "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": 1})" "\n"
+    return std::string(kC1TakesLAt1ms) +
            R"({"t": 10011000, "type": "invoke", "id": 2, "thread": "c2/t0", "owner": "u2:0", "lock": "L", "op": "lock", "lease_ms": 10000})" "\n"
            R"({"t": 10011400, "type": "exec", "node": "node0", "seq": 2, "local_ms": 10011, "conn": "c2", "command": "SET", "op": 2, "args": ["L", "u2", "PX", "10000", "NX"], "reply": {"ok": "OK"}})" "\n"
            R"({"t": 10011600, "type": "complete", "id": 2, "outcome": "ok", "acquired": true})" "\n"
