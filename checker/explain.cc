@@ -840,9 +840,14 @@ std::string Story::shortened_by(const Expire& e) const {
 // by the node's clock.
 bool Story::expired_in_second_grant(const Expire& e) const {
   if (c_.second_op == kAbsent || e.local_ms == kAbsent || e.t > c_.second_begin + kUsPerSecond) return false;
-  for (size_t k = h_.execs.size(); k-- > 0;) {
+  // The runs logged before the expiry: the execs are in line order.
+  size_t lo = 0, hi = h_.execs.size();
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (h_.execs[mid].line < e.line) lo = mid + 1; else hi = mid;
+  }
+  for (size_t k = lo; k-- > 0;) {
     const Exec x = h_.execs[k];
-    if (x.line > e.line) continue;
     if (x.t + kUsPerSecond < e.t) break;
     if (x.node == e.node && x.op_id == c_.second_op && x.t <= c_.second_begin && x.local_ms != kAbsent &&
         x.local_ms >= e.local_ms && exec_granted(h_, x)) {
