@@ -1329,6 +1329,32 @@ TEST(Quorum, AValidityOutlastedByAClockThatRanAheadSaysHowFar) {
   expect_explained(property_of(unreadable, "quorum"), Verdict::kViolation, "node1's clock had run 262 ms ahead of true time");
 }
 
+// A node's clock jumps on c1's grant, at the very instant c1 declares success, and the key there
+// expires: logged after the declaration, the death came after it. The quorum was lost during the
+// validity, not missing when declared (redsync, explore seed 9089 read "had 1 live grant(s) of 2").
+TEST(Quorum, ADeathLoggedAtTheDeclarationsInstantButAfterItCameAfterIt) {
+  const std::string grants =
+      R"({"lockstep_history": 1, "algorithm": "redlock-x", "lock_kind": "simple", "nodes": ["node0", "node1", "node2"]})" "\n"
+      R"({"t": 900000, "type": "invoke", "id": 1, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "lock", "lease_ms": 10000})" "\n"
+      R"({"t": 900100, "type": "exec", "node": "node0", "seq": 1, "local_ms": 900, "command": "SET", "op": 1, "args": ["L", "tok", "NX", "PX", "10000"], "reply": {"ok": "OK"}})" "\n"
+      R"({"t": 900200, "type": "exec", "node": "node1", "seq": 1, "local_ms": 900, "command": "SET", "op": 1, "args": ["L", "tok", "NX", "PX", "10000"], "reply": {"ok": "OK"}})" "\n";
+  const std::string declared =
+      R"({"t": 1000000, "type": "complete", "id": 1, "outcome": "ok", "acquired": true, "validity_ms": 9000})" "\n"
+      R"({"t": 1000000, "type": "hold_begin", "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": 1})" "\n";
+  const std::string jump =
+      R"({"t": 1000000, "type": "fault", "fault": 1, "kind": "clock_jump", "target": "node0", "phase": "instant", "params": {"delta_ms": 20000}})" "\n"
+      R"({"t": 1000000, "type": "expire", "node": "node0", "key": "L", "local_ms": 21000})" "\n";
+  const std::string end =
+      R"({"t": 5000000, "type": "hold_end", "thread": "c1/t0", "lock": "L", "reason": "unlock"})" "\n"
+      R"({"t": 60000000, "type": "end", "complete": true})" "\n";
+  expect_explained(property_of(grants + declared + jump + end, "quorum"), Verdict::kViolation,
+                   "c1/t0's acquisition #1 of L declared at 1.000 s with validity 9000 ms lost its quorum at 1.000 s: its key "
+                   "expired on node0 at 1.000 s after node0's clock jumped by 20000 ms at 1.000 s (fault #1)");
+  // Logged before the declaration, at the same instant, the key was dead when c1 declared.
+  expect_explained(property_of(grants + jump + declared + end, "quorum"), Verdict::kViolation,
+                   "c1/t0's acquisition #1 of L declared at 1.000 s had 1 live grant(s) of 2 (quorum 2)");
+}
+
 TEST(Quorum, GrantsDeadWhenTheAcquisitionDeclaredAreNamedWithTheWait) {
   // c1's grants on node0 and node1 run at 1 s with 1 s leases; node2 is paused, and c1 waits for
   // its reply until 6 s (a client that never checks the time it took): both keys are gone when it

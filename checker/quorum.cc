@@ -51,6 +51,9 @@ struct Death {
   // true time the key expired; and that run's time.
   TimeUs early_us = 0;
   TimeUs early_since = 0;
+  // The death's line when the history has one (0: none): a death logged at the instant of the
+  // declaration but after it (a clock jump on the grant's own event) came after it.
+  uint32_t line = 0;
 };
 
 // The clock jumps and offsets of `node` in [from, to], as " after node0's clock jumped by
@@ -83,14 +86,15 @@ struct DeathIndex {
     bool loss;  // data loss (else an expiry)
     Sym reason;
     int64_t local_ms = kAbsent;  // an expiry's node-local time
+    uint32_t line = 0;
   };
   std::map<std::pair<Sym, Sym>, std::vector<Entry>> by_key;
   std::map<Sym, std::vector<TimeUs>> crashes;  // node → times of crashes it never restarted from
 
   explicit DeathIndex(const History& h) {
-    for (const Expire& e : h.expires) by_key[{e.node, e.key}].push_back({e.t, false, kNoSym, e.local_ms});
+    for (const Expire& e : h.expires) by_key[{e.node, e.key}].push_back({e.t, false, kNoSym, e.local_ms, e.line});
     for (const DataLoss& l : h.data_losses) {
-      for (uint32_t i = 0; i < l.keys_count; ++i) by_key[{l.node, h.key_pool[l.keys_begin + i]}].push_back({l.t, true, l.reason});
+      for (uint32_t i = 0; i < l.keys_count; ++i) by_key[{l.node, h.key_pool[l.keys_begin + i]}].push_back({l.t, true, l.reason, kAbsent, l.line});
     }
     for (auto& [key, v] : by_key) std::stable_sort(v.begin(), v.end(), [](const Entry& a, const Entry& b) { return a.t < b.t; });
     // A crash followed by a restart of the same node is judged by the restart's data_loss.
@@ -183,6 +187,7 @@ Death death_of(const History& h, const DeathIndex& index, Sym node, Sym key, Tim
              jumps.empty() ? node : kNoSym};
         if (jumps.empty()) std::tie(d.early_us, d.early_since) = clock_ahead(h, key_execs, node, after, e, owner);
       }
+      d.line = e.line;
     }
   }
   auto c = index.crashes.find(node);
@@ -309,7 +314,8 @@ Grants grants_of(const History& h, const Operation& op, std::span<const uint32_t
                           " at " + format_time(end.taken), true, kNoSym};
     }
     g.first_grant = std::min(g.first_grant, x.t);
-    (d.t > op.complete_t ? g.live : g.dead).push_back(std::move(d));
+    const bool live = d.t > op.complete_t || (d.t == op.complete_t && d.line > op.complete_line);
+    (live ? g.live : g.dead).push_back(std::move(d));
   }
   std::sort(g.live.begin(), g.live.end(), [](const Death& a, const Death& b) { return a.t < b.t; });
   return g;
