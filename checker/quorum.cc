@@ -345,9 +345,13 @@ struct Finding {
 std::string quorum_shortfall(const History& h, const Operation& op) {
   if (!judged(h) || !op.is_acquire() || op.outcome != Outcome::kOk || op.acquired != Tri::kTrue) return "";
   std::vector<uint32_t> runs;
+  bool any_runs = false;  // of any operation: without them the history cannot say who granted what
   for (uint32_t e = 0; e < h.execs.size(); ++e) {
-    if (h.execs[e].op_id == op.id) runs.push_back(e);
+    const int64_t id = h.execs[e].op_id;
+    any_runs = any_runs || id != kAbsent;
+    if (id == op.id) runs.push_back(e);
   }
+  if (!any_runs) return "";
   GrantIndex index(h);
   const Grants g = grants_of(h, op, runs, index);
   const int64_t quorum = quorum_of(h);
