@@ -1355,6 +1355,27 @@ TEST(Quorum, ADeathLoggedAtTheDeclarationsInstantButAfterItCameAfterIt) {
                    "c1/t0's acquisition #1 of L declared at 1.000 s had 1 live grant(s) of 2 (quorum 2)");
 }
 
+// Another tool's log whose hold_begin lines name no operation: A's hold is its lock's (#1), and
+// node b's restart during it broke A's quorum. Quorum found no hold for #1 and answered "ok: held
+// a live quorum for their validity and hold".
+TEST(Quorum, AHoldThatNamesNoOperationIsItsAcquisitionsHold) {
+  const std::string text =
+      R"({"lockstep_history": 1, "lock_kind": "simple", "nodes": ["a", "b", "c"], "quorum": 2})" "\n"
+      R"({"t": 0, "type": "invoke", "id": 1, "thread": "A", "owner": "A", "lock": "L", "op": "lock", "lease_ms": 5000})" "\n"
+      R"({"t": 100, "type": "exec", "node": "a", "seq": 1, "command": "SET", "op": 1, "args": ["L", "A", "NX", "PX", "5000"], "reply": {"ok": "OK"}})" "\n"
+      R"({"t": 200, "type": "exec", "node": "b", "seq": 1, "command": "SET", "op": 1, "args": ["L", "A", "NX", "PX", "5000"], "reply": {"ok": "OK"}})" "\n"
+      R"({"t": 1000, "type": "complete", "id": 1, "outcome": "ok", "acquired": true})" "\n"
+      R"({"t": 1000, "type": "hold_begin", "thread": "A", "owner": "A", "lock": "L"})" "\n"
+      R"({"t": 1500000, "type": "data_loss", "node": "b", "reason": "restart", "keys": ["L"]})" "\n"
+      R"({"t": 3000000, "type": "hold_end", "thread": "A", "lock": "L", "reason": "unlock"})" "\n"
+      R"({"t": 3000000, "type": "invoke", "id": 3, "thread": "A", "owner": "A", "lock": "L", "op": "unlock"})" "\n"
+      R"({"t": 3001000, "type": "complete", "id": 3, "outcome": "ok", "released": true})" "\n"
+      R"({"t": 10000000, "type": "end", "complete": true})" "\n";
+  expect_explained(property_of(text, "quorum"), Verdict::kViolation,
+                   "A's acquisition #1 of L declared at 0.001 s lost its quorum during the hold at 1.500 s: b lost its key at "
+                   "1.500 s (restart), leaving 1 of its 2 live key(s), below the quorum of 2.");
+}
+
 TEST(Quorum, GrantsDeadWhenTheAcquisitionDeclaredAreNamedWithTheWait) {
   // c1's grants on node0 and node1 run at 1 s with 1 s leases; node2 is paused, and c1 waits for
   // its reply until 6 s (a client that never checks the time it took): both keys are gone when it

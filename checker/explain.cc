@@ -288,8 +288,9 @@ class Story {
     // server's grant and the reply (a pause, a node's clock jump) let the second one in as well.
     for (const Hold& hold : h.holds) {
       if (hold.thread != c.first_thread || hold.lock != c.lock || hold.begin_t != c.first_begin) continue;
-      const int64_t index = hold.op_id == kAbsent ? -1 : h.op_index(hold.op_id);
-      if (index >= 0) from_ = std::min(from_, h.ops[index].invoke_t);
+      if (const Operation* op = hold_acquisition(h, hold.thread, hold.lock, hold.begin_t, hold.op_id)) {
+        from_ = std::min(from_, op->invoke_t);
+      }
     }
     // A key's expiry or loss before a node first granted the lock (the previous holder's key
     // expiring at the instant of the grant) did not end this hold, as the grant wrote the key

@@ -16,6 +16,7 @@
 //    expiry is the lease's business, judged by the other properties).
 #include <algorithm>
 #include <cctype>
+#include <iterator>
 #include <map>
 #include <span>
 #include <string_view>
@@ -384,8 +385,26 @@ PropertyResult check_quorum(const History& h, const CheckOptions&) {
   GrantIndex index(h);
   const int64_t quorum = quorum_of(h);
   // The end of each acquisition's hold, by op id (the last hold of an id, as the holds list them).
+  // A hold whose hold_begin names no operation (another tool's log) is its thread's last
+  // acquisition's that returned by its start, as the stories find it.
   std::unordered_map<int64_t, TimeUs> hold_end_of;
-  for (const Hold& x : h.holds) hold_end_of[x.op_id] = x.end_t == kTimeNever ? h.end_t : x.end_t;
+  std::map<std::pair<Sym, Sym>, std::vector<const Operation*>> granted;  // (thread, lock) → its grants, in order
+  if (std::any_of(h.holds.begin(), h.holds.end(), [](const Hold& x) { return x.op_id == kAbsent; })) {
+    for (const Operation& op : h.ops) {
+      if (op.is_acquire() && op.outcome == Outcome::kOk && op.acquired != Tri::kFalse) granted[{op.thread, op.lock}].push_back(&op);
+    }
+  }
+  for (const Hold& x : h.holds) {
+    int64_t id = x.op_id;
+    if (id == kAbsent) {
+      // A thread's calls follow one another: its grants returned in order.
+      const std::vector<const Operation*>& mine = granted[{x.thread, x.lock}];
+      const auto after = std::upper_bound(mine.begin(), mine.end(), x.begin_t,
+                                          [](TimeUs t, const Operation* op) { return t < op->complete_t; });
+      if (after != mine.begin()) id = (*std::prev(after))->id;
+    }
+    if (id != kAbsent) hold_end_of[id] = x.end_t == kTimeNever ? h.end_t : x.end_t;
+  }
   int64_t checked = 0;
   int64_t unjudged = 0;
   std::vector<Finding> findings;
