@@ -1134,10 +1134,10 @@ LockOutcome LuaLockClient::outcome_of(lua_State* co, int results, const char* fn
   else if (std::strcmp(outcome, "fail") == 0) out.outcome = Outcome::kFail;
   else if (std::strcmp(outcome, "unknown") == 0) out.outcome = Outcome::kUnknown;
   else host_.fail(std::string(fn) + " returned outcome '" + outcome + "' (expected ok, fail or unknown)");
-  for (const char* name : {"acquired", "released"}) {
+  for (const auto& [name, slot] : {std::pair{"acquired", &out.acquired}, std::pair{"released", &out.released}}) {
     const int i = field(name);
     if (!lua_isnil(co, i) && !lua_isboolean(co, i)) wrong_type(name, i, "a boolean");
-    (std::strcmp(name, "acquired") == 0 ? out.acquired : out.released) = lua_toboolean(co, i) != 0;
+    *slot = lua_toboolean(co, i) != 0;
   }
   // Within what the history format allows (docs/history-format.md, "Limits"), so a run never
   // writes a history its own checker refuses.
