@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -62,7 +63,35 @@ struct ExploreArgs {
   bool live = false;      // against real redis-servers (docs/live.md)
   int64_t time_budget_s = 0;  // stop starting seeds after this much wall time (0: no limit)
   int64_t checkpoint_every_s = kCheckpointEverySeconds;  // write DIR/explore.json this often while running
+  // Which of the options an interrupted summary records (resume_options) were given on the
+  // command line, by name: with --resume they must agree with the record.
+  std::vector<std::string> given;
 };
+
+// The options that shape an exploration's final result besides its scenario and seeds, by flag
+// and by their key in an interrupted summary's "options": --resume goes on with them, so that the
+// resumed exploration ends as the uninterrupted one would (it shrinks, lists and writes JUnit the
+// same way, and a --live exploration stays live).
+constexpr std::array<std::pair<const char*, const char*>, 6> kResumeOptions = {{{"--no-shrink", "no_shrink"},
+                                                                                {"--shrink-runs", "shrink_runs"},
+                                                                                {"--shrink-property", "shrink_property"},
+                                                                                {"--list", "list"},
+                                                                                {"--live", "live"},
+                                                                                {"--junit", "junit"}}};
+
+// The kResumeOptions of `args`; a --junit path made absolute, as a resumption may run elsewhere.
+nlohmann::json resume_options(const ExploreArgs& args) {
+  std::error_code ec;
+  const std::string junit = args.junit.empty() ? "" : std::filesystem::absolute(args.junit, ec).string();
+  return {{"no_shrink", args.no_shrink}, {"shrink_runs", args.shrink_runs}, {"shrink_property", args.shrink_property},
+          {"list", args.list},           {"live", args.live},               {"junit", ec ? args.junit : junit}};
+}
+
+// The text of DIR/explore.json for `sum`; an interrupted one records this run's resume_options.
+std::string summary_json(ExploreSummary sum, const ExploreArgs& args) {
+  if (sum.interrupted) sum.options = resume_options(args);
+  return sum.to_json().dump(2) + "\n";
+}
 
 
 int fail(const std::string& message) {
@@ -168,7 +197,7 @@ std::string shrunk_text(const nlohmann::json& j) {
 
 Status write_outputs(const ExploreSummary& sum, const ExploreArgs& args, std::vector<std::string>& wrote) {
   const std::string path = args.out + "/explore.json";
-  Status st = report::write_file_atomically(path, sum.to_json().dump(2) + "\n");
+  Status st = report::write_file_atomically(path, summary_json(sum, args));
   if (!st.ok()) return st;
   wrote.insert(wrote.begin(), path);
   if (!args.junit.empty()) {
@@ -206,7 +235,7 @@ Result<ExploreSummary> read_summary(const std::string& f) {
 // signal.
 int finish_interrupted(const ExploreSummary& sum, const ExploreArgs& args) {
   const std::string path = args.out + "/explore.json";
-  Status st = report::write_file_atomically(path, sum.to_json().dump(2) + "\n");
+  Status st = report::write_file_atomically(path, summary_json(sum, args));
   if (!st.ok()) return fail(st.message());
   std::fputs(printable_lines(printable_copy(sum).to_text(args.list)).c_str(), stdout);
   const uint64_t left = sum.planned.count - (sum.slices.empty() ? 0 : sum.slices.back().end() - sum.planned.first);
@@ -238,7 +267,7 @@ void write_checkpoint(const ExploreSummary& sofar, const std::optional<ExploreSu
   }
   sum.dir = working_dir();
   const std::string path = args.out + "/explore.json";
-  Status st = report::write_file_atomically(path, sum.to_json().dump(2) + "\n");
+  Status st = report::write_file_atomically(path, summary_json(sum, args));
   if (!st.ok() && !warned) {
     warned = true;
     std::fprintf(stderr, "lockstep explore: cannot write the checkpoint (the run goes on): %s\n", printable(st.message()).c_str());
@@ -263,6 +292,39 @@ int merge_command(const ExploreArgs& args) {
               covered == sum.range.count ? " (complete)" : " (INCOMPLETE: some shards are missing)");
   std::vector<std::string> wrote;
   return finish(sum, args, wrote);
+}
+
+// --resume: the options `before` was started with (resume_options), into `args`. An option also
+// given now must have the recorded value. A summary written before options were recorded
+// keeps what was given now.
+Status apply_resume_options(const ExploreSummary& before, const std::string& path, ExploreArgs& args) {
+  if (before.options.is_null()) return Status::ok_status();
+  ExploreArgs recorded = args;
+  try {
+    const nlohmann::json& o = before.options;
+    recorded.no_shrink = o.at("no_shrink").get<bool>();
+    recorded.shrink_runs = o.at("shrink_runs").get<int>();
+    recorded.shrink_property = o.at("shrink_property").get<std::string>();
+    recorded.list = o.at("list").get<size_t>();
+    recorded.live = o.at("live").get<bool>();
+    recorded.junit = o.at("junit").get<std::string>();
+  } catch (const nlohmann::json::exception& e) {
+    return Status::error(path + ": /options: not the options of an exploration: " + e.what());
+  }
+  const nlohmann::json now = resume_options(args);
+  const nlohmann::json then = resume_options(recorded);
+  for (const auto& [flag, key] : kResumeOptions) {
+    if (std::find(args.given.begin(), args.given.end(), flag) == args.given.end() || now.at(key) == then.at(key)) continue;
+    return Status::error(path + ": the exploration started with " + key + " " + then.at(key).dump() + ", not " +
+                         now.at(key).dump() + " as " + flag + " says: --resume goes on with the options it started with");
+  }
+  args.no_shrink = recorded.no_shrink;
+  args.shrink_runs = recorded.shrink_runs;
+  args.shrink_property = recorded.shrink_property;
+  args.list = recorded.list;
+  args.live = recorded.live;
+  args.junit = recorded.junit;
+  return Status::ok_status();
 }
 
 // --resume DIR: the interrupted summary in DIR/explore.json, and `args` filled from it (the
@@ -293,6 +355,7 @@ Result<ExploreSummary> load_interrupted(ExploreArgs& args) {
   args.first_seed = before.range.first;
   args.seeds = before.range.count;
   args.out = args.resume;
+  if (Status st = apply_resume_options(before, path, args); !st.ok()) return st;
   return b;
 }
 
@@ -498,7 +561,12 @@ void register_explore(CLI::App& app, Action& action) {
       ->capture_default_str();
   sub->add_option("--resume", args->resume,
                   "Go on with the interrupted exploration in DIR (its explore.json names the scenario and the seeds)");
-  sub->callback([&action, args] { action = [args] { return explore_command(*args); }; });
+  sub->callback([&action, args, sub] {
+    for (const auto& [flag, key] : kResumeOptions) {
+      if (sub->get_option(flag)->count() > 0) args->given.push_back(flag);
+    }
+    action = [args] { return explore_command(*args); };
+  });
 }
 
 }  // namespace lockstep::cli

@@ -127,6 +127,7 @@ nlohmann::json ExploreSummary::to_json() const {
     j["interrupted"] = true;
     j["planned"] = range_json(planned);
     if (!dir.empty()) j["dir"] = dir;
+    if (!options.is_null()) j["options"] = options;
   }
   return j;
 }
@@ -165,6 +166,10 @@ Result<ExploreSummary> ExploreSummary::from_json(const nlohmann::json& j, const 
     if (s.interrupted) {
       s.planned = range_from(j.at("planned"));
       s.dir = j.value("dir", "");
+      s.options = j.value("options", nlohmann::json());
+      if (!s.options.is_null() && !s.options.is_object()) {
+        return Status::error(file + ": /options: expected an object (the options the exploration started with)");
+      }
     }
   } catch (const nlohmann::json::exception& e) {
     return Status::error(file + ": not a lockstep explore summary: " + e.what());

@@ -53,6 +53,10 @@ struct ExploreSummary {
   // Interrupted only, if known: the working directory the exploration ran in, so that
   // `--resume` finds a scenario `file` given as a relative path from any directory.
   std::string dir;
+  // Interrupted only, if known: the options that shape the final result (`lockstep explore`'s
+  // --no-shrink, --shrink-runs, --shrink-property, --list, --live, --junit), as an object that
+  // `--resume` applies again. The harness keeps it as it is; the CLI reads and writes it.
+  nlohmann::json options = nullptr;
 
   // Folds in one seed's result. REQUIRES: seeds are added in increasing order.
   void add(const SeedResult& r);
