@@ -2,8 +2,8 @@
 // RESP2; --trace writes every command as it runs (cli/serve/tracing_backend.h).
 //
 // N independent model nodes on consecutive ports P..P+N-1, real time as their clock, on
-// 127.0.0.1 unless told otherwise. Prints one line per listening node, serves until SIGINT or
-// SIGTERM, then exits 0. Bad options or a port in use exit 2 with a message.
+// 127.0.0.1 unless told otherwise. Prints one line per listening node, serves until SIGINT,
+// SIGTERM or SIGHUP, then exits 0. Bad options or a port in use exit 2 with a message.
 #include <CLI/CLI.hpp>
 #include <sys/resource.h>
 

@@ -68,8 +68,8 @@ uint16_t port_of(const std::string& out, int node) {
   return at == std::string::npos ? 0 : static_cast<uint16_t>(std::stoi(out.substr(at + key.size())));
 }
 
-TEST(ServeCli, ServesUntilSigtermThenExitsZero) {
-  for (int sig : {SIGTERM, SIGINT}) {
+TEST(ServeCli, ServesUntilSigtermSigintOrSighupThenExitsZero) {
+  for (int sig : {SIGTERM, SIGINT, SIGHUP}) {
     Child c = spawn({"serve", "--port", "0", "--nodes", "2"});
     const std::string out = read_until(c.out_fd, "node 1 listening");
     const uint16_t port = port_of(out, 1);

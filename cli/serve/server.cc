@@ -195,7 +195,7 @@ size_t Server::connection_count(int index) const {
 
 namespace {
 
-// Waits for SIGINT/SIGTERM on its own thread (the signals are blocked in every other one), asks
+// Waits for SIGINT/SIGTERM/SIGHUP on its own thread (the signals are blocked in every other one), asks
 // the server to stop, and ends the process if that does not happen in time: a script stuck in a
 // C function never returns to the event loop, and a signal must still end `lockstep serve`.
 class SignalWatch {
@@ -220,6 +220,7 @@ class SignalWatch {
     sigemptyset(&set);
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);  // the terminal closed: stop as for SIGTERM, not die mid-write
     return set;
   }
   void watch() {

@@ -34,7 +34,7 @@ struct ServeOptions {
   // A script running longer than this keeps the server answering others (-BUSY, SCRIPT KILL),
   // as Redis's busy-reply-threshold (lua-time-limit).
   int64_t busy_threshold_ms = 5000;
-  // After SIGINT/SIGTERM, how long a graceful stop may take before the process ends anyway (a
+  // After SIGINT/SIGTERM/SIGHUP, how long a graceful stop may take before the process ends anyway (a
   // script blocked inside a C function, e.g. a backtracking string.find, never yields).
   int64_t forced_exit_ms = 2000;
   BackendFactory backend;
@@ -50,7 +50,7 @@ class Server {
 
   // The port of each node, in node order.
   const std::vector<uint16_t>& ports() const;
-  // Serves until stop() is called or SIGINT/SIGTERM arrives (when handle_signals). A signal
+  // Serves until stop() is called or SIGINT/SIGTERM/SIGHUP arrives (when handle_signals). A signal
   // always ends the process: if the server has not stopped within forced_exit_ms (a script is
   // stuck in C), the process exits at once with status 0 after saying so on stderr.
   void run(bool handle_signals);

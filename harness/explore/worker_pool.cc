@@ -131,12 +131,13 @@ Result<Worker> spawn(const TaskFn& task, const std::vector<Worker>& others) {
       if (o.to_fd >= 0) ::close(o.to_fd);
       if (o.from_fd >= 0) ::close(o.from_fd);
     }
-    // Ctrl-C goes to the whole foreground process group: the parent decides what to do (it
-    // stops the pool and kills the workers); a worker must not die of it first and be counted
-    // as a crashed seed. SIGTERM keeps its default.
+    // Ctrl-C, and the hangup of a closed terminal, go to the whole foreground process group:
+    // the parent decides what to do (it stops the pool and kills the workers); a worker must
+    // not die of it first and be counted as a crashed seed. SIGTERM keeps its default.
     struct sigaction ign {};
     ign.sa_handler = SIG_IGN;
     ::sigaction(SIGINT, &ign, nullptr);
+    ::sigaction(SIGHUP, &ign, nullptr);
     struct sigaction dfl {};
     dfl.sa_handler = SIG_DFL;
     ::sigaction(SIGTERM, &dfl, nullptr);

@@ -52,8 +52,8 @@ inline constexpr uint64_t kMaxTaskOutputBytes = uint64_t{64} << 20;
 // (fork or pipe errors); task crashes are outputs, not errors.
 // When `stop` says so, the workers are killed and reaped and run_tasks returns ok at once: the
 // tasks still running are lost (`done` is not called for them), and no worker's death after
-// the stop is reported as a crash. Workers ignore SIGINT, so a Ctrl-C sent to the whole
-// process group reaches only the parent, which decides.
+// the stop is reported as a crash. Workers ignore SIGINT and SIGHUP, so a Ctrl-C or a closed
+// terminal's hangup sent to the whole process group reaches only the parent, which decides.
 // REQUIRES: 1 <= jobs <= kMaxJobs. Call from a single-threaded process (fork).
 Status run_tasks(uint64_t count, int jobs, const TaskFn& task, const DoneFn& done, const StopFn& stop = nullptr);
 

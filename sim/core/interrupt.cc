@@ -128,6 +128,7 @@ void exit_on_signal(const char* what) {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGHUP, &sa, nullptr);  // the terminal closed (an ssh session dropped)
 }
 
 void remove_remembered() {
@@ -146,6 +147,7 @@ void stop_on_signal(const char* what, const char* stopping) {
   sigemptyset(&sa.sa_mask);  // no SA_RESTART: a blocking poll() returns EINTR and sees the stop
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGHUP, &sa, nullptr);  // the terminal closed (an ssh session dropped)
 }
 
 int stop_requested() { return g_stop; }

@@ -1,10 +1,10 @@
-// Interruption: what a SIGINT or SIGTERM leaves behind.
+// Interruption: what a SIGINT, SIGTERM or SIGHUP (the terminal closed) leaves behind.
 //
 // Outputs are written under temporary names and renamed when complete, so an interrupted run
 // must not leave those temporary files (a half-written 581 MB history.jsonl.tmp was seen). Code
 // that creates one remembers it here and forgets it once renamed or removed; a command that
 // wants it calls exit_on_signal(), whose handler removes every remembered file and ends the
-// process with 128 + the signal (130 for SIGINT). The table is fixed-size and the handler uses
+// process with 128 + the signal (130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP). The table is fixed-size and the handler uses
 // only async-signal-safe calls (unlink, write, _exit).
 #ifndef LOCKSTEP_SIM_CORE_INTERRUPT_H_
 #define LOCKSTEP_SIM_CORE_INTERRUPT_H_
@@ -26,7 +26,7 @@ void forget(const std::string& path);
 void remember_process(pid_t pid);
 void forget_process(pid_t pid);
 
-// Installs the SIGINT/SIGTERM handler described above; `what` names the command in the message
+// Installs the SIGINT/SIGTERM/SIGHUP handler described above; `what` names the command in the message
 // it prints ("lockstep run: interrupted").
 void exit_on_signal(const char* what);
 
@@ -34,14 +34,14 @@ void exit_on_signal(const char* what);
 // running out of memory (cli/main.cc).
 void remove_remembered();
 
-// For commands that can stop gracefully (explore, a live run): the first SIGINT/SIGTERM only
+// For commands that can stop gracefully (explore, a live run): the first SIGINT/SIGTERM/SIGHUP only
 // records the signal and prints "<what>: interrupted; <stopping> (Ctrl-C again to quit at
 // once)"; the command polls stop_requested() and winds down. A second signal exits at once as
 // exit_on_signal() does, unless it came within a second of the first: that is the same
 // interruption delivered twice (`timeout -s INT` signals the command and then its process group).
 void stop_on_signal(const char* what,
                     const char* stopping = "finishing the summary of the seeds that ran");
-// The signal that asked to stop (SIGINT, SIGTERM), or 0.
+// The signal that asked to stop (SIGINT, SIGTERM, SIGHUP), or 0.
 int stop_requested();
 
 // Files that are not complete yet (a run's outputs before its last one is written, a benchmark's

@@ -30,6 +30,21 @@ grep -q "interrupted; finishing the summary" "$work/i.err" || fail "no interrupt
 [ -e "$work/i/ex/explore.json.tmp" ] && fail "a temporary file was left"
 [ -e "$work/i/ex/shrunk.json" ] && fail "an interrupted exploration shrank"
 
+# A closed terminal's hangup reaches the whole process group: the workers ignore it, and the
+# parent writes the summary of the seeds that finished as after Ctrl-C (exit 129).
+mkdir -p "$work/hup"
+(cd "$work/hup" && exec "$bin" explore ../heavy.json --seeds 200 -j 2 --out ex > ../hup.txt 2> ../hup.err) &
+pid=$!
+sleep 0.4
+pkill -HUP -P $pid  # the workers, as a hangup of the process group reaches them (not this script's group)
+sleep 0.3           # a worker that died of it would be a crashed seed by now
+kill -HUP $pid
+wait $pid
+rc=$?
+[ $rc -eq 129 ] || fail "expected exit 129 after SIGHUP, got $rc: $(cat "$work/hup.txt" "$work/hup.err")"
+grep -q '"interrupted": true' "$work/hup/ex/explore.json" || fail "SIGHUP: explore.json is not marked interrupted"
+grep -q '"crashed"' "$work/hup/ex/explore.json" && fail "SIGHUP: a worker died of it and was counted as a crashed seed"
+
 # In a log (stderr not a terminal) a plain progress line comes every LOCKSTEP_PROGRESS_EVERY_S
 # (the run is stopped once it came).
 (cd "$work" && LOCKSTEP_PROGRESS_EVERY_S=1 exec "$bin" explore heavy.json --seeds 200 -j 1 --no-shrink --out pg > pg.txt 2> pg.err) &

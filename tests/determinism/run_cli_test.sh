@@ -197,4 +197,14 @@ rc=$?
 [ $rc -eq 130 ] || fail "expected exit 130 after SIGINT, got $rc: $(cat "$work/i.txt")"
 [ -n "$(ls -A "$work/i")" ] && fail "outputs left after an interrupted run: $(ls "$work/i")"
 grep -q "interrupted; temporary files removed" "$work/i.txt" || fail "no interruption message: $(cat "$work/i.txt")"
+# A closed terminal (SIGHUP: an ssh session dropped) is an interruption too: exit 129, nothing left.
+"$bin" run "$work/long.json" --out "$work/i" > "$work/hup.txt" 2>&1 &
+pid=$!
+for _ in $(seq 1 100); do [ -e "$work/i/history.jsonl.tmp" ] && break; sleep 0.1; done
+[ -e "$work/i/history.jsonl.tmp" ] || fail "the run did not start writing its history"
+kill -HUP $pid
+wait $pid
+rc=$?
+[ $rc -eq 129 ] || fail "expected exit 129 after SIGHUP, got $rc: $(cat "$work/hup.txt")"
+[ -n "$(ls -A "$work/i")" ] && fail "outputs left after a hangup: $(ls "$work/i")"
 echo "ok"
