@@ -63,21 +63,28 @@ struct ExploreArgs {
   bool live = false;      // against real redis-servers (docs/live.md)
   int64_t time_budget_s = 0;  // stop starting seeds after this much wall time (0: no limit)
   int64_t checkpoint_every_s = kCheckpointEverySeconds;  // write DIR/explore.json this often while running
-  // Which of the options an interrupted summary records (resume_options) were given on the
-  // command line, by name: with --resume they must agree with the record.
+  // Which of the options an interrupted summary records (kResumeOptions) were given on the
+  // command line, by flag.
   std::vector<std::string> given;
 };
 
-// The options that shape an exploration's final result besides its scenario and seeds, by flag
-// and by their key in an interrupted summary's "options": --resume goes on with them, so that the
+// The options that shape an exploration's end besides its scenario and seeds, by flag and by
+// their key in an interrupted summary's "options": --resume goes on with them, so that the
 // resumed exploration ends as the uninterrupted one would (it shrinks, lists and writes JUnit the
-// same way, and a --live exploration stays live).
-constexpr std::array<std::pair<const char*, const char*>, 6> kResumeOptions = {{{"--no-shrink", "no_shrink"},
-                                                                                {"--shrink-runs", "shrink_runs"},
-                                                                                {"--shrink-property", "shrink_property"},
-                                                                                {"--list", "list"},
-                                                                                {"--live", "live"},
-                                                                                {"--junit", "junit"}}};
+// same way, and a --live exploration stays live). Those that shape explore.json must agree when
+// given again; --list and --junit, which only say what is printed and written beside it, may be
+// given anew.
+struct ResumeOption {
+  const char* flag;
+  const char* key;
+  bool shapes_summary;
+};
+constexpr std::array<ResumeOption, 6> kResumeOptions = {{{"--no-shrink", "no_shrink", true},
+                                                         {"--shrink-runs", "shrink_runs", true},
+                                                         {"--shrink-property", "shrink_property", true},
+                                                         {"--live", "live", true},
+                                                         {"--list", "list", false},
+                                                         {"--junit", "junit", false}}};
 
 // The kResumeOptions of `args`; a --junit path made absolute, as a resumption may run elsewhere.
 nlohmann::json resume_options(const ExploreArgs& args) {
@@ -313,17 +320,18 @@ Status apply_resume_options(const ExploreSummary& before, const std::string& pat
   }
   const nlohmann::json now = resume_options(args);
   const nlohmann::json then = resume_options(recorded);
-  for (const auto& [flag, key] : kResumeOptions) {
-    if (std::find(args.given.begin(), args.given.end(), flag) == args.given.end() || now.at(key) == then.at(key)) continue;
-    return Status::error(path + ": the exploration started with " + key + " " + then.at(key).dump() + ", not " +
-                         now.at(key).dump() + " as " + flag + " says: --resume goes on with the options it started with");
+  auto given = [&args](const char* flag) { return std::find(args.given.begin(), args.given.end(), flag) != args.given.end(); };
+  for (const ResumeOption& o : kResumeOptions) {
+    if (!o.shapes_summary || !given(o.flag) || now.at(o.key) == then.at(o.key)) continue;
+    return Status::error(path + ": the exploration started with " + o.key + " " + then.at(o.key).dump() + ", not " +
+                         now.at(o.key).dump() + " as " + o.flag + " says: --resume goes on with the options it started with");
   }
   args.no_shrink = recorded.no_shrink;
   args.shrink_runs = recorded.shrink_runs;
   args.shrink_property = recorded.shrink_property;
-  args.list = recorded.list;
   args.live = recorded.live;
-  args.junit = recorded.junit;
+  if (!given("--list")) args.list = recorded.list;
+  if (!given("--junit")) args.junit = recorded.junit;
   return Status::ok_status();
 }
 
@@ -562,8 +570,8 @@ void register_explore(CLI::App& app, Action& action) {
   sub->add_option("--resume", args->resume,
                   "Go on with the interrupted exploration in DIR (its explore.json names the scenario and the seeds)");
   sub->callback([&action, args, sub] {
-    for (const auto& [flag, key] : kResumeOptions) {
-      if (sub->get_option(flag)->count() > 0) args->given.push_back(flag);
+    for (const ResumeOption& o : kResumeOptions) {
+      if (sub->get_option(o.flag)->count() > 0) args->given.push_back(o.flag);
     }
     action = [args] { return explore_command(*args); };
   });

@@ -125,14 +125,14 @@ grep -q '"name": "set-nx-px"' "$work/mx/profile.json" || fail "profile.json is n
 
 # --resume goes on with the options the exploration started with: started with --no-shrink and
 # --list 3, resumed with neither, it shrinks nothing and ends as the uninterrupted run does; a
-# resumption that gives another value is refused.
+# resumption that gives an option shaping explore.json another value is refused.
 (cd "$work/u" && "$bin" explore ../heavy.json --seeds 200 -j 2 --no-shrink --list 3 --out ns > ../ns-u.txt 2>&1)
 interrupted_after 0.4 "$work/i" "$work/ns-i.txt" "$work/ns-i.err" explore ../heavy.json --seeds 200 -j 1 --no-shrink --list 3 --out ns
 [ $? -eq 130 ] || fail "--no-shrink: expected exit 130 after SIGINT: $(cat "$work/ns-i.txt" "$work/ns-i.err")"
 grep -q '"no_shrink": true' "$work/i/ns/explore.json" || fail "the interrupted summary does not record --no-shrink"
-(cd "$work/i" && "$bin" explore --resume ns --list 5 > ../ns-r0.txt 2>&1)
-[ $? -eq 2 ] || fail "--resume with another --list should be refused: $(cat "$work/ns-r0.txt")"
-grep -q 'started with list 3, not 5 as --list says' "$work/ns-r0.txt" || fail "no message: $(cat "$work/ns-r0.txt")"
+(cd "$work/i" && "$bin" explore --resume ns --shrink-runs 5 > ../ns-r0.txt 2>&1)
+[ $? -eq 2 ] || fail "--resume with a --shrink-runs of its own should be refused: $(cat "$work/ns-r0.txt")"
+grep -q 'started with shrink_runs 300, not 5 as --shrink-runs says' "$work/ns-r0.txt" || fail "no message: $(cat "$work/ns-r0.txt")"
 (cd "$work/i" && "$bin" explore --resume ns -j 2 > ../ns-r.txt 2>&1)
 [ $? -le 1 ] || fail "resuming with the recorded options failed: $(cat "$work/ns-r.txt")"
 [ -e "$work/i/ns/shrunk.json" ] && fail "resumed without --no-shrink, an exploration started with it shrank"
