@@ -218,10 +218,14 @@ Status write_outputs(const ExploreSummary& sum, const ExploreArgs& args, std::ve
 int finish(const ExploreSummary& sum, const ExploreArgs& args, std::vector<std::string>& wrote) {
   Status st = make_dir(args.out);
   if (st.ok()) st = write_outputs(sum, args, wrote);
-  if (!st.ok()) return fail(st.message());
-  // Names, outcomes and replay commands may come from a merged explore.json: escaped.
+  // Names, outcomes and replay commands may come from a merged explore.json: escaped. Printed
+  // even when an output cannot be written (a full disk), so that hours of seeds are not lost.
   std::fputs(printable_lines(printable_copy(sum).to_text(args.list)).c_str(), stdout);
   std::fputs(printable_lines(shrunk_text(sum.shrunk)).c_str(), stdout);
+  if (!st.ok()) {
+    std::fflush(stdout);
+    return fail(st.message() + (wrote.empty() ? " (the summary above was not saved)" : ""));
+  }
   std::string w;
   for (const std::string& f : wrote) w += (w.empty() ? "" : ", ") + printable(f);
   std::printf("wrote: %s\n", w.c_str());
@@ -523,7 +527,11 @@ int explore_command(ExploreArgs args) {
     std::printf("--live: a failure is not shrunk (shrinking replays it many times); run its seed with lockstep run --live\n");
   } else if (!args.no_shrink) {
     Result<nlohmann::json> shrunk = shrink_first(l.value(), sum.value(), args, wrote);
-    if (!shrunk.ok()) return fail(shrunk.status().message());
+    if (!shrunk.ok()) {
+      // The seeds' summary is still written and printed; the exit code says the shrinking failed.
+      finish(sum.value(), args, wrote);
+      return fail(shrunk.status().message());
+    }
     sum.value().shrunk = shrunk.value();
   }
   return finish(sum.value(), args, wrote);

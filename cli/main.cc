@@ -2,6 +2,7 @@
 // `--help` on any subcommand prints its usage and exits 0.
 #include <CLI/CLI.hpp>
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -70,6 +71,12 @@ int main(int argc, char** argv) {
   app.failure_message([](const CLI::App* a, const CLI::Error& e) {
     return lockstep::printable_lines(CLI::FailureMessage::simple(a, e));
   });
+
+  // A file-size limit (`ulimit -f`) would otherwise kill the process with SIGXFSZ in the middle
+  // of a write, leaving a half-written temporary file and no message: ignored, the write fails
+  // with EFBIG ("File too large") and goes the way of any failed write (an error naming the file,
+  // exit 2, temporary files removed).
+  std::signal(SIGXFSZ, SIG_IGN);
 
   Action action;
   register_run(app, action);

@@ -202,6 +202,8 @@ class Session {
     while (failure_.empty() && interrupt::stop_requested() == 0) {
       const TimeUs now = loop_.now_us();
       if (now >= end) break;
+      // A write of the history that failed (a full disk) ends the run now, not at its end.
+      if (rec_.writer() != nullptr && rec_.writer()->io_failed()) return Status::error(s_.file + ": " + rec_.writer()->io_error().message());
       loop_.io().run_for(std::chrono::microseconds(std::min<TimeUs>(end - now, 50'000)));
       if (loop_.io().stopped()) loop_.io().restart();
     }

@@ -190,13 +190,17 @@ Status World::run(const ProgressFn& progress) {
   // Slices change nothing: run_until runs every event due by its bound, in (time, sequence)
   // order, and the budget counts events across calls.
   constexpr TimeUs kSlices = 200;
-  const TimeUs slice = progress ? std::max<TimeUs>(end / kSlices, kUsPerMs) : end;
+  // A history written to a file is looked at between slices too: a write that failed (a full
+  // disk) ends the run at once rather than after the rest of it.
+  const history::Writer* file = rec_.writer() != nullptr && rec_.writer()->mode() == history::Writer::Mode::kFile ? rec_.writer() : nullptr;
+  const TimeUs slice = progress || file != nullptr ? std::max<TimeUs>(end / kSlices, kUsPerMs) : end;
   LS_ASSERT(slice > 0 || end == 0);
   for (TimeUs bound = std::min(slice, end);; bound = std::min(bound + slice, end)) {
     LS_ASSERT(bound <= end);
     Status s = loop_.run_until(bound, scenario_.max_events);
     if (!s.ok()) return Status::error(scenario_.file + ": " + s.message());
     if (progress) progress(loop_.now(), loop_.events_run());
+    if (file != nullptr && file->io_failed()) return Status::error(scenario_.file + ": " + file->io_error().message());
     if (bound >= end) break;
   }
 

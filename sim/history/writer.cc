@@ -265,18 +265,32 @@ void Writer::flush() {
   bytes_ += buf_.size();
   if (mode_ == Mode::kFile && !io_error_ && !over_limit()) {
     if (zstd_ != nullptr) {
-      if (!zstd_->write(buf_).ok()) io_error_ = true;
+      if (Status s = zstd_->write(buf_); !s.ok()) {
+        io_error_ = true;
+        io_error_text_ = s.message();
+      }
     } else if (std::fwrite(buf_.data(), 1, buf_.size(), file_) != buf_.size()) {
       io_error_ = true;
+      io_error_text_ = std::strerror(errno);
     }
   }
   buf_.clear();
+}
+
+Status Writer::io_error() const {
+  if (!io_error_) return Status::ok_status();
+  return Status::error(tmp_path_ + ": writing the history failed: " + io_error_text_);
 }
 
 Status Writer::finish() {
   LS_ASSERT(!in_line_);
   flush();
   if (mode_ == Mode::kMemory) bytes_ = buf_.size();
+  if (io_error_) {  // what made the writes fail, rather than the size they would have had
+    const Status s = io_error();
+    abandon();
+    return s;
+  }
   if (over_limit()) {
     abandon();
     return Status::error("the history exceeded its limit of " + std::to_string(max_bytes_) +
@@ -284,14 +298,21 @@ Status Writer::finish() {
   }
   if (mode_ != Mode::kFile) return Status::ok_status();
   LS_ASSERT(file_ != nullptr);
-  if (zstd_ != nullptr && !io_error_ && !zstd_->finish().ok()) io_error_ = true;
+  if (zstd_ != nullptr) {
+    if (Status s = zstd_->finish(); !s.ok()) {
+      io_error_ = true;
+      io_error_text_ = s.message();
+    }
+  }
   zstd_.reset();
   const bool close_failed = std::fclose(file_) != 0;
+  if (close_failed && !io_error_) io_error_text_ = std::strerror(errno);
   file_ = nullptr;
   if (io_error_ || close_failed) {
+    io_error_ = true;
     std::remove(tmp_path_.c_str());
     interrupt::forget(tmp_path_);
-    return Status::error(tmp_path_ + ": writing the history failed: " + std::strerror(errno));
+    return io_error();
   }
   const bool moved = std::rename(tmp_path_.c_str(), path_.c_str()) == 0;
   if (!moved) std::remove(tmp_path_.c_str());

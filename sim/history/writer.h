@@ -105,7 +105,12 @@ class Writer {
   // Closes and deletes the temporary file (a run that failed).
   void abandon();
 
+  Mode mode() const { return mode_; }
   bool over_limit() const { return bytes_ > max_bytes_; }
+  // Whether a write to the file has failed (a full disk, a file-size limit): the run may stop
+  // at once, since finish() will only report it. io_error() names the file and the cause.
+  bool io_failed() const { return io_error_; }
+  Status io_error() const;
   uint64_t bytes() const { return bytes_; }
   uint64_t lines() const { return lines_; }
   TimeUs last_t() const { return last_t_; }
@@ -133,6 +138,7 @@ class Writer {
   TimeUs last_t_ = 0;
   bool in_line_ = false;
   bool io_error_ = false;
+  std::string io_error_text_;  // the first failed write's cause (strerror, or zstd's)
   bool unordered_ = false;
 };
 

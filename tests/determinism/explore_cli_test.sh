@@ -123,6 +123,14 @@ grep -q 'no failing seed violated fencing; nothing shrunk' "$work/sf.txt" || fai
 [ -e "$work/mx/shrunk" ] && fail "the second exploration kept the first one's shrunk/"
 grep -q '"name": "set-nx-px"' "$work/mx/profile.json" || fail "profile.json is not the second exploration's"
 
+# explore.json cannot be written (a full disk; here a file-size limit): the summary of the seeds
+# is printed all the same, and the error says it was not saved (exit 2).
+(cd "$work" && ulimit -f 1 && exec "$bin" explore heavy.json --seeds 20 -j 2 --no-shrink --out fz > fz.txt 2> fz.err)
+[ $? -eq 2 ] || fail "explore at the file-size limit: expected exit 2: $(cat "$work/fz.txt" "$work/fz.err")"
+grep -q '^seeds run: 20 ' "$work/fz.txt" || fail "explore at the file-size limit: the summary was not printed: $(cat "$work/fz.txt")"
+grep -q 'explore.json.tmp: write failed: File too large (the summary above was not saved)' "$work/fz.err" || fail "no message: $(cat "$work/fz.err")"
+ls "$work/fz" | grep -q '\.tmp$' && fail "explore at the file-size limit left a temporary file"
+
 # --resume goes on with the options the exploration started with: started with --no-shrink and
 # --list 3, resumed with neither, it shrinks nothing and ends as the uninterrupted run does; a
 # resumption that gives an option shaping explore.json another value is refused.

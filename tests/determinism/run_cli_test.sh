@@ -207,4 +207,11 @@ wait $pid
 rc=$?
 [ $rc -eq 129 ] || fail "expected exit 129 after SIGHUP, got $rc: $(cat "$work/hup.txt")"
 [ -n "$(ls -A "$work/i")" ] && fail "outputs left after a hangup: $(ls "$work/i")"
+# A file-size limit (ulimit -f) reached while writing the history: an error naming the file, exit 2,
+# no temporary file (not a death by SIGXFSZ that leaves one).
+(ulimit -f 200; exec "$bin" run "$work/long.json" --out "$work/fz" > "$work/fz.txt" 2>&1)
+rc=$?
+[ $rc -eq 2 ] || fail "expected exit 2 at the file-size limit, got $rc: $(cat "$work/fz.txt")"
+grep -q "fz/history.jsonl.tmp: writing the history failed: File too large" "$work/fz.txt" || fail "no message naming the file: $(cat "$work/fz.txt")"
+[ -n "$(ls -A "$work/fz")" ] && fail "outputs left at the file-size limit: $(ls "$work/fz")"
 echo "ok"
