@@ -1579,6 +1579,41 @@ TEST(Reader, RejectsBadStructure) {
   EXPECT_NE(parse_error(header() + "{\"t\": 1, \"type\": \"end\"}\n{\"t\": 2, \"type\": \"end\"}\n").find("after the 'end' footer"), std::string::npos);
 }
 
+// A key twice in one line is ambiguous (which value counts?), in the header as in an event: an
+// error naming the line and the field, with either reader. So is a string that does not decode.
+TEST(Reader, RejectsDuplicateKeysAndStringsThatDoNotDecode) {
+  for (const int threads : {1, 2}) {
+    ReadOptions o;
+    o.threads = threads;
+    auto error = [&](const std::string& text) {
+      Result<History> h = parse_history_text(text, "h.jsonl", o);
+      return h.ok() ? std::string("(parsed)") : h.status().message();
+    };
+    EXPECT_EQ(error(header() + R"({"t": 5, "t": 6, "type": "end"})" + "\n"),
+              "h.jsonl:2: field 't' appears twice in the line (which value counts is not defined)");
+    EXPECT_EQ(error(header() + R"({"t": 0, "type": "invoke", "id": 1, "thread": "a", "lock": "L", "op": "lock", "op": 3, "lease_ms": -1})" + "\n"),
+              "h.jsonl:2: field 'op' appears twice in the line (which value counts is not defined)");
+    EXPECT_EQ(error(header() + R"({"t": 0, "type": "invoke", "id": 1, "thread": "a", "lock": "L", "op": "lock", "lease_ms": null, "lease_ms": 5})" + "\n"),
+              "h.jsonl:2: field 'lease_ms' appears twice in the line (which value counts is not defined)");
+    EXPECT_EQ(error(header() + R"({"t": 0, "type": "exec", "node": "n", "seq": 1, "command": "SET", "args": ["L"], "args": ["M"], "reply": null})" + "\n"),
+              "h.jsonl:2: field 'args' appears twice in the line (which value counts is not defined)");
+    EXPECT_EQ(error(header() + R"({"t": 0, "type": "exec", "node": "n", "seq": 1, "command": "SET", "reply": null, "reply": 1})" + "\n"),
+              "h.jsonl:2: field 'reply' appears twice in the line (which value counts is not defined)");
+    EXPECT_EQ(error(R"({"lockstep_history": 1, "lock_kind": "reentrant", "lock_kind": "simple"})" "\n"),
+              "h.jsonl:1: header: /lock_kind: duplicate key (each key may appear once in an object)");
+    // An unknown field twice is ignored like any unknown field; the same key in two objects is fine.
+    EXPECT_EQ(error(header() + R"({"t": 1, "type": "end", "x": 1, "x": 2})" + "\n"), "(parsed)");
+    const std::string undecodable = "h.jsonl:2: field 'thread': expected a string, found one that does not decode: an escape or bytes "
+                                    "that do not decode (a lone \\uD800-\\uDFFF surrogate, an unknown escape, or bytes that are not UTF-8)";
+    EXPECT_EQ(error(header() + R"({"t": 0, "type": "invoke", "id": 1, "thread": "a\udc00", "lock": "L", "op": "lock", "lease_ms": -1})" + "\n"),
+              undecodable);
+    // Bytes that are not UTF-8: caught while the line is parsed or when the field is read.
+    const std::string bytes = error(header() + "{\"t\": 0, \"type\": \"invoke\", \"id\": 1, \"thread\": \"a\xff\xfe\", \"lock\": \"L\", \"op\": \"lock\", \"lease_ms\": -1}\n");
+    EXPECT_EQ(bytes.rfind("h.jsonl:2: ", 0), 0u) << bytes;
+    EXPECT_NE(bytes.find("not valid UTF-8"), std::string::npos) << bytes;
+  }
+}
+
 // The reader goes through its input in pieces of a few MiB. A history of ~9 MiB, with lines that
 // straddle the pieces' boundaries and one line of exactly 1 MiB (the limit), parses whole, with
 // each line's number right; a line one byte over the limit is refused wherever it falls.

@@ -11,6 +11,7 @@
 #include "checker/check.h"
 #include "checker/history_line.h"
 #include "checker/history_parse.h"
+#include "sim/core/json_keys.h"
 
 namespace lockstep::checker {
 
@@ -57,6 +58,9 @@ HistoryBuilder::~HistoryBuilder() = default;
 Status HistoryBuilder::header(std::string_view line) {
   nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return Status::error("header: not valid JSON");
+  if (const std::optional<std::string> dup = duplicate_key(line)) {
+    return Status::error("header: " + *dup + ": duplicate key (each key may appear once in an object)");
+  }
   if (!j.is_object()) return Status::error("header: expected a JSON object");
   HistoryHeader& h = history_.header;
   auto integer = [&](const char* name, int64_t& dst) -> Status {

@@ -19,10 +19,25 @@ const char* json_type_name(od::json_type type) {
 }  // namespace
 
 Status LineParser::type_error(std::string_view name, const char* expected, od::value& value) {
-  od::json_type type;
-  const char* found = value.type().get(type) ? "invalid JSON" : json_type_name(type);
+  od::json_type type = od::json_type::null;
+  const bool invalid = value.type().get(type) != simdjson::SUCCESS;
+  const char* found = invalid ? "invalid JSON" : json_type_name(type);
+  if (!invalid && type == od::json_type::string && std::string_view(expected).starts_with("a string")) {
+    // A string that does not decode: simdjson's reason, said plainly.
+    std::string_view text;
+    const simdjson::error_code error = value.get_string().get(text);
+    const std::string why = error == simdjson::STRING_ERROR || error == simdjson::UTF8_ERROR
+                                ? "an escape or bytes that do not decode (a lone \\uD800-\\uDFFF surrogate, an unknown escape, or bytes that are not UTF-8)"
+                                : simdjson::error_message(error);
+    return Status::error("field '" + std::string(name) + "': expected a string, found one that does not decode: " + why);
+  }
   return Status::error("field '" + std::string(name) + "': expected " + expected + ", found " +
                        found);
+}
+
+Status LineParser::repeated(std::string_view name, uint64_t bit, const LineFields& out) {
+  if ((out.present & bit) == 0) return Status();
+  return Status::error("field '" + std::string(name) + "' appears twice in the line (which value counts is not defined)");
 }
 
 Status LineParser::get_int(std::string_view name, od::value& value, int64_t& out) {
@@ -189,22 +204,32 @@ Status LineParser::get_params(od::value& value, LineFields& out) {
 
 Status LineParser::field(std::string_view name, od::value value, LineFields& out) {
   auto str = [&](uint64_t bit, std::string_view& dst) {
+    if (Status s = repeated(name, bit, out); !s.ok()) return s;
     out.present |= bit;
     return get_str(name, value, dst);
   };
   auto num = [&](uint64_t bit, int64_t& dst) {
+    if (Status s = repeated(name, bit, out); !s.ok()) return s;
     out.present |= bit;
     return get_int(name, value, dst);
   };
   auto flag = [&](uint64_t bit, bool& dst) {
+    if (Status s = repeated(name, bit, out); !s.ok()) return s;
     out.present |= bit;
     return get_bool(name, value, dst);
+  };
+  // The fields read by a function of their own: a second occurrence is refused here.
+  auto once = [&](uint64_t bit) {
+    Status s = repeated(name, bit, out);
+    out.present |= bit;
+    return s;
   };
   switch (name.size()) {
     case 1: if (name == "t") return num(kT, out.t); break;
     case 2:
       if (name == "id") return num(kId, out.id);
       if (name == "op") {
+        if (Status s = repeated(name, kOpInt | kOpStr, out); !s.ok()) return s;
         od::json_type type;
         if (!value.type().get(type) && type == od::json_type::number) return num(kOpInt, out.op_int);
         return str(kOpStr, out.op_str);
@@ -220,8 +245,15 @@ Status LineParser::field(std::string_view name, od::value value, LineFields& out
       if (name == "mode") return str(kMode, out.mode);
       if (name == "node") return str(kNode, out.node);
       if (name == "conn") return str(kConn, out.conn);
-      if (name == "keys") { out.present |= kKeys; return get_keys(value, out); }
-      if (name == "args") return get_first_arg(value, out);
+      if (name == "keys") {
+        if (Status s = once(kKeys); !s.ok()) return s;
+        return get_keys(value, out);
+      }
+      if (name == "args") {
+        if (args_seen_) return Status::error("field 'args' appears twice in the line (which value counts is not defined)");
+        args_seen_ = true;
+        return get_first_arg(value, out);
+      }
       if (name == "kind") return str(kKind, out.kind);
       break;
     case 5:
@@ -229,8 +261,14 @@ Status LineParser::field(std::string_view name, od::value value, LineFields& out
       if (name == "count") return num(kCount, out.count);
       if (name == "token") return num(kToken, out.token);
       if (name == "error") return str(kError, out.error);
-      if (name == "reply") { out.present |= kReply; return get_reply(value, out); }
-      if (name == "value") { out.present |= kValue; return get_state_value(value, out); }
+      if (name == "reply") {
+        if (Status s = once(kReply); !s.ok()) return s;
+        return get_reply(value, out);
+      }
+      if (name == "value") {
+        if (Status s = once(kValue); !s.ok()) return s;
+        return get_state_value(value, out);
+      }
       if (name == "event") return str(kEvent, out.event);
       if (name == "fault") return num(kFault, out.fault);
       if (name == "phase") return str(kPhase, out.phase);
@@ -241,7 +279,10 @@ Status LineParser::field(std::string_view name, od::value value, LineFields& out
       if (name == "fenced") return flag(kFenced, out.fenced);
       if (name == "script") return str(kScript, out.script);
       if (name == "target") return str(kTarget, out.target);
-      if (name == "params") { out.present |= kParams; return get_params(value, out); }
+      if (name == "params") {
+        if (Status s = once(kParams); !s.ok()) return s;
+        return get_params(value, out);
+      }
       break;
     case 7:
       if (name == "outcome") return str(kOutcome, out.outcome);
@@ -250,7 +291,7 @@ Status LineParser::field(std::string_view name, od::value value, LineFields& out
       if (name == "command") return str(kCommand, out.command);
       if (name == "channel") return str(kChannel, out.channel);
       if (name == "message") {
-        out.present |= kMessage;
+        if (Status s = once(kMessage); !s.ok()) return s;
         int64_t number;
         if (!value.get_int64().get(number)) {
           out.message_buf = std::to_string(number);
@@ -265,6 +306,7 @@ Status LineParser::field(std::string_view name, od::value value, LineFields& out
       if (name == "released") return flag(kReleased, out.released);
       if (name == "lease_ms") {
         // null: no lease at all (the lock never expires by itself), docs/history-format.md.
+        if (Status s = repeated(name, kLease, out); !s.ok()) return s;
         if (value.is_null().value_unsafe()) {
           out.present |= kLease;
           out.lease_ms = kNoLeaseMs;
@@ -291,6 +333,7 @@ Status LineParser::field(std::string_view name, od::value value, LineFields& out
 
 Status LineParser::parse(const char* data, size_t len, size_t capacity, LineFields& out) {
   out.reset();
+  args_seen_ = false;
   od::document doc;
   if (auto error = parser_.iterate(data, len, capacity).get(doc)) {
     return Status::error(std::string("not valid JSON (") + simdjson::error_message(error) + ")");

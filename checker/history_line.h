@@ -45,8 +45,11 @@ class LineParser {
   Status get_state_value(od::value& value, LineFields& out);
   Status get_params(od::value& value, LineFields& out);
   Status type_error(std::string_view name, const char* expected, od::value& value);
+  // A field the line already had (a duplicate key is ambiguous: which value counts?).
+  Status repeated(std::string_view name, uint64_t bit, const LineFields& out);
 
   od::parser parser_;
+  bool args_seen_ = false;  // `args` sets no bit when its first element is not a string
 };
 
 }  // namespace lockstep::checker::internal

@@ -33,6 +33,7 @@
 #include "harness/scenario/run.h"
 #include "sim/core/assert.h"
 #include "sim/core/interrupt.h"
+#include "sim/core/json_keys.h"
 
 namespace lockstep::cli {
 namespace {
@@ -238,6 +239,9 @@ Result<ExploreSummary> read_summary(const std::string& f) {
   if (!text.ok()) return text.status();
   nlohmann::json j = nlohmann::json::parse(text.value(), nullptr, false);
   if (j.is_discarded()) return Status::error(f + ": not valid JSON (expected an explore.json)");
+  if (const std::optional<std::string> dup = duplicate_key(text.value())) {
+    return Status::error(f + ": " + *dup + ": duplicate key (each key may appear once in an object)");
+  }
   return ExploreSummary::from_json(j, f);
 }
 

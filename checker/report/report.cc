@@ -6,6 +6,7 @@
 #include "checker/report/files.h"
 #include "checker/report/page.h"
 #include "sim/core/assert.h"
+#include "sim/core/json_keys.h"
 #include "sim/core/zstd_file.h"
 
 namespace lockstep::report {
@@ -111,6 +112,9 @@ Status write_report_from_result(const std::string& result_path, const std::strin
   if (!text.ok()) return text.status();
   json result = json::parse(text.value(), nullptr, /*allow_exceptions=*/false);
   if (result.is_discarded()) return Status::error(result_path + ": not valid JSON (expected a result.json)");
+  if (const std::optional<std::string> dup = duplicate_key(text.value())) {
+    return Status::error(result_path + ": " + *dup + ": duplicate key (each key may appear once in an object)");
+  }
   if (!result.is_object() || !result.contains("lockstep_result")) {
     return Status::error(result_path + ": not a lockstep result (expected an object with \"lockstep_result\": 1)");
   }

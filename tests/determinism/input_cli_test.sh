@@ -106,4 +106,22 @@ grep -q "give the file with --history PATH" "$work/8.txt" || fail "the message d
 [ -e "$work/8.html" ] && fail "a report was written from a history outside the result's directory"
 "$bin" report "$work/r8/result.json" --history "$work/o4/history.jsonl" -o "$work/8.html" > "$work/8b.txt" 2>&1
 [ $? -eq 0 ] || fail "report --history PATH: expected exit 0: $(cat "$work/8b.txt")"
+
+# 9. A key twice in one object of a result.json (or an explore.json) is ambiguous: refused (exit 2)
+# with its JSON path, as a scenario's is.
+mkdir -p "$work/r9"
+cp "$work/o4/history.jsonl" "$work/r9/"
+python3 - "$work/o4/result.json" "$work/r9/result.json" <<'PY'
+import sys
+text = open(sys.argv[1]).read()
+open(sys.argv[2], "w").write(text.replace('"seed":', '"seed": 99, "seed":', 1))
+PY
+"$bin" report "$work/r9/result.json" -o "$work/9.html" > "$work/9.txt" 2>&1
+[ $? -eq 2 ] || fail "report of a result.json with a duplicate key: expected exit 2: $(cat "$work/9.txt")"
+grep -qE "r9/result.json: /([a-z_]+/)*seed: duplicate key" "$work/9.txt" || fail "no message naming the key: $(cat "$work/9.txt")"
+(cd "$work" && "$bin" explore "$weird" --seeds 2 -j 1 --no-shrink --out e9 > /dev/null 2>&1)
+sed -i '0,/"seeds_run":/s//"seeds_run": 0, "seeds_run":/' "$work/e9/explore.json"
+"$bin" explore --merge "$work/e9/explore.json" --out "$work/e9m" > "$work/9m.txt" 2>&1
+[ $? -eq 2 ] || fail "explore --merge of an explore.json with a duplicate key: expected exit 2: $(cat "$work/9m.txt")"
+grep -qF "$work/e9/explore.json: /seeds_run: duplicate key" "$work/9m.txt" || fail "no message naming the key: $(cat "$work/9m.txt")"
 echo "ok"
