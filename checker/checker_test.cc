@@ -1398,6 +1398,43 @@ TEST(Quorum, GrantsDeadWhenTheAcquisitionDeclaredAreNamedWithTheWait) {
                    "at 1.000 s for 5000 ms (fault #1)");
 }
 
+TEST(Quorum, AGrantAFailedAttemptGaveBackIsNoPartOfTheDeclaredQuorum) {
+  // c1's first attempt gets node1 only and gives it back (the release, tagged with no operation as
+  // redlock-spec and Redisson's RedLock send it, freed the key: reply 1). Its second attempt gets
+  // node0 and node2, whose key expires (node2's clock jumped) before c1 declares success: one live
+  // grant of two. Counting the given-back grant on node1, which nobody took since and which never
+  // expired, made it two live grants of three: no violation (Redisson RedLock, explore seed 40001).
+  auto text = [](const std::string& release_reply) {
+    return std::string(R"({"lockstep_history": 1, "algorithm": "redlock-x", "lock_kind": "simple", "nodes": ["node0", "node1", "node2"]})" "\n") +
+           R"({"t": 1000000, "type": "invoke", "id": 1, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "lock", "lease_ms": 10000})" "\n"
+           R"({"t": 1000100, "type": "exec", "node": "node1", "seq": 1, "conn": "c1", "command": "SET", "op": 1, "args": ["L", "tok", "NX", "PX", "10000"], "reply": {"ok": "OK"}})" "\n"
+           R"({"t": 1000200, "type": "exec", "node": "node0", "seq": 1, "conn": "c1", "command": "SET", "op": 1, "args": ["L", "tok", "NX", "PX", "10000"], "reply": null})" "\n"
+           R"({"t": 1000300, "type": "exec", "node": "node2", "seq": 1, "conn": "c1", "command": "SET", "op": 1, "args": ["L", "tok", "NX", "PX", "10000"], "reply": null})" "\n"
+           R"({"t": 1000400, "type": "exec", "node": "node1", "seq": 2, "conn": "c1", "command": "EVALSHA", "script": "redlock_release", "keys": ["L"], "args": ["tok"], "reply": )" + release_reply + "}\n"
+           R"({"t": 3000100, "type": "exec", "node": "node0", "seq": 2, "conn": "c1", "command": "SET", "op": 1, "args": ["L", "tok", "NX", "PX", "10000"], "reply": {"ok": "OK"}})" "\n"
+           R"({"t": 3000200, "type": "exec", "node": "node2", "seq": 2, "conn": "c1", "command": "SET", "op": 1, "args": ["L", "tok", "NX", "PX", "10000"], "reply": {"ok": "OK"}})" "\n"
+           R"({"t": 3000300, "type": "fault", "fault": 1, "kind": "clock_jump", "target": "node2", "phase": "instant", "params": {"delta_ms": 20000}})" "\n"
+           R"({"t": 3000300, "type": "expire", "node": "node2", "key": "L"})" "\n"
+           R"({"t": 3000400, "type": "exec", "node": "node1", "seq": 3, "conn": "c1", "command": "SET", "op": 1, "args": ["L", "tok", "NX", "PX", "10000"], "reply": null})" "\n"
+           R"({"t": 3000500, "type": "complete", "id": 1, "outcome": "ok", "acquired": true})" "\n"
+           R"({"t": 60000000, "type": "end", "complete": true})" "\n";
+  };
+  expect_explained(property_of(text("1"), "quorum"), Verdict::kViolation,
+                   "c1/t0's acquisition #1 of L declared at 3.000 s had 1 live grant(s) of 2 (quorum 2): its key expired on "
+                   "node2 at 3.000 s after node2's clock jumped by 20000 ms at 3.000 s (fault #1); it declared success 0.000 s "
+                   "after its first grant (at 3.000 s), and in between: clock_jump of node2 at 3.000 s (fault #1).");
+  // A release that freed nothing (reply 0: the key was not c1's there) gave nothing back: node1's
+  // grant still counts, live, and the quorum holds.
+  EXPECT_EQ(property_of(text("0"), "quorum").verdict, Verdict::kOk);
+  // A release after node1 had lost the key (a restart) gave back nothing of c1/t0's (untagged, it
+  // may be another thread's of c1): the grant counts, dead by the restart (explore seed 172).
+  std::string lost = text("1");
+  const std::string release_line = R"({"t": 1000400, "type": "exec", "node": "node1", "seq": 2)";
+  lost.insert(lost.find(release_line), R"({"t": 1000350, "type": "data_loss", "node": "node1", "reason": "restart", "keys": ["L"]})" "\n");
+  expect_explained(property_of(lost, "quorum"), Verdict::kViolation,
+                   "had 1 live grant(s) of 3 (quorum 2): node1 lost its key at 1.000 s (restart), and its key expired on node2");
+}
+
 TEST(Quorum, APartitionBetweenTheClientAndANodeIsNamedInTheWait) {
   // As above, but what kept c1 waiting is a one-way partition from node2 (node2 ran the SET, its
   // reply was lost, the re-send's came at 6 s), and a drop elsewhere lasted too (node1 to c2: not

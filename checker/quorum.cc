@@ -18,6 +18,7 @@
 #include <cctype>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <tuple>
@@ -284,10 +285,40 @@ struct GrantIndex {
   }
 };
 
+// Whether `x`, a run on the key of `op`'s grant `grant` after it, is the release a failed
+// attempt of `op` sent before it declared success (a RedLock that missed its quorum gives back
+// what it got, then tries again): on the same node and connection, of `op` or of no operation
+// (redlock-spec and Redisson's RedLock do not tag it), a script other than the grant's whose name
+// says it releases (`unlock`, `release`), and that released something (replied 1: Redisson's
+// unlock and the RedLock release scripts reply 1 when they freed the key). Untagged, it may be
+// another thread's of the same client: grants_of counts it only while the grant was still live
+// (a release after the key died, by a restart say, gave back nothing of this acquisition's).
+bool own_release(const History& h, const Operation& op, const Exec& grant, const Exec& x) {
+  if (x.node != grant.node || x.conn != grant.conn || x.line > op.complete_line) return false;
+  if (x.op_id != op.id && x.op_id != kAbsent) return false;
+  if (x.script == kNoSym || x.script == grant.script || x.reply != ReplyKind::kInt || x.reply_int != 1) return false;
+  const std::string_view name = h.str(x.script);
+  return name.find("unlock") != std::string_view::npos || name.find("release") != std::string_view::npos;
+}
+
+// The run by which a failed attempt of `op` gave its grant `grant` back (own_release) before `op`
+// declared success, if any. `key_execs`: the runs on the grant's key, in history order.
+std::optional<Exec> given_back(const History& h, const Operation& op, const Exec& grant, const std::vector<uint32_t>& key_execs) {
+  auto it = std::upper_bound(key_execs.begin(), key_execs.end(), grant.line,
+                             [&](uint32_t line, uint32_t e) { return line < h.execs[e].line; });
+  for (; it != key_execs.end() && h.execs[*it].line <= op.complete_line; ++it) {
+    const Exec x = h.execs[*it];
+    if (own_release(h, op, grant, x)) return x;
+  }
+  return std::nullopt;
+}
+
 // The grants that can count toward the quorum `op` declared: those that ran before its
 // `complete` (a retry's request still queued on a paused node may be granted long after: the
 // client never counted it), and on each node only the latest (a node holds one value of the key;
-// an earlier attempt's grant there was superseded or released). `runs` are op's execs.
+// an earlier attempt's grant there was superseded or released), unless a failed attempt of the
+// acquisition gave it back before it declared success (it is no part of what was declared: not
+// counted, neither live nor dead). `runs` are op's execs.
 Grants grants_of(const History& h, const Operation& op, std::span<const uint32_t> runs, GrantIndex& index) {
   Grants g;
   std::vector<uint32_t> counted;
@@ -306,7 +337,6 @@ Grants grants_of(const History& h, const Operation& op, std::span<const uint32_t
   }
   for (uint32_t e : counted) {
     const Exec& x = h.execs[e];
-    ++g.count;
     const Sym key = h.key_pool[x.keys_begin];
     const GrantEnd end = grant_end(h, index.execs_of_key[key], op, x);
     Death d = death_of(h, index.deaths, x.node, key, x.t, end.released, &index.execs_of_key[key], op.owner);
@@ -314,6 +344,11 @@ Grants grants_of(const History& h, const Operation& op, std::span<const uint32_t
       d = {end.taken, std::string(h.str(end.taken_by)) + " was granted its key on " + std::string(h.str(x.node)) +
                           " at " + format_time(end.taken), true, kNoSym};
     }
+    // Given back while it was still the acquisition's (a release after its key had died, say
+    // another thread's of the same client, gave back nothing of this acquisition's).
+    const std::optional<Exec> release = given_back(h, op, x, index.execs_of_key[key]);
+    if (release && (release->t < d.t || (release->t == d.t && d.line != 0 && release->line < d.line))) continue;
+    ++g.count;
     g.first_grant = std::min(g.first_grant, x.t);
     const bool live = d.t > op.complete_t || (d.t == op.complete_t && d.line > op.complete_line);
     (live ? g.live : g.dead).push_back(std::move(d));
