@@ -116,7 +116,7 @@ void register_check(CLI::App& app, Action& action) {
       "check", "Check a history (JSONL, docs/history-format.md): mutual exclusion, linearizability, "
                "fairness, quorum, liveness, fencing, script invariants");
   sub->add_option("HISTORY", args->history, "The history file (- for standard input)")->required();
-  sub->add_option("--json", args->json_out, "Also write the result as JSON to this file");
+  sub->add_option("--json", args->json_out, "Also write the result as JSON to this file")->check(non_empty_path("a file name"));
   sub->add_option("--budget", args->budget, "Linearizability search budget: states per lock")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
   sub->add_option("--property", args->properties, "Check only these properties (repeatable)");

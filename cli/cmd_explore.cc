@@ -553,7 +553,7 @@ void register_explore(CLI::App& app, Action& action) {
       ->check(CLI::Range(uint64_t{0}, static_cast<uint64_t>(INT64_MAX)));  // as a scenario's `seed`
   sub->add_option("--jobs,-j", args->jobs, "Worker processes (default: one per CPU)")->check(CLI::Range(1, explore::kMaxJobs));
   sub->add_option("--shard", args->shard, "Run only slice I of N of the seed range (I/N, 1-based)")->capture_default_str();
-  sub->add_option("--junit", args->junit, "Also write JUnit XML here (one test case per seed)");
+  sub->add_option("--junit", args->junit, "Also write JUnit XML here (one test case per seed)")->check(non_empty_path("a file name"));
   sub->add_option("--out", args->out, "Directory for explore.json, shrunk.json and shrunk/")->capture_default_str();
   sub->add_flag("--no-shrink", args->no_shrink, "Do not shrink a failure");
   sub->add_option("--shrink-runs", args->shrink_runs, "The most runs shrinking may spend")

@@ -28,6 +28,7 @@
 #include "algorithms/lua_client/lua_algorithm.h"
 #include "algorithms/mutants/mutants.h"
 #include "cli/commands.h"
+#include "cli/explore_common.h"
 #include "cli/terminal.h"
 #include "harness/live/live_run.h"
 #include "harness/scenario/fault_table.h"
@@ -321,10 +322,10 @@ void register_list(CLI::App& app, Action& action) {
   CLI::App* sub = app.add_subcommand("list", "List the algorithms (with options and defaults), the scenario library, the mutants or the fault kinds");
   sub->add_option("topic", args->topic, "algorithms, scenarios, mutants, faults or all")->capture_default_str();
   sub->add_option("--scenarios", args->dir,
-                  "The scenario library's directory (default: ./scenarios, else the one installed with lockstep)");
+                  "The scenario library's directory (default: ./scenarios, else the one installed with lockstep)")->check(non_empty_path("a directory name"));
   sub->add_flag("--json", args->json, "Print one JSON object");
   sub->add_flag("--mutants", args->mutants, "List the mutants (broken scripts for run --mutant)");
-  sub->add_option("--lua", args->lua, "Also load and list the algorithm in this Lua file (repeatable)");
+  sub->add_option("--lua", args->lua, "Also load and list the algorithm in this Lua file (repeatable)")->check(non_empty_path("a file name"));
   sub->callback([&action, args] { action = [args] { return list_command(*args); }; });
 }
 

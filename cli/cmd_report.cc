@@ -10,6 +10,7 @@
 
 #include "checker/report/report.h"
 #include "cli/commands.h"
+#include "cli/explore_common.h"
 #include "sim/core/interrupt.h"
 #include "cli/terminal.h"
 
@@ -39,8 +40,8 @@ void register_report(CLI::App& app, Action& action) {
   auto args = std::make_shared<ReportArgs>();
   CLI::App* sub = app.add_subcommand("report", "Render the self-contained HTML report of a run from its result.json");
   sub->add_option("result", args->result, "The run's result.json (its history is found beside it)")->required();
-  sub->add_option("-o,--out", args->out, "The HTML file to write")->required();
-  sub->add_option("--history", args->history, "The history file (default: the one result.json names, which must be inside its directory)");
+  sub->add_option("-o,--out", args->out, "The HTML file to write")->required()->check(non_empty_path("a file name"));
+  sub->add_option("--history", args->history, "The history file (default: the one result.json names, which must be inside its directory)")->check(non_empty_path("a file name"));
   sub->callback([&action, args] { action = [args] { return report_command(*args); }; });
 }
 

@@ -203,7 +203,7 @@ void register_run(CLI::App& app, Action& action) {
                   "without the scenario's algorithm options");
   sub->add_option("--lua", args->lua,
                   "Run this Lua algorithm (docs/lua-algorithms.md) instead of the scenario's own, "
-                  "without the scenario's algorithm options");
+                  "without the scenario's algorithm options")->check(non_empty_path("a file name"));
   sub->add_flag("--live", args->live,
                 "Run against real redis-servers that lockstep starts, in real time (docs/live.md)");
   sub->add_flag("--compare", args->compare,

@@ -100,9 +100,9 @@ void register_scorecard(CLI::App& app, Action& action) {
   auto args = std::make_shared<ScorecardArgs>();
   CLI::App* sub = app.add_subcommand("scorecard", "Run the edge-case library against every algorithm; one page of verdicts");
   sub->add_option("--scenarios", args->scenarios,
-                  "The edge-case library's directory (default: ./scenarios/edge, else the one installed with lockstep)");
+                  "The edge-case library's directory (default: ./scenarios/edge, else the one installed with lockstep)")->check(non_empty_path("a directory name"));
   sub->add_option("--algorithm", args->algorithms, "Score this registered algorithm (repeatable; default: all)");
-  sub->add_option("--lua", args->lua, "Score the algorithm in this Lua file too (repeatable)");
+  sub->add_option("--lua", args->lua, "Score the algorithm in this Lua file too (repeatable)")->check(non_empty_path("a file name"));
   sub->add_option("--out", args->out, "Directory for scorecard.html/.json/.csv and each cell's run")->capture_default_str();
   sub->callback([&action, args] { action = [args] { return scorecard_command(*args); }; });
 }

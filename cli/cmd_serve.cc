@@ -15,6 +15,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/explore_common.h"
 #include "cli/serve/model_backend.h"
 #include "cli/serve/server.h"
 #include "cli/serve/tracing_backend.h"
@@ -117,7 +118,8 @@ void register_serve(CLI::App& app, Action& action) {
       ->check(CLI::Range(1, 4096));
   sub->add_option("--trace", args->trace,
                   "Write every command to this file as it runs, one JSON line each: node, connection, argv "
-                  "(what MONITOR shows)");
+                  "(what MONITOR shows)")
+      ->check(non_empty_path("a file name"));
   sub->callback([&action, args] { action = [args] { return run_serve(*args); }; });
 }
 

@@ -147,4 +147,9 @@ Status check_output_file(const std::string& path, const char* option) {
   return Status::ok_status();
 }
 
+CLI::Validator non_empty_path(const char* what) {
+  const std::string message = std::string("expected ") + what + ", found an empty string";
+  return CLI::Validator([message](std::string& value) { return value.empty() ? message : std::string(); }, "", "NON_EMPTY");
+}
+
 }  // namespace lockstep::cli

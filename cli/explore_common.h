@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "harness/scenario/scenario.h"
@@ -59,6 +60,12 @@ Status check_output_dir(const std::string& dir, const char* option, std::string_
 // Checks, before any work, that `path` (e.g. --junit) can be written: not empty, not a
 // directory, in a directory that exists.
 Status check_output_file(const std::string& path, const char* option);
+
+// For an option that names a file or directory to write (check --json, report -o, explore
+// --junit, serve --trace): an empty value is a usage error (exit 2), not "no output" — an
+// empty `--json ""` (a variable that was never set) otherwise wrote nothing and said nothing.
+// `what` is "a file name" or "a directory name".
+CLI::Validator non_empty_path(const char* what);
 
 }  // namespace lockstep::cli
 

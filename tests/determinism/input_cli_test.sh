@@ -124,4 +124,22 @@ sed -i '0,/"seeds_run":/s//"seeds_run": 0, "seeds_run":/' "$work/e9/explore.json
 "$bin" explore --merge "$work/e9/explore.json" --out "$work/e9m" > "$work/9m.txt" 2>&1
 [ $? -eq 2 ] || fail "explore --merge of an explore.json with a duplicate key: expected exit 2: $(cat "$work/9m.txt")"
 grep -qF "$work/e9/explore.json: /seeds_run: duplicate key" "$work/9m.txt" || fail "no message naming the key: $(cat "$work/9m.txt")"
+
+# 10. An empty file or directory name (a variable that was never set) is a usage error, not "no
+# output": `check --json ""` wrote nothing and said nothing, `report -o ""` aborted (exit 134).
+empty_refused() {  # OPTION ARGS...: lockstep ARGS must exit 2 naming OPTION
+  local option=$1
+  shift
+  "$bin" "$@" > "$work/10.txt" 2>&1
+  local rc=$?
+  [ $rc -eq 2 ] || fail "$* : expected exit 2, got $rc: $(head -3 "$work/10.txt")"
+  grep -q -- "^$option: expected a .* name, found an empty string" "$work/10.txt" || fail "$* : no message: $(head -3 "$work/10.txt")"
+}
+empty_refused --json check "$work/o4/history.jsonl" --json ""
+empty_refused --out report "$work/o4/result.json" -o ""
+empty_refused --history report "$work/o4/result.json" -o "$work/10.html" --history ""
+empty_refused --junit explore "$weird" --seeds 1 --junit ""
+empty_refused --trace serve --port 0 --trace ""
+empty_refused --lua run "$weird" --lua ""
+empty_refused --scenarios list scenarios --scenarios ""
 echo "ok"
