@@ -1,6 +1,7 @@
 #include "harness/explore/seeds.h"
 
 #include <charconv>
+#include <cstdint>
 
 #include "sim/core/assert.h"
 
@@ -34,9 +35,12 @@ Status check_range(const SeedRange& range) {
     return Status::error("--seeds " + std::to_string(range.count) + ": expected 1 to " +
                          std::to_string(kMaxSeeds) + " seeds");
   }
-  if (range.first > UINT64_MAX - range.count) {
-    return Status::error("--first-seed " + std::to_string(range.first) + ": the range of " +
-                         std::to_string(range.count) + " seeds would pass 2^64 - 1");
+  // Every seed must be one `lockstep run --seed` replays (and a scenario's `seed` allows): at
+  // most 2^63 - 1.
+  constexpr uint64_t kLastSeed = static_cast<uint64_t>(INT64_MAX);
+  if (range.first > kLastSeed || range.count - 1 > kLastSeed - range.first) {
+    return Status::error("--first-seed " + std::to_string(range.first) + ": the range of " + std::to_string(range.count) +
+                         " seeds would pass 9223372036854775807 (2^63 - 1), the largest seed lockstep run replays");
   }
   return Status::ok_status();
 }

@@ -38,7 +38,8 @@ inline constexpr uint64_t kMaxShards = 1'000'000;
 // Parses "I/N" (1 <= I <= N <= kMaxShards). Errors name the text and what was expected.
 Result<Shard> parse_shard(std::string_view text);
 
-// Checks that [first, first + count) has 1..kMaxSeeds seeds and does not overflow uint64.
+// Checks that [first, first + count) has 1..kMaxSeeds seeds, the last at most 2^63 - 1 (the
+// largest seed a scenario and `lockstep run --seed` take, so every seed replays).
 Status check_range(const SeedRange& range);
 
 // The slice of `range` that `shard` runs. REQUIRES: check_range(range) is ok and

@@ -28,7 +28,15 @@ TEST(SeedsTest, ChecksRanges) {
   EXPECT_FALSE(check_range(SeedRange{1, 0}).ok());
   EXPECT_FALSE(check_range(SeedRange{1, kMaxSeeds + 1}).ok());
   EXPECT_FALSE(check_range(SeedRange{UINT64_MAX - 5, 10}).ok());
-  EXPECT_TRUE(check_range(SeedRange{UINT64_MAX - 10, 10}).ok());
+  // The last seed is at most 2^63 - 1, the largest `lockstep run --seed` replays.
+  const uint64_t last = static_cast<uint64_t>(INT64_MAX);
+  EXPECT_TRUE(check_range(SeedRange{last - 9, 10}).ok());
+  EXPECT_TRUE(check_range(SeedRange{last, 1}).ok());
+  const Status over = check_range(SeedRange{last - 8, 10});
+  EXPECT_EQ(over.message(), "--first-seed 9223372036854775799: the range of 10 seeds would pass 9223372036854775807 (2^63 - 1), "
+                            "the largest seed lockstep run replays");
+  EXPECT_FALSE(check_range(SeedRange{last + 1, 1}).ok());
+  EXPECT_FALSE(check_range(SeedRange{UINT64_MAX - 10, 10}).ok());
 }
 
 TEST(SeedsTest, SlicesAreContiguousAndEven) {
