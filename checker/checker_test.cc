@@ -1612,6 +1612,10 @@ TEST(Reader, RejectsBadStructure) {
   EXPECT_EQ(parse_error("{\"lockstep_history\": 1, \"lock_kind\": \"mutex\"}\n"),
             "h.jsonl:1: header: field 'lock_kind': expected one of reentrant, rwlock, simple, redlock, found 'mutex'");
   EXPECT_EQ(parse_error(header() + "[1, 2]\n"), "h.jsonl:2: expected a JSON object");
+  // A JSON document spread over lines (a scenario or a result.json given to check) says so.
+  EXPECT_EQ(parse_error("{\n  \"lockstep_result\": 1\n}\n"),
+            "h.jsonl:1: header: not valid JSON: a history is JSON Lines, one object per line, and this line opens a JSON document "
+            "spread over several (a scenario, a result.json or an explore.json? check reads a history.jsonl)");
   EXPECT_EQ(parse_error(""), "h.jsonl: empty history (expected a header line)");
   EXPECT_NE(parse_error(header() + "{\"t\": 1, \"type\": \"end\"}\n{\"t\": 2, \"type\": \"end\"}\n").find("after the 'end' footer"), std::string::npos);
 }

@@ -57,7 +57,18 @@ HistoryBuilder::~HistoryBuilder() = default;
 
 Status HistoryBuilder::header(std::string_view line) {
   nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return Status::error("header: not valid JSON");
+  if (j.is_discarded()) {
+    // A whole JSON document spread over lines (a scenario, a result.json, an explore.json) is
+    // the usual way to get here: say what a history is.
+    std::string_view first = line;
+    while (!first.empty() && (first.back() == ' ' || first.back() == '\t' || first.back() == '\r')) first.remove_suffix(1);
+    while (!first.empty() && (first.front() == ' ' || first.front() == '\t')) first.remove_prefix(1);
+    if (first == "{" || first == "[") {
+      return Status::error("header: not valid JSON: a history is JSON Lines, one object per line, and this line opens a JSON "
+                           "document spread over several (a scenario, a result.json or an explore.json? check reads a history.jsonl)");
+    }
+    return Status::error("header: not valid JSON");
+  }
   if (const std::optional<std::string> dup = duplicate_key(line)) {
     return Status::error("header: " + *dup + ": duplicate key (each key may appear once in an object)");
   }

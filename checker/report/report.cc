@@ -111,7 +111,14 @@ Status write_report_from_result(const std::string& result_path, const std::strin
   Result<std::string> text = read_text_file(result_path, kMaxResultBytes);
   if (!text.ok()) return text.status();
   json result = json::parse(text.value(), nullptr, /*allow_exceptions=*/false);
-  if (result.is_discarded()) return Status::error(result_path + ": not valid JSON (expected a result.json)");
+  if (result.is_discarded()) {
+    const std::string_view first = std::string_view(text.value()).substr(0, text.value().find('\n'));
+    if (first.find("\"lockstep_history\"") != std::string_view::npos) {
+      return Status::error(result_path + ": is a history (JSON Lines), not a result.json: give the run's result.json (the "
+                           "history beside it is found), or a result.json with --history " + result_path);
+    }
+    return Status::error(result_path + ": not valid JSON (expected a result.json)");
+  }
   if (const std::optional<std::string> dup = duplicate_key(text.value())) {
     return Status::error(result_path + ": " + *dup + ": duplicate key (each key may appear once in an object)");
   }

@@ -142,4 +142,11 @@ empty_refused --junit explore "$weird" --seeds 1 --junit ""
 empty_refused --trace serve --port 0 --trace ""
 empty_refused --lua run "$weird" --lua ""
 empty_refused --scenarios list scenarios --scenarios ""
+
+# 11. One file for the other: a history given to report, a result.json given to check, each says
+# what it is and what the command reads.
+"$bin" report "$work/o4/history.jsonl" -o "$work/11.html" > "$work/11.txt" 2>&1
+[ $? -eq 2 ] && grep -qF "history.jsonl: is a history (JSON Lines), not a result.json" "$work/11.txt" || fail "report of a history: $(cat "$work/11.txt")"
+"$bin" check "$work/o4/result.json" > "$work/11c.txt" 2>&1
+[ $? -eq 2 ] && grep -qF "result.json:1: header: not valid JSON: a history is JSON Lines" "$work/11c.txt" || fail "check of a result.json: $(cat "$work/11c.txt")"
 echo "ok"
