@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 
+#include "algorithms/mutants/mutants.h"
 #include "cli/commands.h"
 #include "cli/explore_common.h"
 #include "cli/terminal.h"
@@ -129,6 +130,13 @@ int run_command(const RunArgs& args) {
     options.annotate = nullptr;  // causes are proven by replaying a simulation, not a live run
     // Ctrl-C: the run stops, its servers and temporary files go, then exit 130.
     interrupt::stop_on_signal("lockstep run", "stopping the live run and its redis-servers");
+  }
+  // A mutant that does not exist or apply is refused before the run begins (and its header line).
+  if (!args.mutant.empty()) {
+    if (Result<const algorithms::mutants::Mutant*> m = algorithms::mutants::mutant_for(args.mutant, s.value().algorithm); !m.ok()) {
+      print_error("run", args.scenario + ": --mutant: " + m.status().message());
+      return kExitBadInput;
+    }
   }
   const std::string mutant = args.mutant.empty() ? "" : ", MUTANT " + args.mutant;
   std::printf("lockstep run: scenario \"%s\" (%s), seed %llu%s%s\n", printable(s.value().name).c_str(),
