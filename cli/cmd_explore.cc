@@ -290,6 +290,8 @@ void write_checkpoint(const ExploreSummary& sofar, const std::optional<ExploreSu
 }
 
 int merge_command(const ExploreArgs& args) {
+  // As for a run of seeds: the directory must not hold another command's outputs.
+  if (Status s = check_output_dir(args.out, "--out", "explore"); !s.ok()) return fail(s.message());
   std::vector<ExploreSummary> parts;
   for (const std::string& f : args.merge) {
     Result<ExploreSummary> s = read_summary(f);

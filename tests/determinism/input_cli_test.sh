@@ -143,6 +143,11 @@ empty_refused --trace serve --port 0 --trace ""
 empty_refused --lua run "$weird" --lua ""
 empty_refused --scenarios list scenarios --scenarios ""
 
+# A merge into a directory that holds a run's outputs is refused, as an exploration is.
+"$bin" explore --merge "$work/e9/explore.json" --out "$work/o4" > "$work/9o.txt" 2>&1
+[ $? -eq 2 ] && grep -qF "holds a run's output" "$work/9o.txt" || fail "explore --merge into a run's directory: $(cat "$work/9o.txt")"
+[ -e "$work/o4/explore.json" ] && fail "explore --merge wrote explore.json beside a run's outputs"
+
 # 11. One file for the other: a history given to report, a result.json given to check, each says
 # what it is and what the command reads.
 "$bin" report "$work/o4/history.jsonl" -o "$work/11.html" > "$work/11.txt" 2>&1
