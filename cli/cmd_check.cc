@@ -55,6 +55,14 @@ int run_check(const CheckArgs& args) {
       return kExitBadInput;
     }
   }
+  // --json naming the history itself would replace it with the result: refused before reading.
+  if (!args.json_out.empty() && args.history != "-") {
+    if (Status st = report::refuse_overwriting_input("check", "--json", args.json_out, args.history, "the history", "the JSON result");
+        !st.ok()) {
+      print_error("check", st.message());
+      return kExitBadInput;
+    }
+  }
   const int threads = args.jobs > 0 ? args.jobs : explore::available_cpus();
   // Progress lines on a terminal only (stderr): megabytes of the file read (for a file of 16 MiB
   // or more), then properties done.

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 
 #include "sim/core/assert.h"
@@ -57,6 +58,20 @@ Status write_file_atomically(const std::string& path, const std::string& text) {
     const int err = errno;
     std::remove(tmp.c_str());
     return Status::error(path + ": cannot move into place: " + std::strerror(err));
+  }
+  return Status::ok_status();
+}
+
+Status refuse_overwriting_input(const std::string& command, const std::string& flag, const std::string& out_path,
+                                const std::string& input, const std::string& what, const std::string& written) {
+  namespace fs = std::filesystem;
+  for (const std::string& target : {out_path, out_path + ".tmp"}) {
+    std::error_code ec;
+    if (fs::exists(target, ec) && fs::exists(input, ec) && fs::equivalent(target, input, ec) && !ec) {
+      return Status::error(flag + " " + out_path + ": " + (target == out_path ? "is " : "its temporary file " + target + " is ") + what +
+                           " " + input + ", the " + command + "'s own input; write " + written +
+                           " to another file");
+    }
   }
   return Status::ok_status();
 }

@@ -55,21 +55,6 @@ Result<std::string> history_beside(const std::string& result_path, const std::st
   return full.string();
 }
 
-// Refuses to write the report over one of its inputs: -o naming the result or the history (the
-// same file by std::filesystem::equivalent, so another spelling or a hard link counts too), or
-// the temporary file the report is first written to being that input.
-Status refuse_overwriting_input(const std::string& out_path, const std::string& input, const std::string& what) {
-  namespace fs = std::filesystem;
-  for (const std::string& written : {out_path, out_path + ".tmp"}) {
-    std::error_code ec;
-    if (fs::exists(written, ec) && fs::exists(input, ec) && fs::equivalent(written, input, ec) && !ec) {
-      return Status::error("-o " + out_path + ": " + (written == out_path ? "is " : "its temporary file " + written + " is ") +
-                           what + " " + input + ", the report's own input; write the report to another file");
-    }
-  }
-  return Status::ok_status();
-}
-
 }  // namespace
 
 Result<std::string> render_report(const json& result, std::istream& history, const std::string& history_name,
@@ -107,7 +92,7 @@ Status write_run_report(const json& result, const std::string& history_path, con
 
 Status write_report_from_result(const std::string& result_path, const std::string& history_path,
                                 const std::string& out_path, const ReportOptions& options) {
-  if (Status st = refuse_overwriting_input(out_path, result_path, "the result"); !st.ok()) return st;
+  if (Status st = refuse_overwriting_input("report", "-o", out_path, result_path, "the result", "the report"); !st.ok()) return st;
   Result<std::string> text = read_text_file(result_path, kMaxResultBytes);
   if (!text.ok()) return text.status();
   json result = json::parse(text.value(), nullptr, /*allow_exceptions=*/false);
@@ -141,7 +126,7 @@ Status write_report_from_result(const std::string& result_path, const std::strin
     if (!beside.ok()) return beside.status();
     hist = beside.value();
   }
-  if (Status st = refuse_overwriting_input(out_path, hist, "the history"); !st.ok()) return st;
+  if (Status st = refuse_overwriting_input("report", "-o", out_path, hist, "the history", "the report"); !st.ok()) return st;
   Result<std::string> page = render_report_from(result, hist, "cannot open the history (named by " + result_path + ")", options);
   if (!page.ok()) return page.status();
   return write_file_atomically(out_path, page.value());

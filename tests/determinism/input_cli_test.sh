@@ -93,6 +93,11 @@ cp "$work/o4/history.jsonl" "$work/history.before"
 grep -qF "is the history $work/o4/history.jsonl, the report's own input" "$work/7h.txt" || fail "report -o HISTORY: $(cat "$work/7h.txt")"
 cmp -s "$work/o4/history.jsonl" "$work/history.before" || fail "report -o HISTORY overwrote the history"
 "$bin" report "$work/o4/result.json" -o "$work/7.html" > /dev/null 2>&1 || fail "report to another file failed"
+# check --json naming the history it checks: refused (exit 2), the history untouched.
+"$bin" check "$work/o4/history.jsonl" --json "$work/o4/../o4/history.jsonl" > "$work/7j.txt" 2>&1
+[ $? -eq 2 ] || fail "check --json HISTORY: expected exit 2: $(cat "$work/7j.txt")"
+grep -qF "is the history $work/o4/history.jsonl, the check's own input" "$work/7j.txt" || fail "check --json HISTORY: $(cat "$work/7j.txt")"
+cmp -s "$work/o4/history.jsonl" "$work/history.before" || fail "check --json HISTORY overwrote the history"
 
 # 8. A result naming a history outside its directory: refused (exit 2) unless --history says so.
 mkdir -p "$work/r8"
