@@ -419,6 +419,10 @@ int explore_command(ExploreArgs args) {
   if (Status s = check_output_dir(args.out, "--out", "explore"); !s.ok()) return fail(s.message());
   if (!args.junit.empty()) {
     if (Status s = check_output_file(args.junit, "--junit"); !s.ok()) return fail(s.message());
+    // Written once every seed ran: over the scenario it would have destroyed it.
+    if (Status s = report::refuse_overwriting_input("exploration", "--junit", args.junit, args.scenario, "the scenario", "the JUnit XML"); !s.ok()) {
+      return fail(s.message());
+    }
   }
   Result<LoadedScenario> l = load_scenario_file(args.scenario);
   if (!l.ok()) return fail(l.status().message());

@@ -98,6 +98,11 @@ cmp -s "$work/o4/history.jsonl" "$work/history.before" || fail "report -o HISTOR
 [ $? -eq 2 ] || fail "check --json HISTORY: expected exit 2: $(cat "$work/7j.txt")"
 grep -qF "is the history $work/o4/history.jsonl, the check's own input" "$work/7j.txt" || fail "check --json HISTORY: $(cat "$work/7j.txt")"
 cmp -s "$work/o4/history.jsonl" "$work/history.before" || fail "check --json HISTORY overwrote the history"
+# explore --junit naming the scenario: refused before any seed runs, the scenario untouched.
+cp "$weird" "$work/7s.json"
+"$bin" explore "$work/7s.json" --seeds 1 --junit "$work/./7s.json" --out "$work/7e" > "$work/7e.txt" 2>&1
+[ $? -eq 2 ] && grep -qF "is the scenario $work/7s.json, the exploration's own input" "$work/7e.txt" || fail "explore --junit SCENARIO: $(cat "$work/7e.txt")"
+cmp -s "$weird" "$work/7s.json" || fail "explore --junit SCENARIO overwrote the scenario"
 
 # 8. A result naming a history outside its directory: refused (exit 2) unless --history says so.
 mkdir -p "$work/r8"
