@@ -417,6 +417,9 @@ int explore_command(ExploreArgs args) {
   if (args.seeds == 0) return fail("--seeds N is required (N >= 1)");
   // Outputs are checked before any seed runs, not after all of them (issue 14).
   if (Status s = check_output_dir(args.out, "--out", "explore"); !s.ok()) return fail(s.message());
+  if (!before) {  // a resumption goes on in its own explore.json
+    if (Status s = refuse_replacing_input(args.out, "explore", args.scenario); !s.ok()) return fail(s.message());
+  }
   if (!args.junit.empty()) {
     if (Status s = check_output_file(args.junit, "--junit"); !s.ok()) return fail(s.message());
     // Written once every seed ran: over the scenario it would have destroyed it.

@@ -93,6 +93,10 @@ int run_command(const RunArgs& args) {
     print_error("run", st.message());
     return kExitBadInput;
   }
+  if (Status st = refuse_replacing_input(args.out, "run", args.scenario); !st.ok()) {
+    print_error("run", st.message());
+    return kExitBadInput;
+  }
   if (!args.lua.empty() && !args.algorithm.empty()) {
     print_error("run", "--lua and --algorithm: give one of them");
     return kExitBadInput;

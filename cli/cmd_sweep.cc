@@ -60,6 +60,7 @@ Status remove_previous_sweep(const std::string& out) {
 
 int sweep_command(const SweepArgs& args) {
   if (Status st = check_output_dir(args.out, "--out", "sweep"); !st.ok()) return fail(st.message());
+  if (Status st = refuse_replacing_input(args.out, "sweep", args.scenario); !st.ok()) return fail(st.message());
   Result<LoadedScenario> l = load_scenario_file(args.scenario);
   if (!l.ok()) return fail(l.status().message());
   Result<explore::ParamRange> param = explore::parse_param(args.param);

@@ -134,6 +134,34 @@ Status check_output_dir(const std::string& dir, const char* option, std::string_
   return Status::ok_status();
 }
 
+Status refuse_replacing_input(const std::string& dir, std::string_view command, const std::string& input) {
+  namespace fs = std::filesystem;
+  struct Output {
+    std::string_view command, file;
+  };
+  static constexpr Output kOutputs[] = {{"run", "result.json"},      {"run", "history.jsonl"}, {"run", "history.jsonl.zst"},
+                                        {"run", "report.html"},      {"explore", "explore.json"}, {"explore", "shrunk.json"},
+                                        {"sweep", "sweep.csv"},      {"sweep", "sweep.json"},   {"sweep", "sweep.svg"}};
+  std::error_code ec;
+  if (!fs::exists(input, ec)) return Status::ok_status();
+  for (const Output& o : kOutputs) {
+    const fs::path out = fs::path(dir) / o.file;
+    if (o.command != command || !fs::exists(out, ec) || !fs::equivalent(out, input, ec) || ec) continue;
+    return Status::error("--out " + dir + ": " + std::string(command) + " writes " + out.string() + ", which is " + input +
+                         ", the file it reads; give another directory");
+  }
+  // A run of an explored seed writes DIR/shrunk/, a sweep its values' scenarios in DIR/scenarios/.
+  for (const auto& [cmd, sub] : {std::pair<std::string_view, const char*>{"explore", "shrunk"}, {"sweep", "scenarios"}}) {
+    const fs::path folder = fs::path(dir) / sub;
+    if (cmd != command || !fs::is_directory(folder, ec)) continue;
+    if (fs::equivalent(fs::path(input).parent_path().empty() ? fs::path(".") : fs::path(input).parent_path(), folder, ec) && !ec) {
+      return Status::error("--out " + dir + ": " + std::string(command) + " replaces what is in " + folder.string() + ", where " + input +
+                           " is, the file it reads; give another directory");
+    }
+  }
+  return Status::ok_status();
+}
+
 Status check_output_file(const std::string& path, const char* option) {
   if (path.empty()) return Status::error(std::string(option) + ": expected a file name, found an empty string");
   std::error_code ec;

@@ -57,6 +57,10 @@ Status make_dir(const std::string& dir);
 // scorecard.json): `command` ("run", "explore", "sweep", "scorecard") replaces its own. It is not
 // created here. `option` names the flag in the message.
 Status check_output_dir(const std::string& dir, const char* option, std::string_view command);
+// Refuses an --out `dir` where an output `command` ("run", "explore", "sweep") writes or replaces
+// there is `input`, the file the command reads: `lockstep run DIR/result.json --out DIR` replaced
+// its own scenario (and its replay line then named a result.json).
+Status refuse_replacing_input(const std::string& dir, std::string_view command, const std::string& input);
 // Checks, before any work, that `path` (e.g. --junit) can be written: not empty, not a
 // directory, in a directory that exists.
 Status check_output_file(const std::string& path, const char* option);

@@ -103,6 +103,17 @@ cp "$weird" "$work/7s.json"
 "$bin" explore "$work/7s.json" --seeds 1 --junit "$work/./7s.json" --out "$work/7e" > "$work/7e.txt" 2>&1
 [ $? -eq 2 ] && grep -qF "is the scenario $work/7s.json, the exploration's own input" "$work/7e.txt" || fail "explore --junit SCENARIO: $(cat "$work/7e.txt")"
 cmp -s "$weird" "$work/7s.json" || fail "explore --junit SCENARIO overwrote the scenario"
+# A scenario that sits where the command writes its outputs (run DIR/result.json --out DIR): refused.
+mkdir -p "$work/7r" "$work/7w/scenarios"
+cp "$weird" "$work/7r/result.json"
+"$bin" run "$work/7r/result.json" --out "$work/7r" > "$work/7r.txt" 2>&1
+[ $? -eq 2 ] && grep -qF "run writes $work/7r/result.json, which is $work/7r/result.json, the file it reads" "$work/7r.txt" \
+  || fail "run into the scenario's own result.json: $(cat "$work/7r.txt")"
+cmp -s "$weird" "$work/7r/result.json" || fail "run --out replaced the scenario"
+cp "$weird" "$work/7w/scenarios/value_1.json"
+"$bin" sweep "$work/7w/scenarios/value_1.json" --param /clients/count=1..2 --seeds 1 --out "$work/7w" > "$work/7w.txt" 2>&1
+[ $? -eq 2 ] && grep -qF "sweep replaces what is in $work/7w/scenarios" "$work/7w.txt" || fail "sweep over its scenario: $(cat "$work/7w.txt")"
+cmp -s "$weird" "$work/7w/scenarios/value_1.json" || fail "sweep --out replaced the scenario"
 
 # 8. A result naming a history outside its directory: refused (exit 2) unless --history says so.
 mkdir -p "$work/r8"
