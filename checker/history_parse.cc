@@ -531,7 +531,7 @@ Result<History> parse_history_file(const std::string& path, const ReadOptions& o
     FileSource input(stdin, false);
     return parse_guarded(input, "<stdin>", 1);
   }
-  if (Status s = check_input_file(path, "the history"); !s.ok()) return s;
+  if (Status s = check_input_file(path, "the history", /*allow_pipe=*/true); !s.ok()) return s;
   std::FILE* file = std::fopen(path.c_str(), "rb");
   if (file == nullptr) return Status::error(path + ": cannot open the history (" + std::strerror(errno) + ")");
   struct stat st {};

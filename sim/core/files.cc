@@ -10,14 +10,20 @@
 
 namespace lockstep {
 
-Status check_input_file(const std::string& path, const std::string& what) {
+Status check_input_file(const std::string& path, const std::string& what, bool allow_pipe) {
   const std::string head = path + ": " + what + ": ";
   std::error_code ec;
   const std::filesystem::file_status st = std::filesystem::status(path, ec);
   if (st.type() == std::filesystem::file_type::not_found) return Status::error(head + "no such file");
   if (ec) return Status::error(head + "cannot look at it: " + ec.message());
   if (st.type() == std::filesystem::file_type::directory) return Status::error(head + "is a directory, not a file");
-  if (st.type() != std::filesystem::file_type::regular) return Status::error(head + "not a regular file");
+  const bool pipe = allow_pipe && st.type() == std::filesystem::file_type::fifo;
+  if (st.type() != std::filesystem::file_type::regular && !pipe) {
+    return Status::error(head + (allow_pipe ? "not a regular file or a pipe" : "not a regular file"));
+  }
+  // Opening a pipe to try it would wait for its writer, and closing it could end the writer's
+  // stream: the reader's own open says what is wrong.
+  if (pipe) return Status::ok_status();
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (f == nullptr) return Status::error(head + "cannot open: " + std::strerror(errno));
   std::fclose(f);

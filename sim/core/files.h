@@ -13,7 +13,9 @@ namespace lockstep {
 // naming the path and the problem: "PATH: no such file", "PATH: is a directory, not a file",
 // "PATH: not a regular file", "PATH: cannot open: <reason>". `what` names the file's role in
 // the message ("the history", "the scenario file"), e.g. "run.jsonl: the history: no such file".
-Status check_input_file(const std::string& path, const std::string& what);
+// With `allow_pipe`, a named pipe is accepted too (a reader that streams: `lockstep check
+// <(zstdcat h.zst)` names /dev/fd/63).
+Status check_input_file(const std::string& path, const std::string& what, bool allow_pipe = false);
 
 // The whole file, after check_input_file(path, "input"). Errors name the path: cannot open,
 // larger than `max_bytes`, read failed. REQUIRES: max_bytes > 0.

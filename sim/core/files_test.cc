@@ -1,5 +1,7 @@
 #include "sim/core/files.h"
 
+#include <sys/stat.h>
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -16,6 +18,15 @@ TEST(FilesTest, InputFilesAreCheckedWithOneWording) {
   EXPECT_EQ(check_input_file(dir + "/lockstep-no-such-file", "the scenario file").message(),
             dir + "/lockstep-no-such-file: the scenario file: no such file");
   EXPECT_EQ(check_input_file("/dev/null", "input").message(), "/dev/null: input: not a regular file");
+  EXPECT_EQ(check_input_file("/dev/null", "the history", /*allow_pipe=*/true).message(),
+            "/dev/null: the history: not a regular file or a pipe");
+  // A named pipe, with allow_pipe only (not opened: that would wait for a writer).
+  const std::string fifo = testing::TempDir() + "/files_test.fifo";
+  std::remove(fifo.c_str());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_EQ(check_input_file(fifo, "input").message(), fifo + ": input: not a regular file");
+  EXPECT_TRUE(check_input_file(fifo, "the history", /*allow_pipe=*/true).ok());
+  std::remove(fifo.c_str());
   const std::string file = dir + "/lockstep-files-test.txt";
   std::FILE* f = std::fopen(file.c_str(), "w");
   ASSERT_NE(f, nullptr);

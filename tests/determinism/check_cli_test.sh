@@ -74,6 +74,12 @@ grep -q "mutual_exclusion" "$work/5.out" || fail "check -: no verdicts: $(cat "$
 printf 'not json\n' | "$bin" check - > "$work/6.out" 2>&1
 [ $? -eq 2 ] || fail "check - on garbage: expected exit 2"
 grep -q "<stdin>:1: " "$work/6.out" || fail "check - on garbage: the line is not named: $(cat "$work/6.out")"
+# A named pipe, as process substitution gives (check <(zstdcat h.jsonl.zst) names /dev/fd/63):
+# read like standard input; a character device is still refused.
+"$bin" check <(cat "$work/small.jsonl") > "$work/5p.out" 2>&1 || fail "check <(...) failed: $(cat "$work/5p.out")"
+cmp -s "$work/5.out" "$work/5p.out" || fail "check <(...) differs from check -: $(cat "$work/5p.out")"
+"$bin" check /dev/zero > "$work/5z.out" 2>&1
+[ $? -eq 2 ] && grep -q "/dev/zero: the history: not a regular file or a pipe" "$work/5z.out" || fail "check /dev/zero: $(cat "$work/5z.out")"
 # Progress on a terminal only: the 200 MB file's megabytes read, then the properties done, on
 # stderr; none when stderr is not a terminal (1.out above). `script` (util-linux) gives a terminal.
 grep -q "MB read" "$work/1.out" && fail "a progress line without a terminal: $(head -c 300 "$work/1.out")"
