@@ -279,8 +279,8 @@ int list_command(ListArgs args) {
   const bool scens = args.topic != "algorithms";
   const bool have_dir = std::filesystem::is_directory(args.dir);
   if (args.topic == "scenarios" && !have_dir) {
-    std::fprintf(stderr, "lockstep list: %s: no such directory (give the library with --scenarios DIR)\n",
-                 printable(args.dir).c_str());
+    std::fprintf(stderr, "lockstep list: %s: %s (give the library with --scenarios DIR)\n", printable(args.dir).c_str(),
+                 std::filesystem::exists(args.dir) ? "is a file, not a directory" : "no such directory");
     return kExitBadInput;
   }
   json out = json::object();

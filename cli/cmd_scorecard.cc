@@ -43,7 +43,9 @@ int scorecard_command(ScorecardArgs args) {
   if (args.scenarios.empty()) args.scenarios = scenario::default_library_dir(scenario::program_path(), "edge");
   if (Status st = check_output_dir(args.out, "--out", "scorecard"); !st.ok()) return fail(st.message());
   if (!std::filesystem::is_directory(args.scenarios)) {
-    return fail(args.scenarios + ": no such directory (give the edge-case library with --scenarios DIR)");
+    const bool file = std::filesystem::exists(args.scenarios);
+    return fail(args.scenarios + (file ? ": is a file, not a directory" : ": no such directory") +
+                " (give the edge-case library with --scenarios DIR)");
   }
   const std::vector<std::string> files = scenario::scenario_files(args.scenarios);
   if (files.empty()) return fail(args.scenarios + ": no scenario files (*.json) in it");

@@ -169,6 +169,9 @@ empty_refused --scenarios list scenarios --scenarios ""
 [ $? -eq 2 ] && grep -qF "holds a run's output" "$work/9o.txt" || fail "explore --merge into a run's directory: $(cat "$work/9o.txt")"
 [ -e "$work/o4/explore.json" ] && fail "explore --merge wrote explore.json beside a run's outputs"
 
+"$bin" list scenarios --scenarios "$weird" > "$work/10d.txt" 2>&1
+[ $? -eq 2 ] && grep -qF "is a file, not a directory" "$work/10d.txt" || fail "list --scenarios FILE: $(cat "$work/10d.txt")"
+
 # 11. One file for the other: a history given to report, a result.json given to check, each says
 # what it is and what the command reads.
 "$bin" report "$work/o4/history.jsonl" -o "$work/11.html" > "$work/11.txt" 2>&1
