@@ -113,6 +113,18 @@ Status write_report_from_result(const std::string& result_path, const std::strin
   if (!result.contains("properties") || !result["properties"].is_array()) {
     return Status::error(result_path + ": /properties: expected an array of property verdicts");
   }
+  for (size_t i = 0; i < result["properties"].size(); ++i) {
+    const json& p = result["properties"][i];
+    if (!p.is_object() || !p.contains("name") || !p["name"].is_string() || !p.contains("verdict") || !p["verdict"].is_string()) {
+      return Status::error(result_path + ": /properties/" + std::to_string(i) +
+                           ": expected a property verdict (an object with \"name\" and \"verdict\" strings)");
+    }
+  }
+  for (const char* key : {"history", "source"}) {
+    if (result.contains(key) && !result[key].is_string()) {
+      return Status::error(result_path + ": /" + key + ": expected the history's file name, a string");
+    }
+  }
   std::string hist = history_path;
   if (hist.empty()) {
     const auto [key, named] = history_named_by(result);

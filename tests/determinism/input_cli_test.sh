@@ -172,6 +172,18 @@ empty_refused --scenarios list scenarios --scenarios ""
 "$bin" list scenarios --scenarios "$weird" > "$work/10d.txt" 2>&1
 [ $? -eq 2 ] && grep -qF "is a file, not a directory" "$work/10d.txt" || fail "list --scenarios FILE: $(cat "$work/10d.txt")"
 
+# A result.json whose properties or history are not what run writes: refused with the JSON path.
+python3 - "$work/o4/result.json" "$work/r9" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+json.dump(dict(r, properties=[1, 2]), open(sys.argv[2] + "/p.json", "w"))
+json.dump(dict(r, history={"a": 1}), open(sys.argv[2] + "/h.json", "w"))
+PY
+"$bin" report "$work/r9/p.json" -o "$work/10p.html" > "$work/10p.txt" 2>&1
+[ $? -eq 2 ] && grep -qF "p.json: /properties/0: expected a property verdict" "$work/10p.txt" || fail "report of bad properties: $(cat "$work/10p.txt")"
+"$bin" report "$work/r9/h.json" -o "$work/10h.html" > "$work/10h.txt" 2>&1
+[ $? -eq 2 ] && grep -qF "h.json: /history: expected the history's file name, a string" "$work/10h.txt" || fail "report of a bad history field: $(cat "$work/10h.txt")"
+
 # 11. One file for the other: a history given to report, a result.json given to check, each says
 # what it is and what the command reads.
 "$bin" report "$work/o4/history.jsonl" -o "$work/11.html" > "$work/11.txt" 2>&1
