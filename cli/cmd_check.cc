@@ -55,7 +55,14 @@ int run_check(const CheckArgs& args) {
       return kExitBadInput;
     }
   }
-  // --json naming the history itself would replace it with the result: refused before reading.
+  // --json is checked before the history is read (a large one takes minutes), and naming the
+  // history itself would replace it with the result.
+  if (!args.json_out.empty()) {
+    if (Status st = check_output_file(args.json_out, "--json"); !st.ok()) {
+      print_error("check", st.message());
+      return kExitBadInput;
+    }
+  }
   if (!args.json_out.empty() && args.history != "-") {
     if (Status st = report::refuse_overwriting_input("check", "--json", args.json_out, args.history, "the history", "the JSON result");
         !st.ok()) {

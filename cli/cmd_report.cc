@@ -25,6 +25,11 @@ struct ReportArgs {
 
 int report_command(const ReportArgs& args) {
   interrupt::exit_on_signal("lockstep report");  // Ctrl-C leaves no half-written output (.tmp)
+  // -o is checked before the history is read (a large one takes a while to render).
+  if (Status st = check_output_file(args.out, "-o"); !st.ok()) {
+    print_error("report", st.message());
+    return kExitBadInput;
+  }
   Status s = report::write_report_from_result(args.result, args.history, args.out);
   if (!s.ok()) {
     print_error("report", s.message());

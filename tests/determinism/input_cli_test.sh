@@ -169,6 +169,10 @@ empty_refused --scenarios list scenarios --scenarios ""
 [ $? -eq 2 ] && grep -qF "holds a run's output" "$work/9o.txt" || fail "explore --merge into a run's directory: $(cat "$work/9o.txt")"
 [ -e "$work/o4/explore.json" ] && fail "explore --merge wrote explore.json beside a run's outputs"
 
+# An output in a directory that does not exist is refused before the history is read.
+"$bin" check "$work/o4/history.jsonl" --json "$work/none/x.json" > "$work/10n.txt" 2>&1
+[ $? -eq 2 ] && grep -qF -- "--json: $work/none/x.json: the directory $work/none does not exist" "$work/10n.txt" || fail "check --json into a missing directory: $(cat "$work/10n.txt")"
+grep -q "mutual_exclusion" "$work/10n.txt" && fail "check --json into a missing directory checked the history first"
 "$bin" list scenarios --scenarios "$weird" > "$work/10d.txt" 2>&1
 [ $? -eq 2 ] && grep -qF "is a file, not a directory" "$work/10d.txt" || fail "list --scenarios FILE: $(cat "$work/10d.txt")"
 
