@@ -317,17 +317,31 @@ int merge_command(const ExploreArgs& args) {
 Status apply_resume_options(const ExploreSummary& before, const std::string& path, ExploreArgs& args) {
   if (before.options.is_null()) return Status::ok_status();
   ExploreArgs recorded = args;
-  try {
-    const nlohmann::json& o = before.options;
-    recorded.no_shrink = o.at("no_shrink").get<bool>();
-    recorded.shrink_runs = o.at("shrink_runs").get<int>();
-    recorded.shrink_property = o.at("shrink_property").get<std::string>();
-    recorded.list = o.at("list").get<size_t>();
-    recorded.live = o.at("live").get<bool>();
-    recorded.junit = o.at("junit").get<std::string>();
-  } catch (const nlohmann::json::exception& e) {
-    return Status::error(path + ": /options: not the options of an exploration: " + e.what());
+  const nlohmann::json& o = before.options;
+  auto field = [&](const char* key, bool (nlohmann::json::*is)() const noexcept, const char* expected) -> Status {
+    if (o.contains(key) && (o.at(key).*is)()) return Status::ok_status();
+    return Status::error(path + ": /options/" + key + ": expected " + expected + " (the options the exploration started with)");
+  };
+  for (const Status& st : {field("no_shrink", &nlohmann::json::is_boolean, "true or false"),
+                           field("shrink_runs", &nlohmann::json::is_number_unsigned, "a number of runs"),
+                           field("shrink_property", &nlohmann::json::is_string, "a property name or \"\""),
+                           field("list", &nlohmann::json::is_number_unsigned, "a number of seeds"),
+                           field("live", &nlohmann::json::is_boolean, "true or false"),
+                           field("junit", &nlohmann::json::is_string, "a file name or \"\"")}) {
+    if (!st.ok()) return st;
   }
+  recorded.no_shrink = o.at("no_shrink").get<bool>();
+  recorded.shrink_runs = static_cast<int>(std::min<uint64_t>(o.at("shrink_runs").get<uint64_t>(), 100000));
+  recorded.shrink_property = o.at("shrink_property").get<std::string>();
+  const std::vector<std::string>& properties = checker::property_names();
+  if (!recorded.shrink_property.empty() &&
+      std::find(properties.begin(), properties.end(), recorded.shrink_property) == properties.end()) {
+    return Status::error(path + ": /options/shrink_property: expected a property name or \"\", found \"" +
+                         printable(recorded.shrink_property) + "\"");
+  }
+  recorded.list = o.at("list").get<size_t>();
+  recorded.live = o.at("live").get<bool>();
+  recorded.junit = o.at("junit").get<std::string>();
   const nlohmann::json now = resume_options(args);
   const nlohmann::json then = resume_options(recorded);
   auto given = [&args](const char* flag) { return std::find(args.given.begin(), args.given.end(), flag) != args.given.end(); };

@@ -141,6 +141,12 @@ grep -q '"no_shrink": true' "$work/i/ns/explore.json" || fail "the interrupted s
 (cd "$work/i" && "$bin" explore --resume ns --shrink-runs 5 > ../ns-r0.txt 2>&1)
 [ $? -eq 2 ] || fail "--resume with a --shrink-runs of its own should be refused: $(cat "$work/ns-r0.txt")"
 grep -q 'started with shrink_runs 300, not 5 as --shrink-runs says' "$work/ns-r0.txt" || fail "no message: $(cat "$work/ns-r0.txt")"
+# A recorded option of the wrong type (an explore.json edited by hand) is named by its path.
+cp "$work/i/ns/explore.json" "$work/ns-saved.json"
+sed -i 's/"list": 3/"list": "3"/' "$work/i/ns/explore.json"
+(cd "$work/i" && "$bin" explore --resume ns > ../ns-r1.txt 2>&1)
+[ $? -eq 2 ] && grep -q 'ns/explore.json: /options/list: expected a number of seeds' "$work/ns-r1.txt" || fail "a bad recorded option: $(cat "$work/ns-r1.txt")"
+cp "$work/ns-saved.json" "$work/i/ns/explore.json"
 (cd "$work/i" && "$bin" explore --resume ns -j 2 > ../ns-r.txt 2>&1)
 [ $? -le 1 ] || fail "resuming with the recorded options failed: $(cat "$work/ns-r.txt")"
 [ -e "$work/i/ns/shrunk.json" ] && fail "resumed without --no-shrink, an exploration started with it shrank"
