@@ -345,10 +345,10 @@ Status apply_resume_options(const ExploreSummary& before, const std::string& pat
   const nlohmann::json now = resume_options(args);
   const nlohmann::json then = resume_options(recorded);
   auto given = [&args](const char* flag) { return std::find(args.given.begin(), args.given.end(), flag) != args.given.end(); };
-  for (const ResumeOption& o : kResumeOptions) {
-    if (!o.shapes_summary || !given(o.flag) || now.at(o.key) == then.at(o.key)) continue;
-    return Status::error(path + ": the exploration started with " + o.key + " " + then.at(o.key).dump() + ", not " +
-                         now.at(o.key).dump() + " as " + o.flag + " says: --resume goes on with the options it started with");
+  for (const ResumeOption& r : kResumeOptions) {
+    if (!r.shapes_summary || !given(r.flag) || now.at(r.key) == then.at(r.key)) continue;
+    return Status::error(path + ": the exploration started with " + r.key + " " + then.at(r.key).dump() + ", not " +
+                         now.at(r.key).dump() + " as " + r.flag + " says: --resume goes on with the options it started with");
   }
   args.no_shrink = recorded.no_shrink;
   args.shrink_runs = recorded.shrink_runs;

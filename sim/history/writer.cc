@@ -263,30 +263,30 @@ void Writer::flush() {
   LS_ASSERT(!in_line_);
   if (mode_ == Mode::kMemory) return;
   bytes_ += buf_.size();
-  if (mode_ == Mode::kFile && !io_error_ && !over_limit()) {
+  if (mode_ == Mode::kFile && !io_failed() && !over_limit()) {
     if (zstd_ != nullptr) {
-      if (Status s = zstd_->write(buf_); !s.ok()) {
-        io_error_ = true;
-        io_error_text_ = s.message();
-      }
+      if (Status s = zstd_->write(buf_); !s.ok()) fail_io(s.message());
     } else if (std::fwrite(buf_.data(), 1, buf_.size(), file_) != buf_.size()) {
-      io_error_ = true;
-      io_error_text_ = std::strerror(errno);
+      fail_io(std::strerror(errno));
     }
   }
   buf_.clear();
 }
 
+void Writer::fail_io(std::string cause) {
+  if (io_error_.empty()) io_error_ = cause.empty() ? std::string("unknown error") : std::move(cause);
+}
+
 Status Writer::io_error() const {
-  if (!io_error_) return Status::ok_status();
-  return Status::error(tmp_path_ + ": writing the history failed: " + io_error_text_);
+  if (!io_failed()) return Status::ok_status();
+  return Status::error(tmp_path_ + ": writing the history failed: " + io_error_);
 }
 
 Status Writer::finish() {
   LS_ASSERT(!in_line_);
   flush();
   if (mode_ == Mode::kMemory) bytes_ = buf_.size();
-  if (io_error_) {  // what made the writes fail, rather than the size they would have had
+  if (io_failed()) {  // what made the writes fail, rather than the size they would have had
     const Status s = io_error();
     abandon();
     return s;
@@ -299,17 +299,12 @@ Status Writer::finish() {
   if (mode_ != Mode::kFile) return Status::ok_status();
   LS_ASSERT(file_ != nullptr);
   if (zstd_ != nullptr) {
-    if (Status s = zstd_->finish(); !s.ok()) {
-      io_error_ = true;
-      io_error_text_ = s.message();
-    }
+    if (Status s = zstd_->finish(); !s.ok()) fail_io(s.message());
   }
   zstd_.reset();
-  const bool close_failed = std::fclose(file_) != 0;
-  if (close_failed && !io_error_) io_error_text_ = std::strerror(errno);
+  if (std::fclose(file_) != 0) fail_io(std::strerror(errno));
   file_ = nullptr;
-  if (io_error_ || close_failed) {
-    io_error_ = true;
+  if (io_failed()) {
     std::remove(tmp_path_.c_str());
     interrupt::forget(tmp_path_);
     return io_error();

@@ -109,7 +109,7 @@ class Writer {
   bool over_limit() const { return bytes_ > max_bytes_; }
   // Whether a write to the file has failed (a full disk, a file-size limit): the run may stop
   // at once, since finish() will only report it. io_error() names the file and the cause.
-  bool io_failed() const { return io_error_; }
+  bool io_failed() const { return !io_error_.empty(); }
   Status io_error() const;
   uint64_t bytes() const { return bytes_; }
   uint64_t lines() const { return lines_; }
@@ -125,6 +125,8 @@ class Writer {
  private:
   void key(const Key& k);
   void flush();
+  // Records the cause of a failed write; the first one is kept.
+  void fail_io(std::string cause);
 
   Mode mode_;
   uint64_t max_bytes_;
@@ -137,8 +139,7 @@ class Writer {
   uint64_t lines_ = 0;
   TimeUs last_t_ = 0;
   bool in_line_ = false;
-  bool io_error_ = false;
-  std::string io_error_text_;  // the first failed write's cause (strerror, or zstd's)
+  std::string io_error_;  // the first failed write's cause (strerror, or zstd's); empty: none
   bool unordered_ = false;
 };
 
