@@ -3,7 +3,7 @@
 //
 // N independent model nodes on consecutive ports P..P+N-1, real time as their clock, on
 // 127.0.0.1 unless told otherwise. Prints one line per listening node, serves until SIGINT,
-// SIGTERM or SIGHUP, then exits 0. Bad options or a port in use exit 2 with a message.
+// SIGTERM or SIGHUP, or until SHUTDOWN has ended every node (one line each), then exits 0. Bad options or a port in use exit 2 with a message.
 #include <CLI/CLI.hpp>
 #include <sys/resource.h>
 
@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 #include <string>
+#include <vector>
 #include <cstdio>
 #include <memory>
 
@@ -72,6 +73,12 @@ int run_serve(ServeArgs& args) {
     };
   }
   args.options.max_output_bytes = args.max_output_mb * 1024 * 1024;
+  std::vector<uint16_t> ports_of_nodes;  // filled once the ports are bound
+  args.options.on_node_shut_down = [&ports_of_nodes](int index) {
+    std::printf("lockstep serve: node %d (port %u) shut down by SHUTDOWN\n", index,
+                static_cast<unsigned>(ports_of_nodes[static_cast<size_t>(index)]));
+    std::fflush(stdout);
+  };
   raise_open_files_limit();
   fit_maxclients(args.options);
   auto server = serve::Server::create(args.options);
@@ -80,6 +87,7 @@ int run_serve(ServeArgs& args) {
     return kExitBadInput;
   }
   const auto& ports = server.value()->ports();
+  ports_of_nodes = ports;
   for (size_t i = 0; i < ports.size(); i++) {
     std::printf("lockstep serve: node %zu listening on %s:%u\n", i,
                 args.options.bind_address.c_str(), static_cast<unsigned>(ports[i]));

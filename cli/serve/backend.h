@@ -50,16 +50,19 @@ class Backend {
   // Periodic work (active expiry, blocked connections' timeouts), called every
   // ServeOptions::tick_interval_ms.
   virtual void tick() = 0;
-  // While a script has run for `threshold_ms`, the backend calls `pump` now and then from
-  // inside it, so that the server keeps reading and answering other clients (Redis's busy
-  // script: -BUSY, SCRIPT KILL); `stopping` says the server is shutting down (the script is then
-  // stopped). A backend without scripts ignores it.
-  struct BusyHooks {
+  // What the server offers its backends. While a script has run for `threshold_ms`, the backend
+  // calls `pump` now and then from inside it, so that the server keeps reading and answering
+  // other clients (Redis's busy script: -BUSY, SCRIPT KILL); `stopping` says the server is
+  // shutting down (the script is then stopped). `shut_down` ends this node (SHUTDOWN): the
+  // server stops listening on its port and closes its connections, later, from its event loop.
+  // A backend without scripts or SHUTDOWN ignores them.
+  struct ServerHooks {
     int64_t threshold_ms = 5000;
     std::function<void()> pump;
     std::function<bool()> stopping;
+    std::function<void()> shut_down;
   };
-  virtual void set_busy_hooks(BusyHooks hooks) { (void)hooks; }
+  virtual void set_server_hooks(ServerHooks hooks) { (void)hooks; }
 };
 
 // Makes the backend of node `index`, listening on `port` (INFO's tcp_port); `push` reaches that

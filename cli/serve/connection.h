@@ -39,6 +39,7 @@ struct NodeSlot {
   std::atomic<size_t> open_connections{0};
   resp::RequestLimits request_limits;
   size_t max_output_bytes = 0;
+  bool shut = false;  // SHUTDOWN ended the node: its port is closed
 };
 
 class Connection : public std::enable_shared_from_this<Connection> {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <optional>
 #include <set>
 
 #include "sim/core/assert.h"
@@ -28,7 +29,8 @@ bool iequals(std::string_view a, std::string_view b) {
 // forgotten once the script is done.
 class ModelBackend final : public Backend {
  public:
-  ModelBackend(uint16_t port, PushFn push) : node_(make_config(port, std::move(push), &blocked_)) {
+  ModelBackend(uint16_t port, PushFn push)
+      : node_(make_config(port, std::move(push), &blocked_, &shutdown_requested_)) {
     node_.set_script_busy_check(&ModelBackend::busy_check, this);
   }
 
@@ -44,16 +46,25 @@ class ModelBackend final : public Backend {
   void execute(redis::ConnectionId id, std::span<const std::string_view> argv,
                std::vector<redis::Reply>& out) override {
     LS_ASSERT(!argv.empty());
+    if (shut_) return;  // SHUTDOWN ended the node: what was already read gets no reply
     if (executing_) {
-      out.push_back(busy_answer(argv));
+      if (std::optional<redis::Reply> answer = busy_answer(argv)) out.push_back(std::move(*answer));
       return;
     }
     executing_ = true;
     kill_requested_ = false;
     started_ = std::chrono::steady_clock::now();
     last_pump_ = started_;
+    const size_t first = out.size();
     node_.execute(id, argv, out);
     executing_ = false;
+    if (shutdown_requested_ && !shut_) {
+      // SHUTDOWN, or SHUTDOWN NOSAVE while this script was busy: the node ends, and nobody gets
+      // a reply (a redis-server that exited sends none); the killed script's error is dropped.
+      shut_ = true;
+      out.resize(first);
+      if (hooks_.shut_down) hooks_.shut_down();
+    }
     for (redis::ConnectionId gone : leaving_) {
       node_.disconnect(gone);
       blocked_.erase(gone);
@@ -68,10 +79,11 @@ class ModelBackend final : public Backend {
     // Redis notices a blocked client's timeout in its event loop, at least every 1000/hz ms.
     node_.time_out_blocked();
   }
-  void set_busy_hooks(BusyHooks hooks) override { hooks_ = std::move(hooks); }
+  void set_server_hooks(ServerHooks hooks) override { hooks_ = std::move(hooks); }
 
  private:
-  static redis::NodeConfig make_config(uint16_t port, PushFn push, std::set<redis::ConnectionId>* blocked) {
+  static redis::NodeConfig make_config(uint16_t port, PushFn push, std::set<redis::ConnectionId>* blocked,
+                                       bool* shutdown_requested) {
     LS_ASSERT(push != nullptr);
     redis::NodeConfig config;
     config.tcp_port = port;
@@ -89,11 +101,13 @@ class ModelBackend final : public Backend {
       blocked->erase(id);
       push(id, reply);
     };
+    config.hooks.on_shutdown = [shutdown_requested](redis::ConnectionId) { *shutdown_requested = true; };
     return config;
   }
 
   // What a client gets while a script runs (Redis 7.0's texts; scriptKill's checks, in order).
-  redis::Reply busy_answer(std::span<const std::string_view> argv) {
+  // Nothing when the request ends the node (SHUTDOWN NOSAVE): the script stops at its next hook.
+  std::optional<redis::Reply> busy_answer(std::span<const std::string_view> argv) {
     static constexpr std::string_view kBusyEval =
         "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
     static constexpr std::string_view kBusyFunction =
@@ -101,6 +115,16 @@ class ModelBackend final : public Backend {
     const bool function = node_.running_function();
     const bool script_kill = argv.size() == 2 && iequals(argv[0], "script") && iequals(argv[1], "kill");
     const bool function_kill = argv.size() == 2 && iequals(argv[0], "function") && iequals(argv[1], "kill");
+    if (iequals(argv[0], "shutdown")) {
+      // Redis 7.0's shutdownCommand runs while busy: its syntax, then ABORT, then only NOSAVE.
+      const redis::ShutdownArgs shutdown = redis::parse_shutdown(argv);
+      if (!shutdown.valid) return redis::Reply::error("ERR syntax error");
+      if (shutdown.abort) return redis::Reply::error("ERR No shutdown in progress.");
+      if (!shutdown.nosave) return redis::Reply::error(function ? kBusyFunction : kBusyEval);
+      kill_requested_ = true;
+      shutdown_requested_ = true;
+      return std::nullopt;
+    }
     if (script_kill || function_kill) {
       if (node_.script_wrote()) {
         return redis::Reply::error(
@@ -132,9 +156,11 @@ class ModelBackend final : public Backend {
   static constexpr int kPumpIntervalMs = 50;
   std::set<redis::ConnectionId> blocked_;  // before node_: its hooks point here
   redis::Node node_;
-  BusyHooks hooks_;
+  ServerHooks hooks_;
   bool executing_ = false;
   bool kill_requested_ = false;
+  bool shutdown_requested_ = false;  // SHUTDOWN was accepted; the node ends once its command returns
+  bool shut_ = false;                // ... and has ended
   std::chrono::steady_clock::time_point started_, last_pump_;
   std::vector<redis::ConnectionId> leaving_;
 };

@@ -225,6 +225,53 @@ TEST(ServeCli, LongFunctionsAreBusyAndKillableAndFlushKeepsTheBusyHook) {
   ::close(c.out_fd);
 }
 
+// SHUTDOWN ends the node it is sent to, as a redis-server exits: the caller gets no reply, the
+// port closes, the other nodes go on; when every node has ended, serve exits 0. While a script
+// is busy (even one that wrote, which SCRIPT KILL refuses), only SHUTDOWN NOSAVE does it, as
+// the BUSY error says.
+TEST(ServeCli, ShutdownEndsItsNodeEvenWhileAScriptIsBusy) {
+  Child c = spawn({"serve", "--port", "0", "--nodes", "2", "--busy-threshold-ms", "300"});
+  const std::string out = read_until(c.out_fd, "node 1 listening");
+  const uint16_t port0 = port_of(out, 0), port1 = port_of(out, 1);
+  ASSERT_TRUE(port0 != 0 && port1 != 0) << out;
+  redisContext* runner = redisConnect("127.0.0.1", port0);
+  redisContext* other = redisConnect("127.0.0.1", port0);
+  redisContext* node1 = redisConnect("127.0.0.1", port1);
+  ASSERT_TRUE(runner != nullptr && runner->err == 0 && other != nullptr && other->err == 0);
+  ASSERT_TRUE(node1 != nullptr && node1->err == 0);
+  EXPECT_EQ(text_of(static_cast<redisReply*>(redisCommand(other, "SHUTDOWN SAVE NOSAVE"))), "ERR syntax error");
+  ASSERT_EQ(redisAppendCommand(runner, "EVAL %s 0", "redis.call('set', 'k', 'v') while true do end"), REDIS_OK);
+  ASSERT_EQ(redisBufferWrite(runner, nullptr), REDIS_OK);
+  ::usleep(600 * 1000);
+  const std::string busy = "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
+  EXPECT_EQ(text_of(static_cast<redisReply*>(redisCommand(other, "SHUTDOWN"))), busy);
+  EXPECT_EQ(text_of(static_cast<redisReply*>(redisCommand(other, "SHUTDOWN NOW"))), busy);
+  EXPECT_EQ(text_of(static_cast<redisReply*>(redisCommand(other, "SHUTDOWN ABORT"))), "ERR No shutdown in progress.");
+  EXPECT_EQ(redisCommand(other, "SHUTDOWN NOSAVE"), nullptr);  // no reply: the connection closes
+  void* reply = nullptr;
+  EXPECT_EQ(redisGetReply(runner, &reply), REDIS_ERR);  // the script's caller is cut off too
+  EXPECT_NE(read_until(c.out_fd, "shut down by SHUTDOWN").find("node 0 (port " + std::to_string(port0) + ")"),
+            std::string::npos);
+  redisContext* late = redisConnect("127.0.0.1", port0);
+  EXPECT_TRUE(late == nullptr || late->err != 0);  // the port is closed
+  if (late != nullptr) redisFree(late);
+  // Node 1 is untouched; a plain SHUTDOWN (no script running) ends it, and serve with it.
+  EXPECT_EQ(text_of(static_cast<redisReply*>(redisCommand(node1, "PING"))), "PONG");
+  EXPECT_EQ(text_of(static_cast<redisReply*>(redisCommand(node1, "MULTI"))), "OK");
+  EXPECT_EQ(text_of(static_cast<redisReply*>(redisCommand(node1, "SHUTDOWN"))),
+            "ERR Command not allowed inside a transaction");
+  EXPECT_EQ(text_of(static_cast<redisReply*>(redisCommand(node1, "DISCARD"))), "OK");
+  EXPECT_EQ(redisCommand(node1, "SHUTDOWN"), nullptr);
+  const std::string rest = read_until(c.out_fd, "stopped");
+  EXPECT_NE(rest.find("node 1 (port " + std::to_string(port1) + ") shut down by SHUTDOWN"), std::string::npos) << rest;
+  EXPECT_NE(rest.find("lockstep serve: stopped"), std::string::npos) << rest;
+  EXPECT_EQ(wait_exit(c.pid), 0);
+  redisFree(runner);
+  redisFree(other);
+  redisFree(node1);
+  ::close(c.out_fd);
+}
+
 // Issue 10: a script blocked inside a C function (a backtracking pattern) never reaches the
 // instruction hook; SIGINT must still end serve, promptly.
 TEST(ServeCli, ASignalEndsServeEvenWhileAScriptIsStuckInC) {

@@ -2,6 +2,7 @@
 
 #include <utility>  // before Boost.Asio (see connection.h)
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -39,6 +40,8 @@ struct Server::Impl {
   void on_accept(size_t index, tcp::socket socket);
   void schedule_tick();
   void shutdown();
+  // Ends node `index` (SHUTDOWN): closes its port and its connections.
+  void shut_node(size_t index);
 };
 
 namespace {
@@ -99,7 +102,7 @@ void Server::Impl::accept_next(size_t index) {
   LS_ASSERT(index < acceptors.size());
   acceptors[index]->async_accept([this, index](const boost::system::error_code& ec,
                                                tcp::socket socket) {
-    if (stopping) return;
+    if (stopping || slots[index]->shut) return;
     if (!ec) {
       on_accept(index, std::move(socket));
       accept_next(index);
@@ -109,7 +112,7 @@ void Server::Impl::accept_next(size_t index) {
     // than spinning on an error that repeats until a connection closes.
     auto timer = std::make_shared<asio::steady_timer>(io, std::chrono::milliseconds(kAcceptRetryMs));
     timer->async_wait([this, index, timer](const boost::system::error_code& wait_ec) {
-      if (!wait_ec && !stopping) accept_next(index);
+      if (!wait_ec && !stopping && !slots[index]->shut) accept_next(index);
     });
   });
 }
@@ -131,7 +134,9 @@ void Server::Impl::schedule_tick() {
   tick_timer.expires_after(std::chrono::milliseconds(options.tick_interval_ms));
   tick_timer.async_wait([this](const boost::system::error_code& ec) {
     if (ec || stopping) return;
-    for (auto& slot : slots) slot->backend->tick();
+    for (auto& slot : slots) {
+      if (!slot->shut) slot->backend->tick();
+    }
     schedule_tick();
   });
 }
@@ -152,6 +157,21 @@ void Server::Impl::shutdown() {
   io.stop();
 }
 
+void Server::Impl::shut_node(size_t index) {
+  LS_ASSERT(index < slots.size());
+  NodeSlot& slot = *slots[index];
+  if (stopping || slot.shut) return;
+  slot.shut = true;
+  boost::system::error_code ignored;
+  acceptors[index]->close(ignored);
+  std::vector<std::shared_ptr<Connection>> open;
+  for (auto& [id, conn] : slot.connections) open.push_back(conn);
+  for (auto& conn : open) conn->close();
+  LS_ASSERT(slot.connections.empty());
+  if (options.on_node_shut_down) options.on_node_shut_down(static_cast<int>(index));
+  if (std::all_of(slots.begin(), slots.end(), [](const auto& s) { return s->shut; })) shutdown();
+}
+
 Result<std::unique_ptr<Server>> Server::create(ServeOptions options) {
   if (Status s = check_options(options); !s.ok()) return s;
   auto impl = std::make_unique<Impl>();
@@ -165,13 +185,15 @@ Result<std::unique_ptr<Server>> Server::create(ServeOptions options) {
     slot->backend = impl->options.backend(i, impl->ports[static_cast<size_t>(i)], make_push(slot.get()));
     LS_ASSERT(slot->backend != nullptr);
     Impl* raw = impl.get();
-    Backend::BusyHooks hooks;
+    Backend::ServerHooks hooks;
     hooks.threshold_ms = impl->options.busy_threshold_ms;
     // Nested poll() is supported by Asio's scheduler: other connections' handlers run from
     // inside the busy script's hook, and reach the busy backend re-entrantly.
     hooks.pump = [raw] { raw->io.poll(); };
     hooks.stopping = [raw] { return raw->stopping || raw->stop_requested.load(); };
-    slot->backend->set_busy_hooks(std::move(hooks));
+    // Posted: SHUTDOWN arrives from inside a connection's command, which must finish first.
+    hooks.shut_down = [raw, i] { asio::post(raw->io, [raw, i] { raw->shut_node(static_cast<size_t>(i)); }); };
+    slot->backend->set_server_hooks(std::move(hooks));
     impl->slots.push_back(std::move(slot));
   }
   return std::unique_ptr<Server>(new Server(std::move(impl)));

@@ -8,10 +8,12 @@
 // client that does not read its replies is disconnected once max_output_bytes are pending (as
 // Redis's client-output-buffer-limit does). More than max_connections clients get Redis's
 // "max number of clients reached" error. A slow or misbehaving client never blocks the others.
+// SHUTDOWN ends the node it is sent to: its port closes, its connections with it.
 #ifndef LOCKSTEP_CLI_SERVE_SERVER_H_
 #define LOCKSTEP_CLI_SERVE_SERVER_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -38,6 +40,9 @@ struct ServeOptions {
   // script blocked inside a C function, e.g. a backtracking string.find, never yields).
   int64_t forced_exit_ms = 2000;
   BackendFactory backend;
+  // Called when SHUTDOWN ended node `index` (its port is closed); when every node has ended,
+  // run() returns.
+  std::function<void(int index)> on_node_shut_down;
 };
 
 class Server {
@@ -50,7 +55,8 @@ class Server {
 
   // The port of each node, in node order.
   const std::vector<uint16_t>& ports() const;
-  // Serves until stop() is called or SIGINT/SIGTERM/SIGHUP arrives (when handle_signals). A signal
+  // Serves until stop() is called, SIGINT/SIGTERM/SIGHUP arrives (when handle_signals), or
+  // SHUTDOWN has ended every node. A signal
   // always ends the process: if the server has not stopped within forced_exit_ms (a script is
   // stuck in C), the process exits at once with status 0 after saying so on stderr.
   void run(bool handle_signals);

@@ -32,7 +32,7 @@ class TracingBackend : public Backend {
   int protocol(redis::ConnectionId id) const override { return inner_->protocol(id); }
   bool blocked(redis::ConnectionId id) const override { return inner_->blocked(id); }
   void tick() override { inner_->tick(); }
-  void set_busy_hooks(BusyHooks hooks) override { inner_->set_busy_hooks(std::move(hooks)); }
+  void set_server_hooks(ServerHooks hooks) override { inner_->set_server_hooks(std::move(hooks)); }
 
  private:
   std::unique_ptr<Backend> inner_;

@@ -193,6 +193,7 @@ const Command kCommands[] = {
     {"config", -2, NS | A | S | C, cmd_config, 0, 0, 0, nullptr, kConfigSubcommands},
     {"info", -1, S, cmd_info},
     {"quit", -1, NS | F | S | SC, cmd_quit},
+    {"shutdown", -1, NS | A | S | kCmdNoMulti, cmd_shutdown},
     {"reset", 1, NS | F | S | SC, cmd_reset},
     {"multi", 1, NS | F | S, cmd_multi},
     {"exec", 1, NS | S, cmd_exec},

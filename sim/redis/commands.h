@@ -30,6 +30,7 @@ enum CommandFlag : uint32_t {
   // "name|sub". Not a COMMAND flag.
   kCmdContainer = 1u << 9,
   kCmdBlocking = 1u << 10,  // may block the client (BLPOP)
+  kCmdNoMulti = 1u << 11,   // refused inside MULTI ("Command not allowed inside a transaction")
 };
 
 struct Command;
@@ -245,6 +246,7 @@ void cmd_client(Call&);
 void cmd_config(Call&);
 void cmd_info(Call&);
 void cmd_quit(Call&);
+void cmd_shutdown(Call&);
 void cmd_reset(Call&);
 
 }  // namespace lockstep::redis

@@ -286,6 +286,9 @@ void dispatch(Server& s, Client& client, Args argv, std::vector<Reply>& out) {
                       "in this context",
                   out);
   }
+  if (client.multi && (cmd->flags & kCmdNoMulti)) {
+    return reject(s, client, cmd, "ERR Command not allowed inside a transaction", out);
+  }
   if (client.multi && !runs_inside_multi(*cmd)) {
     Client::Transaction& tx = client.tx.for_write();
     tx.queued.emplace_back(argv.begin(), argv.end());

@@ -52,7 +52,20 @@ struct NodeHooks {
   // The late reply of a blocked connection: the popped [key, element], nil on timeout, or an
   // error. The connection is no longer blocked when this runs.
   std::function<void(ConnectionId, const Reply&)> on_unblock;
+  // SHUTDOWN (without SAVE) was accepted from this connection: the host ends the node, and
+  // the caller gets no reply. Without the hook SHUTDOWN answers an error.
+  std::function<void(ConnectionId)> on_shutdown;
 };
+
+// SHUTDOWN's arguments (argv[0] is the command's name), for a host that answers SHUTDOWN itself
+// while the node is busy in a script: Redis accepts SHUTDOWN NOSAVE then, and only that.
+struct ShutdownArgs {
+  bool valid = false;  // false: Redis's "ERR syntax error"
+  bool abort = false;
+  bool save = false;
+  bool nosave = false;
+};
+ShutdownArgs parse_shutdown(std::span<const std::string_view> argv);
 
 // Where the lines a script executes are counted (coverage, sim/kernel/coverage.h): the caller
 // points `current` at the counts of the script it is about to run (index = line) and back at

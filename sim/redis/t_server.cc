@@ -125,6 +125,7 @@ Reply command_entry(const Command& cmd) {
       {kCmdWrite, "write"}, {kCmdReadOnly, "readonly"}, {kCmdAdmin, "admin"},
       {kCmdPubSub, "pubsub"}, {kCmdNoScript, "noscript"}, {kCmdStale, "stale"},
       {kCmdFast, "fast"},   {kCmdMayReplicate, "may_replicate"}, {kCmdBlocking, "blocking"},
+      {kCmdNoMulti, "no_multi"},
   };
   for (const FlagName& f : kNames) {
     if (cmd.flags & f.flag) flags.push_back(Reply::status(f.name));
@@ -375,6 +376,47 @@ void cmd_info(Call& c) {
 }
 
 void cmd_quit(Call& c) { c.reply(Reply::ok()); }
+
+ShutdownArgs parse_shutdown(std::span<const std::string_view> argv) {
+  ShutdownArgs args;
+  bool now = false, force = false;
+  for (size_t i = 1; i < argv.size(); i++) {
+    if (iequals(argv[i], "nosave")) {
+      args.nosave = true;
+    } else if (iequals(argv[i], "save")) {
+      args.save = true;
+    } else if (iequals(argv[i], "now")) {
+      now = true;
+    } else if (iequals(argv[i], "force")) {
+      force = true;
+    } else if (iequals(argv[i], "abort")) {
+      args.abort = true;
+    } else {
+      return args;
+    }
+  }
+  // As Redis 7.0: ABORT stands alone, and SAVE and NOSAVE exclude each other.
+  const bool others = args.nosave || args.save || now || force;
+  args.valid = !(args.abort && others) && !(args.save && args.nosave);
+  return args;
+}
+
+// SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] | SHUTDOWN ABORT. The model keeps nothing on disk: the
+// host ends the node (hooks.on_shutdown: `lockstep serve` closes its port and connections),
+// and the caller gets no reply, as from a redis-server that exited. Without the hook (the
+// simulator, whose node faults are scheduled) SHUTDOWN fails as Redis's does when it cannot.
+void cmd_shutdown(Call& c) {
+  const ShutdownArgs args = parse_shutdown(c.argv);
+  if (!args.valid) return c.syntax_error();
+  // No shutdown ever waits here (no replicas to catch up), so none is in progress.
+  if (args.abort) return c.error("ERR No shutdown in progress.");
+  if (args.save) {
+    return c.error("ERR Errors trying to SHUTDOWN: SAVE asks for a snapshot, and the model keeps nothing on "
+                   "disk (SHUTDOWN or SHUTDOWN NOSAVE ends the node)");
+  }
+  if (!c.srv.hooks().on_shutdown) return c.error("ERR Errors trying to SHUTDOWN. Check logs.");
+  c.srv.hooks().on_shutdown(c.client.id);
+}
 
 // RESET: the connection as a new one (no subscriptions, database 0, no name, RESP2).
 void cmd_reset(Call& c) {

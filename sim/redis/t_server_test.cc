@@ -48,6 +48,39 @@ TEST(ServerTest, WaitWithoutAndWithHook) {
   EXPECT_EQ(seen_timeout, 1000);
 }
 
+// SHUTDOWN: Redis 7.0's syntax and refusals (checked against redis-server 7.0.15); a node whose
+// host has no on_shutdown hook (the simulator) cannot be shut down and says so.
+TEST(ServerTest, ShutdownSyntaxRefusalsAndHook) {
+  TestNode t;
+  EXPECT_EQ(t.run({"shutdown", "foo"}), E("ERR syntax error"));
+  EXPECT_EQ(t.run({"shutdown", "save", "nosave"}), E("ERR syntax error"));
+  EXPECT_EQ(t.run({"shutdown", "abort", "now"}), E("ERR syntax error"));
+  EXPECT_EQ(t.run({"shutdown", "abort"}), E("ERR No shutdown in progress."));
+  EXPECT_EQ(t.run({"shutdown", "now"}), E("ERR Errors trying to SHUTDOWN. Check logs."));
+  EXPECT_TRUE(t.run({"shutdown", "save"}).str.starts_with("ERR Errors trying to SHUTDOWN: SAVE asks for a snapshot"));
+  // Not inside MULTI (the transaction is then aborted), not from a script.
+  EXPECT_EQ(t.run({"multi"}), OK());
+  EXPECT_EQ(t.run({"shutdown"}), E("ERR Command not allowed inside a transaction"));
+  EXPECT_EQ(t.run({"exec"}), E("EXECABORT Transaction discarded because of previous errors."));
+  EXPECT_TRUE(t.run({"eval", "return redis.call('shutdown')", "0"})
+                  .str.starts_with("ERR This Redis command is not allowed from script"));
+
+  std::vector<ConnectionId> shut_by;
+  NodeConfig config;
+  config.clock_us = [] { return int64_t{5}; };
+  config.hooks.on_shutdown = [&](ConnectionId c) { shut_by.push_back(c); };
+  Node node(config);
+  const ConnectionId c = node.connect();
+  std::vector<Reply> out;
+  std::vector<std::string_view> argv = {"SHUTDOWN", "NOW", "nosave", "FORCE", "force"};
+  node.execute(c, argv, out);
+  EXPECT_TRUE(out.empty());  // the caller gets no reply: its server is gone
+  EXPECT_EQ(shut_by, std::vector<ConnectionId>{c});
+  EXPECT_FALSE(parse_shutdown(std::vector<std::string_view>{"shutdown", "nosave", "abort"}).valid);
+  const ShutdownArgs plain = parse_shutdown(std::vector<std::string_view>{"shutdown"});
+  EXPECT_TRUE(plain.valid && !plain.nosave && !plain.save && !plain.abort);
+}
+
 // HELLO's reply as the model gives it to the simulator (RESP2 shape: a flat array).
 Reply flat_hello(const TestNode& t, int proto) {
   return A({B("server"), B("redis"), B("version"), B("7.0.15"), B("proto"), I(proto), B("id"),
