@@ -180,7 +180,23 @@ std::vector<json> run_parallel(uint64_t count, int jobs, const std::function<jso
   return out;
 }
 
+// --quick, a smoke run (CI runs it under the sanitizers), keeps three algorithms' targets.
+bool in_run(const Target& target, bool quick) {
+  return !quick || target.algorithm == "redisson-lock" || target.algorithm == "redisson-redlock" ||
+         target.algorithm == "setnx-naive";
+}
+
 }  // namespace
+
+std::vector<std::string> b6_algorithms(bool quick) {
+  std::vector<std::string> names;
+  for (const Target& target : targets()) {
+    if (in_run(target, quick) && std::find(names.begin(), names.end(), target.algorithm) == names.end()) {
+      names.push_back(target.algorithm);
+    }
+  }
+  return names;
+}
 
 json run_b6_bugs(const BenchOptions& options) {
   // --quick, a smoke run (CI runs it under the sanitizers): 4 seeds of three targets.
@@ -189,10 +205,7 @@ json run_b6_bugs(const BenchOptions& options) {
                                                      : std::vector<uint64_t>{1, 100'001, 200'001};
   std::vector<Target> chosen;
   for (const Target& target : targets()) {
-    if (options.quick && target.algorithm != "redisson-lock" && target.algorithm != "redisson-redlock" &&
-        target.algorithm != "setnx-naive") {
-      continue;
-    }
+    if (!in_run(target, options.quick)) continue;
     if (!options.algorithm.empty() && target.algorithm != options.algorithm) continue;
     chosen.push_back(target);
   }

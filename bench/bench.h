@@ -7,6 +7,7 @@
 #define LOCKSTEP_BENCH_BENCH_H_
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -25,6 +26,8 @@ nlohmann::json run_b3_check(const BenchOptions& options);
 nlohmann::json run_b4_explore(const BenchOptions& options);
 nlohmann::json run_b5_memory(const BenchOptions& options);
 nlohmann::json run_b6_bugs(const BenchOptions& options);
+// The algorithms B6 has targets for (with `quick`: those its smoke run keeps), in its order.
+std::vector<std::string> b6_algorithms(bool quick);
 nlohmann::json run_b7_herd(const BenchOptions& options);
 
 }  // namespace lockstep::bench

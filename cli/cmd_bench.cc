@@ -2,6 +2,7 @@
 // benchmark on stdout (progress goes to stderr), so figures can be compared between commits.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -39,16 +40,39 @@ int run_benchmarks(const BenchArgs& args) {
       return kExitBadInput;
     }
   }
+  const auto chosen = [&](const std::string& id) {
+    return args.only.empty() || std::find(args.only.begin(), args.only.end(), id) != args.only.end();
+  };
+  if (!args.options.algorithm.empty()) {
+    if (!chosen("B6")) {
+      std::fprintf(stderr, "lockstep bench: --algorithm chooses B6's targets, and --only leaves B6 out\n");
+      return kExitBadInput;
+    }
+    const std::vector<std::string> names = bench::b6_algorithms(args.options.quick);
+    if (std::find(names.begin(), names.end(), args.options.algorithm) == names.end()) {
+      std::string list;
+      for (const std::string& name : names) list += (list.empty() ? "" : ", ") + name;
+      std::fprintf(stderr, "lockstep bench: B6%s has no target of algorithm '%s' (it has: %s)\n",
+                   args.options.quick ? " --quick" : "", args.options.algorithm.c_str(), list.c_str());
+      return kExitBadInput;
+    }
+  }
   // Ctrl-C: the scratch histories (B2, B3: up to GBs in the temporary directory) are removed.
   interrupt::exit_on_signal("lockstep bench");
+  std::vector<std::string> failed;
   for (const Entry& e : entries) {
-    bool chosen = args.only.empty();
-    for (const std::string& id : args.only) chosen = chosen || id == e.id;
-    if (!chosen) continue;
+    if (!chosen(e.id)) continue;
     std::fprintf(stderr, "lockstep bench: running %s...\n", e.id);
-    std::cout << e.run(args.options).dump() << std::endl;
+    const nlohmann::json result = e.run(args.options);
+    std::cout << result.dump() << std::endl;
+    if (result.value("status", "") == "error") failed.push_back(e.id);
   }
-  return kExitOk;
+  if (failed.empty()) return kExitOk;
+  // A benchmark that could not measure (no redis-server, a child that failed) is no figure.
+  std::string list;
+  for (const std::string& id : failed) list += (list.empty() ? "" : ", ") + id;
+  std::fprintf(stderr, "lockstep bench: %s failed (its \"error\" says why)\n", list.c_str());
+  return kExitBadInput;
 }
 
 }  // namespace

@@ -194,4 +194,14 @@ PY
 [ $? -eq 2 ] && grep -qF "history.jsonl: is a history (JSON Lines), not a result.json" "$work/11.txt" || fail "report of a history: $(cat "$work/11.txt")"
 "$bin" check "$work/o4/result.json" > "$work/11c.txt" 2>&1
 [ $? -eq 2 ] && grep -qF "result.json:1: header: not valid JSON: a history is JSON Lines" "$work/11c.txt" || fail "check of a result.json: $(cat "$work/11c.txt")"
+
+# 12. bench: an --algorithm B6 has no target for, or one given while --only leaves B6 out, is
+# refused before anything runs (it used to run nothing and exit 0).
+"$bin" bench --only B6 --quick --algorithm nope > "$work/12a.out" 2> "$work/12a.err"
+[ $? -eq 2 ] && grep -qF "B6 --quick has no target of algorithm 'nope' (it has: redisson-lock, redisson-redlock, setnx-naive)" "$work/12a.err" \
+  || fail "bench --algorithm nope: $(cat "$work/12a.out" "$work/12a.err")"
+[ -s "$work/12a.out" ] && fail "bench --algorithm nope printed a result: $(cat "$work/12a.out")"
+"$bin" bench --only B1 --algorithm redisson-lock > "$work/12b.out" 2> "$work/12b.err"
+[ $? -eq 2 ] && grep -qF -- "--algorithm chooses B6's targets, and --only leaves B6 out" "$work/12b.err" \
+  || fail "bench --only B1 --algorithm: $(cat "$work/12b.out" "$work/12b.err")"
 echo "ok"
