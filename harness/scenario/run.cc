@@ -6,6 +6,7 @@
 
 #include "algorithms/mutants/mutants.h"
 #include "checker/check.h"
+#include "checker/history_parse.h"
 #include "checker/report/files.h"
 #include "checker/report/report.h"
 #include "harness/scenario/coverage_report.h"
@@ -18,6 +19,10 @@
 #include "sim/history/writer.h"
 
 namespace lockstep::scenario {
+
+// What a run writes, the checker must read back.
+static_assert(history::Writer::kMaxLineBytes == checker::kMaxHistoryLineBytes);
+
 namespace {
 
 std::string verdict_text(checker::Verdict v) { return checker::verdict_name(v); }

@@ -115,6 +115,7 @@ Writer& Writer::begin_header() {
   LS_ASSERT(!in_line_);
   LS_ASSERT(lines_ == 0);
   in_line_ = true;
+  line_begin_ = buf_.size();
   buf_ += "{\"lockstep_history\": 1";
   return *this;
 }
@@ -123,6 +124,7 @@ void Writer::append_line(std::string_view line, TimeUs t) {
   LS_ASSERT(!in_line_);
   LS_ASSERT(t >= last_t_);
   last_t_ = t;
+  check_line_size(line);
   buf_ += line;
   buf_ += '\n';
   ++lines_;
@@ -161,6 +163,7 @@ Writer& Writer::begin(TimeUs t, std::string_view type) {
   LS_ASSERT(unordered_ || t >= last_t_);
   last_t_ = t;
   in_line_ = true;
+  line_begin_ = buf_.size();
   if (Chunk c; c.raw("{\"t\": ") && c.integer(t) && c.raw(", \"type\": ") && c.quoted(type)) {
     c.append_to(buf_);
     return *this;
@@ -253,7 +256,9 @@ std::string& Writer::value_of_any_key(std::string_view k) {
 
 void Writer::end() {
   LS_ASSERT(in_line_);
-  buf_ += "}\n";
+  buf_ += '}';
+  check_line_size(std::string_view(buf_).substr(line_begin_));
+  buf_ += '\n';
   in_line_ = false;
   ++lines_;
   if (mode_ != Mode::kMemory && buf_.size() >= kFlushBytes) flush();
@@ -275,6 +280,23 @@ void Writer::flush() {
 
 void Writer::fail_io(std::string cause) {
   if (io_error_.empty()) io_error_ = cause.empty() ? std::string("unknown error") : std::move(cause);
+}
+
+void Writer::check_line_size(std::string_view line) {
+  if (line.size() <= kMaxLineBytes) return;
+  // The event's type, for the message: lines start {"t": N, "type": "<type>" (the header: none).
+  std::string what = "the header";
+  constexpr std::string_view kType = "\"type\": \"";
+  const std::string_view start = line.substr(0, 128);
+  if (const size_t at = start.find(kType); at != std::string_view::npos) {
+    const std::string_view type = start.substr(at + kType.size());
+    const std::string name(type.substr(0, type.find('"')));
+    what = (!name.empty() && std::string_view("aeiou").find(name[0]) != std::string_view::npos ? "an " : "a ") +
+           name + " event";
+  }
+  fail_io("line " + std::to_string(lines_ + 1) + " (" + what + ") would be " + std::to_string(line.size()) +
+          " bytes, and a history line is at most 1 MiB (docs/history-format.md): a command's arguments, a "
+          "reply or a key's state too large to record");
 }
 
 Status Writer::io_error() const {

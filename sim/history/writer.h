@@ -4,7 +4,8 @@
 // in large blocks. The file is written under a temporary name and renamed by finish(), so a run
 // that dies half-way never leaves a history that looks complete. Lines must come in
 // non-decreasing true time; the writer asserts it. A size limit turns a runaway history into a
-// clear error instead of a full disk.
+// clear error instead of a full disk, and a line over the format's 1 MiB (a huge command
+// argument, reply or key state) into a clear error instead of a history no reader takes.
 #ifndef LOCKSTEP_SIM_HISTORY_WRITER_H_
 #define LOCKSTEP_SIM_HISTORY_WRITER_H_
 
@@ -63,6 +64,10 @@ class Writer {
   // A file's bytes: the text itself, or one zstd frame of it (sim/core/zstd_file.h).
   enum class Compression : uint8_t { kNone, kZstd };
   static constexpr uint64_t kDefaultMaxBytes = uint64_t{4} << 30;
+  // The format's limit on one line, without its newline (docs/history-format.md): readers refuse
+  // a longer one, so the writer does not write it. A longer line fails the history like a failed
+  // write (io_failed()), naming the line and its event type.
+  static constexpr size_t kMaxLineBytes = size_t{1} << 20;
 
   // A writer that keeps everything in memory (text()) or throws it away (counting bytes).
   explicit Writer(Mode mode = Mode::kMemory, uint64_t max_bytes = kDefaultMaxBytes);
@@ -127,6 +132,8 @@ class Writer {
   void flush();
   // Records the cause of a failed write; the first one is kept.
   void fail_io(std::string cause);
+  // Fails the history (fail_io) when `line`, without its newline, is over kMaxLineBytes.
+  void check_line_size(std::string_view line);
 
   Mode mode_;
   uint64_t max_bytes_;
@@ -139,6 +146,7 @@ class Writer {
   uint64_t lines_ = 0;
   TimeUs last_t_ = 0;
   bool in_line_ = false;
+  size_t line_begin_ = 0;  // where the line being built starts in buf_
   std::string io_error_;  // the first failed write's cause (strerror, or zstd's); empty: none
   bool unordered_ = false;
 };

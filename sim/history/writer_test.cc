@@ -155,6 +155,35 @@ TEST(WriterTest, ExceedingTheLimitIsAnErrorAndLeavesNoFile) {
   EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
 }
 
+// A line over the format's 1 MiB (a script's 2 MB reply) fails the history with a message
+// naming the line and its event, where it used to be written and then refused by the checker as
+// "a bug". A line of exactly 1 MiB is written.
+TEST(WriterTest, ALineOverTheFormatsLimitFailsTheHistory) {
+  const std::string dir = ::testing::TempDir() + "/writer_test_line";
+  std::filesystem::create_directories(dir);
+  const std::string path = dir + "/history.jsonl";
+  auto w = Writer::to_file(path, Writer::kDefaultMaxBytes);
+  ASSERT_TRUE(w.ok());
+  w.value()->begin_header().end();
+  const std::string fixed = R"({"t": 1, "type": "exec", "reply": ""})";
+  w.value()->begin(1, "exec").str("reply", std::string(Writer::kMaxLineBytes - fixed.size(), 'x')).end();
+  EXPECT_FALSE(w.value()->io_failed());
+  w.value()->begin(2, "exec").str("reply", std::string(Writer::kMaxLineBytes - fixed.size() + 1, 'x')).end();
+  EXPECT_TRUE(w.value()->io_failed());
+  w.value()->begin(3, "end").end();
+  const Status s = w.value()->finish();
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("writing the history failed: line 3 (an exec event) would be 1048577 bytes, and a "
+                             "history line is at most 1 MiB"),
+            std::string::npos)
+      << s.message();
+  EXPECT_FALSE(std::filesystem::exists(path));
+  EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
+  Writer memory;
+  memory.append_line(std::string(Writer::kMaxLineBytes + 1, ' '), 0);
+  EXPECT_NE(memory.io_error().message().find("line 1 (the header) would be 1048577 bytes"), std::string::npos);
+}
+
 TEST(WriterTest, AnUnwritableDirectoryIsAClearError) {
   auto w = Writer::to_file("/nonexistent-dir/history.jsonl", 100);
   ASSERT_FALSE(w.ok());
