@@ -268,7 +268,10 @@ TEST_F(LuaAlgorithmTest, ResultsOfTheWrongTypeAreTheAlgorithmsError) {
       {"{acquired = true, count = 1, token = 'abc'}", "acquire returned token = a string (expected a number)"},
       {"{acquired = true, count = '1'}", "acquire returned count = a string (expected a number)"},
       {"{acquired = true, outcome = {}}", "acquire returned outcome = a table (expected ok, fail or unknown)"},
-      {"{acquired = true, error = {}}", "acquire returned error = a table (expected a string)"}};
+      {"{acquired = true, error = {}}", "acquire returned error = a table (expected a string)"},
+      // An ok answer without `acquired` used to read as "not acquired", whatever the server did.
+      {"{count = 1}", "acquire returned a table without acquired (an ok result says whether it acquired"},
+      {"{outcome = 'ok', token = 7}", "acquire returned a table without acquired"}};
   int n = 0;
   for (const auto& [result, message] : cases) {
     const std::string file = "lock" + std::to_string(n) + ".lua";  // a file is loaded once per process

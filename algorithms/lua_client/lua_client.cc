@@ -1138,6 +1138,14 @@ LockOutcome LuaLockClient::outcome_of(lua_State* co, int results, const char* fn
     const int i = field(name);
     if (!lua_isnil(co, i) && !lua_isboolean(co, i)) wrong_type(name, i, "a boolean");
     *slot = lua_toboolean(co, i) != 0;
+    // An answer must say what happened: `{}` or `{count = 1}` read as "not acquired" recorded a
+    // failure while the lock may well be held on the server.
+    const bool answers = std::strcmp(name, acquire ? "acquired" : "released") == 0;
+    if (answers && lua_isnil(co, i) && out.outcome == Outcome::kOk) {
+      host_.fail(std::string(fn) + " returned a table without " + name +
+                 " (an ok result says whether it " + (acquire ? "acquired" : "released") +
+                 "; a failure has outcome = \"fail\" or \"unknown\")");
+    }
   }
   // Within what the history format allows (docs/history-format.md, "Limits"), so a run never
   // writes a history its own checker refuses.
