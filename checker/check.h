@@ -79,6 +79,11 @@ RunGrant run_grant(const History& history, const Exec& exec);
 // run_grant(...) == kYes.
 bool exec_granted(const History& history, const Exec& exec);
 
+// Whether `x`, a run after `grant` (a grant to the RedLock acquisition `op`), is the release a
+// failed attempt of `op` sent before it declared success: a RedLock that misses its quorum gives
+// back what it got, then tries again (checker/quorum.cc says what qualifies).
+bool own_release(const History& h, const Operation& op, const Exec& grant, const Exec& x);
+
 // Fills history.grant_rules for every symbol, from the names and the header's grant_replies
 // (HistoryBuilder::finish does; run_grant gives the same answers with or without them).
 void prepare_grant_rules(History& history);

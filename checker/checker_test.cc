@@ -279,6 +279,41 @@ TEST(Examples, AQuorumKeySetAfterANodesClockJumpIsNotShortenedByIt) {
                    "First inevitable event: n1's clock was set 5000 ms ahead of true time at 1.000 s (fault #1).");
 }
 
+// A RedLock acquisition whose first attempt got only n1 gave that key back and won n2 and n3
+// later; n2's clock jump ran its key out and let c2 in. n1's clock jump at 1.6 s ran out c3's key
+// there, which was never this hold's: the story used each master's first grant to the
+// acquisition (n1's at 1.0 s) and named that jump. With a master's latest grant, and none where
+// it was given back, the story turns on n2's jump.
+TEST(Examples, AKeyTheAcquisitionGaveBackIsNotInItsStory) {
+  const std::string text =
+      R"({"lockstep_history": 1, "algorithm": "redlock-x", "lock_kind": "simple", "nodes": ["n1", "n2", "n3"], "quorum": 2})" "\n"
+      R"({"t": 900000, "type": "invoke", "id": 1, "thread": "c1/t0", "owner": "u1:1", "lock": "L", "op": "lock", "lease_ms": 10000})" "\n"
+      R"({"t": 1000000, "type": "exec", "node": "n1", "seq": 1, "local_ms": 1000, "conn": "c1", "command": "SET", "op": 1, "args": ["L", "u1", "PX", "10000", "NX"], "reply": {"ok": "OK"}})" "\n"
+      R"({"t": 1100000, "type": "exec", "node": "n1", "seq": 2, "local_ms": 1100, "conn": "c1", "command": "EVALSHA", "script": "release", "op": 1, "keys": ["L"], "args": ["u1"], "reply": 1})" "\n"
+      R"({"t": 1150000, "type": "invoke", "id": 3, "thread": "c3/t0", "owner": "u3:1", "lock": "L", "op": "try_lock", "lease_ms": 500, "wait_ms": 0})" "\n"
+      R"({"t": 1200000, "type": "exec", "node": "n1", "seq": 3, "local_ms": 1200, "conn": "c3", "command": "SET", "op": 3, "args": ["L", "u3", "PX", "500", "NX"], "reply": {"ok": "OK"}})" "\n"
+      R"({"t": 1300000, "type": "complete", "id": 3, "outcome": "ok", "acquired": false})" "\n"
+      R"({"t": 1600000, "type": "fault", "fault": 1, "kind": "clock_jump", "target": "n1", "phase": "instant", "params": {"delta_ms": 5000}})" "\n"
+      R"({"t": 1600000, "type": "expire", "node": "n1", "key": "L", "local_ms": 6600})" "\n"
+      R"({"t": 9000000, "type": "exec", "node": "n2", "seq": 1, "local_ms": 9000, "conn": "c1", "command": "SET", "op": 1, "args": ["L", "u1", "PX", "10000", "NX"], "reply": {"ok": "OK"}})" "\n"
+      R"({"t": 9000100, "type": "exec", "node": "n3", "seq": 1, "local_ms": 9000, "conn": "c1", "command": "SET", "op": 1, "args": ["L", "u1", "PX", "10000", "NX"], "reply": {"ok": "OK"}})" "\n"
+      R"({"t": 9001000, "type": "complete", "id": 1, "outcome": "ok", "acquired": true})" "\n"
+      R"({"t": 9001000, "type": "hold_begin", "thread": "c1/t0", "owner": "u1:1", "lock": "L", "op": 1})" "\n"
+      R"({"t": 15000000, "type": "fault", "fault": 2, "kind": "clock_jump", "target": "n2", "phase": "instant", "params": {"delta_ms": 5000}})" "\n"
+      R"({"t": 15000000, "type": "expire", "node": "n2", "key": "L", "local_ms": 20000})" "\n"
+      R"({"t": 15500000, "type": "invoke", "id": 2, "thread": "c2/t0", "owner": "u2:1", "lock": "L", "op": "lock", "lease_ms": 10000})" "\n"
+      R"({"t": 15500100, "type": "exec", "node": "n1", "seq": 4, "local_ms": 20500, "conn": "c2", "command": "SET", "op": 2, "args": ["L", "u2", "PX", "10000", "NX"], "reply": {"ok": "OK"}})" "\n"
+      R"({"t": 15500200, "type": "exec", "node": "n2", "seq": 2, "local_ms": 20500, "conn": "c2", "command": "SET", "op": 2, "args": ["L", "u2", "PX", "10000", "NX"], "reply": {"ok": "OK"}})" "\n"
+      R"({"t": 15501000, "type": "complete", "id": 2, "outcome": "ok", "acquired": true})" "\n"
+      R"({"t": 15501000, "type": "hold_begin", "thread": "c2/t0", "owner": "u2:1", "lock": "L", "op": 2})" "\n"
+      R"({"t": 18000000, "type": "hold_end", "thread": "c1/t0", "lock": "L", "reason": "unlock"})" "\n"
+      R"({"t": 18500000, "type": "hold_end", "thread": "c2/t0", "lock": "L", "reason": "unlock"})" "\n"
+      R"({"t": 21000000, "type": "end", "complete": true})" "\n";
+  const PropertyResult me = property_of(text, "mutual_exclusion");
+  expect_explained(me, Verdict::kViolation, "First inevitable event: n2's clock jumped by 5000 ms at 15.000 s (fault #2).");
+  expect_not_explained(me, Verdict::kViolation, "First inevitable event: n1's clock jumped");
+}
+
 // The famous RedLock clock jump, scheduled as an offset: node2's clock is set 15 s ahead while c1
 // holds the lock on node0 and node2; its key there expires, leaving one of two (a scenario written
 // from docs/scenarios.md: quorum used to name only clock_jump faults).

@@ -312,17 +312,40 @@ class Story {
         }
       }
     }
-    // On a quorum lock, each master's first grant to this acquisition: a key of the lock that
-    // expired on a master before that, or on one that never granted it, was not this hold's
-    // (redis-semaphore-redlock-mutex seed 78 named node1's clock jump, which ran out an earlier
-    // key there at the instant of the acquisition's first grant on node1).
+    // On a quorum lock, the grant each master gave this acquisition that it declared: a key of
+    // the lock that expired on a master before that grant, or on one that never granted it, was
+    // not this hold's (redis-semaphore-redlock-mutex seed 78 named node1's clock jump, which ran
+    // out an earlier key there at the instant of the acquisition's first grant on node1). An
+    // acquisition that missed its quorum gives back what it got and tries again, so a master's
+    // grant is its latest before the declaration, and one the acquisition gave back (quorum's
+    // own_release) is none: the key there was no longer this hold's.
     const Operation* quorum_grant = h.header.quorum_lock() ? first_acquisition() : nullptr;
     if (quorum_grant != nullptr) {
-      for (const Exec& x : h.execs) {
+      std::vector<size_t> grant_execs;  // index into h.execs, one per node, as node_grants_
+      for (size_t e = 0; e < h.execs.size(); ++e) {
+        const Exec& x = h.execs[e];
         if (x.t > c.first_begin) break;
         if (x.op_id != quorum_grant->id || !exec_granted(h, x)) continue;
-        const bool known = std::any_of(node_grants_.begin(), node_grants_.end(), [&](const NodeGrant& g) { return g.node == x.node; });
-        if (!known) node_grants_.push_back({x.node, x.t, x.line});
+        auto known = std::find_if(node_grants_.begin(), node_grants_.end(), [&](const NodeGrant& g) { return g.node == x.node; });
+        if (known == node_grants_.end()) {
+          node_grants_.push_back({x.node, x.t, x.line});
+          grant_execs.push_back(e);
+        } else {
+          *known = {x.node, x.t, x.line};
+          grant_execs[static_cast<size_t>(known - node_grants_.begin())] = e;
+        }
+      }
+      for (size_t i = 0; i < node_grants_.size(); ++i) {
+        const Exec& grant = h.execs[grant_execs[i]];
+        if (grant.keys_count == 0) continue;
+        const Sym key = h.key_pool[grant.keys_begin];
+        for (size_t e = grant_execs[i] + 1; e < h.execs.size() && h.execs[e].t <= c.first_begin; ++e) {
+          const Exec& x = h.execs[e];
+          if (x.keys_count > 0 && h.key_pool[x.keys_begin] == key && own_release(h, *quorum_grant, grant, x)) {
+            node_grants_[i].given_back = true;
+            break;
+          }
+        }
       }
     }
   }
@@ -363,17 +386,18 @@ class Story {
     Sym node;
     TimeUs t;
     uint32_t line;
+    bool given_back = false;  // a failed attempt of the acquisition released it before it declared
   };
-  std::vector<NodeGrant> node_grants_;  // quorum lock: each master's first grant to it
+  std::vector<NodeGrant> node_grants_;  // quorum lock: each master's latest grant to it
 
-  // Whether an expiry on `node` at `t` (line `line`) came before the quorum acquisition's first
-  // grant there (the previous key expiring at the grant's instant too), or the master never
-  // granted it: not this hold's key. false on a single-node lock, or when the history logged no
-  // grants of the acquisition.
+  // Whether an expiry on `node` at `t` (line `line`) came before the quorum acquisition's grant
+  // there (the previous key expiring at the grant's instant too), or the master never granted
+  // it, or the acquisition gave that grant back: not this hold's key. false on a single-node
+  // lock, or when the history logged no grants of the acquisition.
   bool before_node_grant(Sym node, TimeUs t, uint32_t line) const {
     if (node_grants_.empty()) return false;
     for (const NodeGrant& g : node_grants_) {
-      if (g.node == node) return t < g.t || (t == g.t && line < g.line);
+      if (g.node == node) return g.given_back || t < g.t || (t == g.t && line < g.line);
     }
     return true;
   }

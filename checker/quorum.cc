@@ -29,6 +29,27 @@
 #include "sim/core/assert.h"
 
 namespace lockstep::checker {
+
+// Whether `x`, a run on the key of `op`'s grant `grant` after it, is the release a failed
+// attempt of `op` sent before it declared success (a RedLock that missed its quorum gives back
+// what it got, then tries again): on the same node and connection, of `op` or of no operation
+// (redlock-spec and Redisson's RedLock do not tag it), a script other than the grant's whose name
+// says it releases (`unlock`, `release`), and that released something (replied 1: Redisson's
+// unlock and the RedLock release scripts reply 1 when they freed the key). Untagged, it may be
+// another thread's of the same client: grants_of counts it only while the grant was still live
+// (a release after the key died, by a restart say, gave back nothing of this acquisition's).
+bool own_release(const History& h, const Operation& op, const Exec& grant, const Exec& x) {
+  if (x.node != grant.node || x.conn != grant.conn || x.line > op.complete_line) return false;
+  if (x.op_id != op.id && x.op_id != kAbsent) return false;
+  if (x.script == kNoSym || x.script == grant.script || x.reply != ReplyKind::kInt || x.reply_int != 1) return false;
+  const std::string_view name = h.str(x.script);
+  // Redisson's unlock latch (3.24+, `…_unlock_latch`) answers a re-sent unlock from its cache: a
+  // 1 that may have freed nothing (the re-send of an earlier attempt's release landing after a
+  // later attempt's grant). Not read as a give-back: the grant then counts as before.
+  if (name.find("latch") != std::string_view::npos) return false;
+  return name.find("unlock") != std::string_view::npos || name.find("release") != std::string_view::npos;
+}
+
 namespace {
 
 // Whether the node granted the lock by this command, as every property reads it (run_grant),
@@ -284,26 +305,6 @@ struct GrantIndex {
     }
   }
 };
-
-// Whether `x`, a run on the key of `op`'s grant `grant` after it, is the release a failed
-// attempt of `op` sent before it declared success (a RedLock that missed its quorum gives back
-// what it got, then tries again): on the same node and connection, of `op` or of no operation
-// (redlock-spec and Redisson's RedLock do not tag it), a script other than the grant's whose name
-// says it releases (`unlock`, `release`), and that released something (replied 1: Redisson's
-// unlock and the RedLock release scripts reply 1 when they freed the key). Untagged, it may be
-// another thread's of the same client: grants_of counts it only while the grant was still live
-// (a release after the key died, by a restart say, gave back nothing of this acquisition's).
-bool own_release(const History& h, const Operation& op, const Exec& grant, const Exec& x) {
-  if (x.node != grant.node || x.conn != grant.conn || x.line > op.complete_line) return false;
-  if (x.op_id != op.id && x.op_id != kAbsent) return false;
-  if (x.script == kNoSym || x.script == grant.script || x.reply != ReplyKind::kInt || x.reply_int != 1) return false;
-  const std::string_view name = h.str(x.script);
-  // Redisson's unlock latch (3.24+, `…_unlock_latch`) answers a re-sent unlock from its cache: a
-  // 1 that may have freed nothing (the re-send of an earlier attempt's release landing after a
-  // later attempt's grant). Not read as a give-back: the grant then counts as before.
-  if (name.find("latch") != std::string_view::npos) return false;
-  return name.find("unlock") != std::string_view::npos || name.find("release") != std::string_view::npos;
-}
 
 // The run by which a failed attempt of `op` gave its grant `grant` back (own_release) before `op`
 // declared success, if any. `key_execs`: the runs on the grant's key, in history order.
