@@ -248,6 +248,15 @@ TEST_F(LuaAlgorithmTest, AnErrorInTheUsersLuaEndsTheRunNamingFileAndLine) {
   EXPECT_NE(e.find("lock.lua:9: attempt to index local 'x'"), std::string::npos) << e;
 }
 
+// A huge error message is cut to its first 4 KiB (it went whole to stderr and result.json).
+TEST_F(LuaAlgorithmTest, AHugeErrorMessageIsCut) {
+  write("lock.lua", simple_lock("lua-test-huge-error", "error(string.rep('E', 10 * 1024 * 1024), 0)"));
+  const std::string e = run_error(scenario::load_scenario(scenario("lock.lua")));
+  EXPECT_NE(e.find(std::string(4096, 'E') + "... (an error message of 10485760 bytes)"), std::string::npos)
+      << e.substr(0, 200);
+  EXPECT_LT(e.size(), 5000u);
+}
+
 // What acquire returns goes into the history: a count or validity the history format cannot hold
 // ends the run with the algorithm's error, instead of a history the checker then refuses as "a bug".
 TEST_F(LuaAlgorithmTest, ResultsOutsideTheHistorysLimitsAreTheAlgorithmsError) {

@@ -884,9 +884,15 @@ Host::~Host() {
 std::string Host::failure(lua_State* co, int status) {
   if (!fatal.empty()) return fatal;
   if (status == LUA_ERRMEM) return "the client's Lua state ran out of memory";
-  const char* msg = lua_tostring(co, -1);
-  return msg != nullptr ? std::string(msg) : std::string("an error object that is not a string (") +
-                                                 luaL_typename(co, -1) + ")";
+  size_t size = 0;
+  const char* msg = lua_tolstring(co, -1, &size);
+  if (msg == nullptr) return std::string("an error object that is not a string (") + luaL_typename(co, -1) + ")";
+  // error(string.rep('E', 1e7)) put 10 MB on stderr and into result.json: keep the start.
+  constexpr size_t kShownBytes = 4096;
+  if (size <= kShownBytes) return std::string(msg, size);
+  size_t cut = kShownBytes;
+  while (cut > 0 && (static_cast<unsigned char>(msg[cut]) & 0xC0) == 0x80) cut--;  // not inside a UTF-8 character
+  return std::string(msg, cut) + "... (an error message of " + std::to_string(size) + " bytes)";
 }
 
 void Host::fail(const std::string& message) {
