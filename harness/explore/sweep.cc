@@ -8,6 +8,7 @@
 #include "harness/explore/seed_result.h"
 #include "harness/explore/svg_plot.h"
 #include "harness/explore/worker_pool.h"
+#include "harness/scenario/json_reader.h"
 #include "harness/scenario/parse.h"
 #include "sim/core/assert.h"
 
@@ -167,29 +168,49 @@ Result<std::vector<scenario::Scenario>> sweep_scenarios(const json& doc, const s
 }
 
 Result<SweepResult> run_sweep(const std::vector<scenario::Scenario>& scenarios, const ParamRange& param,
-                              const SweepOptions& options) {
+                              const SweepOptions& options, const SweepResult* before) {
   const std::vector<int64_t> values = param.values();
   LS_ASSERT(values.size() == scenarios.size());
   LS_ASSERT(check_range(options.seeds).ok());
+  const uint64_t n = options.seeds.count;
   SweepResult r;
+  if (before != nullptr) {
+    LS_ASSERT(before->rows.size() == values.size() && before->seeds.first == options.seeds.first &&
+              before->seeds.count == n);
+    r = *before;
+  } else {
+    for (int64_t v : values) {
+      SweepRow row;
+      row.value = v;
+      r.rows.push_back(std::move(row));
+    }
+  }
   r.scenario = scenarios.front().name;
   r.file = scenarios.front().file;
   r.param = param;
   r.seeds = options.seeds;
-  for (int64_t v : values) {
-    SweepRow row;
-    row.value = v;
-    r.rows.push_back(std::move(row));
+  r.properties.clear();
+  r.interrupted = false;
+  // The runs left, value by value: task k is run todo[k] (value todo[k] / n, seed todo[k] % n).
+  std::vector<uint64_t> todo;
+  for (size_t v = 0; v < r.rows.size(); ++v) {
+    r.rows[v].ran.resize(n, false);
+    for (uint64_t i = 0; i < n; ++i) {
+      if (!r.rows[v].ran[i]) todo.push_back(v * n + i);
+    }
   }
-  const uint64_t n = options.seeds.count;
   const uint64_t total = n * values.size();
-  const TaskFn task = [&](uint64_t i) {
+  const TaskFn task = [&](uint64_t k) {
+    const uint64_t i = todo[k];
     return run_seed(scenarios[i / n], options.seeds.first + i % n).to_json().dump();
   };
-  uint64_t done_count = 0;
-  const DoneFn done = [&](uint64_t i, const TaskOutput& out) {
+  uint64_t done_count = total - todo.size();
+  const DoneFn done = [&](uint64_t k, const TaskOutput& out) {
+    const uint64_t i = todo[k];
     SweepRow& row = r.rows[i / n];
     const uint64_t seed = options.seeds.first + i % n;
+    LS_ASSERT(!row.ran[i % n]);
+    row.ran[i % n] = true;
     ++row.seeds;
     ++done_count;
     if (options.progress) options.progress(done_count, total);
@@ -219,7 +240,7 @@ Result<SweepResult> run_sweep(const std::vector<scenario::Scenario>& scenarios, 
     for (const std::string& p : sr.violated) ++row.by_property[p];
     keep_first(row.first_violating);
   };
-  Status st = run_tasks(total, options.jobs, task, done, options.stop);
+  Status st = run_tasks(todo.size(), options.jobs, task, done, options.stop);
   if (!st.ok()) return st;
   r.interrupted = done_count < total;
   LS_ASSERT(!r.interrupted || (options.stop && options.stop()));
@@ -231,6 +252,155 @@ Result<SweepResult> run_sweep(const std::vector<scenario::Scenario>& scenarios, 
       }
     }
   }
+  return r;
+}
+
+namespace {
+
+// The seeds of `row` that ran, as [first, last] ranges.
+json ran_ranges(const SweepRow& row, const SeedRange& seeds) {
+  json out = json::array();
+  for (uint64_t i = 0; i < row.ran.size(); ++i) {
+    if (!row.ran[i]) continue;
+    uint64_t last = i;
+    while (last + 1 < row.ran.size() && row.ran[last + 1]) ++last;
+    out.push_back({seeds.first + i, seeds.first + last});
+    i = last;
+  }
+  return out;
+}
+
+// A list of seeds (first_violating_seeds) at `path`: at most kFirstViolating, ascending, each
+// within `seeds`.
+std::vector<uint64_t> read_seed_list(const json& j, const std::string& path, const SeedRange& seeds,
+                                     scenario::Errors& errors) {
+  std::vector<uint64_t> out;
+  if (!j.is_array() || j.size() > kFirstViolating) {
+    errors.expected(path, "an array of at most " + std::to_string(kFirstViolating) + " seeds", j);
+    return out;
+  }
+  for (size_t k = 0; k < j.size(); ++k) {
+    const int64_t seed = scenario::read_integer(j[k], path + "/" + std::to_string(k), errors,
+                                                static_cast<int64_t>(seeds.first), static_cast<int64_t>(seeds.end() - 1));
+    if (!out.empty() && static_cast<uint64_t>(seed) <= out.back()) {
+      errors.message(path, "the seeds are not in ascending order (edited by hand?)");
+    }
+    out.push_back(static_cast<uint64_t>(seed));
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<SweepResult> SweepResult::from_json(const json& j, const std::string& file) {
+  scenario::Errors errors(file);
+  SweepResult r;
+  scenario::ObjectReader top(j, "", errors);
+  if (!top.valid()) return errors.status();
+  top.required_integer("lockstep_sweep", 1, 1);
+  r.scenario = top.required_string("scenario");
+  r.file = top.required_string("file");
+  if (const json* p = top.get("param")) {
+    scenario::ObjectReader param(*p, "/param", errors);
+    r.param.pointer = param.required_string("pointer");
+    r.param.from = param.required_integer("from", INT64_MIN, INT64_MAX);
+    r.param.to = param.required_integer("to", r.param.from, INT64_MAX);
+    r.param.step = param.required_integer("step", 1, INT64_MAX);
+    param.finish();
+  } else {
+    errors.message("/param", "missing (the swept number and its values)");
+  }
+  if (const json* p = top.get("seeds")) {
+    scenario::ObjectReader seeds(*p, "/seeds", errors);
+    r.seeds.first = static_cast<uint64_t>(seeds.required_integer("first", 0, INT64_MAX));
+    r.seeds.count = static_cast<uint64_t>(seeds.required_integer("count", 1, static_cast<int64_t>(kMaxSeeds)));
+    seeds.finish();
+  } else {
+    errors.message("/seeds", "missing (the seeds run at every value)");
+  }
+  top.get("properties");  // recomputed from the rows
+  r.interrupted = top.boolean("interrupted", false);
+  const json* rows = top.get("rows");
+  if (!errors.ok()) return errors.status();
+  if (const Status st = check_range(r.seeds); !st.ok()) return Status::error(file + ": /seeds: " + st.message());
+  const uint64_t span = static_cast<uint64_t>(r.param.to) - static_cast<uint64_t>(r.param.from);
+  if (span / static_cast<uint64_t>(r.param.step) + 1 > kMaxSweepValues) {
+    return Status::error(file + ": /param: more than " + std::to_string(kMaxSweepValues) + " values");
+  }
+  const std::vector<int64_t> values = r.param.values();
+  if (rows == nullptr || !rows->is_array() || rows->size() != values.size()) {
+    errors.expected("/rows", "an array of " + std::to_string(values.size()) + " rows, one per value", rows != nullptr ? *rows : json());
+    return errors.status();
+  }
+  const std::vector<std::string> names = checker::property_names();
+  for (size_t v = 0; v < values.size() && errors.ok(); ++v) {
+    const std::string path = "/rows/" + std::to_string(v);
+    scenario::ObjectReader in((*rows)[v], path, errors);
+    if (!in.valid()) break;
+    SweepRow row;
+    row.value = in.required_integer("value", values[v], values[v]);
+    const auto count = [&](const char* key) {
+      return static_cast<uint64_t>(in.required_integer(key, 0, static_cast<int64_t>(r.seeds.count)));
+    };
+    row.seeds = count("seeds");
+    row.violating = count("violating");
+    row.unknown = count("unknown");
+    row.errors = count("errors");
+    in.get("violation_rate");  // recomputed
+    if (const json* by = in.get("by_property")) {
+      scenario::ObjectReader props(*by, path + "/by_property", errors);
+      for (const std::string& p : names) {
+        if (!props.has(p)) continue;
+        scenario::ObjectReader one(*props.get(p), path + "/by_property/" + p, errors);
+        const uint64_t k = static_cast<uint64_t>(one.required_integer("violations", 0, static_cast<int64_t>(row.violating)));
+        one.get("rate");
+        one.finish();
+        if (k > 0) row.by_property[p] = k;
+      }
+      props.finish();
+    }
+    if (const json* f = in.get("first_violating_seeds")) row.first_violating = read_seed_list(*f, path + "/first_violating_seeds", r.seeds, errors);
+    if (const json* f = in.get("first_error_seeds")) row.first_errors = read_seed_list(*f, path + "/first_error_seeds", r.seeds, errors);
+    row.ran.assign(r.seeds.count, false);
+    uint64_t ran = 0;
+    if (const json* ranges = in.get("ran"); ranges != nullptr && ranges->is_array()) {
+      for (size_t k = 0; k < ranges->size() && errors.ok(); ++k) {
+        const std::string at = path + "/ran/" + std::to_string(k);
+        const json& range = (*ranges)[k];
+        if (!range.is_array() || range.size() != 2) {
+          errors.expected(at, "a [first, last] range of seeds", range);
+          break;
+        }
+        const int64_t lo = static_cast<int64_t>(r.seeds.first), hi = static_cast<int64_t>(r.seeds.end() - 1);
+        const int64_t a = scenario::read_integer(range[0], at + "/0", errors, lo, hi);
+        const int64_t b = scenario::read_integer(range[1], at + "/1", errors, a, hi);
+        if (!errors.ok()) break;
+        for (int64_t seed = a; seed <= b; ++seed) {
+          const uint64_t i = static_cast<uint64_t>(seed) - r.seeds.first;
+          if (row.ran[i]) {
+            errors.message(at, "seed " + std::to_string(seed) + " is in two ranges (edited by hand?)");
+            break;
+          }
+          row.ran[i] = true;
+          ++ran;
+        }
+      }
+    } else if (r.interrupted) {
+      errors.message(path + "/ran", "missing: an interrupted sweep lists the seeds that ran at each value");
+    }
+    in.finish();
+    if (!errors.ok()) break;
+    // What the counts say must be what ran (a row written by hand could say anything).
+    const bool adds_up = (ran == row.seeds || !r.interrupted) && row.violating + row.errors <= row.seeds && row.unknown + row.violating + row.errors <= row.seeds &&
+                         (row.first_violating.size() == std::min<uint64_t>(row.violating, kFirstViolating)) &&
+                         (row.first_errors.size() == std::min<uint64_t>(row.errors, kFirstViolating));
+    if (!adds_up) errors.message(path, "its counts do not add up (" + std::to_string(ran) + " seeds ran, " +
+                                     std::to_string(row.seeds) + " counted): edited by hand?");
+    r.rows.push_back(std::move(row));
+  }
+  if (!errors.ok()) return errors.status();
+  top.finish();
+  if (!errors.ok()) return errors.status();
   return r;
 }
 
@@ -251,6 +421,7 @@ json SweepResult::to_json() const {
                          {"errors", row.errors},
                          {"first_violating_seeds", row.first_violating},
                          {"first_error_seeds", row.first_errors}});
+    if (interrupted) rows_json.back()["ran"] = ran_ranges(row, seeds);
   }
   json out = {{"lockstep_sweep", 1},
               {"scenario", scenario},

@@ -62,6 +62,9 @@ struct SweepRow {
   uint64_t errors = 0;                        // seeds whose run stopped (a limit) or crashed
   std::vector<uint64_t> first_violating;      // up to 5 seeds, for replaying
   std::vector<uint64_t> first_errors;         // up to 5 seeds that ended in an error
+  // Which seeds ran (index: seed - the first seed): an interrupted sweep records them, as seed
+  // ranges, so that --resume runs exactly the others.
+  std::vector<bool> ran;
 
   // The seeds that gave a verdict: the rates are over these (an error has none).
   uint64_t judged() const { return seeds - errors; }
@@ -80,7 +83,11 @@ struct SweepResult {
 
   uint64_t runs() const;
   uint64_t errors() const;  // runs that ended in an error, over all values
+  // Interrupted, the JSON also has each row's `ran` seeds, as [first, last] ranges.
   nlohmann::json to_json() const;
+  // An interrupted sweep's sweep.json, read back for --resume. Errors name `file` and the JSON
+  // path; rows that do not add up (edited by hand) are refused.
+  static Result<SweepResult> from_json(const nlohmann::json& j, const std::string& file);
   std::string to_csv() const;
   std::string to_svg() const;
   std::string to_text() const;
@@ -94,9 +101,12 @@ struct SweepOptions {
   StopFn stop;
 };
 
-// Runs every value × seed in worker processes. Errors only when the worker pool fails.
+// Runs every value × seed in worker processes. Errors only when the worker pool fails. With
+// `before` (an interrupted sweep of the same scenarios, values and seeds), runs only the seeds it
+// did not, and adds them to its rows: the result is the one an uninterrupted sweep gives.
 Result<SweepResult> run_sweep(const std::vector<scenario::Scenario>& scenarios,
-                              const ParamRange& param, const SweepOptions& options);
+                              const ParamRange& param, const SweepOptions& options,
+                              const SweepResult* before = nullptr);
 
 }  // namespace lockstep::explore
 

@@ -136,8 +136,36 @@ TEST(SweepRunTest, AStoppedSweepKeepsWhatFinishedAndSaysSo) {
   EXPECT_FALSE(all.value().interrupted);
   EXPECT_EQ(all.value().runs(), 12u);
   EXPECT_FALSE(all.value().to_json().contains("interrupted"));
-  // The rows that finished before the stop are the same as in the whole sweep.
-  EXPECT_EQ(all.value().to_json()["rows"][0], sweep.to_json()["rows"][0]);
+  // The rows that finished before the stop are the same as in the whole sweep; the stopped
+  // sweep's rows also say which seeds ran.
+  json stopped_row = sweep.to_json()["rows"][1];
+  EXPECT_EQ(stopped_row["ran"], json::parse("[[1, 2]]"));
+  stopped_row = sweep.to_json()["rows"][0];
+  stopped_row.erase("ran");
+  EXPECT_EQ(all.value().to_json()["rows"][0], stopped_row);
+
+  // Resumed from its JSON, the stopped sweep runs the 7 runs left and ends as the whole one.
+  Result<SweepResult> before = SweepResult::from_json(sweep.to_json(), "sweep.json");
+  ASSERT_TRUE(before.ok()) << before.status().message();
+  uint64_t first_done = 0;
+  o.progress = [&](uint64_t done, uint64_t) { first_done = first_done == 0 ? done : first_done; };
+  Result<SweepResult> resumed = run_sweep(scenarios, param, o, &before.value());
+  ASSERT_TRUE(resumed.ok()) << resumed.status().message();
+  EXPECT_EQ(first_done, 6u);  // progress counts on from the 5 that ran
+  EXPECT_EQ(resumed.value().to_json(), all.value().to_json());
+  EXPECT_EQ(resumed.value().to_csv(), all.value().to_csv());
+
+  // A sweep.json whose rows do not add up is refused with the row's path.
+  json edited = sweep.to_json();
+  edited["rows"][1]["ran"] = json::parse("[[1, 3]]");
+  EXPECT_EQ(SweepResult::from_json(edited, "sweep.json").status().message(),
+            "sweep.json: /rows/1: its counts do not add up (3 seeds ran, 2 counted): edited by hand?");
+  edited["rows"][1]["ran"] = json::parse("[[1, 2], [2, 2]]");
+  EXPECT_EQ(SweepResult::from_json(edited, "sweep.json").status().message(),
+            "sweep.json: /rows/1/ran/1: seed 2 is in two ranges (edited by hand?)");
+  edited["rows"][1].erase("ran");
+  EXPECT_EQ(SweepResult::from_json(edited, "sweep.json").status().message(),
+            "sweep.json: /rows/1/ran: missing: an interrupted sweep lists the seeds that ran at each value");
 }
 
 // A run that ends in an error (here: its event budget) gives no verdict: it is counted as an

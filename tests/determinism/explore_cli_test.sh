@@ -162,6 +162,25 @@ grep -q "interrupted: [0-9]* of 400 runs finished" "$work/sw.txt" || fail "sweep
 grep -q '"interrupted": true' "$work/sw/sweep.json" || fail "sweep.json is not marked interrupted"
 [ -s "$work/sw/sweep.csv" ] && [ -s "$work/sw/sweep.svg" ] || fail "sweep: the CSV or SVG is missing"
 ls "$work/sw" | grep -q '\.tmp$' && fail "sweep: a temporary file was left"
+grep -q "resume: lockstep sweep --resume sw" "$work/sw.txt" || fail "sweep: no resume command: $(cat "$work/sw.txt")"
+# --resume runs only the runs left (sweep.json lists the seeds that ran at each value, finished
+# in whatever order) and, interrupted again, is resumed again; from any directory, the files are
+# byte for byte those of the uninterrupted sweep.
+interrupted_after 1 "$work" "$work/sw-r1.txt" "$work/sw-r1.err" sweep --resume sw -j 2
+rc=$?
+[ $rc -eq 130 ] || [ $rc -eq 0 ] || fail "sweep --resume, interrupted: exit $rc: $(cat "$work/sw-r1.txt" "$work/sw-r1.err")"
+grep -q "resuming: [0-9]* of 400 runs left" "$work/sw-r1.txt" || fail "sweep --resume: no count of the runs left: $(cat "$work/sw-r1.txt")"
+if [ $rc -eq 130 ]; then
+  (cd "$work/u" && "$bin" sweep --resume ../sw -j 2 > ../sw-r2.txt 2>&1) || fail "sweep --resume again: $(cat "$work/sw-r2.txt")"
+fi
+(cd "$work" && "$bin" sweep heavy.json --param /clients/count=2..8:2 --seeds 100 -j 2 --out swu > swu.txt 2>&1) || fail "uninterrupted sweep: $(cat "$work/swu.txt")"
+for f in sweep.json sweep.csv sweep.svg; do
+  cmp "$work/swu/$f" "$work/sw/$f" || fail "the resumed sweep's $f differs: $(diff "$work/swu/$f" "$work/sw/$f" | head)"
+done
+"$bin" sweep --resume "$work/sw" > "$work/sw-r3.txt" 2>&1
+[ $? -eq 2 ] && grep -q "that sweep ran to the end; there is nothing to resume" "$work/sw-r3.txt" || fail "resuming a finished sweep: $(cat "$work/sw-r3.txt")"
+"$bin" sweep --resume "$work/sw" --seeds 3 > "$work/sw-r4.txt" 2>&1
+[ $? -eq 2 ] && grep -q -- "--resume takes the scenario, the values, the seeds and the directory" "$work/sw-r4.txt" || fail "--resume with --seeds: $(cat "$work/sw-r4.txt")"
 # Sweeping again into the same directory: only this sweep's value scenarios are there.
 (cd "$work" && "$bin" sweep heavy.json --param /clients/count=1..1 --seeds 1 -j 1 --out sw > sw2.txt 2>&1) || fail "sweep again: $(cat "$work/sw2.txt")"
 [ "$(ls "$work/sw/scenarios")" = "value_1.json" ] || fail "sweep again: the earlier sweep's scenarios stayed: $(ls "$work/sw/scenarios")"
