@@ -145,6 +145,14 @@ std::string text_of(redisReply* r) {
   return out;
 }
 
+// Sends EVAL of `body` on `runner` without waiting for its reply, then waits past the tests'
+// busy threshold (300 ms), so that the script is busy.
+void start_busy_script(redisContext* runner, const char* body) {
+  ASSERT_EQ(redisAppendCommand(runner, "EVAL %s 0", body), REDIS_OK);
+  ASSERT_EQ(redisBufferWrite(runner, nullptr), REDIS_OK);
+  ::usleep(600 * 1000);
+}
+
 // Issue 10: a script that runs past the busy threshold does not freeze serve: other clients get
 // Redis's -BUSY, SCRIPT KILL stops a script that has not written and is refused for one that has.
 TEST(ServeCli, LongScriptsAreBusyAndKillable) {
@@ -156,9 +164,7 @@ TEST(ServeCli, LongScriptsAreBusyAndKillable) {
   ASSERT_TRUE(runner != nullptr && runner->err == 0 && other != nullptr && other->err == 0);
   for (bool writes : {false, true}) {
     const char* body = writes ? "redis.call('set', 'k', 'v') while true do end" : "while true do end";
-    ASSERT_EQ(redisAppendCommand(runner, "EVAL %s 0", body), REDIS_OK);
-    ASSERT_EQ(redisBufferWrite(runner, nullptr), REDIS_OK);
-    ::usleep(600 * 1000);
+    start_busy_script(runner, body);
     EXPECT_EQ(text_of(static_cast<redisReply*>(redisCommand(other, "PING"))),
               "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.");
     const std::string kill = text_of(static_cast<redisReply*>(redisCommand(other, "SCRIPT KILL")));
@@ -210,9 +216,7 @@ TEST(ServeCli, LongFunctionsAreBusyAndKillableAndFlushKeepsTheBusyHook) {
       << killed;
   // After SCRIPT FLUSH a long EVAL is still busy and killable; FUNCTION KILL refuses it.
   EXPECT_EQ(text_of(static_cast<redisReply*>(redisCommand(other, "SCRIPT FLUSH"))), "OK");
-  ASSERT_EQ(redisAppendCommand(runner, "EVAL %s 0", "while true do end"), REDIS_OK);
-  ASSERT_EQ(redisBufferWrite(runner, nullptr), REDIS_OK);
-  ::usleep(600 * 1000);
+  start_busy_script(runner, "while true do end");
   const std::string busy_eval = "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
   EXPECT_EQ(text_of(static_cast<redisReply*>(redisCommand(other, "FUNCTION KILL"))), busy_eval);
   EXPECT_EQ(text_of(static_cast<redisReply*>(redisCommand(other, "SCRIPT KILL"))), "OK");
@@ -240,9 +244,7 @@ TEST(ServeCli, ShutdownEndsItsNodeEvenWhileAScriptIsBusy) {
   ASSERT_TRUE(runner != nullptr && runner->err == 0 && other != nullptr && other->err == 0);
   ASSERT_TRUE(node1 != nullptr && node1->err == 0);
   EXPECT_EQ(text_of(static_cast<redisReply*>(redisCommand(other, "SHUTDOWN SAVE NOSAVE"))), "ERR syntax error");
-  ASSERT_EQ(redisAppendCommand(runner, "EVAL %s 0", "redis.call('set', 'k', 'v') while true do end"), REDIS_OK);
-  ASSERT_EQ(redisBufferWrite(runner, nullptr), REDIS_OK);
-  ::usleep(600 * 1000);
+  start_busy_script(runner, "redis.call('set', 'k', 'v') while true do end");
   const std::string busy = "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
   EXPECT_EQ(text_of(static_cast<redisReply*>(redisCommand(other, "SHUTDOWN"))), busy);
   EXPECT_EQ(text_of(static_cast<redisReply*>(redisCommand(other, "SHUTDOWN NOW"))), busy);
