@@ -1471,10 +1471,32 @@ TEST(Quorum, AGrantAFailedAttemptGaveBackIsNoPartOfTheDeclaredQuorum) {
   // A release that freed nothing (reply 0: the key was not c1's there) gave nothing back: node1's
   // grant still counts, live, and the quorum holds.
   EXPECT_EQ(property_of(text("0"), "quorum").verdict, Verdict::kOk);
-  // Nor does a 1 from Redisson's unlock latch, which may be its cached answer to a re-send.
+  // A 1 from Redisson's unlock latch is a give-back when it is the request's first run on the node
+  // (its latch key, KEYS[3], never seen there before): that run did the work.
   std::string latch = text("1");
-  latch.replace(latch.find("redlock_release"), std::string("redlock_release").size(), "rlock_unlock_latch");
-  EXPECT_EQ(property_of(latch, "quorum").verdict, Verdict::kOk);
+  const std::string release_keys = R"("script": "redlock_release", "keys": ["L"])";
+  latch.replace(latch.find(release_keys), release_keys.size(),
+                R"("script": "rlock_unlock_latch", "keys": ["L", "redisson_lock__channel:{L}", "redisson_unlock_latch:{L}:r1"])");
+  EXPECT_EQ(property_of(latch, "quorum").verdict, Verdict::kViolation);
+  // A later run of the same request may be the cache's answer to a re-send, which freed nothing.
+  // Here attempt 2 is granted node1 again, and then the re-send of attempt 1's release lands and
+  // answers 1 from the cache: not a give-back, so node1's second grant counts and the quorum holds.
+  // The same run with a latch key of its own (a new request) did the work: a give-back.
+  auto resent = [&](const std::string& request) {
+    std::string t = latch;
+    const std::string refused = R"({"t": 3000400, "type": "exec", "node": "node1", "seq": 3, "conn": "c1", "command": "SET", "op": 1, "args": ["L", "tok", "NX", "PX", "10000"], "reply": null})";
+    EXPECT_NE(t.find(refused), std::string::npos);
+    t.replace(t.find(refused), refused.size(),
+              R"({"t": 3000400, "type": "exec", "node": "node1", "seq": 3, "conn": "c1", "command": "SET", "op": 1, "args": ["L", "tok", "NX", "PX", "10000"], "reply": {"ok": "OK"}})" "\n"
+              R"({"t": 3000450, "type": "exec", "node": "node1", "seq": 4, "conn": "c1", "command": "EVALSHA", "script": "rlock_unlock_latch", "keys": ["L", "redisson_lock__channel:{L}", "redisson_unlock_latch:{L}:)" +
+                  request + R"("], "args": ["0"], "reply": 1})");
+    return t;
+  };
+  EXPECT_EQ(property_of(resent("r1"), "quorum").verdict, Verdict::kOk);
+  EXPECT_EQ(property_of(resent("r2"), "quorum").verdict, Verdict::kViolation);
+  std::string keyless = text("1");
+  keyless.replace(keyless.find("redlock_release"), std::string("redlock_release").size(), "rlock_unlock_latch");
+  EXPECT_EQ(property_of(keyless, "quorum").verdict, Verdict::kOk);
   // A release after node1 had lost the key (a restart) gave back nothing of c1/t0's (untagged, it
   // may be another thread's of c1): the grant counts, dead by the restart (explore seed 172).
   std::string lost = text("1");

@@ -38,6 +38,34 @@ namespace lockstep::checker {
 // unlock and the RedLock release scripts reply 1 when they freed the key). Untagged, it may be
 // another thread's of the same client: grants_of counts it only while the grant was still live
 // (a release after the key died, by a restart say, gave back nothing of this acquisition's).
+namespace {
+
+// The key under which Redisson's unlock latch caches the answer to one unlock request
+// (`redisson_unlock_latch:{L}:<request id>`, a key of the run), or kNoSym.
+Sym latch_key(const History& h, const Exec& x) {
+  for (uint32_t k = 0; k < x.keys_count; ++k) {
+    const Sym key = h.key_pool[x.keys_begin + k];
+    if (h.str(key).find("unlock_latch") != std::string_view::npos) return key;
+  }
+  return kNoSym;
+}
+
+// Whether `x` is the first run on its node with the latch key `latch`: the run that did the
+// work. A later run of the same request may answer from the cache.
+bool first_run_of_request(const History& h, const Exec& x, Sym latch) {
+  for (size_t i = 0; i < h.execs.size(); ++i) {
+    const Exec y = h.execs[i];
+    if (y.line >= x.line) return true;
+    if (y.node != x.node) continue;
+    for (uint32_t k = 0; k < y.keys_count; ++k) {
+      if (h.key_pool[y.keys_begin + k] == latch) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 bool own_release(const History& h, const Operation& op, const Exec& grant, const Exec& x) {
   if (x.node != grant.node || x.conn != grant.conn || x.line > op.complete_line) return false;
   if (x.op_id != op.id && x.op_id != kAbsent) return false;
@@ -45,8 +73,13 @@ bool own_release(const History& h, const Operation& op, const Exec& grant, const
   const std::string_view name = h.str(x.script);
   // Redisson's unlock latch (3.24+, `…_unlock_latch`) answers a re-sent unlock from its cache: a
   // 1 that may have freed nothing (the re-send of an earlier attempt's release landing after a
-  // later attempt's grant). Not read as a give-back: the grant then counts as before.
-  if (name.find("latch") != std::string_view::npos) return false;
+  // later attempt's grant). Only the request's first run on the node, which did the work, is read
+  // as a give-back; a later one, or a run whose latch key the log does not show, is not (the
+  // grant then counts as before).
+  if (name.find("latch") != std::string_view::npos) {
+    const Sym latch = latch_key(h, x);
+    if (latch == kNoSym || !first_run_of_request(h, x, latch)) return false;
+  }
   return name.find("unlock") != std::string_view::npos || name.find("release") != std::string_view::npos;
 }
 
