@@ -232,8 +232,8 @@ void register_sweep(CLI::App& app, Action& action) {
   auto args = std::make_shared<SweepArgs>();
   CLI::App* sub = app.add_subcommand("sweep", "Violation rate per value of one scenario number, as CSV, JSON and SVG");
   sub->add_option("scenario", args->scenario, "The scenario file (JSON; docs/scenarios.md)");
-  sub->add_option("--param", args->param, "PATH=FROM..TO[:STEP]: a JSON pointer into the scenario and its values (required)");
-  sub->add_option("--seeds", args->seeds, "Seeds per value (required)")->check(CLI::Range(uint64_t{1}, explore::kMaxSeeds));
+  sub->add_option("--param", args->param, "PATH=FROM..TO[:STEP]: a JSON pointer into the scenario and its values (required, but for --resume)");
+  sub->add_option("--seeds", args->seeds, "Seeds per value (required, but for --resume)")->check(CLI::Range(uint64_t{1}, explore::kMaxSeeds));
   CLI::Option* first = sub->add_option("--first-seed", args->first_seed, "The first seed")
                            ->capture_default_str()
                            ->check(CLI::Range(uint64_t{0}, static_cast<uint64_t>(INT64_MAX)));  // as a scenario's `seed`
