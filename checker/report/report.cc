@@ -108,6 +108,22 @@ Status write_report_from_result(const std::string& result_path, const std::strin
     return Status::error(result_path + ": " + *dup + ": duplicate key (each key may appear once in an object)");
   }
   if (!result.is_object() || !result.contains("lockstep_result")) {
+    // Another lockstep output given for a run's result: say which, and where its report is.
+    struct Other {
+      const char* key;
+      const char* what;
+    };
+    static constexpr Other kOthers[] = {
+        {"lockstep_explore", "an exploration's summary (explore.json), not a run's result.json: replay a failing seed "
+                             "(its `lockstep run ... --seed N`, as explore lists them), or take the shrunk run's "
+                             "shrunk/result.json, and report that"},
+        {"lockstep_sweep", "a sweep's rates (sweep.json), not a run's result.json: its plot is sweep.svg beside it"},
+        {"lockstep_scorecard", "a scorecard (scorecard.json), not a run's result.json: its page is scorecard.html "
+                               "beside it, and each cell's run is under runs/"},
+    };
+    for (const Other& other : kOthers) {
+      if (result.is_object() && result.contains(other.key)) return Status::error(result_path + ": is " + other.what);
+    }
     return Status::error(result_path + ": not a lockstep result (expected an object with \"lockstep_result\": 1)");
   }
   if (!result.contains("properties") || !result["properties"].is_array()) {

@@ -166,6 +166,13 @@ TEST_F(ReportFilesTest, BadInputsGetClearErrors) {
   EXPECT_NE(err("bad.json", "").find("bad.json: not valid JSON"), std::string::npos);
   put("other.json", "{\"a\": 1}");
   EXPECT_NE(err("other.json", "").find("not a lockstep result"), std::string::npos);
+  // Another lockstep output says what it is.
+  put("explore.json", "{\"lockstep_explore\": 1, \"failures\": []}");
+  EXPECT_NE(err("explore.json", "").find("explore.json: is an exploration's summary (explore.json), not a run's result.json: replay a failing seed"),
+            std::string::npos);
+  put("sweep.json", "{\"lockstep_sweep\": 1}");
+  EXPECT_NE(err("sweep.json", "").find("sweep.json: is a sweep's rates (sweep.json), not a run's result.json: its plot is sweep.svg beside it"),
+            std::string::npos);
   put("nohist.json", result().dump());
   EXPECT_NE(err("nohist.json", "").find("history.jsonl: cannot open the history (named by"), std::string::npos);
   // A `check - --json` result: the history came from standard input, so there is no file to open.
