@@ -191,22 +191,26 @@ Result<SweepResult> run_sweep(const std::vector<scenario::Scenario>& scenarios, 
   r.seeds = options.seeds;
   r.properties.clear();
   r.interrupted = false;
-  // The runs left, value by value: task k is run todo[k] (value todo[k] / n, seed todo[k] % n).
+  // The runs left, value by value: run i is value i / n, seed i % n. A new sweep runs them all
+  // (task k is run k, with no list: up to kMaxSeeds runs); a resumed one, task k is run todo[k].
   std::vector<uint64_t> todo;
   for (size_t v = 0; v < r.rows.size(); ++v) {
     r.rows[v].ran.resize(n, false);
+    if (before == nullptr) continue;
     for (uint64_t i = 0; i < n; ++i) {
       if (!r.rows[v].ran[i]) todo.push_back(v * n + i);
     }
   }
   const uint64_t total = n * values.size();
+  const uint64_t tasks = before == nullptr ? total : todo.size();
+  const auto run_of = [&](uint64_t k) { return before == nullptr ? k : todo[k]; };
   const TaskFn task = [&](uint64_t k) {
-    const uint64_t i = todo[k];
+    const uint64_t i = run_of(k);
     return run_seed(scenarios[i / n], options.seeds.first + i % n).to_json().dump();
   };
-  uint64_t done_count = total - todo.size();
+  uint64_t done_count = total - tasks;
   const DoneFn done = [&](uint64_t k, const TaskOutput& out) {
-    const uint64_t i = todo[k];
+    const uint64_t i = run_of(k);
     SweepRow& row = r.rows[i / n];
     const uint64_t seed = options.seeds.first + i % n;
     LS_ASSERT(!row.ran[i % n]);
@@ -240,7 +244,7 @@ Result<SweepResult> run_sweep(const std::vector<scenario::Scenario>& scenarios, 
     for (const std::string& p : sr.violated) ++row.by_property[p];
     keep_first(row.first_violating);
   };
-  Status st = run_tasks(todo.size(), options.jobs, task, done, options.stop);
+  Status st = run_tasks(tasks, options.jobs, task, done, options.stop);
   if (!st.ok()) return st;
   r.interrupted = done_count < total;
   LS_ASSERT(!r.interrupted || (options.stop && options.stop()));
