@@ -458,8 +458,9 @@ bool Story::key_set_after(const Item& item) const {
   const Operation* grant = first_acquisition();
   if (item.fault_index < 0 || lost == nullptr || grant == nullptr || lost->fact.value("event", "") != "expire") return false;
   const FaultEvent& f = h_.faults[static_cast<size_t>(item.fault_index)];
-  const std::string node = h_.header.quorum_lock() ? std::string(h_.str(f.target)) : lost->fact.value("node", "");
-  if (!f.is_clock() || h_.str(f.target) != node) return false;
+  if (!f.is_clock()) return false;
+  const std::string node(h_.str(f.target));  // a quorum lock: any master; else the expiring node
+  if (!h_.header.quorum_lock() && node != lost->fact.value("node", "")) return false;
   const TimeUs over = f.is(FaultKind::kClockJump) ? f.t : fault_over_at(h_, f);
   if (over == kTimeNever) return false;
   for (const Exec& x : h_.execs) {

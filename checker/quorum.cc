@@ -30,14 +30,6 @@
 
 namespace lockstep::checker {
 
-// Whether `x`, a run on the key of `op`'s grant `grant` after it, is the release a failed
-// attempt of `op` sent before it declared success (a RedLock that missed its quorum gives back
-// what it got, then tries again): on the same node and connection, of `op` or of no operation
-// (redlock-spec and Redisson's RedLock do not tag it), a script other than the grant's whose name
-// says it releases (`unlock`, `release`), and that released something (replied 1: Redisson's
-// unlock and the RedLock release scripts reply 1 when they freed the key). Untagged, it may be
-// another thread's of the same client: grants_of counts it only while the grant was still live
-// (a release after the key died, by a restart say, gave back nothing of this acquisition's).
 namespace {
 
 // The key under which Redisson's unlock latch caches the answer to one unlock request
@@ -66,6 +58,14 @@ bool first_run_of_request(const History& h, const Exec& x, Sym latch) {
 
 }  // namespace
 
+// Whether `x`, a run on the key of `op`'s grant `grant` after it, is the release a failed
+// attempt of `op` sent before it declared success (a RedLock that missed its quorum gives back
+// what it got, then tries again): on the same node and connection, of `op` or of no operation
+// (redlock-spec and Redisson's RedLock do not tag it), a script other than the grant's whose name
+// says it releases (`unlock`, `release`), and that released something (replied 1: Redisson's
+// unlock and the RedLock release scripts reply 1 when they freed the key). Untagged, it may be
+// another thread's of the same client: grants_of counts it only while the grant was still live
+// (a release after the key died, by a restart say, gave back nothing of this acquisition's).
 bool own_release(const History& h, const Operation& op, const Exec& grant, const Exec& x) {
   if (x.node != grant.node || x.conn != grant.conn || x.line > op.complete_line) return false;
   if (x.op_id != op.id && x.op_id != kAbsent) return false;

@@ -40,6 +40,11 @@ int run_benchmarks(const BenchArgs& args) {
       return kExitBadInput;
     }
   }
+  const auto join = [](const std::vector<std::string>& words) {
+    std::string out;
+    for (const std::string& w : words) out += (out.empty() ? "" : ", ") + w;
+    return out;
+  };
   const auto chosen = [&](const std::string& id) {
     return args.only.empty() || std::find(args.only.begin(), args.only.end(), id) != args.only.end();
   };
@@ -50,10 +55,8 @@ int run_benchmarks(const BenchArgs& args) {
     }
     const std::vector<std::string> names = bench::b6_algorithms(args.options.quick);
     if (std::find(names.begin(), names.end(), args.options.algorithm) == names.end()) {
-      std::string list;
-      for (const std::string& name : names) list += (list.empty() ? "" : ", ") + name;
       std::fprintf(stderr, "lockstep bench: B6%s has no target of algorithm '%s' (it has: %s)\n",
-                   args.options.quick ? " --quick" : "", args.options.algorithm.c_str(), list.c_str());
+                   args.options.quick ? " --quick" : "", args.options.algorithm.c_str(), join(names).c_str());
       return kExitBadInput;
     }
   }
@@ -69,9 +72,7 @@ int run_benchmarks(const BenchArgs& args) {
   }
   if (failed.empty()) return kExitOk;
   // A benchmark that could not measure (no redis-server, a child that failed) is no figure.
-  std::string list;
-  for (const std::string& id : failed) list += (list.empty() ? "" : ", ") + id;
-  std::fprintf(stderr, "lockstep bench: %s failed (its \"error\" says why)\n", list.c_str());
+  std::fprintf(stderr, "lockstep bench: %s failed (its \"error\" says why)\n", join(failed).c_str());
   return kExitBadInput;
 }
 
