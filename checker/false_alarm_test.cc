@@ -322,6 +322,16 @@ TEST(LinearizabilityRegression, ANullLeaseNeverLapses) {
   EXPECT_NE(none.reason.find("c2/t0's lock (#2, 40.000000 s → 40.000100 s) was granted while c1/t0 (owner u1) held it"),
             std::string::npos) << none.reason;
   EXPECT_NE(none.reason.find("its grant has no lease, so it never lapses by itself"), std::string::npos) << none.reason;
+  // A history in microseconds (another tool's ticks): the grant that began the hold reads in
+  // microseconds beside the call it is compared with, not as "returned at 0.000 s".
+  const PropertyResult ticks = lin(kSingle, R"({"t": 10, "type": "invoke", "id": 1, "thread": "c1/t0", "owner": "u1", "lock": "L", "op": "lock", "lease_ms": null}
+{"t": 20, "type": "complete", "id": 1, "outcome": "ok", "acquired": true}
+{"t": 30, "type": "invoke", "id": 2, "thread": "c2/t0", "owner": "u2", "lock": "L", "op": "lock", "lease_ms": null}
+{"t": 40, "type": "complete", "id": 2, "outcome": "ok", "acquired": true}
+)");
+  EXPECT_NE(ticks.reason.find("c2/t0's lock (#2, 0.000030 s → 0.000040 s) was granted while c1/t0 (owner u1) held it in every "
+                              "order of the operations: its hold began with its lock (#1), returned at 0.000020 s"),
+            std::string::npos) << ticks.reason;
   // -1 is the watchdog's default lease (30 s): the takeover at 40 s is legal.
   EXPECT_EQ(lin(kSingle, never_released("-1")).verdict, Verdict::kOk);
   // -2 is no marker: it is refused like any other negative duration.

@@ -1306,7 +1306,8 @@ PropertyResult certain_violation(const History& h, const Model& model, const std
   // lease binds.
   const bool no_beliefs = std::none_of(h.holds.begin(), h.holds.end(), [&](const Hold& x) { return x.lock == blocked.lock; });
   const std::string began = "its hold began with its " + std::string(op_kind_name(grant.kind)) + " (#" +
-                            std::to_string(grant.id) + "), returned at " + format_time(c.hold.from);
+                            std::to_string(grant.id) + "), returned at " +
+                            format_time_beside(c.hold.from, {blocked.invoke_t, blocked.complete_t});
   std::string what;
   if (c.hold.proof >= 0) {
     // The later call says the hold was there; the blocked one says it was not. Either may be the
