@@ -2508,6 +2508,22 @@ TEST(Liveness, AWaiterThatNeverTriedAgainAfterTheKeyExpiredSaysSo) {
                "\"args\": [\"L\", \"c\", \"NX\"], \"reply\": {\"ok\": \"OK\"}}\n"
                "{\"t\": 5000800, \"type\": \"complete\", \"id\": 3, \"outcome\": \"unknown\"}\n");
   expect_not_explained(property_of(taken, "liveness"), Verdict::kViolation, "made no attempt after that");
+  // But the grant that ends the stretch, another waiter's (its own wait came back first), is no
+  // such grant: B made no attempt before it, and the sentence names it (explore seed 60009 of
+  // python-redis-lock: a waiter sleeping in BLPOP for its expiry).
+  std::string served = text;
+  served.replace(served.find("\"liveness_bound_ms\": 10000"), 26, "\"liveness_bound_ms\": 15000");
+  served.insert(served.find("{\"t\": 60000000"),
+                "{\"t\": 19000000, \"type\": \"invoke\", \"id\": 3, \"thread\": \"C\", \"lock\": \"L\", \"op\": \"lock\", "
+                "\"lease_ms\": 5000}\n"
+                "{\"t\": 20000000, \"type\": \"exec\", \"node\": \"n0\", \"seq\": 3, \"conn\": \"c\", \"command\": \"SET\", \"op\": 3, "
+                "\"args\": [\"L\", \"c\", \"NX\", \"PX\", \"5000\"], \"reply\": {\"ok\": \"OK\"}}\n"
+                "{\"t\": 20000100, \"type\": \"complete\", \"id\": 3, \"outcome\": \"ok\"}\n"
+                "{\"t\": 20000100, \"type\": \"hold_begin\", \"thread\": \"C\", \"lock\": \"L\", \"op\": 3}\n");
+  expect_explained(property_of(served, "liveness"), Verdict::kViolation,
+                   "B waited for L from 1.000 s to 20.000 s while no other owner believed it held it (bound 15000 ms, "
+                   "no faults); L expired on n0 at 5.000 s, and B made no attempt after that before "
+                   "C's acquisition #3 took it at 20.000000 s (its last command, SET, ran at 0.500 s)");
 }
 
 TEST(Liveness, WhatADelayHeldBackArrivesBeforeItHeals) {

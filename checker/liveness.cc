@@ -849,14 +849,31 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
               continue;
             }
             const Sym key = lock;  // (a structured binding: clang does not capture those)
+            // The next holder's grant, which ended the stretch, is not "set again": the waiter
+            // made no attempt before it (python-redis-lock's waiter sleeping in BLPOP for its
+            // expiry while another waiter's shorter BLPOP came back first: explore seed 60009).
+            std::optional<Exec> next_holder;
             const bool set_again = std::any_of(h.execs.begin(), h.execs.end(), [&](const Exec& w) {
-              return w.line > e.line && w.t <= x.end && w.node == e.node && w.keys_count > 0 &&
-                     h.key_pool[w.keys_begin] == key && exec_granted(h, w);
+              if (w.line <= e.line || w.t > x.end || w.node != e.node || w.keys_count == 0 ||
+                  h.key_pool[w.keys_begin] != key || !exec_granted(h, w)) {
+                return false;
+              }
+              const bool ends_stretch = w.op_id != kAbsent && std::any_of(holds_by_lock[key].begin(), holds_by_lock[key].end(), [&](uint32_t j) {
+                return h.holds[j].begin_t == x.end && h.holds[j].op_id == w.op_id;
+              });
+              if (ends_stretch && !next_holder) next_holder = w;
+              return !ends_stretch;
             });
             if (set_again) continue;
+            std::string by = "by " + format_time(x.end);
+            if (const int64_t taker_index = next_holder ? h.op_index(next_holder->op_id) : -1; taker_index >= 0) {
+              const Operation& taker = h.ops[static_cast<size_t>(taker_index)];
+              by = "before " + std::string(h.str(taker.thread)) + "'s acquisition #" + std::to_string(taker.id) + " took it at " +
+                   format_time_beside(next_holder->t, {x.end});
+            }
             no_retry = "; " + std::string(h.str(lock)) + " expired on " + std::string(h.str(e.node)) + " at " + format_time(e.t) +
-                     ", and " + std::string(h.str(op.thread)) + " made no attempt after that by " + format_time(x.end) +
-                     " (its last command, " + std::string(h.str(last->command)) + ", ran at " + format_time(last->t) + ")";
+                     ", and " + std::string(h.str(op.thread)) + " made no attempt after that " + by + " (its last command, " +
+                     std::string(h.str(last->command)) + ", ran at " + format_time(last->t) + ")";
             break;
           }
         }
