@@ -2493,6 +2493,20 @@ TEST(Liveness, AWaiterThatNeverTriedAgainAfterTheKeyExpiredSaysSo) {
   expect_explained(property_of(text, "liveness"), Verdict::kViolation,
                    "L expired on n0 at 5.000 s, and B made no attempt after that by 60.000 s (its last command, SET, ran "
                    "at 0.500 s)");
+  // Where it waited: a BLPOP recorded when it blocked, never answered, is named.
+  std::string blocked = text;
+  const std::string blpop = "{\"t\": 500200, \"type\": \"exec\", \"node\": \"n0\", \"seq\": 3, \"conn\": \"b\", \"command\": "
+                            "\"BLPOP\", \"op\": 2, \"args\": [\"lock-signal:L\", \"0\"], \"blocked\": true}\n";
+  blocked.insert(blocked.find("{\"t\": 1000000"), blpop);
+  expect_explained(property_of(blocked, "liveness"), Verdict::kViolation,
+                   "L expired on n0 at 5.000 s, and B made no attempt after that by 60.000 s (its last command, SET, ran "
+                   "at 0.500 s); its BLPOP on n0, blocked since 0.500 s, had not returned by 60.000 s");
+  // Answered (empty, at its timeout) before the stretch ended: not said.
+  std::string answered = blocked;
+  answered.insert(answered.find("{\"t\": 60000000"),
+                  "{\"t\": 30000000, \"type\": \"exec\", \"node\": \"n0\", \"seq\": 4, \"conn\": \"b\", \"command\": \"BLPOP\", "
+                  "\"op\": 2, \"args\": [\"lock-signal:L\", \"0\"], \"reply\": null}\n");
+  expect_not_explained(property_of(answered, "liveness"), Verdict::kViolation, "blocked since");
   // A retry after the expiry (refused: someone else's key by then) is an attempt: not said.
   std::string retried = text;
   retried.insert(retried.find("{\"t\": 60000000"),

@@ -290,6 +290,15 @@ struct Expire {
   uint32_t line = 0;
 };
 
+// A command that blocked its connection (a BLPOP waiting for a push), recorded when it blocked
+// (an exec with "blocked": true and no reply). Its answer, if it came, is an exec of its own.
+struct Blocked {
+  TimeUs t = 0;
+  Sym node = kNoSym, conn = kNoSym, command = kNoSym;
+  int64_t op_id = kAbsent;
+  uint32_t line = 0;
+};
+
 struct DataLoss {
   TimeUs t = 0;
   Sym node = kNoSym, reason = kNoSym;
@@ -355,6 +364,7 @@ struct History {
   std::vector<Write> writes;
   ExecColumn execs;
   std::vector<Expire> expires;
+  std::vector<Blocked> blocked;  // not in `execs`: a blocked command has run without an effect yet
   std::vector<DataLoss> data_losses;
   // `publish` and `deliver` events are checked for their fields and counted, not kept: no
   // property reads them, and a herd of waiters logs millions (9 M of B2's 30 M lines).

@@ -331,6 +331,11 @@ Status HistoryBuilder::on_exec(const LineFields& f) {
   if (f.has(F::kCommand)) e.command = sym(f.command);
   if (f.has(F::kScript)) e.script = sym(f.script);
   if (f.has(F::kOpInt)) e.op_id = f.op_int;
+  if (f.has(F::kBlocked) && f.blocked) {
+    if (f.has(F::kReply)) return bad("an exec with \"blocked\": true has no reply (its answer is an exec of its own)");
+    history_.blocked.push_back({e.t, e.node, e.conn, e.command, e.op_id, line});
+    return Status();
+  }
   if (f.keys.empty() && f.has(F::kFirstArg) && !is_script_command(f.command)) {
     // A plain command (SET, PEXPIRE, ...) has no `keys`: its key is its first argument.
     e.keys_begin = run_keys({f.first_arg});

@@ -27,6 +27,7 @@ enum Field : uint64_t {
   kChannel = 1ull << 33, kMessage = 1ull << 34, kReceivers = 1ull << 35, kValue = 1ull << 36,
   kEvent = 1ull << 37, kFault = 1ull << 38, kKind = 1ull << 39, kTarget = 1ull << 40,
   kPhase = 1ull << 41, kParams = 1ull << 42, kComplete = 1ull << 43, kFirstArg = 1ull << 44,
+  kBlocked = 1ull << 45,
 };
 
 // The fields of one event line. Views point into the caller's buffers: valid for this line only.
@@ -35,7 +36,7 @@ struct LineFields {
   int64_t t = 0, id = 0, op_int = 0, lease_ms = 0, wait_ms = 0, watchdog_ms = 0, count = 0;
   int64_t token = 0, validity_ms = 0, seq = 0, local_ms = 0, receivers = 0, fault = 0;
   bool acquired = false, released = false, renewed = false, fenced = false, accepted = false;
-  bool complete = false, value_null = false;
+  bool complete = false, value_null = false, blocked = false;
   std::string_view type, thread, owner, lock, op_str, mode, outcome, error, reason, resource;
   std::string_view node, conn, command, script, key, channel, message, event, kind, target, phase;
   std::string_view value_type;

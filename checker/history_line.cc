@@ -289,6 +289,7 @@ Status LineParser::field(std::string_view name, od::value value, LineFields& out
       if (name == "renewed") return flag(kRenewed, out.renewed);
       if (name == "wait_ms") return num(kWait, out.wait_ms);
       if (name == "command") return str(kCommand, out.command);
+      if (name == "blocked") return flag(kBlocked, out.blocked);
       if (name == "channel") return str(kChannel, out.channel);
       if (name == "message") {
         if (Status s = once(kMessage); !s.ok()) return s;

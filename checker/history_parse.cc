@@ -268,7 +268,7 @@ struct Batch {
     put_raw(line);
     put_raw(f.present);
     const uint8_t flags = static_cast<uint8_t>(f.acquired | f.released << 1 | f.renewed << 2 | f.fenced << 3 |
-                                               f.accepted << 4 | f.complete << 5 | f.value_null << 6);
+                                               f.accepted << 4 | f.complete << 5 | f.value_null << 6 | f.blocked << 7);
     put_raw(flags);
     for (const IntField& x : kIntFields) {
       if (f.present & x.bit) put_raw(f.*x.member);
@@ -311,6 +311,7 @@ struct Batch {
     f.accepted = flags & 16;
     f.complete = flags & 32;
     f.value_null = flags & 64;
+    f.blocked = flags & 128;
     for (const IntField& x : kIntFields) {
       if (f.present & x.bit) f.*x.member = get_raw<int64_t>(p);
     }

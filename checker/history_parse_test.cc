@@ -44,6 +44,7 @@ nlohmann::json records(const History& h) {
                           e.keys_begin, e.keys_count, e.reply_int, e.line, static_cast<int>(e.reply)});
   }
   for (const Expire& e : h.expires) j["expires"].push_back({e.t, s(e.node), s(e.key), e.local_ms, e.line});
+  for (const Blocked& b : h.blocked) j["blocked"].push_back({b.t, s(b.node), s(b.conn), s(b.command), b.op_id, b.line});
   for (const DataLoss& d : h.data_losses) {
     j["losses"].push_back({d.t, s(d.node), s(d.reason), d.keys_begin, d.keys_count, d.line});
   }
@@ -167,6 +168,7 @@ TEST(ReaderThreads, EveryFieldCrossesBetweenTheThreads) {
   text += R"({"t": 3, "type": "exec", "node": "n0", "seq": 1, "local_ms": 4, "conn": "k1", "command": "EVAL", "script": "s1", "keys": ["L\u00e9", ""], "args": ["a", 2], "op": 1, "reply": [-1, 7]})" "\n";
   text += R"({"t": 3, "type": "exec", "node": "n1", "seq": 1, "command": "EVALSHA", "script": "s1", "reply": {"err": "NOSCRIPT No matching script"}})" "\n";
   text += R"({"t": 3, "type": "exec", "node": "n1", "seq": 2, "command": "SET", "args": ["K", "v"], "reply": {"ok": "OK"}})" "\n";
+  text += R"({"t": 3, "type": "exec", "node": "n1", "seq": 3, "conn": "k1", "command": "BLPOP", "op": 1, "args": ["S", "0"], "blocked": true})" "\n";
   text += R"({"t": 4, "type": "complete", "id": 1, "outcome": "ok", "acquired": true, "count": 1, "token": 7})" "\n";
   text += R"({"t": 4, "type": "hold_begin", "thread": "c\"1/t0", "lock": "L\u00e9", "op": 1, "token": 7})" "\n";
   text += R"({"t": 5, "type": "state", "node": "n0", "seq": 1, "key": "L\u00e9", "value": {"type": "hash", "strings": ["o", "1"], "expire_at_ms": 99}})" "\n";
@@ -187,7 +189,41 @@ TEST(ReaderThreads, EveryFieldCrossesBetweenTheThreads) {
   ASSERT_TRUE(one.ok()) << one.status().message();
   ASSERT_EQ(one.value().states.size(), 4u);
   ASSERT_EQ(one.value().execs.size(), 3u);
+  ASSERT_EQ(one.value().blocked.size(), 1u);
   expect_same_reading(text);
+}
+
+// A command that blocked its connection (a BLPOP with nothing to pop) is recorded when it blocks,
+// with "blocked": true and no reply: kept apart from the commands that ran (it has had no effect,
+// and its answer, if it comes, is an exec of its own). With a reply as well it is refused.
+TEST(HistoryReader, ABlockedCommandIsKeptApartFromTheExecs) {
+  const std::string head = R"({"lockstep_history": 1, "lock_kind": "simple", "nodes": ["n0"]})" "\n"
+                           R"({"t": 1, "type": "invoke", "id": 1, "thread": "A", "lock": "L", "op": "lock", "lease_ms": null})" "\n";
+  const std::string blocked = R"({"t": 2, "type": "exec", "node": "n0", "seq": 1, "conn": "a", "command": "BLPOP", "op": 1, "args": ["S", "0"], "blocked": true})" "\n";
+  const std::string answer = R"({"t": 3, "type": "exec", "node": "n0", "seq": 2, "conn": "a", "command": "BLPOP", "op": 1, "args": ["S", "0"], "reply": ["S", "1"]})" "\n";
+  Result<History> h = parse_history_text(head + blocked + answer, "h.jsonl");
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  ASSERT_EQ(h.value().blocked.size(), 1u);
+  EXPECT_EQ(h.value().blocked[0].t, 2);
+  EXPECT_EQ(h.value().blocked[0].op_id, 1);
+  EXPECT_EQ(h.value().str(h.value().blocked[0].command), "BLPOP");
+  EXPECT_EQ(h.value().blocked[0].line, 3u);
+  ASSERT_EQ(h.value().execs.size(), 1u);
+  EXPECT_EQ(h.value().execs[0].t, 3);
+  expect_same_reading(head + blocked + answer);
+  // "blocked": false is an ordinary exec.
+  std::string unblocked = head + answer;
+  unblocked.insert(unblocked.rfind(", \"reply\""), ", \"blocked\": false");
+  Result<History> plain = parse_history_text(unblocked, "h.jsonl");
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  EXPECT_EQ(plain.value().execs.size(), 1u);
+  EXPECT_TRUE(plain.value().blocked.empty());
+  std::string both = blocked;
+  both.insert(both.rfind('}'), R"(, "reply": null)");
+  Result<History> refused = parse_history_text(head + both, "h.jsonl");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("h.jsonl:3"), std::string::npos) << refused.status().message();
+  EXPECT_NE(refused.status().message().find("\"blocked\": true has no reply"), std::string::npos) << refused.status().message();
 }
 
 // The first error in line order is the one reported, whichever thread finds it: a line that does

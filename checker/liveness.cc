@@ -679,6 +679,26 @@ std::string silent_since(const History& h, const Operation& op, const Exec& last
   return text;
 }
 
+// The waiter `op`'s command that blocked by `until` (a BLPOP waiting for a push) and had not
+// returned by then: "; its BLPOP on node0, blocked since 73.788 s, had not returned by
+// 150.000 s" — a wait only a release's signal ends (python-redis-lock's waiter with neither a
+// timeout nor an expiry). "" otherwise. `runs`: the op's execs.
+std::string still_blocked(const History& h, const Operation& op, std::span<const uint32_t> runs, TimeUs until) {
+  const Blocked* last = nullptr;
+  for (const Blocked& b : h.blocked) {
+    if (b.t > until) break;
+    if (b.op_id == op.id) last = &b;
+  }
+  if (last == nullptr) return "";
+  for (uint32_t r : runs) {
+    const Exec run = h.execs[r];
+    if (run.t > until) break;
+    if (run.line > last->line && run.node == last->node && run.conn == last->conn && run.command == last->command) return "";
+  }
+  return "; its " + std::string(h.str(last->command)) + " on " + std::string(h.str(last->node)) + ", blocked since " +
+         format_time_beside(last->t, {until}) + ", had not returned by " + format_time(until);
+}
+
 // The lock's key expired on a node within the bound of the stretch's start, and the waiter `op`
 // (its runs `runs`) did not try that node again until later in the stretch, nobody having set the
 // key since: "; L1 expired on node0 at 93.300 s, and c1/t1 did not try again until 125.868 s
@@ -880,6 +900,11 @@ PropertyResult check_liveness(const History& h, const CheckOptions&) {
         // A waiter that made no attempt in the whole stretch: its last command, and what happened
         // to that node after it (a wait with no timeout does not notice a lost connection).
         if (last && last->t < x.begin && no_retry.empty()) no_retry = silent_since(h, op, *last, x);
+        // A waiter that made no attempt may have been inside a command that blocks (a BLPOP on a
+        // release's signal list), which its log shows only when it returns.
+        if (!no_retry.empty() && no_retry.find(" made no attempt ") != std::string::npos) {
+          no_retry += still_blocked(h, op, execs_of[i], x.end);
+        }
       }
     }
     // Renewals by an owner that no longer held the lock: a watchdog that was never cancelled.

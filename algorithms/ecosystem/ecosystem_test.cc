@@ -210,7 +210,8 @@ TEST(Ecosystem, AQuorumWhoseGrantsTheHistoryCannotReadIsUnknownNotAViolation) {
   EXPECT_NE(refused.status().message().find("grant_replies"), std::string::npos) << refused.status().message();
 }
 
-// The commands one client sent, as "COMMAND arg1 arg2 ..." (reply appended after " -> ").
+// The commands one client sent, as "COMMAND arg1 arg2 ..." (reply appended after " -> "; a command
+// that blocked its connection, recorded then without a reply, "-> blocked").
 std::vector<std::string> commands_of(const Ran& r, const std::string& conn) {
   std::vector<std::string> out;
   for (const auto& e : r.of("exec")) {
@@ -218,7 +219,7 @@ std::vector<std::string> commands_of(const Ran& r, const std::string& conn) {
     std::string line = e["command"].get<std::string>();
     for (const auto& a : e.value("keys", nlohmann::json::array())) line += " " + a.get<std::string>();
     for (const auto& a : e["args"]) line += " " + (a.is_string() ? a.get<std::string>() : a.dump());
-    out.push_back(line + " -> " + e["reply"].dump());
+    out.push_back(line + " -> " + (e.value("blocked", false) ? "blocked" : e["reply"].dump()));
   }
   return out;
 }
@@ -234,21 +235,26 @@ TEST(Ecosystem, PythonRedisLockWaitsOnItsSignalListForEverWithoutAnExpiry) {
   // expire=None: the holder crashes, nothing expires its key, and c2 waits in BLPOP ... 0.
   Ran stuck = run_with("edge/liveness-crashed-holder-watchdog.json", "python-redis-lock");
   std::vector<std::string> c2 = commands_of(stuck, "c2");
-  ASSERT_EQ(c2.size(), 2u);  // GET, SET ... NX; then BLPOP lock-signal:L 0, never answered
+  ASSERT_EQ(c2.size(), 3u);  // GET, SET ... NX; then BLPOP lock-signal:L 0, never answered
   EXPECT_EQ(c2[0], "GET L -> \"" + commands_of(stuck, "c1")[1].substr(6, 24) + "\"");
   EXPECT_EQ(c2[1].substr(0, c2[1].find(" -> ")), "SET L " + c2[1].substr(6, 24) + " NX");
   EXPECT_TRUE(stuck.of("invoke")[0]["lease_ms"].is_null());
   EXPECT_EQ(stuck.verdict("liveness"), "violation");
   EXPECT_EQ(stuck.verdict("mutual_exclusion"), "ok");
-  // Its BLPOP never came back, so the node has not recorded it as executed.
+  // Its BLPOP never came back: the node recorded it when it blocked, and the liveness story says
+  // the waiter sat in it (before, "made no attempt", its last command the SET).
+  EXPECT_EQ(c2[2], "BLPOP lock-signal:L 0 -> blocked");
+  const std::string story = stuck.explanation("liveness");
+  EXPECT_NE(story.find("its BLPOP on node0, blocked since "), std::string::npos) << story;
 
   // expire=10 s: c2's BLPOP waits expire seconds, comes back empty, and the SET after it wins.
   Ran freed = run_with("edge/liveness-crashed-holder-watchdog.json", "python-redis-lock", {{"expire_ms", 10000}});
   std::vector<std::string> w = commands_of(freed, "c2");
-  ASSERT_GE(w.size(), 4u);
+  ASSERT_GE(w.size(), 5u);
   EXPECT_NE(w[1].find(" EX 10 NX -> null"), std::string::npos) << w[1];
-  EXPECT_EQ(w[2], "BLPOP lock-signal:L 10 -> null");
-  EXPECT_NE(w[3].find(" EX 10 NX -> {\"ok\":\"OK\"}"), std::string::npos) << w[3];
+  EXPECT_EQ(w[2], "BLPOP lock-signal:L 10 -> blocked");
+  EXPECT_EQ(w[3], "BLPOP lock-signal:L 10 -> null");
+  EXPECT_NE(w[4].find(" EX 10 NX -> {\"ok\":\"OK\"}"), std::string::npos) << w[4];
   EXPECT_EQ(freed.verdict("liveness"), "ok");
   EXPECT_EQ(freed.verdict("mutual_exclusion"), "ok");
 }
@@ -277,7 +283,7 @@ TEST(Ecosystem, PythonRedisLocksReleaseWakesOneWaiterAtATime) {
   // Each release pushes one element: c2 is woken by c1's, c3 by c2's, each at once.
   std::vector<std::string> order;
   for (const auto& e : r.of("exec")) {
-    if (e["command"] == "BLPOP") order.push_back(e["conn"].get<std::string>() + " " + e["reply"].dump());
+    if (e["command"] == "BLPOP" && !e.value("blocked", false)) order.push_back(e["conn"].get<std::string>() + " " + e["reply"].dump());
     if (e["command"] == "EVALSHA" && e["reply"] == 0) order.push_back(e["conn"].get<std::string>() + " unlock");
   }
   EXPECT_EQ(order, (std::vector<std::string>{"c1 unlock", R"(c2 ["lock-signal:L","1"])", "c2 unlock",

@@ -275,9 +275,13 @@ class Builder {
     const uint32_t node = node_proc(str(e, f::kNode, e.node));
     const int64_t op = num(e, f::kOpInt, e.op_int, -1);
     const std::string_view command = str(e, f::kCommand, e.command), script = str(e, f::kScript, e.script);
-    const uint32_t cmd = script.empty() ? strs_.id(command) : strs_.id(std::string(command) + " " + std::string(script));
+    // A command that blocked (a BLPOP waiting for a push) shows where it began; its answer is an
+    // exec of its own.
+    const bool blocked = e.has(f::kBlocked) && e.blocked;
+    const std::string name = std::string(command) + (script.empty() ? "" : " " + std::string(script)) + (blocked ? " (blocked)" : "");
+    const uint32_t cmd = strs_.id(name);
     execs_.add(Exec{node, t, cmd, strs_.id(str(e, f::kConn, e.conn)), op}, t, t);
-    if (op < 0) return;
+    if (op < 0 || blocked) return;
     const std::string_view key = exec_key(e, command);
     if (key.empty()) return;
     auto o = open_ops_.find(op);

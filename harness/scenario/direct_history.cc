@@ -241,6 +241,11 @@ void DirectHistory::exec(TimeUs t, const history::Exec& e) {
     f.first_arg = str(split.args[0]);
     for (const std::string& arg : split.args.subspan(1)) count(arg);
   }
+  if (e.blocked) {
+    flag(F::kBlocked, f.blocked, 1);
+    done();
+    return;
+  }
   f.present |= F::kReply;
   if (e.reply != nullptr) {
     // The history writes a RESP3 reply as a RESP2 client reads it (append_reply_json).

@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "harness/scenario/library.h"
 #include "harness/scenario/parse.h"
@@ -64,6 +66,28 @@ std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Library, DirectHistoryLibraryTest, ::testing::ValuesIn(library()), test_name);
+
+// A command that blocked (python-redis-lock's BLPOP on its signal list, never answered: the holder
+// crashed and nothing expires its key) reaches the checkers the same both ways, and its story
+// names the blocked BLPOP.
+TEST(DirectHistoryTest, ABlockedCommandReadsTheSame) {
+  std::ifstream in(fs::path(LOCKSTEP_SOURCE_DIR) / "scenarios/edge/liveness-crashed-holder-watchdog.json");
+  nlohmann::json doc = nlohmann::json::parse(in);
+  doc["algorithm"] = {{"name", "python-redis-lock"}};
+  Result<Scenario> s = parse_scenario_text(doc.dump(), "blocked.json");
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  Result<RunReport> text = run_scenario(s.value(), RunOptions{});
+  ASSERT_TRUE(text.ok()) << text.status().message();
+  ASSERT_NE(text.value().history.find(R"("command": "BLPOP", "op": 2, "args": ["lock-signal:L", "0"], "blocked": true})"),
+            std::string::npos)
+      << text.value().history;
+  RunOptions direct_options;
+  direct_options.history_text = false;
+  Result<RunReport> direct = run_scenario(s.value(), direct_options);
+  ASSERT_TRUE(direct.ok()) << direct.status().message();
+  EXPECT_EQ(direct.value().result.dump(2), text.value().result.dump(2));
+  EXPECT_NE(text.value().result.dump().find("its BLPOP on node0, blocked since"), std::string::npos);
+}
 
 // A run whose history passes limits.max_history_bytes fails the same way both ways; one whose
 // bound passes the limit but whose text does not is run again with text, and passes.

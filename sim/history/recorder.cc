@@ -240,6 +240,10 @@ void Recorder::exec(TimeUs t, const Exec& e) {
   if (e.op > 0) w.num("op", e.op);
   if (split.script) w.strings("keys", split.keys);
   w.strings("args", split.args);
+  if (e.blocked) {
+    w.boolean("blocked", true).end();
+    return;
+  }
   std::string& out = w.value("reply");
   if (e.reply != nullptr) {
     append_reply_json(out, *e.reply);

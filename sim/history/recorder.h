@@ -53,6 +53,9 @@ struct Exec {
   const char* script = nullptr;       // name, for EVAL/EVALSHA
   int64_t op = -1;
   const redis::Reply* reply = nullptr;  // null while a reply is pending (not recorded then)
+  // The command blocked its connection (a BLPOP with nothing to pop): recorded when it blocks,
+  // as "blocked": true without a reply; its answer, when it comes, is recorded as an exec again.
+  bool blocked = false;
 };
 
 // How an exec event writes a command's argv: EVAL and EVALSHA as `keys` (numkeys of them, as far

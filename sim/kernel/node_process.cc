@@ -229,6 +229,7 @@ void NodeProcess::on_block_hook(int64_t deadline_ms) {
   const bool fresh = pops_.emplace(conn, current_slot_).second;
   LS_ASSERT(fresh);
   blocked_[conn];  // its next requests wait
+  record_exec(current_slot_, nullptr, /*blocked=*/true);  // its answer is recorded when it comes
   // Redis times a blocked client out once its clock is past the deadline.
   if (deadline_ms > 0) add_timer(ms_to_us(deadline_ms + 1), kTagBlockTimeout);
 }
@@ -260,7 +261,7 @@ bool NodeProcess::lose_reply(uint32_t slot) {
   return ctx_.net->take_lose_reply(client, m.args[0], m.script);
 }
 
-void NodeProcess::record_exec(uint32_t slot, const redis::Reply* r) {
+void NodeProcess::record_exec(uint32_t slot, const redis::Reply* r, bool blocked) {
   Message& m = ctx_.net->msg(slot);
   ++seq_;
   if (!ctx_.rec->enabled()) return;
@@ -274,7 +275,9 @@ void NodeProcess::record_exec(uint32_t slot, const redis::Reply* r) {
   e.script = m.script;
   e.op = m.op;
   e.reply = r;
+  e.blocked = blocked;
   ctx_.rec->exec(now(), e);
+  if (blocked) return;  // nothing changed yet
   for (const std::string& key : m.state_keys) {
     ctx_.rec->state(now(), name(), seq_, key, model_->inspect(key));
   }

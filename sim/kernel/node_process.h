@@ -119,7 +119,8 @@ class NodeProcess : public Process {
   void on_request(uint32_t slot);
   void execute(uint32_t slot);
   void reply(ConnId conn, uint64_t request_id, redis::Reply reply);
-  void record_exec(uint32_t slot, const redis::Reply* reply);
+  // Records the exec of the request in `slot`: answered with `reply`, or `blocked` (no reply yet).
+  void record_exec(uint32_t slot, const redis::Reply* reply, bool blocked = false);
   // True when a lose_reply fault eats this request's reply.
   bool lose_reply(uint32_t slot);
   void record_publishes();
