@@ -2500,13 +2500,13 @@ TEST(Liveness, AWaiterThatNeverTriedAgainAfterTheKeyExpiredSaysSo) {
   blocked.insert(blocked.find("{\"t\": 1000000"), blpop);
   expect_explained(property_of(blocked, "liveness"), Verdict::kViolation,
                    "L expired on n0 at 5.000 s, and B made no attempt after that by 60.000 s (its last command, SET, ran "
-                   "at 0.500 s); its BLPOP on n0, blocked since 0.500 s, had not returned by 60.000 s");
+                   "at 0.500 s); after that its BLPOP on n0 blocked at 0.500 s and had not returned by 60.000 s");
   // Answered (empty, at its timeout) before the stretch ended: not said.
   std::string answered = blocked;
   answered.insert(answered.find("{\"t\": 60000000"),
                   "{\"t\": 30000000, \"type\": \"exec\", \"node\": \"n0\", \"seq\": 4, \"conn\": \"b\", \"command\": \"BLPOP\", "
                   "\"op\": 2, \"args\": [\"lock-signal:L\", \"0\"], \"reply\": null}\n");
-  expect_not_explained(property_of(answered, "liveness"), Verdict::kViolation, "blocked since");
+  expect_not_explained(property_of(answered, "liveness"), Verdict::kViolation, "blocked at");
   // A retry after the expiry (refused: someone else's key by then) is an attempt: not said.
   std::string retried = text;
   retried.insert(retried.find("{\"t\": 60000000"),

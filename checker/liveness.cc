@@ -680,7 +680,7 @@ std::string silent_since(const History& h, const Operation& op, const Exec& last
 }
 
 // The waiter `op`'s command that blocked by `until` (a BLPOP waiting for a push) and had not
-// returned by then: "; its BLPOP on node0, blocked since 73.788 s, had not returned by
+// returned by then: "; after that its BLPOP on node0 blocked at 73.788 s and had not returned by
 // 150.000 s" — a wait only a release's signal ends (python-redis-lock's waiter with neither a
 // timeout nor an expiry). "" otherwise. `runs`: the op's execs.
 std::string still_blocked(const History& h, const Operation& op, std::span<const uint32_t> runs, TimeUs until) {
@@ -695,8 +695,8 @@ std::string still_blocked(const History& h, const Operation& op, std::span<const
     if (run.t > until) break;
     if (run.line > last->line && run.node == last->node && run.conn == last->conn && run.command == last->command) return "";
   }
-  return "; its " + std::string(h.str(last->command)) + " on " + std::string(h.str(last->node)) + ", blocked since " +
-         format_time_beside(last->t, {until}) + ", had not returned by " + format_time(until);
+  return "; after that its " + std::string(h.str(last->command)) + " on " + std::string(h.str(last->node)) + " blocked at " +
+         format_time_beside(last->t, {until}) + " and had not returned by " + format_time(until);
 }
 
 // The lock's key expired on a node within the bound of the stretch's start, and the waiter `op`

@@ -245,7 +245,7 @@ TEST(Ecosystem, PythonRedisLockWaitsOnItsSignalListForEverWithoutAnExpiry) {
   // the waiter sat in it (before, "made no attempt", its last command the SET).
   EXPECT_EQ(c2[2], "BLPOP lock-signal:L 0 -> blocked");
   const std::string story = stuck.explanation("liveness");
-  EXPECT_NE(story.find("its BLPOP on node0, blocked since "), std::string::npos) << story;
+  EXPECT_NE(story.find("; after that its BLPOP on node0 blocked at "), std::string::npos) << story;
 
   // expire=10 s: c2's BLPOP waits expire seconds, comes back empty, and the SET after it wins.
   Ran freed = run_with("edge/liveness-crashed-holder-watchdog.json", "python-redis-lock", {{"expire_ms", 10000}});

@@ -86,7 +86,7 @@ TEST(DirectHistoryTest, ABlockedCommandReadsTheSame) {
   Result<RunReport> direct = run_scenario(s.value(), direct_options);
   ASSERT_TRUE(direct.ok()) << direct.status().message();
   EXPECT_EQ(direct.value().result.dump(2), text.value().result.dump(2));
-  EXPECT_NE(text.value().result.dump().find("its BLPOP on node0, blocked since"), std::string::npos);
+  EXPECT_NE(text.value().result.dump().find("after that its BLPOP on node0 blocked at"), std::string::npos);
 }
 
 // A run whose history passes limits.max_history_bytes fails the same way both ways; one whose
