@@ -308,7 +308,24 @@ int merge_command(const ExploreArgs& args) {
               static_cast<unsigned long long>(sum.range.first), static_cast<unsigned long long>(sum.range.end() - 1),
               covered == sum.range.count ? " (complete)" : " (INCOMPLETE: some shards are missing)");
   std::vector<std::string> wrote;
-  return finish(sum, args, wrote);
+  const int code = finish(sum, args, wrote);
+  if (covered == sum.range.count || code == 2) return code;
+  // Seeds no summary holds were never checked: without a failure in the rest, the merge cannot
+  // say the exploration passed (a CI merge job whose shard's upload was lost must not go green).
+  std::string missing;
+  uint64_t next = sum.range.first;
+  auto gap = [&](uint64_t from, uint64_t to) {  // [from, to)
+    if (from >= to) return;
+    missing += (missing.empty() ? "" : ", ") + std::to_string(from) + (to - from > 1 ? ".." + std::to_string(to - 1) : "");
+  };
+  for (const explore::SeedRange& slice : sum.slices) {
+    gap(next, slice.first);
+    next = slice.end();
+  }
+  gap(next, sum.range.end());
+  std::fprintf(stderr, "lockstep explore --merge: seeds %s were not explored (no summary given holds them)%s\n", missing.c_str(),
+               code == 0 ? ": exit 3, the exploration is not decided" : "");
+  return code == 0 ? 3 : code;
 }
 
 // --resume: the options `before` was started with (resume_options), into `args`. An option also

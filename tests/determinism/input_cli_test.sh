@@ -164,6 +164,21 @@ empty_refused --trace serve --port 0 --trace ""
 empty_refused --lua run "$weird" --lua ""
 empty_refused --scenarios list scenarios --scenarios ""
 
+# A merge that lacks a shard has seeds nobody checked: it says which, and without a failure in the
+# rest exits 3 (undecided), not 0 — a CI merge job whose shard's upload was lost must not pass.
+(cd "$work" && "$bin" explore "$src/scenarios/kernel/delay.json" --seeds 12 --shard 1/3 --no-shrink --out m1 > /dev/null 2>&1 &&
+  "$bin" explore "$src/scenarios/kernel/delay.json" --seeds 12 --shard 3/3 --no-shrink --out m3 > /dev/null 2>&1) ||
+  fail "the shards of kernel/delay.json did not pass"
+"$bin" explore --merge "$work/m1/explore.json" "$work/m3/explore.json" --out "$work/m13" > "$work/m13.txt" 2>&1
+rc=$?
+[ $rc -eq 3 ] || fail "explore --merge without shard 2/3: expected exit 3, got $rc: $(cat "$work/m13.txt")"
+grep -qF "seeds 5..8 were not explored (no summary given holds them)" "$work/m13.txt" || fail "no message naming the missing seeds: $(cat "$work/m13.txt")"
+(cd "$work" && "$bin" explore "$src/scenarios/kernel/delay.json" --seeds 12 --shard 2/3 --no-shrink --out m2 > /dev/null 2>&1) ||
+  fail "shard 2/3 of kernel/delay.json did not pass"
+"$bin" explore --merge "$work/m1/explore.json" "$work/m2/explore.json" "$work/m3/explore.json" --out "$work/m123" > "$work/m123.txt" 2>&1 ||
+  fail "explore --merge of every shard: $(cat "$work/m123.txt")"
+grep -qF "(complete)" "$work/m123.txt" || fail "explore --merge of every shard: not complete: $(cat "$work/m123.txt")"
+
 # A merge into a directory that holds a run's outputs is refused, as an exploration is.
 "$bin" explore --merge "$work/e9/explore.json" --out "$work/o4" > "$work/9o.txt" 2>&1
 [ $? -eq 2 ] && grep -qF "holds a run's output" "$work/9o.txt" || fail "explore --merge into a run's directory: $(cat "$work/9o.txt")"
