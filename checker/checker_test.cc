@@ -360,6 +360,22 @@ TEST(Examples, ClockJumpIsTheFirstInevitableEvent) {
     expect_explained(me, Verdict::kViolation, "clock_drift on node0 at 2.000 s for 1 s (fault #2)");
     expect_explained(me, Verdict::kViolation, "First inevitable event: node0's clock jumped by 60000 ms");
   }
+  // So is a clock_offset whose step (lockstep writes `step_us`) moved node0's clock 5 ms ahead, or
+  // back; without the step, which the offset alone does not give, it may have mattered, and the
+  // story names it first, as before.
+  auto offset = [](const std::string& params) {
+    std::string h = testdata_text("early-lapse.jsonl");
+    h.insert(h.find(R"({"t": 5000000, "type": "fault")"),
+             R"({"t": 2000000, "type": "fault", "fault": 2, "kind": "clock_offset", "target": "node0", "phase": "instant", "params": )" +
+                 params + "}\n");
+    return property_of(h, "mutual_exclusion");
+  };
+  for (const char* step : {"5000", "-900000"}) {
+    const PropertyResult me = offset(std::string(R"({"offset_ms": 5, "step_us": )") + step + "}");
+    expect_explained(me, Verdict::kViolation, "First inevitable event: node0's clock jumped by 60000 ms");
+  }
+  expect_explained(offset(R"({"offset_ms": 5})"), Verdict::kViolation,
+                   "First inevitable event: node0's clock was set 5 ms ahead of true time");
 }
 
 // The story says who cut the key's expiry short: the recorded states show the read renewal at

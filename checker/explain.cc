@@ -158,7 +158,7 @@ bool cuts_off(std::string_view target, std::string_view process, const std::vect
 }
 
 // How far clock fault `f` moved its target's clock ahead (`direction` +1) or back (-1), in ms: a
-// jump's size, a drift's rate over its length (rounded up) — for a drift without a length, which
+// jump's size, an offset's step (`step_us`: where it set the clock, less where the clock was), a drift's rate over its length (rounded up) — for a drift without a length, which
 // never ends, over the time up to `until` (kTimeNever: not known); 0 for one that moved it the
 // other way. kAbsent for another fault, or when the history does not give the numbers.
 int64_t clock_moved_ms(const History& h, const FaultEvent& f, int direction, TimeUs until = kTimeNever) {
@@ -167,6 +167,14 @@ int64_t clock_moved_ms(const History& h, const FaultEvent& f, int direction, Tim
     int64_t delta_ms = f.param(h.syms, "delta_ms");
     if (delta_ms == kAbsent) delta_ms = f.param(h.syms, "jump_ms");
     return delta_ms == kAbsent ? kAbsent : std::max<int64_t>(0, direction * delta_ms);
+  }
+  if (f.is(FaultKind::kClockOffset)) {
+    // The step the fault made (lockstep writes it as `step_us`; the offset alone is where the
+    // clock was set to, not how far it moved), rounded up to whole ms.
+    const int64_t step_us = f.param(h.syms, "step_us");
+    constexpr int64_t kMaxStepUs = (int64_t{1} << 42) * kUsPerMs;  // a duration's limit (history_parse.h)
+    if (step_us == kAbsent || step_us < -kMaxStepUs || step_us > kMaxStepUs) return kAbsent;
+    return (std::max<int64_t>(0, direction * step_us) + kUsPerMs - 1) / kUsPerMs;
   }
   if (f.is(FaultKind::kClockDrift)) {
     const int64_t ppm = f.param(h.syms, "drift_ppm");

@@ -294,7 +294,16 @@ void FaultInjector::start(size_t i) {
   const char* phase = phase_of(f);
   // The fault is recorded before its effects (a crash's hold_end, a jump's expiries), except a
   // failover, whose record names the replica it promoted.
-  if (f.kind != FaultKind::kFailover) record(i, phase, fault_params_json(f));
+  if (f.kind == FaultKind::kClockOffset) {
+    // How far the step moves the clock, which the scenario's offset alone does not say (the
+    // clock may already be off: a configured offset, a drift, an earlier jump): the checker's
+    // explanations weigh a clock fault by it.
+    nlohmann::json p = nlohmann::json::parse(fault_params_json(f));
+    p["step_us"] = ms_to_us(f.offset_ms) - world_.process(f.target)->clock().offset_at(world_.loop().now());
+    record(i, phase, p.dump());
+  } else if (f.kind != FaultKind::kFailover) {
+    record(i, phase, fault_params_json(f));
+  }
   apply_start(i);
   if (std::string_view(phase) == "instant") return;
   const int64_t after_ms = fault_end_after_ms(f);
