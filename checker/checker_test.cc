@@ -176,6 +176,13 @@ TEST(Examples, TheGrantingNodesCrashBeforeTheGrantIsNotTheFirstInevitableEvent) 
             std::string::npos) << me.explanation.text;
   EXPECT_EQ(me.explanation.facts["first_inevitable"]["event"], "expire") << me.explanation.facts.dump();
   EXPECT_EQ(me.explanation.facts["first_inevitable"]["t_us"], 14500200);
+  // The loss names the fault behind it (node0's crash, fault #1), so that replay can weigh a story
+  // that starts there against the faults it proves needed (counterfactual.cc).
+  bool named = false;
+  for (const auto& item : me.explanation.facts["chain"]) {
+    if (item.value("event", "") == "data_loss") named = item.value("fault", int64_t{0}) == 1;
+  }
+  EXPECT_TRUE(named) << me.explanation.facts.dump();
 }
 
 // c1 holds L with a lease of 60 s; a command outside the lock's operations cuts the key's expiry
@@ -343,6 +350,45 @@ TEST(Quorum, AKeyExpiredByANodesClockOffsetNamesTheOffset) {
   expect_explained(property_of(text, "quorum"), Verdict::kViolation,
                    "lost its quorum during the hold at 2.000 s: its key expired on node2 at 2.000 s after node2's clock was set "
                    "15000 ms ahead of true time at 2.000 s (fault #1), leaving 1 of its 2 live key(s), below the quorum of 2.");
+}
+
+// A's client paused past its lease, and node0 paused too, over the key's TTL: the key expired at
+// node0's resume. The node's pause only postponed the expiry (A sent no renewal for it to hold
+// back): the story starts at A's pause (redisson-fair-lock seed 60042 named node0's pause, where
+// replay proves the client's pause alone needed). Without A's pause, node0's is named.
+TEST(Examples, ANodesPauseThatOnlyPostponedTheExpiryIsNotTheFirstInevitableEvent) {
+  auto history = [](bool client_paused) {
+    std::string h =
+        R"({"lockstep_history": 1, "lock_kind": "reentrant", "nodes": ["node0"]})" "\n"
+        R"({"t": 1000, "type": "invoke", "id": 1, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "lock", "lease_ms": 30000})" "\n"
+        R"({"t": 1100, "type": "exec", "node": "node0", "seq": 1, "local_ms": 1, "conn": "c1", "command": "EVAL", "script": "rlock_acquire", "op": 1, "keys": ["L"], "args": ["30000", "u1:0"], "reply": null})" "\n"
+        R"({"t": 1200, "type": "complete", "id": 1, "outcome": "ok", "acquired": true})" "\n"
+        R"({"t": 1200, "type": "hold_begin", "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": 1})" "\n";
+    if (client_paused) h += R"({"t": 5000000, "type": "fault", "fault": 1, "kind": "pause", "target": "c1", "phase": "start", "params": {"duration_ms": 60000}})" "\n";
+    h += R"({"t": 25000000, "type": "fault", "fault": 2, "kind": "pause", "target": "node0", "phase": "start", "params": {"duration_ms": 16000}})" "\n"
+         R"({"t": 41000000, "type": "fault", "fault": 2, "kind": "pause", "target": "node0", "phase": "end"})" "\n"
+         R"({"t": 41000000, "type": "expire", "node": "node0", "key": "L", "local_ms": 41000})" "\n"
+         R"({"t": 41001000, "type": "invoke", "id": 2, "thread": "c2/t0", "owner": "u2:0", "lock": "L", "op": "lock", "lease_ms": 30000})" "\n"
+         R"({"t": 41001100, "type": "exec", "node": "node0", "seq": 2, "local_ms": 41001, "conn": "c2", "command": "EVAL", "script": "rlock_acquire", "op": 2, "keys": ["L"], "args": ["30000", "u2:0"], "reply": null})" "\n"
+         R"({"t": 41001200, "type": "complete", "id": 2, "outcome": "ok", "acquired": true})" "\n"
+         R"({"t": 41001200, "type": "hold_begin", "thread": "c2/t0", "owner": "u2:0", "lock": "L", "op": 2})" "\n"
+         R"({"t": 70000000, "type": "end", "complete": true})" "\n";
+    return h;
+  };
+  const PropertyResult both = property_of(history(true), "mutual_exclusion");
+  expect_explained(both, Verdict::kViolation, "First inevitable event: c1 paused at 5.000 s for 60 s > lease 30 s (fault #1)");
+  // Without A's pause, a watchdog lock whose renewal waited behind node0's pause and found the key
+  // gone at the resume: node0's pause is named.
+  std::string renewed = history(false);
+  const std::string lease = R"("op": "lock", "lease_ms": 30000})" "\n" R"({"t": 1100)";
+  renewed.replace(renewed.find(lease), lease.size(), R"("op": "lock", "lease_ms": -1})" "\n" R"({"t": 1100)");
+  renewed.insert(renewed.find(R"({"t": 41000000, "type": "fault")"),
+                 R"({"t": 26000000, "type": "invoke", "id": 3, "thread": "c1/t0", "owner": "u1:0", "lock": "L", "op": "renew"})" "\n");
+  renewed.insert(renewed.find(R"({"t": 41001000, "type": "invoke")"),
+                 R"({"t": 41000500, "type": "exec", "node": "node0", "seq": 3, "local_ms": 41000, "conn": "c1", "command": "EVAL", "script": "rlock_renew", "op": 3, "keys": ["L"], "args": ["30000", "u1:0"], "reply": 0})" "\n"
+                 R"({"t": 41000600, "type": "complete", "id": 3, "outcome": "ok", "renewed": false})" "\n");
+  const PropertyResult node_only = property_of(renewed, "mutual_exclusion");
+  expect_explained(node_only, Verdict::kViolation, "First inevitable event: node0 paused at 25.000 s for 16 s (fault #2)");
 }
 
 TEST(Examples, ClockJumpIsTheFirstInevitableEvent) {
@@ -1608,6 +1654,22 @@ TEST(Examples, AQuorumAcquisitionOnDeadGrantsIsTheStorysCause) {
                    "No fault, expiry or loss of B's explains it; A's own grants do: its lock (#1), declared at 5.000 s, had 0 "
                    "live grant(s) of 2 (quorum 2): its keys expired on n0 and n1 at 2.000 s");
   expect_not_explained(m, Verdict::kViolation, "the algorithm itself");
+  // No fault in the sentence: no first inevitable event (replay would call it the algorithm's).
+  EXPECT_TRUE(m.explanation.facts.at("first_inevitable").is_null()) << m.explanation.facts.dump();
+  // A pause of n2, whose reply A waited for, over before B's hold began: the earliest fault the
+  // sentence names is where the story starts (redis-semaphore-redlock-mutex seed 60051, where
+  // replay proves the pause needed; the story named none).
+  std::string paused = testdata_text("redlock-declared-on-dead-grants.jsonl");
+  paused.insert(paused.find(R"({"t": 1000100, "type": "exec")"),
+                R"({"t": 1000050, "type": "fault", "fault": 7, "kind": "pause", "target": "n2", "phase": "start", "params": {"duration_ms": 1900}})" "\n");
+  paused.insert(paused.find(R"({"t": 3000000, "type": "invoke")"),
+                R"({"t": 2900050, "type": "fault", "fault": 7, "kind": "pause", "target": "n2", "phase": "end"})" "\n");
+  const PropertyResult p = property_of(paused, "mutual_exclusion");
+  expect_explained(p, Verdict::kViolation,
+                   "its keys expired on n0 and n1 at 2.000 s; it declared success 3.999 s after its first grant (at 1.000 s), "
+                   "and in between: n2 paused at 1.000 s for 1900 ms (fault #7). First inevitable event: n2 paused at 1.000 s "
+                   "for 1900 ms (fault #7).");
+  EXPECT_EQ(p.explanation.facts.at("first_inevitable").at("fault"), 7) << p.explanation.facts.dump();
   // Another tool's log without the server's side says nothing of anyone's grants: no "0 live
   // grant(s) of 0" (it said that, where quorum itself answered unknown).
   std::string text = testdata_text("redlock-declared-on-dead-grants.jsonl");

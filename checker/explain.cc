@@ -203,6 +203,45 @@ nlohmann::json fault_fact(const History& h, const FaultEvent& f) {
   return {{"event", "fault"}, {"fault", f.fault}, {"kind", h.str(f.kind)}, {"target", h.str(f.target)}, {"t_us", f.t}};
 }
 
+// The fault behind a node's lifecycle event or loss of data at `t`: the latest crash, restart or
+// failover of `node` begun by then (a crash's restart comes at its end), else a failover at `t`
+// of another node (the replica it promoted lost what had not reached it). kAbsent when the
+// history names none.
+int64_t fault_behind(const History& h, Sym node, TimeUs t) {
+  int64_t own = kAbsent, failover = kAbsent;
+  for (const FaultEvent& f : h.faults) {
+    if (f.t > t) break;
+    if (f.phase == FaultPhase::kEnd || !(f.is(FaultKind::kCrash) || f.is(FaultKind::kRestart) || f.is(FaultKind::kFailover))) continue;
+    if (f.target == node) own = f.fault;
+    if (f.t == t && f.is(FaultKind::kFailover)) failover = f.fault;
+  }
+  return own != kAbsent ? own : failover;
+}
+
+// A fault's start in words: "node1 paused at 49.831 s for 19.606 s (fault #1)", "node2's clock
+// jumped by 14908 ms at 28.371 s (fault #2)", "partition on c2 | node0 at 6.386 s for 3 s
+// (fault #1)".
+std::string fault_words(const History& h, const FaultEvent& f) {
+  const std::string target(h.str(f.target));
+  const int64_t duration_ms = f.param(h.syms, "duration_ms");
+  const std::string lasting = duration_ms == kAbsent ? "" : " for " + seconds(duration_ms);
+  std::string text;
+  if (f.is(FaultKind::kPause)) {
+    text = target + " paused at " + format_time(f.t) + lasting;
+  } else if (f.is(FaultKind::kClockJump) && clock_moved_ms(h, f, 1) != kAbsent) {
+    int64_t jump = f.param(h.syms, "delta_ms");
+    if (jump == kAbsent) jump = f.param(h.syms, "jump_ms");
+    text = target + "'s clock jumped by " + std::to_string(jump) + " ms at " + format_time(f.t);
+  } else if (f.is(FaultKind::kCrash)) {
+    text = target + " crashed at " + format_time(f.t);
+  } else if (f.is(FaultKind::kLoseReply)) {
+    text = "a reply to " + target + " was lost at " + format_time(f.t);
+  } else {
+    text = std::string(h.str(f.kind)) + " on " + target + " at " + format_time(f.t) + lasting;
+  }
+  return text + " (fault #" + std::to_string(f.fault) + ")";
+}
+
 // The fault that made a client send a delete again (Deletion): the earliest fault of the network on
 // the sender's process or on the node that ran it (a lost reply, a partition, a delay, a drop),
 // or a pause or crash of that node, that was under way between the call's invoke and the re-run.
@@ -540,7 +579,12 @@ const Item* Story::direct_cause() const {
   for (const Item& item : chain_) {
     if (!item.before_grant && item.fact.contains("cut_us")) { cut = &item; break; }
   }
-  for (int pass = 0; pass < 3; ++pass) {
+  // A pause of the node comes after the holder's own pause longer than its lease: the node's
+  // pause kills a key only when renewals that would have kept it wait behind it, and a holder
+  // paused past its lease sent none (its key's TTL ran out inside the node's pause and it expired
+  // at the resume: `explore --algorithm redisson-fair-lock` seed 60042 named node0's pause, where
+  // replay proves the client's pause alone needed).
+  for (int pass = 0; pass < 4; ++pass) {
     if (pass == 1 && cut != nullptr) return cut;
     for (const Item& item : chain_) {
       if (!item.cause || item.before_grant || item.too_small || item.fact.value("event", "") != "fault") continue;
@@ -550,17 +594,18 @@ const Item* Story::direct_cause() const {
       const bool clock = is_clock_fault(*kind);
       const bool stops = *kind == FaultKind::kCrash || *kind == FaultKind::kPause;
       if (pass == 0 && !node.empty() && target == node &&
-          ((clock && clock_mattered && clock_moved_enough(item) && !key_set_after(item)) || stops ||
-                                                          *kind == FaultKind::kFailover)) {
+          ((clock && clock_mattered && clock_moved_enough(item) && !key_set_after(item)) || *kind == FaultKind::kCrash ||
+           *kind == FaultKind::kFailover)) {
         return &item;
       }
       if (pass == 1 && leased && *kind == FaultKind::kPause && holder_side(target) && item.t >= granted_from_ &&
           item.fact.value("duration_ms", int64_t{0}) > c_.lease_ms) {
         return &item;
       }
+      if (pass == 2 && !node.empty() && target == node && *kind == FaultKind::kPause) return &item;
       // What keeps a holder from renewing or releasing: its clock, a stop, its network (a lost
       // reply, a partition, a drop, a delay); not a replication lag or another node's failover.
-      if (pass == 2 && holder_side(target) && (clock || stops || is_network_fault(*kind))) return &item;
+      if (pass == 3 && holder_side(target) && (clock || stops || is_network_fault(*kind))) return &item;
     }
   }
   return nullptr;
@@ -962,6 +1007,7 @@ void Story::add_server_events() {
       if (!key_of_lock(h_.str(key), lock)) continue;
       Item item{d.t, true, name(d.node) + " lost " + name(key) + " at " + format_time(d.t) + " (" + name(d.reason) + ")", {}};
       item.fact = {{"event", "data_loss"}, {"node", name(d.node)}, {"key", name(key)}, {"reason", name(d.reason)}, {"t_us", d.t}};
+      if (const int64_t fault = fault_behind(h_, d.node, d.t); fault != kAbsent) item.fact["fault"] = fault;
       item.before_grant = before_grant(d.t, d.line);
       chain_.push_back(std::move(item));
       break;
@@ -977,6 +1023,7 @@ void Story::add_server_events() {
     if (told) continue;
     Item item{n.t, true, name(n.node) + " " + name(n.event) + " at " + format_time(n.t), {}};
     item.fact = {{"event", "node"}, {"node", name(n.node)}, {"what", name(n.event)}, {"t_us", n.t}};
+    if (const int64_t fault = fault_behind(h_, n.node, n.t); fault != kAbsent) item.fact["fault"] = fault;
     chain_.push_back(std::move(item));
   }
 }
@@ -1232,12 +1279,22 @@ Explanation Story::build() {
     // On a quorum lock the second acquisition may have declared success on grants that had died.
     const Operation* second_op =
         c_.second_thread == kNoSym ? nullptr : hold_acquisition(h_, c_.second_thread, c_.lock, c_.second_begin, c_.second_op);
-    const std::string shortfall = second_op == nullptr ? "" : quorum_shortfall(h_, *second_op);
+    int64_t shortfall_fault = kAbsent;
+    const std::string shortfall = second_op == nullptr ? "" : quorum_shortfall(h_, *second_op, &shortfall_fault);
     if (!shortfall.empty()) {
       text += ". No fault, expiry or loss of " + first + "'s explains it; " + second + "'s own grants do: its " +
               op_kind_name(second_op->kind) + " (#" + std::to_string(second_op->id) + "), declared at " +
               format_time(second_op->complete_t) + ", " + shortfall + ".";
       facts["second_short_of_quorum"] = shortfall;
+      // The earliest fault that sentence names is where the story starts (redis-semaphore-
+      // redlock-mutex seed 60051: node1's pause kept the client waiting for its reply while its
+      // other keys ran out; replay proves it needed).
+      for (const FaultEvent& f : h_.faults) {
+        if (f.fault != shortfall_fault || f.phase == FaultPhase::kEnd) continue;
+        text += " First inevitable event: " + fault_words(h_, f) + ".";
+        facts["first_inevitable"] = fault_fact(h_, f);
+        break;
+      }
     } else if (raw) {
       text += ". No fault, expiry or loss explains it: " + deleted + ".";
     } else if (resend != nullptr) {

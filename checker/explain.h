@@ -77,8 +77,10 @@ std::string lease_end_text(const History& history, const Operation& grant, const
 // quorum of live grants when it declared success — "had 1 live grant(s) of 3 (quorum 2): its keys
 // expired on node0 and node2 at 27.500 s; it declared success 16.499 s after its first grant (at
 // 17.430 s)" — or "" when it had a quorum, the history cannot say, or the quorum property does
-// not judge the history (checker/quorum.cc).
-std::string quorum_shortfall(const History& history, const Operation& acquisition);
+// not judge the history (checker/quorum.cc). `first_fault` (optional) gets the earliest fault the
+// sentence names — a grant's death's (a node's clock jump, restart, crash or failover) or one
+// under way before the declaration — or kAbsent: the story's first inevitable event.
+std::string quorum_shortfall(const History& history, const Operation& acquisition, int64_t* first_fault = nullptr);
 
 // A call as explanations name it: "c1/t0's unlock (#5)".
 std::string call_name(const History& history, const Operation& op);

@@ -110,12 +110,16 @@ struct Death {
   // The death's line when the history has one (0: none): a death logged at the instant of the
   // declaration but after it (a clock jump on the grant's own event) came after it.
   uint32_t line = 0;
+  // The fault that brought the death about, when the history names one: the node's clock jump or
+  // offset before an expiry, its restart, crash or failover behind a loss or a crash. kAbsent
+  // for a plain expiry.
+  int64_t fault = kAbsent;
 };
 
 // The clock jumps and offsets of `node` in [from, to], as " after node0's clock jumped by
 // 56439 ms at 82.747 s (fault #5)" or " after node2's clock was set 15000 ms ahead of true time at
 // 2.000 s (fault #3)", or "" when there were none.
-std::string node_clock_jumps(const History& h, Sym node, TimeUs from, TimeUs to) {
+std::string node_clock_jumps(const History& h, Sym node, TimeUs from, TimeUs to, int64_t* first_fault = nullptr) {
   std::string out;
   for (const FaultEvent& f : h.faults) {
     if (f.t < from || f.t > to || f.target != node || f.phase == FaultPhase::kEnd) continue;
@@ -128,10 +132,23 @@ std::string node_clock_jumps(const History& h, Sym node, TimeUs from, TimeUs to)
     } else {
       continue;
     }
+    if (out.empty() && first_fault != nullptr) *first_fault = f.fault;
     out += (out.empty() ? " after " : " and ") + std::string(h.str(node)) + what + " at " + format_time(f.t) + " (fault #" +
            std::to_string(f.fault) + ")";
   }
   return out;
+}
+
+// The fault behind `node`'s loss of data or its crash at `t`: its latest restart, crash or
+// failover by then. kAbsent when the history records none (a node event without a fault).
+int64_t node_fault_by(const History& h, Sym node, TimeUs t) {
+  int64_t found = kAbsent;
+  for (const FaultEvent& f : h.faults) {
+    if (f.t > t) break;
+    if (f.target != node || f.phase == FaultPhase::kEnd) continue;
+    if (f.is(FaultKind::kRestart) || f.is(FaultKind::kCrash) || f.is(FaultKind::kFailover)) found = f.fault;
+  }
+  return found;
 }
 
 // Key deaths by (node, key), in time order: expiries and data loss. Built once, so each grant's
@@ -237,10 +254,13 @@ Death death_of(const History& h, const DeathIndex& index, Sym node, Sym key, Tim
       const DeathIndex::Entry& e = *first;
       if (e.loss) {
         d = {e.t, std::string(h.str(node)) + " lost its key at " + format_time(e.t) + " (" + std::string(h.str(e.reason)) + ")", true, kNoSym};
+        d.fault = node_fault_by(h, node, e.t);
       } else {
-        const std::string jumps = node_clock_jumps(h, node, after, e.t);
+        int64_t jump = kAbsent;
+        const std::string jumps = node_clock_jumps(h, node, after, e.t, &jump);
         d = {e.t, "its key expired on " + std::string(h.str(node)) + " at " + format_time(e.t) + jumps, !jumps.empty(),
              jumps.empty() ? node : kNoSym};
+        d.fault = jump;
         if (jumps.empty()) std::tie(d.early_us, d.early_since) = clock_ahead(h, key_execs, node, after, e, owner);
       }
       d.line = e.line;
@@ -251,6 +271,7 @@ Death death_of(const History& h, const DeathIndex& index, Sym node, Sym key, Tim
     for (TimeUs t : c->second) {
       if (t > after && t < d.t && t < until) {
         d = {t, std::string(h.str(node)) + " crashed at " + format_time(t), true, kNoSym};
+        d.fault = node_fault_by(h, node, t);
         break;
       }
     }
@@ -262,7 +283,8 @@ Death death_of(const History& h, const DeathIndex& index, Sym node, Sym key, Tim
 // first grant the declaration came, and the faults of the client's process or of a node that
 // began or lasted in between (a pause that kept the client, or the node it waited for). "": no
 // grant died.
-std::string dead_grants(const History& h, const Operation& op, std::vector<Death> dead, TimeUs first_grant) {
+std::string dead_grants(const History& h, const Operation& op, std::vector<Death> dead, TimeUs first_grant,
+                        int64_t* first_fault = nullptr) {
   if (dead.empty()) return "";
   std::sort(dead.begin(), dead.end(), [](const Death& a, const Death& b) { return a.t < b.t; });
   // Plain expiries that read alike in time read as one: "its keys expired on node0 and node1 at
@@ -293,6 +315,22 @@ std::string dead_grants(const History& h, const Operation& op, std::vector<Death
   for (const FaultEvent& f : h.faults) {
     if (f.phase == FaultPhase::kEnd) ends[f.fault] = f.t;
   }
+  // The story's first inevitable event: the earliest fault the sentence names, a death's or one in
+  // between (explore --algorithm redis-semaphore-redlock-mutex seed 60051: a paused node the
+  // client waited for, which replay proves needed).
+  TimeUs first_fault_t = kTimeNever;
+  auto consider = [&](int64_t fault) {
+    if (first_fault == nullptr || fault == kAbsent) return;
+    for (const FaultEvent& f : h.faults) {
+      if (f.fault != fault || f.phase == FaultPhase::kEnd) continue;
+      if (f.t < first_fault_t) {
+        first_fault_t = f.t;
+        *first_fault = fault;
+      }
+      break;
+    }
+  };
+  for (const Death& d : dead) consider(d.fault);
   std::string during;
   for (const FaultEvent& f : h.faults) {
     if (f.phase == FaultPhase::kEnd || f.t > op.complete_t) continue;
@@ -310,6 +348,7 @@ std::string dead_grants(const History& h, const Operation& op, std::vector<Death
     const std::string what = f.is(FaultKind::kPause)  ? std::string(target) + " paused"
                              : target == process || node ? std::string(h.str(f.kind)) + " of " + std::string(target)
                                                          : std::string(h.str(f.kind)) + " on " + std::string(target);
+    consider(f.fault);
     during += std::string(during.empty() ? "" : ", ") + what +
               " at " + format_time(f.t) + (duration_ms == kAbsent ? "" : " for " + std::to_string(duration_ms) + " ms") + " (fault #" +
               std::to_string(f.fault) + ")";
@@ -404,9 +443,10 @@ int64_t quorum_of(const History& h) {
   return h.header.quorum != kAbsent ? h.header.quorum : static_cast<int64_t>(h.header.nodes.size()) / 2 + 1;
 }
 
-std::string shortfall_text(const History& h, const Operation& op, const Grants& g, int64_t quorum) {
+std::string shortfall_text(const History& h, const Operation& op, const Grants& g, int64_t quorum,
+                           int64_t* first_fault = nullptr) {
   return "had " + std::to_string(g.live.size()) + " live grant(s) of " + std::to_string(g.count) + " (quorum " +
-         std::to_string(quorum) + ")" + dead_grants(h, op, g.dead, g.first_grant);
+         std::to_string(quorum) + ")" + dead_grants(h, op, g.dead, g.first_grant, first_fault);
 }
 
 struct Finding {
@@ -416,7 +456,8 @@ struct Finding {
 
 }  // namespace
 
-std::string quorum_shortfall(const History& h, const Operation& op) {
+std::string quorum_shortfall(const History& h, const Operation& op, int64_t* first_fault) {
+  if (first_fault != nullptr) *first_fault = kAbsent;
   if (!judged(h) || !op.is_acquire() || op.outcome != Outcome::kOk || op.acquired != Tri::kTrue) return "";
   std::vector<uint32_t> runs;
   bool any_runs = false;  // of any operation: without them the history cannot say who granted what
@@ -430,7 +471,7 @@ std::string quorum_shortfall(const History& h, const Operation& op) {
   const Grants g = grants_of(h, op, runs, index);
   const int64_t quorum = quorum_of(h);
   if (g.unreadable || static_cast<int64_t>(g.live.size()) >= quorum) return "";
-  return shortfall_text(h, op, g, quorum);
+  return shortfall_text(h, op, g, quorum, first_fault);
 }
 
 PropertyResult check_quorum(const History& h, const CheckOptions&) {

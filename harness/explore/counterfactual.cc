@@ -178,7 +178,8 @@ void compare_with_story(const checker::PropertyResult& property, Cause* cause) {
   if (!proven || cause->exhausted) return;
   cause->has_story = true;
   const json& first = story["first_inevitable"];
-  if (first.is_object() && first.value("event", "") == "fault" && first.contains("fault") && first["fault"].is_number_integer()) {
+  // A fault, or a node's restart or loss of data that names the fault behind it.
+  if (first.is_object() && first.contains("fault") && first["fault"].is_number_integer()) {
     cause->story_fault = first["fault"].get<int64_t>();
   }
   const std::string named = "fault #" + std::to_string(cause->story_fault);
