@@ -158,9 +158,9 @@ bool cuts_off(std::string_view target, std::string_view process, const std::vect
 }
 
 // How far clock fault `f` moved its target's clock ahead (`direction` +1) or back (-1), in ms: a
-// jump's size, an offset's step (`step_us`: where it set the clock, less where the clock was), a drift's rate over its length (rounded up) — for a drift without a length, which
-// never ends, over the time up to `until` (kTimeNever: not known); 0 for one that moved it the
-// other way. kAbsent for another fault, or when the history does not give the numbers.
+// jump's size, an offset's step (`step_us`: where it set the clock, less where the clock was), a
+// drift's rate over its length (rounded up) — for a drift without a length, which never ends,
+// over the time up to `until` (kTimeNever: not known); 0 for one that moved it the other way. kAbsent for another fault, or when the history does not give the numbers.
 int64_t clock_moved_ms(const History& h, const FaultEvent& f, int direction, TimeUs until = kTimeNever) {
   LS_ASSERT(direction == 1 || direction == -1);
   if (f.is(FaultKind::kClockJump)) {
@@ -203,10 +203,8 @@ nlohmann::json fault_fact(const History& h, const FaultEvent& f) {
   return {{"event", "fault"}, {"fault", f.fault}, {"kind", h.str(f.kind)}, {"target", h.str(f.target)}, {"t_us", f.t}};
 }
 
-// The fault behind a node's lifecycle event or loss of data at `t`: the latest crash, restart or
-// failover of `node` begun by then (a crash's restart comes at its end), else a failover at `t`
-// of another node (the replica it promoted lost what had not reached it). kAbsent when the
-// history names none.
+}  // namespace
+
 int64_t fault_behind(const History& h, Sym node, TimeUs t) {
   int64_t own = kAbsent, failover = kAbsent;
   for (const FaultEvent& f : h.faults) {
@@ -218,7 +216,9 @@ int64_t fault_behind(const History& h, Sym node, TimeUs t) {
   return own != kAbsent ? own : failover;
 }
 
-// A fault's start in words: "node1 paused at 49.831 s for 19.606 s (fault #1)", "node2's clock
+namespace {
+
+// A fault's start in words: "node1 paused at 49.831 s for 19606 ms (fault #1)", "node2's clock
 // jumped by 14908 ms at 28.371 s (fault #2)", "partition on c2 | node0 at 6.386 s for 3 s
 // (fault #1)".
 std::string fault_words(const History& h, const FaultEvent& f) {

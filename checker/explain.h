@@ -82,6 +82,12 @@ std::string lease_end_text(const History& history, const Operation& grant, const
 // under way before the declaration — or kAbsent: the story's first inevitable event.
 std::string quorum_shortfall(const History& history, const Operation& acquisition, int64_t* first_fault = nullptr);
 
+// The fault behind a node's lifecycle event, loss of data or crash at `t`: the latest crash,
+// restart or failover of `node` begun by then (a crash's restart comes at its end), else a
+// failover at `t` of another node (the replica it promoted lost what had not reached it). kAbsent
+// when the history names none.
+int64_t fault_behind(const History& history, Sym node, TimeUs t);
+
 // A call as explanations name it: "c1/t0's unlock (#5)".
 std::string call_name(const History& history, const Operation& op);
 

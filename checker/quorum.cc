@@ -139,18 +139,6 @@ std::string node_clock_jumps(const History& h, Sym node, TimeUs from, TimeUs to,
   return out;
 }
 
-// The fault behind `node`'s loss of data or its crash at `t`: its latest restart, crash or
-// failover by then. kAbsent when the history records none (a node event without a fault).
-int64_t node_fault_by(const History& h, Sym node, TimeUs t) {
-  int64_t found = kAbsent;
-  for (const FaultEvent& f : h.faults) {
-    if (f.t > t) break;
-    if (f.target != node || f.phase == FaultPhase::kEnd) continue;
-    if (f.is(FaultKind::kRestart) || f.is(FaultKind::kCrash) || f.is(FaultKind::kFailover)) found = f.fault;
-  }
-  return found;
-}
-
 // Key deaths by (node, key), in time order: expiries and data loss. Built once, so each grant's
 // lookup is a binary search instead of a scan of the whole history.
 struct DeathIndex {
@@ -254,7 +242,7 @@ Death death_of(const History& h, const DeathIndex& index, Sym node, Sym key, Tim
       const DeathIndex::Entry& e = *first;
       if (e.loss) {
         d = {e.t, std::string(h.str(node)) + " lost its key at " + format_time(e.t) + " (" + std::string(h.str(e.reason)) + ")", true, kNoSym};
-        d.fault = node_fault_by(h, node, e.t);
+        d.fault = fault_behind(h, node, e.t);
       } else {
         int64_t jump = kAbsent;
         const std::string jumps = node_clock_jumps(h, node, after, e.t, &jump);
@@ -271,7 +259,7 @@ Death death_of(const History& h, const DeathIndex& index, Sym node, Sym key, Tim
     for (TimeUs t : c->second) {
       if (t > after && t < d.t && t < until) {
         d = {t, std::string(h.str(node)) + " crashed at " + format_time(t), true, kNoSym};
-        d.fault = node_fault_by(h, node, t);
+        d.fault = fault_behind(h, node, t);
         break;
       }
     }
